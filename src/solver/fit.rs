@@ -1,0 +1,86 @@
+//! Memory fit: the largest batch that fits, and the fewest devices that hold
+//! a workload. Never silent: callers report these beside every latency.
+
+use super::cost;
+use super::roofline::Parallelism;
+use super::types::{Arch, Assumptions, Hardware, Model, Workload};
+
+/// Largest pipeline degree searched before giving up.
+const MAX_PP: u32 = 4096;
+
+/// Largest whole batch whose footprint fits one device at this context and
+/// layout: footprint(B) = weights + B * (KV + workspace per sequence).
+pub fn max_batch(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions) -> u64 {
+    let usable = hw.memory_bytes * a.usable_memory;
+    let free = usable - cost::weights_per_device(model, wl);
+    let per_seq = cost::per_sequence_footprint(model, wl).total();
+    if free <= 0.0 {
+        return 0;
+    }
+    if per_seq <= 0.0 {
+        return u64::MAX;
+    }
+    let b = (free / per_seq).floor();
+    if b >= u64::MAX as f64 { u64::MAX } else { b as u64 }
+}
+
+/// The usable capacity needed to hold `wl` with batch scaled by `factor`,
+/// divided by the usable fraction: the capacity a device would need.
+pub fn capacity_for_batch(model: &Model, wl: &Workload, a: &Assumptions, factor: f64) -> f64 {
+    let scaled = Workload {
+        batch: wl.batch * factor,
+        ..*wl
+    };
+    cost::footprint(model, &scaled).total() / a.usable_memory
+}
+
+/// The fewest pipeline stages that let the workload fit with tensor
+/// parallelism `tp`, if any up to 4096 do. Per device, footprint(tp, pp) =
+/// (weights + KV)(tp) / pp + workspace(tp), so pp = ceil(A / (usable - ws)).
+pub fn fewest_stages(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions, tp: u32) -> Option<u32> {
+    let usable = hw.memory_bytes * a.usable_memory;
+    let f = cost::footprint(model, &Workload { tp, pp: 1, ..*wl });
+    let room = usable - f.workspace;
+    if room <= 0.0 {
+        return None;
+    }
+    let pp = ((f.weights + f.kv) / room).ceil().max(1.0);
+    if pp > MAX_PP as f64 {
+        return None;
+    }
+    let pp = pp as u32;
+    // The workspace of a single-pass model shrinks with pp too; check exactly.
+    let exact = cost::footprint(model, &Workload { tp, pp, ..*wl });
+    (exact.total() <= usable).then_some(pp)
+}
+
+/// The largest tensor-parallel degree worth trying: the scale-up domain,
+/// and for a decoder at most its head count. A single-pass model is not
+/// split by tensor parallelism here (its communication is not modelled).
+pub fn max_tp(hw: &Hardware, model: &Model) -> u32 {
+    let node = hw.devices_per_node.max(1);
+    match &model.arch {
+        Arch::Decoder(d) => node.min(d.heads.max(1)),
+        Arch::SinglePass(_) => 1,
+    }
+}
+
+/// Fewest devices (tp * pp) whose per-device footprint fits, for the
+/// workload's batch and context. Tensor parallelism stays inside one
+/// scale-up domain (powers of two up to [`max_tp`]); pipeline stages extend
+/// beyond it. Ties go to the larger tp, which shortens a step. None if
+/// nothing up to 4096 stages fits.
+pub fn min_devices(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions) -> Option<Parallelism> {
+    let mut best: Option<Parallelism> = None;
+    let mut tp = 1u32;
+    while tp <= max_tp(hw, model) {
+        if let Some(pp) = fewest_stages(hw, model, wl, a, tp) {
+            let cand = Parallelism { tp, pp };
+            if best.is_none_or(|b| cand.devices() <= b.devices()) {
+                best = Some(cand);
+            }
+        }
+        tp *= 2;
+    }
+    best
+}

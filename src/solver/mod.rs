@@ -1,0 +1,26 @@
+//! The roofline solver: pure functions from plain data to plain data.
+//!
+//! No I/O, no terminal, no globals, no panics. Quantities are SI base units
+//! in `f64`; formatting happens at the edges (see [`units`]). Read in this
+//! order: [`types`] (inputs), [`cost`] (what a step costs), [`roofline`]
+//! (how long it takes), [`fit`] (memory), [`sensitivity`], [`synthesis`]
+//! (inverse roofline), [`sweep`].
+
+pub mod cost;
+pub mod error;
+pub mod fit;
+pub mod roofline;
+pub mod sensitivity;
+pub mod sweep;
+pub mod synthesis;
+pub mod types;
+pub mod units;
+
+pub use error::SolverError;
+pub use roofline::{Bottleneck, Evaluation, MemoryFit, Note, Parallelism, evaluate};
+pub use sensitivity::{Param, Sensitivity, sensitivity};
+pub use synthesis::{Match, RankBy, Requirement, Target, rank, synthesize};
+pub use types::*;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,481 @@
+//! The forward roofline: time a step of a workload on a device.
+//!
+//! T = max(t_compute, t_memory) + (1 - w) * min(t_compute, t_memory) + t_comm + tau
+//! with t_compute = FLOPs / (t * F(prec) * eta_c) and
+//! t_memory = bytes / (t * BW * eta_m), per tensor-parallel rank.
+
+use super::cost::{self, Footprint, StepCost};
+use super::error::{self, Result, SolverError};
+use super::fit;
+use super::types::{Arch, Assumptions, Hardware, Model, Phase, Precision, Workload};
+use super::units;
+use std::fmt;
+
+/// Which term of the step time is largest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Bottleneck {
+    Compute,
+    Memory,
+    Communication,
+    Overhead,
+}
+
+impl Bottleneck {
+    pub fn name(self) -> &'static str {
+        match self {
+            Bottleneck::Compute => "compute",
+            Bottleneck::Memory => "memory",
+            Bottleneck::Communication => "communication",
+            Bottleneck::Overhead => "overhead",
+        }
+    }
+}
+
+impl fmt::Display for Bottleneck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A tensor- and pipeline-parallel layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Parallelism {
+    pub tp: u32,
+    pub pp: u32,
+}
+
+impl Parallelism {
+    pub fn devices(&self) -> u32 {
+        self.tp * self.pp
+    }
+}
+
+/// Something the user should know about a result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Note {
+    /// The device lacks the requested math format; a wider one was used.
+    PrecisionFallback {
+        requested: Precision,
+        used: Precision,
+    },
+    /// KV heads replicate because tensor parallelism exceeds them.
+    KvReplicated { kv_heads: u32, tp: u32 },
+    /// The context exceeds the model's maximum.
+    BeyondMaxContext { context: f64, max: u32 },
+    /// Tensor parallelism spans more devices than one scale-up domain.
+    TpBeyondNode { tp: u32, devices_per_node: u32 },
+    /// Parallel degrees are modelled for decoders only; a single-pass model
+    /// is split evenly with no communication.
+    SinglePassParallel,
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::PrecisionFallback { requested, used } => write!(
+                f,
+                "the device has no native {requested} math; {used} peak used"
+            ),
+            Note::KvReplicated { kv_heads, tp } => write!(
+                f,
+                "{kv_heads} KV heads over TP {tp}: KV heads are replicated"
+            ),
+            Note::BeyondMaxContext { context, max } => write!(
+                f,
+                "context {} exceeds the model's maximum of {}",
+                units::format_count(*context),
+                units::format_count(*max as f64)
+            ),
+            Note::TpBeyondNode {
+                tp,
+                devices_per_node,
+            } => write!(
+                f,
+                "TP {tp} exceeds the {devices_per_node} devices of one node: all-reduces use the scale-out network"
+            ),
+            Note::SinglePassParallel => write!(
+                f,
+                "TP/PP on a single-pass model: work split evenly, communication not modelled"
+            ),
+        }
+    }
+}
+
+/// Memory fit on one device.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MemoryFit {
+    pub footprint: Footprint,
+    pub capacity_bytes: f64,
+    /// capacity * usable fraction.
+    pub usable_bytes: f64,
+    pub fits: bool,
+}
+
+impl MemoryFit {
+    /// Usable capacity over footprint: above 1 fits.
+    pub fn margin(&self) -> f64 {
+        self.usable_bytes / self.footprint.total()
+    }
+}
+
+/// Everything the solver says about one step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    pub phase: Phase,
+    pub batch: f64,
+    pub context: f64,
+    pub parallelism: Parallelism,
+    pub cost: StepCost,
+    pub compute_s: f64,
+    pub memory_s: f64,
+    pub comm_s: f64,
+    pub overhead_s: f64,
+    /// Step time: inter-token latency (decode), time to first token
+    /// (prefill), batch latency (single-pass).
+    pub latency_s: f64,
+    /// Tokens (or samples) per second over all sequences.
+    pub tokens_per_s: f64,
+    pub bottleneck: Bottleneck,
+    /// FLOPs / bytes moved.
+    pub arithmetic_intensity: f64,
+    /// Peak / bandwidth at the precision used.
+    pub ridge_point: f64,
+    /// Ridge with efficiencies: peak * eta_c / (bandwidth * eta_m).
+    pub effective_ridge_point: f64,
+    /// Precision the math runs at (the activation precision, or its fallback).
+    pub compute_precision: Precision,
+    pub peak_flops: f64,
+    /// Achieved FLOP/s over peak, and achieved bandwidth over peak.
+    pub mfu: f64,
+    pub mbu: f64,
+    pub memory: MemoryFit,
+    /// Fewest devices that hold this workload (None: not within 4096).
+    pub min_devices: Option<Parallelism>,
+    /// Largest batch that fits at this context and layout.
+    pub max_batch: u64,
+    pub notes: Vec<Note>,
+}
+
+impl Evaluation {
+    /// One plain sentence: what dominates and why.
+    pub fn explanation(&self) -> String {
+        let bytes = units::format_bytes(self.cost.bytes());
+        let flops = units::format_flop(self.cost.flops);
+        let verdict = match self.bottleneck {
+            Bottleneck::Memory => "memory-bound",
+            Bottleneck::Compute => "compute-bound",
+            Bottleneck::Communication => "communication-bound",
+            Bottleneck::Overhead => "overhead-bound",
+        };
+        let mut s = format!(
+            "each step moves {bytes} in {} and does {flops} of math in {}",
+            units::format_time(self.memory_s),
+            units::format_time(self.compute_s),
+        );
+        if self.comm_s > 0.0 {
+            s.push_str(&format!(
+                ", all-reduces take {}",
+                units::format_time(self.comm_s)
+            ));
+        }
+        s.push_str(&format!(": {verdict}"));
+        if !self.memory.fits {
+            s.push_str(&format!(
+                "; needs {} per device but {} is usable: does not fit",
+                units::format_bytes(self.memory.footprint.total()),
+                units::format_bytes(self.memory.usable_bytes)
+            ));
+        }
+        s
+    }
+}
+
+/// Largest batch, context and parallel degree accepted: beyond these a
+/// figure is a typo, not a workload.
+pub const MAX_BATCH: f64 = 1e9;
+pub const MAX_CONTEXT: f64 = 1e9;
+pub const MAX_DEGREE: u32 = 65536;
+
+/// Check the hardware figures the solver uses.
+pub fn validate_hardware(hw: &Hardware) -> Result<()> {
+    error::positive("memory capacity", hw.memory_bytes)?;
+    error::positive("memory bandwidth", hw.memory_bandwidth)?;
+    if let Some(l) = hw.link_bandwidth {
+        error::positive("link bandwidth", l)?;
+    }
+    if let Some(l) = hw.scaleout_bandwidth {
+        error::positive("scale-out bandwidth", l)?;
+    }
+    let mut any = false;
+    for p in Precision::ALL {
+        if let Some(v) = hw.peaks.get(p) {
+            error::positive("peak FLOP/s", v)?;
+            any = true;
+        }
+    }
+    if !any {
+        return Err(SolverError::Unsupported(format!(
+            "{} has no peak FLOP/s at any precision",
+            hw.id
+        )));
+    }
+    Ok(())
+}
+
+/// Check the model's shape.
+pub fn validate_model(model: &Model) -> Result<()> {
+    error::positive("parameters", model.params)?;
+    match &model.arch {
+        Arch::Decoder(d) => {
+            for (field, v) in [
+                ("layers", d.layers),
+                ("hidden size", d.hidden),
+                ("heads", d.heads),
+                ("KV heads", d.kv_heads),
+                ("head dim", d.head_dim),
+                ("vocabulary", d.vocab),
+            ] {
+                error::positive(field, v as f64)?;
+            }
+            if let Some(m) = d.moe {
+                if m.experts < 2 || m.top_k == 0 || m.top_k >= m.experts {
+                    return Err(SolverError::Unsupported(format!(
+                        "{}: an MoE needs 0 < top-k < experts, got top-k {} of {}",
+                        model.id, m.top_k, m.experts
+                    )));
+                }
+                error::positive("active parameters", m.active_params)?;
+                if m.active_params >= model.params {
+                    return Err(SolverError::Unsupported(format!(
+                        "{}: active parameters must be fewer than total parameters",
+                        model.id
+                    )));
+                }
+            }
+            if d.gathered_params() >= model.params {
+                return Err(SolverError::Unsupported(format!(
+                    "{}: the embedding table is larger than the whole model",
+                    model.id
+                )));
+            }
+        }
+        Arch::SinglePass(s) => {
+            error::positive("FLOPs per sample", s.flops_per_sample)?;
+            error::non_negative("activation elements per sample", s.activation_elements_per_sample)?;
+        }
+    }
+    Ok(())
+}
+
+/// Check the workload knobs.
+pub fn validate_workload(wl: &Workload) -> Result<()> {
+    error::bounded("batch", wl.batch, MAX_BATCH, "between 1 and 1e9")?;
+    error::non_negative("context", wl.context)?;
+    if wl.context > MAX_CONTEXT {
+        return Err(SolverError::Invalid {
+            field: "context",
+            value: wl.context,
+            expected: "at most 1e9 tokens",
+        });
+    }
+    if wl.phase == Phase::Prefill {
+        error::positive("prompt length (context)", wl.context)?;
+    }
+    if wl.tp > MAX_DEGREE || wl.pp > MAX_DEGREE {
+        return Err(SolverError::Invalid {
+            field: "parallel degree",
+            value: wl.tp.max(wl.pp) as f64,
+            expected: "at most 65536 devices",
+        });
+    }
+    if wl.tp == 0 {
+        return Err(SolverError::Invalid {
+            field: "tensor parallelism",
+            value: 0.0,
+            expected: "a whole number of devices, 1 or more",
+        });
+    }
+    if wl.pp == 0 {
+        return Err(SolverError::Invalid {
+            field: "pipeline parallelism",
+            value: 0.0,
+            expected: "a whole number of devices, 1 or more",
+        });
+    }
+    Ok(())
+}
+
+/// Check the assumptions.
+pub fn validate_assumptions(a: &Assumptions) -> Result<()> {
+    error::fraction("compute efficiency", a.compute_efficiency)?;
+    error::fraction("memory efficiency", a.memory_efficiency)?;
+    error::fraction("link efficiency", a.link_efficiency)?;
+    error::non_negative("overhead", a.overhead_s)?;
+    error::non_negative("link latency", a.link_latency_s)?;
+    error::fraction("usable memory fraction", a.usable_memory)?;
+    error::unit_interval("overlap", a.overlap)?;
+    Ok(())
+}
+
+/// Check everything, then evaluate. The one entry point callers need.
+pub fn evaluate(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions) -> Result<Evaluation> {
+    validate_hardware(hw)?;
+    validate_model(model)?;
+    validate_workload(wl)?;
+    validate_assumptions(a)?;
+    evaluate_unchecked(hw, model, wl, a)
+}
+
+/// The link a collective over `span` devices uses: the scale-up link inside
+/// a node, the scale-out network beyond it (per direction, byte/s).
+pub fn link_for(hw: &Hardware, span: u32) -> Option<f64> {
+    if span <= hw.devices_per_node.max(1) {
+        hw.link_bandwidth.or(hw.scaleout_bandwidth)
+    } else {
+        hw.scaleout_bandwidth
+    }
+}
+
+/// Communication time of one step: ring all-reduces for TP, then PP hand-offs.
+/// A ring all-reduce of M bytes over t ranks: 2 (t-1)/t * M / (link * eta_l)
+/// + 2 (t-1) alpha (Patarasuk and Yuan 2009; NCCL's ring algorithm).
+pub fn comm_time(hw: &Hardware, wl: &Workload, c: &StepCost, a: &Assumptions) -> Result<f64> {
+    let mut total = 0.0;
+    if wl.tp > 1 && c.allreduces > 0.0 {
+        let t = wl.tp as f64;
+        let link = link_for(hw, wl.tp).ok_or_else(|| no_link(hw, "tensor"))?;
+        let per = 2.0 * (t - 1.0) / t * c.allreduce_bytes / (link * a.link_efficiency)
+            + 2.0 * (t - 1.0) * a.link_latency_s;
+        total += c.allreduces * per;
+    }
+    if c.handoffs > 0.0 {
+        let link = link_for(hw, wl.tp * wl.pp).ok_or_else(|| no_link(hw, "pipeline"))?;
+        total += c.handoffs * (c.handoff_bytes / (link * a.link_efficiency) + a.link_latency_s);
+    }
+    Ok(total)
+}
+
+fn no_link(hw: &Hardware, what: &str) -> SolverError {
+    SolverError::Unsupported(format!(
+        "{} has no link between devices, so {what} parallelism cannot be modelled: set it to 1",
+        hw.id
+    ))
+}
+
+/// Evaluate without validating (the caller has). Used by sensitivity, which
+/// perturbs validated inputs slightly past their bounds.
+pub fn evaluate_unchecked(
+    hw: &Hardware,
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+) -> Result<Evaluation> {
+    let c = cost::step_cost(model, wl);
+    let (compute_precision, peak) = hw.peaks.resolve(wl.activations).ok_or_else(|| {
+        SolverError::Unsupported(format!("{} has no peak FLOP/s", hw.id))
+    })?;
+    // StepCost is per rank already.
+    let compute_s = c.flops / (peak * a.compute_efficiency);
+    let memory_s = c.bytes() / (hw.memory_bandwidth * a.memory_efficiency);
+    let mut notes = Vec::new();
+    let comm_s = match model.arch {
+        Arch::Decoder(_) => comm_time(hw, wl, &c, a)?,
+        Arch::SinglePass(_) => {
+            if wl.tp > 1 || wl.pp > 1 {
+                notes.push(Note::SinglePassParallel);
+            }
+            0.0
+        }
+    };
+    let overhead_s = a.overhead_s;
+    let (hi, lo) = if compute_s >= memory_s {
+        (compute_s, memory_s)
+    } else {
+        (memory_s, compute_s)
+    };
+    let latency_s = hi + (1.0 - a.overlap) * lo + comm_s + overhead_s;
+    if !latency_s.is_finite() {
+        return Err(SolverError::Unsupported(format!(
+            "the figures are out of range: the step time of {} on {} is not a finite number; check for absurd values",
+            model.id, hw.id
+        )));
+    }
+
+    let bottleneck = [
+        (Bottleneck::Compute, compute_s),
+        (Bottleneck::Memory, memory_s),
+        (Bottleneck::Communication, comm_s),
+        (Bottleneck::Overhead, overhead_s),
+    ]
+    .into_iter()
+    .fold((Bottleneck::Compute, f64::NEG_INFINITY), |best, (b, v)| {
+        if v > best.1 { (b, v) } else { best }
+    })
+    .0;
+
+    if compute_precision != wl.activations {
+        notes.push(Note::PrecisionFallback {
+            requested: wl.activations,
+            used: compute_precision,
+        });
+    }
+    if let Arch::Decoder(d) = &model.arch {
+        if c.kv_replicated {
+            notes.push(Note::KvReplicated {
+                kv_heads: d.kv_heads,
+                tp: wl.tp,
+            });
+        }
+        if wl.context > d.max_context as f64 && d.max_context > 0 {
+            notes.push(Note::BeyondMaxContext {
+                context: wl.context,
+                max: d.max_context,
+            });
+        }
+        if wl.tp > hw.devices_per_node.max(1) {
+            notes.push(Note::TpBeyondNode {
+                tp: wl.tp,
+                devices_per_node: hw.devices_per_node,
+            });
+        }
+    }
+
+    let footprint = cost::footprint(model, wl);
+    let usable_bytes = hw.memory_bytes * a.usable_memory;
+    let memory = MemoryFit {
+        footprint,
+        capacity_bytes: hw.memory_bytes,
+        usable_bytes,
+        fits: footprint.total() <= usable_bytes,
+    };
+    let bytes = c.bytes();
+    Ok(Evaluation {
+        phase: wl.phase,
+        batch: wl.batch,
+        context: wl.context,
+        parallelism: Parallelism {
+            tp: wl.tp,
+            pp: wl.pp,
+        },
+        cost: c,
+        compute_s,
+        memory_s,
+        comm_s,
+        overhead_s,
+        latency_s,
+        tokens_per_s: c.tokens / latency_s,
+        bottleneck,
+        arithmetic_intensity: if bytes > 0.0 { c.flops / bytes } else { f64::INFINITY },
+        ridge_point: peak / hw.memory_bandwidth,
+        effective_ridge_point: peak * a.compute_efficiency
+            / (hw.memory_bandwidth * a.memory_efficiency),
+        compute_precision,
+        peak_flops: peak,
+        mfu: c.flops / (latency_s * peak),
+        mbu: bytes / (latency_s * hw.memory_bandwidth),
+        memory,
+        min_devices: fit::min_devices(hw, model, wl, a),
+        max_batch: fit::max_batch(hw, model, wl, a),
+        notes,
+    })
+}

@@ -1,0 +1,104 @@
+//! Batch sweeps and device comparisons: plain loops over the forward solver.
+
+use super::error::Result;
+use super::roofline::{self, Evaluation};
+use super::types::{Assumptions, Hardware, Model, Workload};
+
+/// A batch sweep and where compute time overtakes memory time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchSweep {
+    pub points: Vec<Evaluation>,
+    /// Batch at which t_compute = t_memory (None: compute-bound already at
+    /// batch 1, or still memory-bound at 2^30).
+    pub crossover_batch: Option<f64>,
+}
+
+/// Powers of two from `lo` to `hi` (both included, `hi` even when it is not
+/// a power of two).
+pub fn powers_of_two(lo: u64, hi: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    if lo == 0 || hi < lo {
+        return out;
+    }
+    let mut b = lo.next_power_of_two();
+    if b != lo {
+        out.push(lo);
+    }
+    while b <= hi {
+        out.push(b);
+        match b.checked_mul(2) {
+            Some(n) => b = n,
+            None => break,
+        }
+    }
+    if out.last() != Some(&hi) {
+        out.push(hi);
+    }
+    out
+}
+
+/// Evaluate the workload at each batch in `batches`.
+pub fn batch_sweep(
+    hw: &Hardware,
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+    batches: &[u64],
+) -> Result<BatchSweep> {
+    let mut points = Vec::with_capacity(batches.len());
+    for &b in batches {
+        let w = Workload {
+            batch: b as f64,
+            ..*wl
+        };
+        points.push(roofline::evaluate(hw, model, &w, a)?);
+    }
+    Ok(BatchSweep {
+        points,
+        crossover_batch: crossover_batch(hw, model, wl, a)?,
+    })
+}
+
+/// The batch where compute time equals memory time, by bisection on a
+/// continuous batch (compute grows faster with batch than memory does, so
+/// the difference changes sign at most once for the models here).
+pub fn crossover_batch(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions) -> Result<Option<f64>> {
+    let gap = |b: f64| -> Result<f64> {
+        let w = Workload { batch: b, ..*wl };
+        let e = roofline::evaluate_unchecked(hw, model, &w, a)?;
+        Ok(e.compute_s - e.memory_s)
+    };
+    roofline::evaluate(hw, model, wl, a)?;
+    let (mut lo, mut hi) = (1.0f64, (1u64 << 30) as f64);
+    let (g_lo, g_hi) = (gap(lo)?, gap(hi)?);
+    if g_lo >= 0.0 {
+        // Compute-bound from the first sequence: no crossover to find.
+        return Ok(None);
+    }
+    if g_hi < 0.0 {
+        return Ok(None);
+    }
+    // Bisect in log space: 60 halvings pin the batch to 1e-9 relative.
+    for _ in 0..60 {
+        let mid = (lo * hi).sqrt();
+        if gap(mid)? < 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(Some(hi))
+}
+
+/// One workload on several devices, side by side.
+pub fn compare(
+    devices: &[Hardware],
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+) -> Vec<Result<Evaluation>> {
+    devices
+        .iter()
+        .map(|hw| roofline::evaluate(hw, model, wl, a))
+        .collect()
+}

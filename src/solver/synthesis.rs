@@ -1,0 +1,258 @@
+//! Inverse roofline: the least hardware that meets a latency target, and the
+//! catalog devices (with counts) that do.
+//!
+//! With a budget R = T* - tau - (fixed link latencies), a share of R goes to
+//! communication when there is any (default 10 %), and the rest to the
+//! roofline term. With overlap w, T = max + (1 - w) min, the cheapest balanced
+//! device has t_compute = t_memory = x = R' / (2 - w), so
+//! required FLOP/s = FLOPs / (eta_c x) and required bandwidth = bytes / (eta_m x),
+//! per tensor-parallel rank. A device with exactly these figures meets the
+//! target exactly (the round trip the tests check).
+
+use super::cost;
+use super::error::{self, Result};
+use super::fit;
+use super::roofline::{self, Parallelism};
+use super::types::{Arch, Assumptions, Hardware, Model, Peaks, Precision, Tier, Workload};
+use super::units;
+
+/// Share of the time budget given to communication when a layout has any.
+pub const DEFAULT_COMM_SHARE: f64 = 0.1;
+
+/// What the target must meet.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Target {
+    /// Inter-token latency (decode), time to first token (prefill) or batch
+    /// latency (single-pass), seconds.
+    pub latency_s: f64,
+    /// Optional minimum throughput, tokens (or samples) per second.
+    pub min_tokens_per_s: Option<f64>,
+}
+
+/// The least hardware, per device of the workload's layout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Requirement {
+    pub feasible: bool,
+    /// Why not, when infeasible.
+    pub reason: Option<String>,
+    pub compute_precision: Precision,
+    pub required_flops_per_s: f64,
+    pub required_memory_bandwidth: f64,
+    pub required_memory_bytes: f64,
+    /// None when the layout needs no communication.
+    pub required_link_bandwidth: Option<f64>,
+}
+
+impl Requirement {
+    /// A device with exactly the required figures, for round trips and
+    /// for drawing the "needed" roof.
+    pub fn as_hardware(&self, wl: &Workload) -> Hardware {
+        let mut peaks = Peaks::default();
+        peaks.set(self.compute_precision, Some(self.required_flops_per_s));
+        Hardware {
+            id: "required".into(),
+            name: "required hardware".into(),
+            tier: Tier::Cloud,
+            year: 0,
+            peaks,
+            memory_bytes: self.required_memory_bytes,
+            memory_bandwidth: self.required_memory_bandwidth,
+            link_bandwidth: self.required_link_bandwidth,
+            devices_per_node: wl.tp * wl.pp,
+            scaleout_bandwidth: None,
+            tdp_w: None,
+            price_per_hour_usd: None,
+        }
+    }
+}
+
+/// The target's effective latency: a throughput floor tightens it, since a
+/// step of `tokens` must finish in tokens / min_rate.
+fn effective_target(target: &Target, tokens: f64) -> f64 {
+    match target.min_tokens_per_s {
+        Some(r) if r > 0.0 => target.latency_s.min(tokens / r),
+        _ => target.latency_s,
+    }
+}
+
+/// The least peak FLOP/s, bandwidth, capacity and link bandwidth that meet `target`.
+pub fn synthesize(
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+    target: &Target,
+    comm_share: f64,
+) -> Result<Requirement> {
+    roofline::validate_model(model)?;
+    roofline::validate_workload(wl)?;
+    roofline::validate_assumptions(a)?;
+    error::positive("target latency", target.latency_s)?;
+    if let Some(r) = target.min_tokens_per_s {
+        error::positive("target throughput", r)?;
+    }
+    error::unit_interval("communication share", comm_share)?;
+    let c = cost::step_cost(model, wl);
+    let t_target = effective_target(target, c.tokens);
+    let is_decoder = matches!(model.arch, Arch::Decoder(_));
+    let t = wl.tp as f64;
+    // Fixed costs that no bandwidth can buy down.
+    let fixed_link = if is_decoder {
+        let ar = if wl.tp > 1 { c.allreduces * 2.0 * (t - 1.0) } else { 0.0 };
+        (ar + c.handoffs) * a.link_latency_s
+    } else {
+        0.0
+    };
+    let comm_bytes = if is_decoder {
+        let ar = if wl.tp > 1 {
+            c.allreduces * 2.0 * (t - 1.0) / t * c.allreduce_bytes
+        } else {
+            0.0
+        };
+        ar + c.handoffs * c.handoff_bytes
+    } else {
+        0.0
+    };
+    let budget = t_target - a.overhead_s - fixed_link;
+    let footprint = cost::footprint(model, wl).total();
+    let required_memory_bytes = footprint / a.usable_memory;
+    let compute_precision = wl.activations;
+    if budget <= 0.0 {
+        return Ok(Requirement {
+            feasible: false,
+            reason: Some(format!(
+                "the fixed per-step overhead ({}) and link latencies ({}) alone use the whole target of {}",
+                units::format_time(a.overhead_s),
+                units::format_time(fixed_link),
+                units::format_time(t_target)
+            )),
+            compute_precision,
+            required_flops_per_s: f64::INFINITY,
+            required_memory_bandwidth: f64::INFINITY,
+            required_memory_bytes,
+            required_link_bandwidth: None,
+        });
+    }
+    let (roof_budget, required_link_bandwidth) = if comm_bytes > 0.0 {
+        let share = comm_share.clamp(1e-6, 1.0 - 1e-6);
+        let link = comm_bytes / (a.link_efficiency * share * budget);
+        (budget * (1.0 - share), Some(link))
+    } else {
+        (budget, None)
+    };
+    let x = roof_budget / (2.0 - a.overlap);
+    Ok(Requirement {
+        feasible: true,
+        reason: None,
+        compute_precision,
+        required_flops_per_s: c.flops / (a.compute_efficiency * x),
+        required_memory_bandwidth: c.bytes() / (a.memory_efficiency * x),
+        required_memory_bytes,
+        required_link_bandwidth,
+    })
+}
+
+/// A catalog device and layout that meets the target and fits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Match {
+    /// Index into the device slice given to `rank`.
+    pub device: usize,
+    pub hardware_id: String,
+    pub layout: Parallelism,
+    pub latency_s: f64,
+    pub tokens_per_s: f64,
+    /// devices * price per hour, when the device has a price.
+    pub cost_per_hour_usd: Option<f64>,
+}
+
+impl Match {
+    pub fn devices(&self) -> u32 {
+        self.layout.devices()
+    }
+}
+
+/// How to order matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RankBy {
+    /// Cheapest first (devices without a price last), then fastest.
+    Cost,
+    /// Fastest first, then cheapest.
+    Latency,
+}
+
+/// Every device and layout in `devices` that fits and meets `target`: for
+/// each device, tensor parallelism in powers of two up to its scale-up
+/// domain, each with the fewest pipeline stages that fit.
+pub fn rank(
+    devices: &[Hardware],
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+    target: &Target,
+    by: RankBy,
+) -> Result<Vec<Match>> {
+    roofline::validate_model(model)?;
+    roofline::validate_workload(wl)?;
+    roofline::validate_assumptions(a)?;
+    error::positive("target latency", target.latency_s)?;
+    let mut out = Vec::new();
+    for (i, hw) in devices.iter().enumerate() {
+        if roofline::validate_hardware(hw).is_err() {
+            continue;
+        }
+        let mut tp = 1;
+        while tp <= fit::max_tp(hw, model) {
+            if let Some(m) = layout_match(i, hw, model, wl, a, target, tp) {
+                out.push(m);
+            }
+            tp *= 2;
+        }
+    }
+    sort_matches(&mut out, by);
+    Ok(out)
+}
+
+fn layout_match(
+    i: usize,
+    hw: &Hardware,
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+    target: &Target,
+    tp: u32,
+) -> Option<Match> {
+    let pp = fit::fewest_stages(hw, model, wl, a, tp)?;
+    let layout = Workload { tp, pp, ..*wl };
+    let e = roofline::evaluate_unchecked(hw, model, &layout, a).ok()?;
+    let limit = effective_target(target, e.cost.tokens);
+    if !e.memory.fits || e.latency_s > limit {
+        return None;
+    }
+    let devices = layout.tp * layout.pp;
+    Some(Match {
+        device: i,
+        hardware_id: hw.id.clone(),
+        layout: Parallelism {
+            tp: layout.tp,
+            pp: layout.pp,
+        },
+        latency_s: e.latency_s,
+        tokens_per_s: e.tokens_per_s,
+        cost_per_hour_usd: hw.price_per_hour_usd.map(|p| p * devices as f64),
+    })
+}
+
+fn sort_matches(v: &mut [Match], by: RankBy) {
+    let cost = |m: &Match| m.cost_per_hour_usd.unwrap_or(f64::INFINITY);
+    match by {
+        RankBy::Cost => v.sort_by(|a, b| {
+            cost(a)
+                .total_cmp(&cost(b))
+                .then(a.latency_s.total_cmp(&b.latency_s))
+        }),
+        RankBy::Latency => v.sort_by(|a, b| {
+            a.latency_s
+                .total_cmp(&b.latency_s)
+                .then(cost(a).total_cmp(&cost(b)))
+        }),
+    }
+}

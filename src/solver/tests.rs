@@ -1,0 +1,484 @@
+//! Solver tests: hand-derived figures (derivation beside each) and property
+//! tests of the invariants in solver.md. Shapes come from the models'
+//! config.json files; device figures from NVIDIA's A100 datasheet.
+
+use super::cost::{self, step_cost};
+use super::roofline::{Bottleneck, Note, Parallelism, evaluate};
+use super::sensitivity::{Param, sensitivity};
+use super::sweep::{self, batch_sweep, powers_of_two};
+use super::synthesis::{RankBy, Target, rank, synthesize};
+use super::types::*;
+use proptest::prelude::*;
+
+/// NVIDIA A100 SXM 80GB datasheet: 312 TFLOPS bf16 dense, 19.5 fp32,
+/// 2,039 GB/s, 80 GB, NVLink 600 GB/s total = 300 GB/s per direction, 8 per HGX node.
+fn a100() -> Hardware {
+    let mut peaks = Peaks::default();
+    peaks.set(Precision::Bf16, Some(312e12));
+    peaks.set(Precision::Fp16, Some(312e12));
+    peaks.set(Precision::Int8, Some(624e12));
+    peaks.set(Precision::Tf32, Some(156e12));
+    peaks.set(Precision::Fp32, Some(19.5e12));
+    Hardware {
+        id: "a100-sxm-80gb".into(),
+        name: "A100".into(),
+        tier: Tier::Cloud,
+        year: 2020,
+        peaks,
+        memory_bytes: 80e9,
+        memory_bandwidth: 2.039e12,
+        link_bandwidth: Some(300e9),
+        devices_per_node: 8,
+        scaleout_bandwidth: Some(25e9),
+        tdp_w: Some(400.0),
+        price_per_hour_usd: Some(2.0),
+    }
+}
+
+fn decoder(layers: u32, hidden: u32, heads: u32, kv_heads: u32, ffn: u32, vocab: u32) -> Decoder {
+    Decoder {
+        layers,
+        hidden,
+        heads,
+        kv_heads,
+        head_dim: 128,
+        ffn,
+        vocab,
+        tied_embeddings: false,
+        max_context: 131072,
+        moe: None,
+        mla: None,
+    }
+}
+
+/// Llama-3.1-70B config.json: 80 layers, d 8192, 64 heads, 8 KV heads, ffn 28672, V 128256.
+fn llama70() -> Model {
+    Model {
+        id: "llama-3.1-70b".into(),
+        name: "Llama 3.1 70B".into(),
+        kind: ModelKind::DenseDecoder,
+        params: 70.55e9,
+        arch: Arch::Decoder(decoder(80, 8192, 64, 8, 28672, 128256)),
+    }
+}
+
+/// Llama-3.1-8B config.json: 32 layers, d 4096, 32 heads, 8 KV heads, ffn 14336, V 128256.
+fn llama8() -> Model {
+    Model {
+        id: "llama-3.1-8b".into(),
+        name: "Llama 3.1 8B".into(),
+        kind: ModelKind::DenseDecoder,
+        params: 8.03e9,
+        arch: Arch::Decoder(decoder(32, 4096, 32, 8, 14336, 128256)),
+    }
+}
+
+/// Mixtral-8x7B: 46.7B total, 12.9B active, 8 experts, top-2, V 32000, d 4096.
+fn mixtral() -> Model {
+    let mut d = decoder(32, 4096, 32, 8, 14336, 32000);
+    d.moe = Some(Moe {
+        experts: 8,
+        top_k: 2,
+        active_params: 12.9e9,
+    });
+    Model {
+        id: "mixtral-8x7b".into(),
+        name: "Mixtral".into(),
+        kind: ModelKind::MoeDecoder,
+        params: 46.7e9,
+        arch: Arch::Decoder(d),
+    }
+}
+
+/// ResNet-50 at 224x224: 25.6M parameters, 8.2 GFLOP per image.
+fn resnet() -> Model {
+    Model {
+        id: "resnet-50".into(),
+        name: "ResNet-50".into(),
+        kind: ModelKind::Cnn,
+        params: 25.6e6,
+        arch: Arch::SinglePass(SinglePass {
+            flops_per_sample: 8.2e9,
+            activation_elements_per_sample: 10e6,
+        }),
+    }
+}
+
+fn rel(a: f64, b: f64) -> f64 {
+    ((a - b) / b).abs()
+}
+
+#[test]
+fn llama70_decode_bytes_and_flops_by_hand() {
+    let wl = Workload::default(); // decode, B = 1, S = 4096, bf16
+    let c = step_cost(&llama70(), &wl);
+    // Streamed: 70.55e9 - V d (128256 * 8192 = 1,050,673,152 gathered, not
+    // streamed) = 69,499,326,848 params * 2 bytes = 138,998,653,696 B.
+    assert_eq!(c.weight_bytes, 138_998_653_696.0);
+    // KV per token 2 * 80 * 8 * 128 * 2 = 327,680 B; * 4096 = 1,342,177,280 B.
+    assert_eq!(c.kv_bytes, 1_342_177_280.0);
+    // Activations: 80 layers * 1 token * (8 * 8192 + 2 * 28672) * 2 B = 19,660,800 B.
+    assert_eq!(c.activation_bytes, 19_660_800.0);
+    // FLOPs: 2 * 69,499,326,848 + 4 * 80 * 64 * 128 * 4096 = 149,736,071,936.
+    assert_eq!(c.flops, 149_736_071_936.0);
+}
+
+#[test]
+fn llama70_decode_on_ideal_a100_takes_69_ms_memory_bound() {
+    let wl = Workload { tp: 2, ..Workload::default() };
+    let e = evaluate(&a100(), &llama70(), &wl, &Assumptions::ideal()).unwrap();
+    // Per rank: (138,998,653,696 + 1,342,177,280) / 2 + 19,660,800 (8d is not
+    // split; with t = 2: 80 * (65,536 + 28,672) * 2 = 15,073,280) ...
+    // weight 69,499,326,848 + KV 671,088,640 + act 15,073,280 = 70,185,488,768 B
+    // at 2.039e12 B/s = 34.421 ms.
+    assert!(rel(e.memory_s, 70_185_488_768.0 / 2.039e12) < 1e-12);
+    // All-reduce: 2 per layer * 80 = 160 of M = 8192 * 2 = 16,384 B;
+    // ring with t = 2: 2 * 1/2 * 16,384 / 300e9 = 54.61 ns each: 8.738 us.
+    assert!(rel(e.comm_s, 160.0 * 16_384.0 / 300e9) < 1e-12);
+    assert_eq!(e.bottleneck, Bottleneck::Memory);
+    assert!(rel(e.latency_s, e.memory_s + e.comm_s) < 1e-12);
+    // Ridge point of the A100 in bf16: 312e12 / 2.039e12 = 153.0 FLOP/B.
+    assert!(rel(e.ridge_point, 153.016) < 1e-4);
+    assert!(e.memory.fits);
+}
+
+#[test]
+fn llama70_in_bf16_does_not_fit_one_a100_and_needs_two() {
+    let e = evaluate(&a100(), &llama70(), &Workload::default(), &Assumptions::default()).unwrap();
+    // 70.55e9 * 2 = 141.1 GB of weights > 80 GB * 0.9 = 72 GB usable.
+    assert!(!e.memory.fits);
+    assert_eq!(e.memory.footprint.weights, 141.1e9);
+    assert_eq!(e.memory.usable_bytes, 72e9);
+    assert_eq!(e.max_batch, 0);
+    // Two devices: 70.55 GB weights + (4097 * 327,680) / 2 = 671,252,480 B KV
+    // + workspace (4 * 8192 + 2 * 28672 / 2) * 2 + 128,256 * 4 / 2 = 379,392 B
+    // = 71,221,631,872 B <= 72e9.
+    assert_eq!(e.min_devices, Some(Parallelism { tp: 2, pp: 1 }));
+    let two = evaluate(&a100(), &llama70(), &Workload { tp: 2, ..Workload::default() }, &Assumptions::default()).unwrap();
+    assert_eq!(two.memory.footprint.total(), 71_221_631_872.0);
+    assert!(two.memory.fits);
+    // Free 72e9 - 70.55e9 = 1.45e9 B over 671,631,872 B per sequence: 2 sequences.
+    assert_eq!(two.max_batch, 2);
+}
+
+#[test]
+fn llama8_batch1_decode_matches_a_published_a100_measurement() {
+    // gpt-fast (pytorch-labs/gpt-fast README) measured Llama-3-8B bf16 at
+    // 94.25 tok/s on an A100-80GB at a short context. Our default
+    // efficiencies (memory 0.7, overhead 10 us) at S = 256:
+    // bytes ~ 15,009,326,848 weights + 33.6 MB KV + 3.1 MB act ~ 15.05 GB
+    // / (2.039e12 * 0.7) = 10.54 ms -> 94.8 tok/s: within 2 %.
+    let wl = Workload { context: 256.0, ..Workload::default() };
+    let e = evaluate(&a100(), &llama8(), &wl, &Assumptions::default()).unwrap();
+    assert!(rel(e.tokens_per_s, 94.25) < 0.02, "{}", e.tokens_per_s);
+}
+
+#[test]
+fn moe_at_batch_one_streams_only_the_active_experts() {
+    // With B = 1 and top-2 of 8, 8 * (1 - (6/8)^1) = 2 experts per layer:
+    // exactly the active parameters, less the gathered embedding
+    // (12.9e9 - 32000 * 4096 = 12,768,928,000 params).
+    let Arch::Decoder(d) = mixtral().arch else { unreachable!() };
+    assert!(rel(d.streamed_params(46.7e9, 1.0), 12_768_928_000.0) < 1e-12);
+    // A huge batch touches all 8: the total less the embedding.
+    assert!(rel(d.streamed_params(46.7e9, 1e6), 46.7e9 - 131_072_000.0) < 1e-12);
+    // FLOPs follow the active parameters: 2 * 12,768,928,000 + attention.
+    let c = step_cost(&mixtral(), &Workload { context: 0.0, ..Workload::default() });
+    assert_eq!(c.flops, 2.0 * 12_768_928_000.0);
+}
+
+#[test]
+fn kv_cache_uses_kv_heads_and_mla_latents() {
+    // Llama-3.1-8B: 2 * 32 * 8 * 128 * 2 = 131,072 B per token (GQA, not 32 heads).
+    let Arch::Decoder(d) = llama8().arch else { unreachable!() };
+    assert_eq!(d.kv_bytes_per_token(2.0), 131_072.0);
+    // DeepSeek-V3 MLA: 61 layers * (512 + 64) * 2 B = 70,272 B per token.
+    let mut ds = decoder(61, 7168, 128, 128, 2048, 129280);
+    ds.mla = Some(Mla { kv_latent: 512, rope_dim: 64 });
+    assert_eq!(ds.kv_bytes_per_token(2.0), 70_272.0);
+    assert_eq!(ds.kv_shards(8), 1, "an MLA latent is replicated across TP ranks");
+}
+
+#[test]
+fn kv_heads_replicate_beyond_tp() {
+    // 8 KV heads over TP 16: each rank keeps one head, so KV per rank is KV / 8.
+    let wl = Workload { tp: 16, ..Workload::default() };
+    let e = evaluate(&a100(), &llama70(), &wl, &Assumptions::default()).unwrap();
+    assert_eq!(e.cost.kv_bytes, 1_342_177_280.0 / 8.0);
+    assert!(e.notes.contains(&Note::KvReplicated { kv_heads: 8, tp: 16 }));
+    assert!(e.notes.iter().any(|n| matches!(n, Note::TpBeyondNode { .. })));
+}
+
+#[test]
+fn prefill_is_compute_bound_with_causal_attention() {
+    let wl = Workload {
+        phase: Phase::Prefill,
+        context: 2048.0,
+        ..Workload::default()
+    };
+    let c = step_cost(&llama8(), &wl);
+    // 2 * (8.03e9 - 525,336,576) * 2048 + 2 * 32 * 32 * 128 * 2048^2 * 1
+    // = 30,739,101,384,704 + 1,099,511,627,776 = 31,838,613,012,480 FLOPs.
+    assert!(rel(c.flops, 31_838_613_012_480.0) < 1e-12);
+    let e = evaluate(&a100(), &llama8(), &wl, &Assumptions::default()).unwrap();
+    assert_eq!(e.bottleneck, Bottleneck::Compute);
+    // Tokens per second count the prompt tokens.
+    assert!(rel(e.tokens_per_s, 2048.0 / e.latency_s) < 1e-12);
+}
+
+#[test]
+fn single_pass_cnn() {
+    // ResNet-50, batch 32: 32 * 8.2e9 = 262.4 GFLOP; bytes 25.6e6 * 2
+    // + 2 * 32 * 10e6 * 2 = 51.2 MB + 1.28 GB = 1,331,200,000 B.
+    let wl = Workload { batch: 32.0, ..Workload::default() };
+    let e = evaluate(&a100(), &resnet(), &wl, &Assumptions::ideal()).unwrap();
+    assert_eq!(e.cost.flops, 262.4e9);
+    assert_eq!(e.cost.bytes(), 1_331_200_000.0);
+    // 262.4e9 / 312e12 = 0.841 ms > 1.3312e9 / 2.039e12 = 0.653 ms.
+    assert_eq!(e.bottleneck, Bottleneck::Compute);
+    assert!(rel(e.latency_s, 262.4e9 / 312e12) < 1e-12);
+}
+
+#[test]
+fn precision_falls_back_and_says_so() {
+    // The test A100 has no fp8: fp8 math falls back to fp16 (312 TFLOPS).
+    let wl = Workload {
+        weights: Precision::Fp8,
+        activations: Precision::Fp8,
+        kv: Precision::Fp8,
+        ..Workload::default()
+    };
+    let e = evaluate(&a100(), &llama8(), &wl, &Assumptions::default()).unwrap();
+    assert_eq!(e.compute_precision, Precision::Fp16);
+    assert_eq!(e.peak_flops, 312e12);
+    assert!(e.notes.contains(&Note::PrecisionFallback {
+        requested: Precision::Fp8,
+        used: Precision::Fp16
+    }));
+}
+
+#[test]
+fn sensitivity_of_memory_bound_decode() {
+    let s = sensitivity(&a100(), &llama8(), &Workload::default(), &Assumptions::default(), 0.1).unwrap();
+    let bw = s.row(Param::MemoryBandwidth).unwrap();
+    let fl = s.row(Param::PeakFlops).unwrap();
+    // e_bw = -t_memory / T = -(T - tau) / T (tau = 10 us on ~11 ms): about -0.999.
+    let expect = -s.base.memory_s / s.base.latency_s;
+    assert!((bw.elasticity - expect).abs() < 1e-6, "{}", bw.elasticity);
+    assert!(fl.elasticity.abs() < 1e-9);
+    assert_eq!(s.binding, Some(Param::MemoryBandwidth));
+    // +10 % bandwidth: memory time / 1.1, so T falls by t_m (1 - 1/1.1) / T.
+    let finite = -s.base.memory_s * (1.0 - 1.0 / 1.1) / s.base.latency_s;
+    assert!((bw.finite_change - finite).abs() < 1e-12);
+    // Headroom: FLOPs could fall by t_memory / t_compute before binding.
+    assert_eq!(s.headroom.param, Param::PeakFlops);
+    assert!(rel(s.headroom.factor, s.base.memory_s / s.base.compute_s) < 1e-12);
+    assert!(s.fit_margin > 1.0);
+}
+
+#[test]
+fn elasticity_is_stable_at_the_kink() {
+    // Make compute time equal memory time exactly: scale the peak so that
+    // FLOPs / peak = bytes / bandwidth. Each side then takes half.
+    let model = llama8();
+    let wl = Workload::default();
+    let c = step_cost(&model, &wl);
+    let mut hw = a100();
+    hw.peaks = Peaks::default();
+    hw.peaks.set(Precision::Bf16, Some(c.flops * hw.memory_bandwidth / c.bytes()));
+    let s = sensitivity(&hw, &model, &wl, &Assumptions::ideal(), 0.1).unwrap();
+    let bw = s.row(Param::MemoryBandwidth).unwrap().elasticity;
+    let fl = s.row(Param::PeakFlops).unwrap().elasticity;
+    assert!((bw + 0.5).abs() < 1e-3 && (fl + 0.5).abs() < 1e-3, "{bw} {fl}");
+}
+
+#[test]
+fn synthesis_asks_for_about_2_8_tb_s_for_llama70_at_50ms() {
+    // bytes per step 140,360,491,776 (see the by-hand test above) / 50 ms =
+    // 2.8072e12 B/s, with all efficiencies 1 and no overhead.
+    let r = synthesize(
+        &llama70(),
+        &Workload::default(),
+        &Assumptions::ideal(),
+        &Target { latency_s: 0.05, min_tokens_per_s: None },
+        0.1,
+    )
+    .unwrap();
+    assert!(r.feasible);
+    assert!(rel(r.required_memory_bandwidth, 140_360_491_776.0 / 0.05) < 1e-12);
+    assert!(rel(r.required_flops_per_s, 149_736_071_936.0 / 0.05) < 1e-12);
+    assert!(r.required_link_bandwidth.is_none());
+}
+
+#[test]
+fn synthesis_infeasible_when_overhead_exceeds_target() {
+    let a = Assumptions { overhead_s: 0.1, ..Assumptions::default() };
+    let r = synthesize(&llama8(), &Workload::default(), &a, &Target { latency_s: 0.05, min_tokens_per_s: None }, 0.1).unwrap();
+    assert!(!r.feasible);
+    assert!(r.reason.unwrap().contains("overhead"));
+}
+
+#[test]
+fn ranking_finds_two_a100s_for_llama70_at_50ms() {
+    // One A100 cannot hold 141 GB; two at 34 ms per token meet 50 ms.
+    let devices = vec![a100()];
+    let m = rank(&devices, &llama70(), &Workload::default(), &Assumptions::default(),
+        &Target { latency_s: 0.05, min_tokens_per_s: None }, RankBy::Cost).unwrap();
+    assert!(!m.is_empty());
+    assert_eq!(m[0].layout, Parallelism { tp: 2, pp: 1 });
+    assert_eq!(m[0].cost_per_hour_usd, Some(4.0));
+    assert!(m.iter().all(|x| x.latency_s <= 0.05));
+}
+
+#[test]
+fn batch_sweep_and_crossover() {
+    assert_eq!(powers_of_two(1, 512), vec![1, 2, 4, 8, 16, 32, 64, 128, 256, 512]);
+    assert_eq!(powers_of_two(3, 20), vec![3, 4, 8, 16, 20]);
+    // At S = 4096 each sequence's KV read (537 MB) costs more memory time
+    // than its math (17 GFLOP) costs compute time: decode never turns
+    // compute-bound, so there is no crossover.
+    let long = Workload::default();
+    assert_eq!(sweep::crossover_batch(&a100(), &llama8(), &long, &Assumptions::ideal()).unwrap(), None);
+    // At S = 256: t_c = B * 15.1e9 / 312e12, t_m = (15.0e9 + B * 34.6e6) / 2.039e12,
+    // equal near B = 7.36e-3 / (4.84e-5 - 1.70e-5) ~ 234.
+    let wl = Workload { context: 256.0, ..Workload::default() };
+    let s = batch_sweep(&a100(), &llama8(), &wl, &Assumptions::ideal(), &powers_of_two(1, 1024)).unwrap();
+    assert_eq!(s.points.len(), 11);
+    let x = s.crossover_batch.unwrap();
+    assert!((200.0..270.0).contains(&x), "{x}");
+    // At the crossover, compute time equals memory time.
+    let e = evaluate(&a100(), &llama8(), &Workload { batch: x, ..wl }, &Assumptions::ideal()).unwrap();
+    assert!(rel(e.compute_s, e.memory_s) < 1e-6);
+    // Throughput only grows with batch here.
+    assert!(s.points.windows(2).all(|w| w[1].tokens_per_s >= w[0].tokens_per_s));
+}
+
+#[test]
+fn invalid_inputs_are_typed_errors() {
+    let bad = [
+        Workload { batch: 0.0, ..Workload::default() },
+        Workload { batch: -1.0, ..Workload::default() },
+        Workload { batch: f64::NAN, ..Workload::default() },
+        Workload { context: f64::INFINITY, ..Workload::default() },
+        Workload { tp: 0, ..Workload::default() },
+    ];
+    for wl in bad {
+        assert!(evaluate(&a100(), &llama8(), &wl, &Assumptions::default()).is_err());
+    }
+    let mut hw = a100();
+    hw.memory_bandwidth = 0.0;
+    let e = evaluate(&hw, &llama8(), &Workload::default(), &Assumptions::default()).unwrap_err();
+    assert!(e.to_string().contains("memory bandwidth"));
+    let a = Assumptions { compute_efficiency: 1.5, ..Assumptions::default() };
+    assert!(evaluate(&a100(), &llama8(), &Workload::default(), &a).is_err());
+}
+
+#[test]
+fn explanation_names_the_bottleneck() {
+    let e = evaluate(&a100(), &llama8(), &Workload::default(), &Assumptions::default()).unwrap();
+    let s = e.explanation();
+    assert!(s.contains("memory-bound"), "{s}");
+    assert!(s.contains("GB"), "{s}");
+}
+
+#[test]
+fn footprint_splits_over_pipeline_stages() {
+    let wl = Workload { pp: 4, ..Workload::default() };
+    let f = cost::footprint(&llama70(), &wl);
+    assert_eq!(f.weights, 141.1e9 / 4.0);
+}
+
+fn arb_hw() -> impl Strategy<Value = Hardware> {
+    (1e9f64..1e16, 1e6f64..1e13, 1e6f64..1e12, 1e9f64..1e12).prop_map(|(f, bw, mem, link)| {
+        let mut hw = a100();
+        hw.peaks = Peaks::default();
+        hw.peaks.set(Precision::Bf16, Some(f));
+        hw.memory_bandwidth = bw;
+        hw.memory_bytes = mem;
+        hw.link_bandwidth = Some(link);
+        hw
+    })
+}
+
+fn arb_wl() -> impl Strategy<Value = Workload> {
+    (1u32..512, 0u32..65536, 0u32..4, 1u32..4, any::<bool>()).prop_map(|(b, s, tp, pp, pre)| Workload {
+        phase: if pre { Phase::Prefill } else { Phase::Decode },
+        batch: b as f64,
+        context: if pre { (s + 1) as f64 } else { s as f64 },
+        tp: 1 << tp,
+        pp,
+        ..Workload::default()
+    })
+}
+
+fn arb_model() -> impl Strategy<Value = Model> {
+    prop_oneof![Just(llama8()), Just(llama70()), Just(mixtral()), Just(resnet())]
+}
+
+proptest! {
+    #[test]
+    fn more_bandwidth_never_slows_a_step(hw in arb_hw(), m in arb_model(), wl in arb_wl(), k in 1.0f64..10.0) {
+        let a = Assumptions::default();
+        let base = evaluate(&hw, &m, &wl, &a).unwrap();
+        let mut faster = hw.clone();
+        faster.memory_bandwidth *= k;
+        let e = evaluate(&faster, &m, &wl, &a).unwrap();
+        prop_assert!(e.latency_s <= base.latency_s * (1.0 + 1e-12));
+    }
+
+    #[test]
+    fn bigger_batch_never_lowers_throughput_while_memory_bound(hw in arb_hw(), m in arb_model(), wl in arb_wl()) {
+        let a = Assumptions::default();
+        let wl = Workload { phase: Phase::Decode, ..wl };
+        let e1 = evaluate(&hw, &m, &wl, &a).unwrap();
+        let e2 = evaluate(&hw, &m, &Workload { batch: wl.batch * 2.0, ..wl }, &a).unwrap();
+        if e1.bottleneck == Bottleneck::Memory && e2.bottleneck == Bottleneck::Memory {
+            prop_assert!(e2.tokens_per_s >= e1.tokens_per_s * (1.0 - 1e-12));
+        }
+    }
+
+    #[test]
+    fn synthesis_round_trips(m in arb_model(), wl in arb_wl(), target in 1e-3f64..10.0, overlap in 0.0f64..1.0) {
+        let a = Assumptions { overlap, ..Assumptions::default() };
+        let t = Target { latency_s: target, min_tokens_per_s: None };
+        let r = synthesize(&m, &wl, &a, &t, 0.1).unwrap();
+        if r.feasible {
+            let hw = r.as_hardware(&wl);
+            let e = evaluate(&hw, &m, &wl, &a).unwrap();
+            prop_assert!(rel(e.latency_s, target) < 1e-9, "{} vs {}", e.latency_s, target);
+            prop_assert!(e.memory.fits || rel(e.memory.footprint.total(), e.memory.usable_bytes) < 1e-12);
+        }
+    }
+
+    #[test]
+    fn pure_roofline_elasticities_sum_to_minus_one(hw in arb_hw(), m in arb_model(), wl in arb_wl()) {
+        let a = Assumptions::ideal();
+        let wl = Workload { tp: 1, pp: 1, ..wl };
+        let s = sensitivity(&hw, &m, &wl, &a, 0.1).unwrap();
+        let sum = s.row(Param::PeakFlops).unwrap().elasticity + s.row(Param::MemoryBandwidth).unwrap().elasticity;
+        prop_assert!((sum + 1.0).abs() < 1e-6, "{sum}");
+    }
+
+    #[test]
+    fn odd_inputs_never_panic(
+        f in prop_oneof![Just(f64::NAN), Just(f64::INFINITY), Just(-1.0), Just(0.0), Just(1e300), 1e-300f64..1e300],
+        bw in prop_oneof![Just(f64::NAN), Just(0.0), Just(-5.0), Just(1e308), 1e-300f64..1e300],
+        b in prop_oneof![Just(f64::NAN), Just(0.0), Just(-3.0), Just(f64::INFINITY), Just(1e300), 1e-3f64..1e12],
+        s in prop_oneof![Just(f64::NAN), Just(-1.0), Just(1e300), 0.0f64..1e9],
+        eff in prop_oneof![Just(f64::NAN), Just(0.0), Just(2.0), 0.01f64..1.0],
+        tp in 0u32..100_000, pp in 0u32..100_000,
+        m in arb_model(),
+    ) {
+        let mut hw = a100();
+        hw.peaks.set(Precision::Bf16, Some(f));
+        hw.memory_bandwidth = bw;
+        let wl = Workload { batch: b, context: s, tp, pp, ..Workload::default() };
+        let a = Assumptions { compute_efficiency: eff, ..Assumptions::default() };
+        if let Ok(e) = evaluate(&hw, &m, &wl, &a) {
+            prop_assert!(!e.latency_s.is_nan());
+        }
+        let _ = sensitivity(&hw, &m, &wl, &a, 0.1);
+        let _ = synthesize(&m, &wl, &a, &Target { latency_s: 0.05, min_tokens_per_s: None }, 0.1);
+        let _ = sweep::crossover_batch(&hw, &m, &wl, &a);
+    }
+}

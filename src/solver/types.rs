@@ -1,0 +1,436 @@
+//! Plain data the solver reads: a device, a model, a workload and the
+//! assumptions (efficiencies, overheads). All quantities are SI base units.
+
+use std::fmt;
+
+/// A number format for weights, activations or the KV cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Precision {
+    Fp32,
+    Tf32,
+    Bf16,
+    Fp16,
+    Fp8,
+    Int8,
+    Fp4,
+    Int4,
+}
+
+impl Precision {
+    pub const ALL: [Precision; 8] = [
+        Precision::Fp32,
+        Precision::Tf32,
+        Precision::Bf16,
+        Precision::Fp16,
+        Precision::Fp8,
+        Precision::Int8,
+        Precision::Fp4,
+        Precision::Int4,
+    ];
+
+    /// Bytes one element takes in memory. TF32 is stored as FP32.
+    pub fn bytes(self) -> f64 {
+        match self {
+            Precision::Fp32 | Precision::Tf32 => 4.0,
+            Precision::Bf16 | Precision::Fp16 => 2.0,
+            Precision::Fp8 | Precision::Int8 => 1.0,
+            Precision::Fp4 | Precision::Int4 => 0.5,
+        }
+    }
+
+    /// The format the math falls back to when a device lacks this one:
+    /// int4 -> int8 -> fp16, fp4 -> fp8 -> fp16, fp16 -> bf16 -> tf32 -> fp32.
+    pub fn wider(self) -> Option<Precision> {
+        match self {
+            Precision::Int4 => Some(Precision::Int8),
+            Precision::Fp4 => Some(Precision::Fp8),
+            Precision::Int8 | Precision::Fp8 => Some(Precision::Fp16),
+            Precision::Fp16 => Some(Precision::Bf16),
+            Precision::Bf16 => Some(Precision::Tf32),
+            Precision::Tf32 => Some(Precision::Fp32),
+            Precision::Fp32 => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::Fp32 => "fp32",
+            Precision::Tf32 => "tf32",
+            Precision::Bf16 => "bf16",
+            Precision::Fp16 => "fp16",
+            Precision::Fp8 => "fp8",
+            Precision::Int8 => "int8",
+            Precision::Fp4 => "fp4",
+            Precision::Int4 => "int4",
+        }
+    }
+
+    /// Read "bf16", "FP8", "int4"... (case-insensitive).
+    pub fn parse(s: &str) -> Option<Precision> {
+        let s = s.trim().to_ascii_lowercase();
+        Precision::ALL.into_iter().find(|p| p.name() == s)
+    }
+
+    /// The next format in the cycle a UI steps through (narrower first).
+    pub fn next(self) -> Precision {
+        let i = Precision::ALL.iter().position(|p| *p == self).unwrap_or(0);
+        Precision::ALL[(i + 1) % Precision::ALL.len()]
+    }
+
+    /// The previous format in the cycle.
+    pub fn prev(self) -> Precision {
+        let n = Precision::ALL.len();
+        let i = Precision::ALL.iter().position(|p| *p == self).unwrap_or(0);
+        Precision::ALL[(i + n - 1) % n]
+    }
+}
+
+impl fmt::Display for Precision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Dense peak FLOP/s per precision; `None` = not supported natively.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Peaks {
+    pub fp32: Option<f64>,
+    pub tf32: Option<f64>,
+    pub bf16: Option<f64>,
+    pub fp16: Option<f64>,
+    pub fp8: Option<f64>,
+    pub int8: Option<f64>,
+    pub fp4: Option<f64>,
+    pub int4: Option<f64>,
+}
+
+impl Peaks {
+    pub fn get(&self, p: Precision) -> Option<f64> {
+        match p {
+            Precision::Fp32 => self.fp32,
+            Precision::Tf32 => self.tf32,
+            Precision::Bf16 => self.bf16,
+            Precision::Fp16 => self.fp16,
+            Precision::Fp8 => self.fp8,
+            Precision::Int8 => self.int8,
+            Precision::Fp4 => self.fp4,
+            Precision::Int4 => self.int4,
+        }
+    }
+
+    pub fn set(&mut self, p: Precision, v: Option<f64>) {
+        let slot = match p {
+            Precision::Fp32 => &mut self.fp32,
+            Precision::Tf32 => &mut self.tf32,
+            Precision::Bf16 => &mut self.bf16,
+            Precision::Fp16 => &mut self.fp16,
+            Precision::Fp8 => &mut self.fp8,
+            Precision::Int8 => &mut self.int8,
+            Precision::Fp4 => &mut self.fp4,
+            Precision::Int4 => &mut self.int4,
+        };
+        *slot = v;
+    }
+
+    /// The peak for `p`, or for the first wider format the device supports.
+    /// Returns the precision actually used with its peak. If nothing wider is
+    /// supported either, any supported format is used (the widest first).
+    pub fn resolve(&self, p: Precision) -> Option<(Precision, f64)> {
+        let mut cur = Some(p);
+        while let Some(q) = cur {
+            if let Some(v) = self.get(q) {
+                return Some((q, v));
+            }
+            cur = q.wider();
+        }
+        Precision::ALL
+            .into_iter()
+            .find_map(|q| self.get(q).map(|v| (q, v)))
+    }
+
+    /// Multiply every peak by `k` (used by sensitivity).
+    pub fn scaled(&self, k: f64) -> Peaks {
+        let mut out = *self;
+        for p in Precision::ALL {
+            out.set(p, self.get(p).map(|v| v * k));
+        }
+        out
+    }
+}
+
+/// Where a device sits in the market; pickers group by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Tier {
+    Cloud,
+    Workstation,
+    Edge,
+    Mobile,
+    Tiny,
+}
+
+impl Tier {
+    pub const ALL: [Tier; 5] = [
+        Tier::Cloud,
+        Tier::Workstation,
+        Tier::Edge,
+        Tier::Mobile,
+        Tier::Tiny,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Cloud => "cloud",
+            Tier::Workstation => "workstation",
+            Tier::Edge => "edge",
+            Tier::Mobile => "mobile",
+            Tier::Tiny => "tiny",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Tier> {
+        Tier::ALL.into_iter().find(|t| t.name() == s)
+    }
+}
+
+/// One device, as the solver sees it. Sources live in the catalog.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hardware {
+    pub id: String,
+    pub name: String,
+    pub tier: Tier,
+    pub year: u16,
+    /// Dense peaks, FLOP/s.
+    pub peaks: Peaks,
+    /// Memory capacity, bytes.
+    pub memory_bytes: f64,
+    /// Peak memory bandwidth, byte/s.
+    pub memory_bandwidth: f64,
+    /// Scale-up link (NVLink, Infinity Fabric, ICI) per device, per direction, byte/s.
+    pub link_bandwidth: Option<f64>,
+    /// Devices joined by the scale-up link (1 when there is none).
+    pub devices_per_node: u32,
+    /// Scale-out network per device, per direction, byte/s.
+    pub scaleout_bandwidth: Option<f64>,
+    /// Thermal design power, watts.
+    pub tdp_w: Option<f64>,
+    /// On-demand price of one device, USD per hour.
+    pub price_per_hour_usd: Option<f64>,
+}
+
+impl Hardware {
+    /// Ridge point at precision `p`: peak / bandwidth, FLOP per byte.
+    pub fn ridge_point(&self, p: Precision) -> Option<f64> {
+        self.peaks
+            .resolve(p)
+            .map(|(_, f)| f / self.memory_bandwidth)
+    }
+}
+
+/// The kind of model; it decides which formulas apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ModelKind {
+    DenseDecoder,
+    MoeDecoder,
+    Encoder,
+    Cnn,
+    Other,
+}
+
+impl ModelKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelKind::DenseDecoder => "dense-decoder",
+            ModelKind::MoeDecoder => "moe-decoder",
+            ModelKind::Encoder => "encoder",
+            ModelKind::Cnn => "cnn",
+            ModelKind::Other => "other",
+        }
+    }
+    pub fn parse(s: &str) -> Option<ModelKind> {
+        [
+            ModelKind::DenseDecoder,
+            ModelKind::MoeDecoder,
+            ModelKind::Encoder,
+            ModelKind::Cnn,
+            ModelKind::Other,
+        ]
+        .into_iter()
+        .find(|k| k.name() == s)
+    }
+    /// Decoders generate token by token; the rest run one forward pass.
+    pub fn is_decoder(self) -> bool {
+        matches!(self, ModelKind::DenseDecoder | ModelKind::MoeDecoder)
+    }
+}
+
+/// Mixture of experts: routed experts per MoE layer and how many a token uses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Moe {
+    pub experts: u32,
+    pub top_k: u32,
+    /// Parameters used per token (published figure).
+    pub active_params: f64,
+}
+
+/// Multi-head latent attention (DeepSeek-V2/V3): the KV cache holds a
+/// compressed latent plus a decoupled RoPE key per token and layer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mla {
+    pub kv_latent: u32,
+    pub rope_dim: u32,
+}
+
+/// Transformer shape of a decoder.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Decoder {
+    pub layers: u32,
+    pub hidden: u32,
+    pub heads: u32,
+    pub kv_heads: u32,
+    pub head_dim: u32,
+    pub ffn: u32,
+    pub vocab: u32,
+    pub tied_embeddings: bool,
+    pub max_context: u32,
+    pub moe: Option<Moe>,
+    pub mla: Option<Mla>,
+}
+
+/// One forward pass per sample (CNN, encoder): cost at a stated input.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SinglePass {
+    /// FLOPs per sample (a multiply-add counts 2).
+    pub flops_per_sample: f64,
+    /// Elements of all intermediate feature maps of one sample.
+    pub activation_elements_per_sample: f64,
+}
+
+/// The architecture: a decoder, or a single-pass network.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Arch {
+    Decoder(Decoder),
+    SinglePass(SinglePass),
+}
+
+/// A model, as the solver sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    pub id: String,
+    pub name: String,
+    pub kind: ModelKind,
+    /// Total parameters.
+    pub params: f64,
+    pub arch: Arch,
+}
+
+/// Decode (one new token for each of B sequences) or prefill (B prompts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Phase {
+    Decode,
+    Prefill,
+}
+
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Decode => "decode",
+            Phase::Prefill => "prefill",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Phase> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "decode" => Some(Phase::Decode),
+            "prefill" => Some(Phase::Prefill),
+            _ => None,
+        }
+    }
+}
+
+/// What is being run: phase, batch, context, precisions and parallelism.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Workload {
+    pub phase: Phase,
+    /// Sequences (decode), prompts (prefill) or samples (single-pass).
+    pub batch: f64,
+    /// Tokens in the KV cache (decode) or prompt length (prefill).
+    pub context: f64,
+    pub weights: Precision,
+    pub activations: Precision,
+    pub kv: Precision,
+    /// Tensor-parallel degree.
+    pub tp: u32,
+    /// Pipeline-parallel degree.
+    pub pp: u32,
+}
+
+impl Default for Workload {
+    /// Batch-1 decode at a 4096-token context in bf16 on one device.
+    fn default() -> Self {
+        Workload {
+            phase: Phase::Decode,
+            batch: 1.0,
+            context: 4096.0,
+            weights: Precision::Bf16,
+            activations: Precision::Bf16,
+            kv: Precision::Bf16,
+            tp: 1,
+            pp: 1,
+        }
+    }
+}
+
+/// Named, overridable assumptions. See README "Model" for the measurements
+/// each default was checked against.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Assumptions {
+    /// Fraction of peak FLOP/s a step's kernels reach.
+    pub compute_efficiency: f64,
+    /// Fraction of peak memory bandwidth a step's kernels reach.
+    pub memory_efficiency: f64,
+    /// Fraction of link bandwidth a collective reaches.
+    pub link_efficiency: f64,
+    /// Fixed per-step overhead (kernel launches, framework), seconds.
+    pub overhead_s: f64,
+    /// Latency of one ring step of a collective, seconds (alpha).
+    pub link_latency_s: f64,
+    /// Fraction of memory capacity a run may use (allocator, runtime reserve).
+    pub usable_memory: f64,
+    /// Overlap of compute and memory time: T = max + (1 - w) * min. 1 = ideal roofline.
+    pub overlap: f64,
+}
+
+/// Defaults; the README's "Model" section gives the measurements behind them.
+pub const DEFAULT_COMPUTE_EFFICIENCY: f64 = 0.7;
+pub const DEFAULT_MEMORY_EFFICIENCY: f64 = 0.7;
+pub const DEFAULT_LINK_EFFICIENCY: f64 = 0.8;
+pub const DEFAULT_OVERHEAD_S: f64 = 10e-6;
+pub const DEFAULT_LINK_LATENCY_S: f64 = 1e-6;
+pub const DEFAULT_USABLE_MEMORY: f64 = 0.9;
+pub const DEFAULT_OVERLAP: f64 = 1.0;
+
+impl Default for Assumptions {
+    fn default() -> Self {
+        Assumptions {
+            compute_efficiency: DEFAULT_COMPUTE_EFFICIENCY,
+            memory_efficiency: DEFAULT_MEMORY_EFFICIENCY,
+            link_efficiency: DEFAULT_LINK_EFFICIENCY,
+            overhead_s: DEFAULT_OVERHEAD_S,
+            link_latency_s: DEFAULT_LINK_LATENCY_S,
+            usable_memory: DEFAULT_USABLE_MEMORY,
+            overlap: DEFAULT_OVERLAP,
+        }
+    }
+}
+
+impl Assumptions {
+    /// Ideal hardware: every efficiency 1, no fixed costs.
+    pub fn ideal() -> Self {
+        Assumptions {
+            compute_efficiency: 1.0,
+            memory_efficiency: 1.0,
+            link_efficiency: 1.0,
+            overhead_s: 0.0,
+            link_latency_s: 0.0,
+            usable_memory: 1.0,
+            overlap: 1.0,
+        }
+    }
+}

@@ -1,0 +1,426 @@
+//! Quantities with units: parse "3.35 TB/s", "989 TFLOPS", "80 GiB", "50ms",
+//! "8k", "70%" into SI base units (`f64`), and format them back.
+//!
+//! Decimal prefixes (k, M, G, T, P) are powers of 1000; binary prefixes (Ki,
+//! Mi, Gi, Ti) powers of 1024. A lower-case `b` means bits, an upper-case `B`
+//! bytes ("400 Gb/s" is 50 GB/s). Formatting keeps three significant digits,
+//! so `parse(format(x))` returns `x` to within 0.5 %.
+
+use std::fmt;
+
+/// What a quantity measures; each kind has its own unit names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// FLOP/s (an integer OP counts as one).
+    FlopRate,
+    /// byte/s.
+    Bandwidth,
+    /// bytes.
+    Bytes,
+    /// seconds.
+    Time,
+    /// watts.
+    Power,
+    /// a plain count with an optional k/M/G suffix ("8k" = 8000).
+    Count,
+    /// a fraction in [0, 1], written "0.7" or "70%".
+    Fraction,
+}
+
+impl Kind {
+    fn example(self) -> &'static str {
+        match self {
+            Kind::FlopRate => "\"989 TFLOPS\"",
+            Kind::Bandwidth => "\"3.35 TB/s\" or \"400 Gb/s\"",
+            Kind::Bytes => "\"80 GB\" or \"80 GiB\"",
+            Kind::Time => "\"50ms\", \"10us\" or \"1.5 s\"",
+            Kind::Power => "\"700 W\"",
+            Kind::Count => "\"8k\" or \"4096\"",
+            Kind::Fraction => "\"0.7\" or \"70%\"",
+        }
+    }
+}
+
+/// Why a string could not be read as a quantity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitError {
+    pub input: String,
+    pub kind: Kind,
+    pub reason: String,
+}
+
+impl fmt::Display for UnitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot read {:?}: {}; write it like {}",
+            self.input,
+            self.reason,
+            self.kind.example()
+        )
+    }
+}
+
+impl std::error::Error for UnitError {}
+
+fn err(input: &str, kind: Kind, reason: impl Into<String>) -> UnitError {
+    UnitError {
+        input: input.to_string(),
+        kind,
+        reason: reason.into(),
+    }
+}
+
+/// Split "3.35 TB/s" into (3.35, "TB/s"). The number may use an exponent.
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let bytes = s.as_bytes();
+    let mut end = 0;
+    let mut seen_digit = false;
+    while end < bytes.len() {
+        let c = bytes[end] as char;
+        let ok = c.is_ascii_digit()
+            || c == '.'
+            || c == '_'
+            || ((c == '+' || c == '-') && (end == 0 || matches!(bytes[end - 1], b'e' | b'E')))
+            || ((c == 'e' || c == 'E')
+                && seen_digit
+                && bytes
+                    .get(end + 1)
+                    .is_some_and(|n| n.is_ascii_digit() || *n == b'-' || *n == b'+'));
+        if !ok {
+            break;
+        }
+        seen_digit |= c.is_ascii_digit();
+        end += 1;
+    }
+    if !seen_digit {
+        return None;
+    }
+    let num: String = s[..end].chars().filter(|c| *c != '_').collect();
+    let value = num.parse::<f64>().ok()?;
+    Some((value, s[end..].trim()))
+}
+
+/// The multiplier of a decimal or binary prefix at the start of `unit`, and the rest.
+fn prefix(unit: &str) -> (f64, &str) {
+    const BINARY: [(&str, f64); 5] = [
+        ("Ki", 1024.0),
+        ("Mi", 1048576.0),
+        ("Gi", 1073741824.0),
+        ("Ti", 1099511627776.0),
+        ("Pi", 1125899906842624.0),
+    ];
+    for (p, m) in BINARY {
+        if let Some(rest) = unit.strip_prefix(p) {
+            return (m, rest);
+        }
+    }
+    const DECIMAL: [(char, f64); 7] = [
+        ('k', 1e3),
+        ('K', 1e3),
+        ('M', 1e6),
+        ('G', 1e9),
+        ('T', 1e12),
+        ('P', 1e15),
+        ('E', 1e18),
+    ];
+    let mut chars = unit.chars();
+    if let Some(first) = chars.next() {
+        for (p, m) in DECIMAL {
+            if first == p && !chars.as_str().is_empty() {
+                return (m, chars.as_str());
+            }
+        }
+    }
+    (1.0, unit)
+}
+
+/// Parse `input` as a quantity of `kind`, returning SI base units.
+/// Rejects NaN and infinities; a sign is allowed (callers decide whether a
+/// negative value makes sense).
+pub fn parse(input: &str, kind: Kind) -> Result<f64, UnitError> {
+    let Some((number, unit)) = split_number(input) else {
+        return Err(err(input, kind, "no number found"));
+    };
+    if !number.is_finite() {
+        return Err(err(input, kind, "the number is not finite"));
+    }
+    let scale = unit_scale(unit, kind).ok_or_else(|| {
+        err(
+            input,
+            kind,
+            if unit.is_empty() {
+                "a unit is needed".to_string()
+            } else {
+                format!("unknown unit {unit:?}")
+            },
+        )
+    })?;
+    // Divide by the reciprocal of sub-unit scales: 10 / 1e6 is exactly 1e-5,
+    // 10 * 1e-6 is not.
+    let value = if scale < 1.0 {
+        number / (1.0 / scale).round()
+    } else {
+        number * scale
+    };
+    if !value.is_finite() {
+        return Err(err(input, kind, "the value is too large"));
+    }
+    Ok(value)
+}
+
+fn unit_scale(unit: &str, kind: Kind) -> Option<f64> {
+    match kind {
+        Kind::Count => match unit {
+            "" => Some(1.0),
+            "k" | "K" => Some(1e3),
+            "M" => Some(1e6),
+            "G" | "B" => Some(1e9),
+            "T" => Some(1e12),
+            "P" => Some(1e15),
+            "Ki" => Some(1024.0),
+            "Mi" => Some(1048576.0),
+            _ => None,
+        },
+        Kind::Fraction => match unit {
+            "" => Some(1.0),
+            "%" => Some(0.01),
+            _ => None,
+        },
+        Kind::Time => match unit {
+            "s" | "sec" => Some(1.0),
+            "ms" => Some(1e-3),
+            "us" | "µs" | "μs" => Some(1e-6),
+            "ns" => Some(1e-9),
+            "min" => Some(60.0),
+            "h" => Some(3600.0),
+            _ => None,
+        },
+        Kind::FlopRate => {
+            let (m, rest) = prefix(unit);
+            match rest {
+                "FLOPS" | "FLOP/s" | "flops" | "FLOPs/s" | "OPS" | "OP/s" | "ops" => Some(m),
+                _ => None,
+            }
+        }
+        Kind::Bandwidth => {
+            let (m, rest) = prefix(unit);
+            match rest {
+                "B/s" | "Bps" => Some(m),
+                "b/s" | "bps" | "bit/s" => Some(m / 8.0),
+                _ => None,
+            }
+        }
+        Kind::Bytes => {
+            let (m, rest) = prefix(unit);
+            match rest {
+                "B" | "byte" | "bytes" => Some(m),
+                "b" | "bit" | "bits" => Some(m / 8.0),
+                _ => None,
+            }
+        }
+        Kind::Power => {
+            let (m, rest) = prefix(unit);
+            match (unit, rest) {
+                ("mW", _) => Some(1e-3),
+                (_, "W") => Some(m),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// Three significant digits, trailing zeros dropped: 3.35, 989, 0.0123.
+fn sig3(x: f64) -> String {
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    if x.abs() < 1e-3 {
+        return format!("{x:.2e}");
+    }
+    let digits = (2 - x.abs().log10().floor() as i32).clamp(0, 9) as usize;
+    let s = format!("{x:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// Format with a decimal prefix (k, M, G, T, P, E) chosen so the mantissa is in [1, 1000).
+fn with_prefix(x: f64, unit: &str) -> String {
+    const P: [(&str, f64); 7] = [
+        ("E", 1e18),
+        ("P", 1e15),
+        ("T", 1e12),
+        ("G", 1e9),
+        ("M", 1e6),
+        ("k", 1e3),
+        ("", 1.0),
+    ];
+    if !x.is_finite() {
+        return format!("{x} {unit}");
+    }
+    let a = x.abs();
+    for (name, m) in P {
+        // Round first, so 999.7e9 prints as "1 T", not "1000 G".
+        if a >= m * 0.9995 {
+            return format!("{} {name}{unit}", sig3(x / m));
+        }
+    }
+    format!("{} {unit}", sig3(x))
+}
+
+/// "989 TFLOP/s".
+pub fn format_flops(x: f64) -> String {
+    with_prefix(x, "FLOP/s")
+}
+
+/// "3.35 TB/s".
+pub fn format_bandwidth(x: f64) -> String {
+    with_prefix(x, "B/s")
+}
+
+/// "141 GB" (decimal prefixes, as datasheets write them).
+pub fn format_bytes(x: f64) -> String {
+    with_prefix(x, "B")
+}
+
+/// "989 GFLOP" (an amount of work, not a rate).
+pub fn format_flop(x: f64) -> String {
+    with_prefix(x, "FLOP")
+}
+
+/// "700 W".
+pub fn format_power(x: f64) -> String {
+    with_prefix(x, "W")
+}
+
+/// "8k", "1.5M", "512".
+pub fn format_count(x: f64) -> String {
+    with_prefix(x, "").trim_end().replace(' ', "")
+}
+
+/// "34.2 ms", "450 us", "1.2 s", "2.5 min".
+pub fn format_time(x: f64) -> String {
+    if !x.is_finite() {
+        return format!("{x} s");
+    }
+    let a = x.abs();
+    if a >= 120.0 {
+        format!("{} min", sig3(x / 60.0))
+    } else if a >= 0.9995 || a == 0.0 {
+        format!("{} s", sig3(x))
+    } else if a >= 0.9995e-3 {
+        format!("{} ms", sig3(x * 1e3))
+    } else if a >= 0.9995e-6 {
+        format!("{} us", sig3(x * 1e6))
+    } else {
+        format!("{} ns", sig3(x * 1e9))
+    }
+}
+
+/// Format in the natural unit of `kind`.
+pub fn format(x: f64, kind: Kind) -> String {
+    match kind {
+        Kind::FlopRate => format_flops(x),
+        Kind::Bandwidth => format_bandwidth(x),
+        Kind::Bytes => format_bytes(x),
+        Kind::Time => format_time(x),
+        Kind::Power => format_power(x),
+        Kind::Count => format_count(x),
+        Kind::Fraction => sig3(x),
+    }
+}
+
+/// Three significant digits, for plain numbers (elasticities, ratios).
+pub fn format_number(x: f64) -> String {
+    sig3(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parses_datasheet_figures() {
+        // H100 SXM bandwidth and bf16 peak, as NVIDIA writes them.
+        assert_eq!(parse("3.35 TB/s", Kind::Bandwidth).unwrap(), 3.35e12);
+        assert_eq!(parse("989 TFLOPS", Kind::FlopRate).unwrap(), 989e12);
+        assert_eq!(parse("1979 TOPS", Kind::FlopRate).unwrap(), 1979e12);
+        // 80 GiB = 80 * 2^30 = 85_899_345_920 bytes.
+        assert_eq!(parse("80 GiB", Kind::Bytes).unwrap(), 85_899_345_920.0);
+        assert_eq!(parse("80GB", Kind::Bytes).unwrap(), 80e9);
+        // 400 Gb/s NIC = 400e9 / 8 = 50e9 bytes/s.
+        assert_eq!(parse("400 Gb/s", Kind::Bandwidth).unwrap(), 50e9);
+        assert_eq!(parse("50ms", Kind::Time).unwrap(), 0.05);
+        assert_eq!(parse("10us", Kind::Time).unwrap(), 10e-6);
+        assert_eq!(parse("8k", Kind::Count).unwrap(), 8000.0);
+        assert_eq!(parse("4096", Kind::Count).unwrap(), 4096.0);
+        assert_eq!(parse("70%", Kind::Fraction).unwrap(), 0.7);
+        assert_eq!(parse("0.7", Kind::Fraction).unwrap(), 0.7);
+        assert_eq!(parse("15 mW", Kind::Power).unwrap(), 0.015);
+        assert_eq!(parse("1.5e3 W", Kind::Power).unwrap(), 1500.0);
+        assert_eq!(parse("512 KiB", Kind::Bytes).unwrap(), 524_288.0);
+    }
+
+    #[test]
+    fn rejects_what_is_not_a_quantity() {
+        assert!(parse("", Kind::Time).is_err());
+        assert!(parse("fast", Kind::Time).is_err());
+        assert!(parse("50", Kind::Time).is_err(), "a time needs a unit");
+        assert!(parse("3 furlongs", Kind::Bandwidth).is_err());
+        assert!(parse("NaN", Kind::Count).is_err());
+        assert!(parse("inf", Kind::Count).is_err());
+        assert!(parse("1e400", Kind::Count).is_err());
+        let e = parse("3 TB", Kind::Bandwidth).unwrap_err();
+        assert!(e.to_string().contains("TB/s"), "the message shows a valid form: {e}");
+    }
+
+    #[test]
+    fn formats_with_three_significant_digits() {
+        assert_eq!(format_bandwidth(3.35e12), "3.35 TB/s");
+        assert_eq!(format_flops(989.4e12), "989 TFLOP/s");
+        assert_eq!(format_bytes(141.1e9), "141 GB");
+        assert_eq!(format_time(0.0342), "34.2 ms");
+        assert_eq!(format_time(10e-6), "10 us");
+        assert_eq!(format_count(8000.0), "8k");
+        assert_eq!(format_count(512.0), "512");
+        // 999.96 GB rounds up to the next prefix rather than printing "1000 GB".
+        assert_eq!(format_bytes(999.96e9), "1 TB");
+    }
+
+    proptest! {
+        #[test]
+        fn format_then_parse_round_trips(mantissa in 1.0f64..10.0, exp in -9i32..19) {
+            let x = mantissa * 10f64.powi(exp);
+            for kind in [Kind::FlopRate, Kind::Bandwidth, Kind::Bytes, Kind::Power] {
+                let s = format(x, kind);
+                let back = parse(&s, kind).unwrap();
+                // Three significant digits: relative error at most 0.5 / 100.
+                prop_assert!(((back - x) / x).abs() <= 5e-3, "{x} -> {s} -> {back}");
+            }
+            if (1e-9..1e4).contains(&x) {
+                let s = format(x, Kind::Time);
+                let back = parse(&s, Kind::Time).unwrap();
+                prop_assert!(((back - x) / x).abs() <= 5e-3, "{x} -> {s} -> {back}");
+            }
+            if (1.0..1e15).contains(&x) {
+                let s = format(x, Kind::Count);
+                let back = parse(&s, Kind::Count).unwrap();
+                prop_assert!(((back - x) / x).abs() <= 5e-3, "{x} -> {s} -> {back}");
+            }
+        }
+
+        #[test]
+        fn parse_never_panics(s in ".{0,24}") {
+            for kind in [Kind::FlopRate, Kind::Bandwidth, Kind::Bytes, Kind::Time, Kind::Power, Kind::Count, Kind::Fraction] {
+                if let Ok(v) = parse(&s, kind) {
+                    prop_assert!(v.is_finite());
+                }
+            }
+        }
+    }
+}
