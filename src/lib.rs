@@ -1,1 +1,2 @@
 pub mod solver;
+pub mod catalog;
