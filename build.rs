@@ -26,7 +26,13 @@ fn emit(out: &mut String, name: &str, dir: &str) {
     for f in list(dir) {
         let path = Path::new(&root).join(dir).join(&f);
         println!("cargo:rerun-if-changed={}", path.display());
-        writeln!(out, "    ({:?}, include_str!({:?})),", format!("{dir}/{f}"), path.display().to_string()).unwrap();
+        writeln!(
+            out,
+            "    ({:?}, include_str!({:?})),",
+            format!("{dir}/{f}"),
+            path.display().to_string()
+        )
+        .unwrap();
     }
     writeln!(out, "];").unwrap();
 }

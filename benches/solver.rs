@@ -1,1 +1,56 @@
-fn main(){}
+//! Solver speed: one decode evaluation, a full sensitivity, synthesis with
+//! ranking over the whole catalog, and a sweep of one million points.
+//! Figures and the machine they were measured on are in the README.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use ridgeline::catalog::Catalog;
+use ridgeline::solver::{self, Assumptions, RankBy, Target, Workload};
+use std::hint::black_box;
+use std::time::Duration;
+
+fn benches(c: &mut Criterion) {
+    let cat = Catalog::builtin();
+    let hw = cat.hardware("h100").unwrap().hw.clone();
+    let model = cat.model("llama-3.1-8b").unwrap().model.clone();
+    let m70 = cat.model("llama-3.1-70b").unwrap().model.clone();
+    let wl = Workload::default();
+    let a = Assumptions::default();
+    let devices = cat.devices();
+
+    c.bench_function("evaluate decode (llama-3.1-8b on h100)", |b| {
+        b.iter(|| solver::evaluate(black_box(&hw), black_box(&model), black_box(&wl), &a).unwrap())
+    });
+    c.bench_function("sensitivity (7 parameters)", |b| {
+        b.iter(|| solver::sensitivity(black_box(&hw), black_box(&model), black_box(&wl), &a, 0.1).unwrap())
+    });
+    let target = Target {
+        latency_s: 0.05,
+        min_tokens_per_s: None,
+    };
+    c.bench_function("synthesis + ranking of the whole catalog (llama-3.1-70b, 50 ms)", |b| {
+        b.iter(|| {
+            let r = solver::synthesize(black_box(&m70), &wl, &a, &target, 0.1).unwrap();
+            let m = solver::rank(black_box(&devices), &m70, &wl, &a, &target, RankBy::Cost).unwrap();
+            (r, m)
+        })
+    });
+    let mut g = c.benchmark_group("sweep");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    g.bench_function("one million evaluations (batch 1..=1e6)", |b| {
+        b.iter(|| {
+            let mut acc = 0.0;
+            for batch in 1..=1_000_000u32 {
+                let w = Workload {
+                    batch: batch as f64,
+                    ..wl
+                };
+                acc += solver::evaluate(&hw, &model, &w, &a).map_or(0.0, |e| e.tokens_per_s);
+            }
+            black_box(acc)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(solver_benches, benches);
+criterion_main!(solver_benches);

@@ -1,2 +1,3 @@
-pub mod solver;
 pub mod catalog;
+pub mod cli;
+pub mod solver;

@@ -1,1 +1,19 @@
-fn main(){}
+//! ridgeline: with no subcommand, the interactive workbench; with one, the
+//! scriptable command line. Both call the same pure solver.
+
+use clap::Parser;
+use ridgeline::cli::{self, args::Cli};
+use std::io::Write;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let code = match &cli.command {
+        Some(command) => cli::run(&cli, command, &mut stdout.lock(), &mut stderr.lock()),
+        None => cli::default_scenario(&cli, &mut stdout.lock(), &mut stderr.lock()),
+    };
+    let _ = std::io::stdout().flush();
+    ExitCode::from(code as u8)
+}

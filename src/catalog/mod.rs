@@ -37,7 +37,11 @@ pub struct Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.column, self.message
+        )
     }
 }
 
@@ -168,7 +172,12 @@ impl Catalog {
                             self.add_model_file(&name, &text)
                         }
                     }
-                    Err(e) => self.diag(&path.display().to_string(), 1, 1, format!("cannot read: {e}")),
+                    Err(e) => self.diag(
+                        &path.display().to_string(),
+                        1,
+                        1,
+                        format!("cannot read: {e}"),
+                    ),
                 }
             }
         }
@@ -176,7 +185,12 @@ impl Catalog {
         if regions.exists() {
             match std::fs::read_to_string(&regions) {
                 Ok(text) => self.add_region_file(&regions.display().to_string(), &text),
-                Err(e) => self.diag(&regions.display().to_string(), 1, 1, format!("cannot read: {e}")),
+                Err(e) => self.diag(
+                    &regions.display().to_string(),
+                    1,
+                    1,
+                    format!("cannot read: {e}"),
+                ),
             }
         }
     }
@@ -192,19 +206,34 @@ impl Catalog {
 
     /// Parse one file's `[[key]]` entries; report a syntax error or a
     /// malformed entry and keep the rest.
-    fn entries<T: for<'de> Deserialize<'de>>(&mut self, file: &str, text: &str, key: &str) -> Vec<(usize, T)> {
+    fn entries<T: for<'de> Deserialize<'de>>(
+        &mut self,
+        file: &str,
+        text: &str,
+        key: &str,
+    ) -> Vec<(usize, T)> {
         let table: toml::Table = match toml::from_str(text) {
             Ok(t) => t,
             Err(e) => {
                 let (line, col) = e.span().map_or((1, 1), |s| line_col(text, s.start));
-                self.diag(file, line, col, format!("not valid TOML: {}", e.message().trim()));
+                self.diag(
+                    file,
+                    line,
+                    col,
+                    format!("not valid TOML: {}", e.message().trim()),
+                );
                 return Vec::new();
             }
         };
         for k in table.keys() {
             if k != key {
                 let (line, col) = find_key(text, 0..text.len(), k);
-                self.diag(file, line, col, format!("unknown table `{k}`: this file holds [[{key}]] entries"));
+                self.diag(
+                    file,
+                    line,
+                    col,
+                    format!("unknown table `{k}`: this file holds [[{key}]] entries"),
+                );
             }
         }
         let Some(items) = table.get(key) else {
@@ -212,7 +241,12 @@ impl Catalog {
         };
         let Some(items) = items.as_array() else {
             let (line, col) = find_key(text, 0..text.len(), key);
-            self.diag(file, line, col, format!("`{key}` must be written as [[{key}]] tables"));
+            self.diag(
+                file,
+                line,
+                col,
+                format!("`{key}` must be written as [[{key}]] tables"),
+            );
             return Vec::new();
         };
         let starts = entry_starts(text, key);
@@ -224,7 +258,12 @@ impl Catalog {
                     let start = starts.get(i).copied().unwrap_or(0);
                     let (line, col) = line_col(text, start);
                     let id = item.get("id").and_then(|v| v.as_str()).unwrap_or("?");
-                    self.diag(file, line, col, format!("{key} `{id}`: {}", e.message().trim()));
+                    self.diag(
+                        file,
+                        line,
+                        col,
+                        format!("{key} `{id}`: {}", e.message().trim()),
+                    );
                 }
             }
         }
@@ -282,7 +321,15 @@ impl Catalog {
         self.hardware
             .iter()
             .find(|e| e.hw.id == key || e.aliases.iter().any(|a| a.eq_ignore_ascii_case(&key)))
-            .ok_or_else(|| LookupError::new("hardware", name, self.hardware.iter().map(|e| (e.hw.id.as_str(), e.aliases.as_slice()))))
+            .ok_or_else(|| {
+                LookupError::new(
+                    "hardware",
+                    name,
+                    self.hardware
+                        .iter()
+                        .map(|e| (e.hw.id.as_str(), e.aliases.as_slice())),
+                )
+            })
     }
 
     /// Find a model by id or alias (case-insensitive).
@@ -291,16 +338,27 @@ impl Catalog {
         self.models
             .iter()
             .find(|e| e.model.id == key || e.aliases.iter().any(|a| a.eq_ignore_ascii_case(&key)))
-            .ok_or_else(|| LookupError::new("model", name, self.models.iter().map(|e| (e.model.id.as_str(), e.aliases.as_slice()))))
+            .ok_or_else(|| {
+                LookupError::new(
+                    "model",
+                    name,
+                    self.models
+                        .iter()
+                        .map(|e| (e.model.id.as_str(), e.aliases.as_slice())),
+                )
+            })
     }
 
     /// Find a region by id (case-insensitive).
     pub fn region(&self, name: &str) -> Result<&Region, LookupError> {
         let key = name.trim().to_ascii_lowercase();
-        self.regions
-            .iter()
-            .find(|r| r.id == key)
-            .ok_or_else(|| LookupError::new("region", name, self.regions.iter().map(|r| (r.id.as_str(), &[][..]))))
+        self.regions.iter().find(|r| r.id == key).ok_or_else(|| {
+            LookupError::new(
+                "region",
+                name,
+                self.regions.iter().map(|r| (r.id.as_str(), &[][..])),
+            )
+        })
     }
 
     /// Plain solver devices, in catalog order.
@@ -318,7 +376,11 @@ pub struct LookupError {
 }
 
 impl LookupError {
-    fn new<'a>(what: &'static str, name: &str, known: impl Iterator<Item = (&'a str, &'a [String])>) -> Self {
+    fn new<'a>(
+        what: &'static str,
+        name: &str,
+        known: impl Iterator<Item = (&'a str, &'a [String])>,
+    ) -> Self {
         let key = name.trim().to_ascii_lowercase();
         let mut scored: Vec<(usize, &str)> = Vec::new();
         for (id, aliases) in known {
@@ -327,14 +389,22 @@ impl LookupError {
                 .map(|n| distance(&key, &n.to_ascii_lowercase()))
                 .min()
                 .unwrap_or(usize::MAX);
-            let d = if id.contains(key.as_str()) && !key.is_empty() { 0 } else { d };
+            let d = if id.contains(key.as_str()) && !key.is_empty() {
+                0
+            } else {
+                d
+            };
             scored.push((d, id));
         }
         scored.sort();
         LookupError {
             what,
             name: name.to_string(),
-            suggestions: scored.into_iter().take(3).map(|(_, id)| id.to_string()).collect(),
+            suggestions: scored
+                .into_iter()
+                .take(3)
+                .map(|(_, id)| id.to_string())
+                .collect(),
         }
     }
 }
@@ -363,7 +433,9 @@ fn distance(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -442,9 +514,13 @@ fn find_key(text: &str, range: std::ops::Range<usize>, key: &str) -> (usize, usi
 type ConvertError = (String, String);
 
 fn quantity(field: &str, id: &str, s: &str, kind: Kind) -> Result<f64, ConvertError> {
-    let v = units::parse(s, kind).map_err(|e| (field.to_string(), format!("device `{id}`: {field}: {e}")))?;
+    let v = units::parse(s, kind)
+        .map_err(|e| (field.to_string(), format!("device `{id}`: {field}: {e}")))?;
     if v <= 0.0 {
-        return Err((field.to_string(), format!("device `{id}`: {field} must be greater than zero, got {s:?}")));
+        return Err((
+            field.to_string(),
+            format!("device `{id}`: {field} must be greater than zero, got {s:?}"),
+        ));
     }
     Ok(v)
 }
@@ -452,15 +528,22 @@ fn quantity(field: &str, id: &str, s: &str, kind: Kind) -> Result<f64, ConvertEr
 fn check_id(what: &str, id: &str, aliases: &[String]) -> Result<(), ConvertError> {
     let kebab = |s: &str| {
         !s.is_empty()
-            && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
+            && s.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
             && !s.starts_with('-')
     };
     if !kebab(id) {
-        return Err(("id".into(), format!("{what} id {id:?} must be lower-case kebab case, like \"h100-sxm\"")));
+        return Err((
+            "id".into(),
+            format!("{what} id {id:?} must be lower-case kebab case, like \"h100-sxm\""),
+        ));
     }
     for a in aliases {
         if a.trim().is_empty() {
-            return Err(("aliases".into(), format!("{what} `{id}`: an alias is empty")));
+            return Err((
+                "aliases".into(),
+                format!("{what} `{id}`: an alias is empty"),
+            ));
         }
     }
     Ok(())
@@ -468,7 +551,10 @@ fn check_id(what: &str, id: &str, aliases: &[String]) -> Result<(), ConvertError
 
 fn non_empty(field: &str, what: &str, id: &str, s: &str) -> Result<(), ConvertError> {
     if s.trim().is_empty() {
-        Err((field.into(), format!("{what} `{id}`: `{field}` is empty; every figure needs a source")))
+        Err((
+            field.into(),
+            format!("{what} `{id}`: `{field}` is empty; every figure needs a source"),
+        ))
     } else {
         Ok(())
     }
@@ -479,7 +565,13 @@ fn convert_device(r: RawDevice, origin: &str) -> Result<HardwareEntry, ConvertEr
     check_id("device", &id, &r.aliases)?;
     non_empty("source", "device", &id, &r.source)?;
     let tier = Tier::parse(&r.tier).ok_or_else(|| {
-        ("tier".to_string(), format!("device `{id}`: unknown tier {:?}; use cloud, workstation, edge, mobile or tiny", r.tier))
+        (
+            "tier".to_string(),
+            format!(
+                "device `{id}`: unknown tier {:?}; use cloud, workstation, edge, mobile or tiny",
+                r.tier
+            ),
+        )
     })?;
     let mut peaks = Peaks::default();
     for (k, v) in &r.peak {
@@ -489,30 +581,57 @@ fn convert_device(r: RawDevice, origin: &str) -> Result<HardwareEntry, ConvertEr
         peaks.set(p, Some(quantity(k, &id, v, Kind::FlopRate)?));
     }
     if r.peak.is_empty() {
-        return Err(("peak".into(), format!("device `{id}`: [device.peak] needs at least one precision")));
+        return Err((
+            "peak".into(),
+            format!("device `{id}`: [device.peak] needs at least one precision"),
+        ));
     }
     let memory_bytes = quantity("memory", &id, &r.memory, Kind::Bytes)?;
-    let memory_bandwidth = quantity("memory_bandwidth", &id, &r.memory_bandwidth, Kind::Bandwidth)?;
-    let tdp_w = r.tdp.as_deref().map(|s| quantity("tdp", &id, s, Kind::Power)).transpose()?;
+    let memory_bandwidth = quantity(
+        "memory_bandwidth",
+        &id,
+        &r.memory_bandwidth,
+        Kind::Bandwidth,
+    )?;
+    let tdp_w = r
+        .tdp
+        .as_deref()
+        .map(|s| quantity("tdp", &id, s, Kind::Power))
+        .transpose()?;
     let (link, per_node, scaleout) = match &r.interconnect {
         Some(ic) => (
-            ic.scale_up.as_deref().map(|s| quantity("scale_up", &id, s, Kind::Bandwidth)).transpose()?,
+            ic.scale_up
+                .as_deref()
+                .map(|s| quantity("scale_up", &id, s, Kind::Bandwidth))
+                .transpose()?,
             ic.devices_per_node.unwrap_or(1),
-            ic.scale_out.as_deref().map(|s| quantity("scale_out", &id, s, Kind::Bandwidth)).transpose()?,
+            ic.scale_out
+                .as_deref()
+                .map(|s| quantity("scale_out", &id, s, Kind::Bandwidth))
+                .transpose()?,
         ),
         None => (None, 1, None),
     };
     if per_node == 0 {
-        return Err(("devices_per_node".into(), format!("device `{id}`: devices_per_node must be 1 or more")));
+        return Err((
+            "devices_per_node".into(),
+            format!("device `{id}`: devices_per_node must be 1 or more"),
+        ));
     }
     let price = match r.price {
         Some(p) => {
             non_empty("source", "device", &id, &p.source)?;
-            for (f, v) in [("per_hour_usd", p.per_hour_usd), ("purchase_usd", p.purchase_usd)] {
+            for (f, v) in [
+                ("per_hour_usd", p.per_hour_usd),
+                ("purchase_usd", p.purchase_usd),
+            ] {
                 if let Some(v) = v
                     && !(v.is_finite() && v > 0.0)
                 {
-                    return Err((f.into(), format!("device `{id}`: price {f} must be greater than zero, got {v}")));
+                    return Err((
+                        f.into(),
+                        format!("device `{id}`: price {f} must be greater than zero, got {v}"),
+                    ));
                 }
             }
             Some(Price {
@@ -561,14 +680,23 @@ fn convert_model(r: RawModel, origin: &str) -> Result<ModelEntry, ConvertError> 
         if v.is_finite() && v > 0.0 {
             Ok(v)
         } else {
-            Err((field.to_string(), format!("model `{id}`: {field} must be greater than zero, got {v}")))
+            Err((
+                field.to_string(),
+                format!("model `{id}`: {field} must be greater than zero, got {v}"),
+            ))
         }
     };
     let need = |field: &str, v: Option<u32>| -> Result<u32, ConvertError> {
         match v {
             Some(x) if x > 0 => Ok(x),
-            Some(_) => Err((field.to_string(), format!("model `{id}`: {field} must be greater than zero"))),
-            None => Err(("kind".to_string(), format!("model `{id}`: a {} needs `{field}`", kind.name()))),
+            Some(_) => Err((
+                field.to_string(),
+                format!("model `{id}`: {field} must be greater than zero"),
+            )),
+            None => Err((
+                "kind".to_string(),
+                format!("model `{id}`: a {} needs `{field}`", kind.name()),
+            )),
         }
     };
     let params = pos("params", r.params)?;
@@ -576,18 +704,38 @@ fn convert_model(r: RawModel, origin: &str) -> Result<ModelEntry, ConvertError> 
         let moe = if kind == ModelKind::MoeDecoder {
             let experts = need("experts", r.experts)?;
             let top_k = need("top_k", r.top_k)?;
-            let active = r.active_params.ok_or_else(|| ("kind".to_string(), format!("model `{id}`: an moe-decoder needs `active_params`")))?;
+            let active = r.active_params.ok_or_else(|| {
+                (
+                    "kind".to_string(),
+                    format!("model `{id}`: an moe-decoder needs `active_params`"),
+                )
+            })?;
             let active = pos("active_params", active)?;
             if top_k >= experts || active >= params {
-                return Err(("top_k".into(), format!("model `{id}`: need top_k < experts and active_params < params")));
+                return Err((
+                    "top_k".into(),
+                    format!("model `{id}`: need top_k < experts and active_params < params"),
+                ));
             }
-            Some(Moe { experts, top_k, active_params: active })
+            Some(Moe {
+                experts,
+                top_k,
+                active_params: active,
+            })
         } else {
             None
         };
         let mla = match (r.kv_latent, r.rope_dim) {
-            (Some(l), rope) => Some(Mla { kv_latent: need("kv_latent", Some(l))?, rope_dim: rope.unwrap_or(0) }),
-            (None, Some(_)) => return Err(("rope_dim".into(), format!("model `{id}`: rope_dim goes with kv_latent (MLA)"))),
+            (Some(l), rope) => Some(Mla {
+                kv_latent: need("kv_latent", Some(l))?,
+                rope_dim: rope.unwrap_or(0),
+            }),
+            (None, Some(_)) => {
+                return Err((
+                    "rope_dim".into(),
+                    format!("model `{id}`: rope_dim goes with kv_latent (MLA)"),
+                ));
+            }
             (None, None) => None,
         };
         let heads = need("heads", r.heads)?;
@@ -605,18 +753,33 @@ fn convert_model(r: RawModel, origin: &str) -> Result<ModelEntry, ConvertError> 
             mla,
         })
     } else {
-        let f = r.flops_per_sample.ok_or_else(|| ("kind".to_string(), format!("model `{id}`: a {} needs `flops_per_sample`", kind.name())))?;
+        let f = r.flops_per_sample.ok_or_else(|| {
+            (
+                "kind".to_string(),
+                format!("model `{id}`: a {} needs `flops_per_sample`", kind.name()),
+            )
+        })?;
         let act = r.activation_elements_per_sample.unwrap_or(0.0);
         if !(act.is_finite() && act >= 0.0) {
-            return Err(("activation_elements_per_sample".into(), format!("model `{id}`: activation_elements_per_sample must be zero or more")));
+            return Err((
+                "activation_elements_per_sample".into(),
+                format!("model `{id}`: activation_elements_per_sample must be zero or more"),
+            ));
         }
         Arch::SinglePass(SinglePass {
             flops_per_sample: pos("flops_per_sample", f)?,
             activation_elements_per_sample: act,
         })
     };
-    let model = Model { id: id.clone(), name: r.name, kind, params, arch };
-    crate::solver::roofline::validate_model(&model).map_err(|e| ("params".to_string(), format!("model `{id}`: {e}")))?;
+    let model = Model {
+        id: id.clone(),
+        name: r.name,
+        kind,
+        params,
+        arch,
+    };
+    crate::solver::roofline::validate_model(&model)
+        .map_err(|e| ("params".to_string(), format!("model `{id}`: {e}")))?;
     Ok(ModelEntry {
         model,
         aliases: r.aliases.iter().map(|a| a.to_ascii_lowercase()).collect(),
@@ -638,11 +801,17 @@ fn convert_region(r: RawRegion, origin: &str) -> Result<Region, ConvertError> {
         ("electricity_usd_per_kwh", r.electricity_usd_per_kwh),
     ] {
         if !(v.is_finite() && v >= 0.0) {
-            return Err((f.into(), format!("region `{}`: {f} must be zero or more, got {v}", r.id)));
+            return Err((
+                f.into(),
+                format!("region `{}`: {f} must be zero or more, got {v}", r.id),
+            ));
         }
     }
     if !(r.pue.is_finite() && r.pue >= 1.0) {
-        return Err(("pue".into(), format!("region `{}`: pue must be 1 or more, got {}", r.id, r.pue)));
+        return Err((
+            "pue".into(),
+            format!("region `{}`: pue must be 1 or more, got {}", r.id, r.pue),
+        ));
     }
     Ok(Region {
         id: r.id,

@@ -76,9 +76,7 @@ impl Decoder {
         let l = self.layers as f64;
         match self.mla {
             Some(m) => l * (m.kv_latent as f64 + m.rope_dim as f64) * kv_bytes_per_element,
-            None => {
-                2.0 * l * self.kv_heads as f64 * self.head_dim as f64 * kv_bytes_per_element
-            }
+            None => 2.0 * l * self.kv_heads as f64 * self.head_dim as f64 * kv_bytes_per_element,
         }
     }
 
@@ -99,10 +97,9 @@ impl Decoder {
     fn attention_dims(&self, phase: Phase) -> (f64, f64) {
         let dh = self.head_dim as f64;
         match (self.mla, phase) {
-            (Some(m), Phase::Decode) => (
-                m.kv_latent as f64 + m.rope_dim as f64,
-                m.kv_latent as f64,
-            ),
+            (Some(m), Phase::Decode) => {
+                (m.kv_latent as f64 + m.rope_dim as f64, m.kv_latent as f64)
+            }
             (Some(m), Phase::Prefill) => (dh + m.rope_dim as f64, dh),
             (None, _) => (dh, dh),
         }
@@ -245,8 +242,7 @@ pub fn per_sequence_footprint(model: &Model, wl: &Workload) -> Footprint {
                 Phase::Decode => wl.context + 1.0,
                 Phase::Prefill => wl.context,
             };
-            let kv = cached * d.kv_bytes_per_token(wl.kv.bytes())
-                / (d.kv_shards(wl.tp) as f64 * p);
+            let kv = cached * d.kv_bytes_per_token(wl.kv.bytes()) / (d.kv_shards(wl.tp) as f64 * p);
             // One layer's live activations at a time, plus fp32 logits of the
             // last position (split across ranks).
             let workspace = tokens_in_flight * d.live_activation_bytes_per_token(t, b_a)

@@ -21,7 +21,11 @@ pub fn max_batch(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions) -
         return u64::MAX;
     }
     let b = (free / per_seq).floor();
-    if b >= u64::MAX as f64 { u64::MAX } else { b as u64 }
+    if b >= u64::MAX as f64 {
+        u64::MAX
+    } else {
+        b as u64
+    }
 }
 
 /// The usable capacity needed to hold `wl` with batch scaled by `factor`,
@@ -37,7 +41,13 @@ pub fn capacity_for_batch(model: &Model, wl: &Workload, a: &Assumptions, factor:
 /// The fewest pipeline stages that let the workload fit with tensor
 /// parallelism `tp`, if any up to 4096 do. Per device, footprint(tp, pp) =
 /// (weights + KV)(tp) / pp + workspace(tp), so pp = ceil(A / (usable - ws)).
-pub fn fewest_stages(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions, tp: u32) -> Option<u32> {
+pub fn fewest_stages(
+    hw: &Hardware,
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+    tp: u32,
+) -> Option<u32> {
     let usable = hw.memory_bytes * a.usable_memory;
     let f = cost::footprint(model, &Workload { tp, pp: 1, ..*wl });
     let room = usable - f.workspace;
@@ -70,7 +80,12 @@ pub fn max_tp(hw: &Hardware, model: &Model) -> u32 {
 /// scale-up domain (powers of two up to [`max_tp`]); pipeline stages extend
 /// beyond it. Ties go to the larger tp, which shortens a step. None if
 /// nothing up to 4096 stages fits.
-pub fn min_devices(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions) -> Option<Parallelism> {
+pub fn min_devices(
+    hw: &Hardware,
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+) -> Option<Parallelism> {
     let mut best: Option<Parallelism> = None;
     let mut tp = 1u32;
     while tp <= max_tp(hw, model) {

@@ -261,7 +261,10 @@ pub fn validate_model(model: &Model) -> Result<()> {
         }
         Arch::SinglePass(s) => {
             error::positive("FLOPs per sample", s.flops_per_sample)?;
-            error::non_negative("activation elements per sample", s.activation_elements_per_sample)?;
+            error::non_negative(
+                "activation elements per sample",
+                s.activation_elements_per_sample,
+            )?;
         }
     }
     Ok(())
@@ -318,7 +321,12 @@ pub fn validate_assumptions(a: &Assumptions) -> Result<()> {
 }
 
 /// Check everything, then evaluate. The one entry point callers need.
-pub fn evaluate(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions) -> Result<Evaluation> {
+pub fn evaluate(
+    hw: &Hardware,
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+) -> Result<Evaluation> {
     validate_hardware(hw)?;
     validate_model(model)?;
     validate_workload(wl)?;
@@ -371,9 +379,10 @@ pub fn evaluate_unchecked(
     a: &Assumptions,
 ) -> Result<Evaluation> {
     let c = cost::step_cost(model, wl);
-    let (compute_precision, peak) = hw.peaks.resolve(wl.activations).ok_or_else(|| {
-        SolverError::Unsupported(format!("{} has no peak FLOP/s", hw.id))
-    })?;
+    let (compute_precision, peak) = hw
+        .peaks
+        .resolve(wl.activations)
+        .ok_or_else(|| SolverError::Unsupported(format!("{} has no peak FLOP/s", hw.id)))?;
     // StepCost is per rank already.
     let compute_s = c.flops / (peak * a.compute_efficiency);
     let memory_s = c.bytes() / (hw.memory_bandwidth * a.memory_efficiency);
@@ -465,7 +474,11 @@ pub fn evaluate_unchecked(
         latency_s,
         tokens_per_s: c.tokens / latency_s,
         bottleneck,
-        arithmetic_intensity: if bytes > 0.0 { c.flops / bytes } else { f64::INFINITY },
+        arithmetic_intensity: if bytes > 0.0 {
+            c.flops / bytes
+        } else {
+            f64::INFINITY
+        },
         ridge_point: peak / hw.memory_bandwidth,
         effective_ridge_point: peak * a.compute_efficiency
             / (hw.memory_bandwidth * a.memory_efficiency),

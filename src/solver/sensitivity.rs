@@ -138,7 +138,14 @@ fn scaled(
     (hw, wl, a)
 }
 
-fn latency(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions, p: Param, k: f64) -> Result<f64> {
+fn latency(
+    hw: &Hardware,
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+    p: Param,
+    k: f64,
+) -> Result<f64> {
     let (hw, wl, a) = scaled(hw, wl, a, p, k);
     Ok(roofline::evaluate_unchecked(&hw, model, &wl, &a)?.latency_s)
 }

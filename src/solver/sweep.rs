@@ -62,7 +62,12 @@ pub fn batch_sweep(
 /// The batch where compute time equals memory time, by bisection on a
 /// continuous batch (compute grows faster with batch than memory does, so
 /// the difference changes sign at most once for the models here).
-pub fn crossover_batch(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions) -> Result<Option<f64>> {
+pub fn crossover_batch(
+    hw: &Hardware,
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+) -> Result<Option<f64>> {
     let gap = |b: f64| -> Result<f64> {
         let w = Workload { batch: b, ..*wl };
         let e = roofline::evaluate_unchecked(hw, model, &w, a)?;

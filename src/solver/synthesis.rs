@@ -97,7 +97,11 @@ pub fn synthesize(
     let t = wl.tp as f64;
     // Fixed costs that no bandwidth can buy down.
     let fixed_link = if is_decoder {
-        let ar = if wl.tp > 1 { c.allreduces * 2.0 * (t - 1.0) } else { 0.0 };
+        let ar = if wl.tp > 1 {
+            c.allreduces * 2.0 * (t - 1.0)
+        } else {
+            0.0
+        };
         (ar + c.handoffs) * a.link_latency_s
     } else {
         0.0
@@ -181,7 +185,8 @@ pub enum RankBy {
 
 /// Every device and layout in `devices` that fits and meets `target`: for
 /// each device, tensor parallelism in powers of two up to its scale-up
-/// domain, each with the fewest pipeline stages that fit.
+/// domain, each with the fewest pipeline stages that fit; of the layouts
+/// with the same device count, the fastest.
 pub fn rank(
     devices: &[Hardware],
     model: &Model,
@@ -200,9 +205,18 @@ pub fn rank(
             continue;
         }
         let mut tp = 1;
+        let first = out.len();
         while tp <= fit::max_tp(hw, model) {
             if let Some(m) = layout_match(i, hw, model, wl, a, target, tp) {
-                out.push(m);
+                // One layout per device count: the fastest.
+                match out[first..]
+                    .iter_mut()
+                    .find(|x: &&mut Match| x.devices() == m.devices())
+                {
+                    Some(x) if x.latency_s > m.latency_s => *x = m,
+                    Some(_) => {}
+                    None => out.push(m),
+                }
             }
             tp *= 2;
         }

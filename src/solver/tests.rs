@@ -125,7 +125,10 @@ fn llama70_decode_bytes_and_flops_by_hand() {
 
 #[test]
 fn llama70_decode_on_ideal_a100_takes_69_ms_memory_bound() {
-    let wl = Workload { tp: 2, ..Workload::default() };
+    let wl = Workload {
+        tp: 2,
+        ..Workload::default()
+    };
     let e = evaluate(&a100(), &llama70(), &wl, &Assumptions::ideal()).unwrap();
     // Per rank: (138,998,653,696 + 1,342,177,280) / 2 + 19,660,800 (8d is not
     // split; with t = 2: 80 * (65,536 + 28,672) * 2 = 15,073,280) ...
@@ -144,7 +147,13 @@ fn llama70_decode_on_ideal_a100_takes_69_ms_memory_bound() {
 
 #[test]
 fn llama70_in_bf16_does_not_fit_one_a100_and_needs_two() {
-    let e = evaluate(&a100(), &llama70(), &Workload::default(), &Assumptions::default()).unwrap();
+    let e = evaluate(
+        &a100(),
+        &llama70(),
+        &Workload::default(),
+        &Assumptions::default(),
+    )
+    .unwrap();
     // 70.55e9 * 2 = 141.1 GB of weights > 80 GB * 0.9 = 72 GB usable.
     assert!(!e.memory.fits);
     assert_eq!(e.memory.footprint.weights, 141.1e9);
@@ -154,7 +163,16 @@ fn llama70_in_bf16_does_not_fit_one_a100_and_needs_two() {
     // + workspace (4 * 8192 + 2 * 28672 / 2) * 2 + 128,256 * 4 / 2 = 379,392 B
     // = 71,221,631,872 B <= 72e9.
     assert_eq!(e.min_devices, Some(Parallelism { tp: 2, pp: 1 }));
-    let two = evaluate(&a100(), &llama70(), &Workload { tp: 2, ..Workload::default() }, &Assumptions::default()).unwrap();
+    let two = evaluate(
+        &a100(),
+        &llama70(),
+        &Workload {
+            tp: 2,
+            ..Workload::default()
+        },
+        &Assumptions::default(),
+    )
+    .unwrap();
     assert_eq!(two.memory.footprint.total(), 71_221_631_872.0);
     assert!(two.memory.fits);
     // Free 72e9 - 70.55e9 = 1.45e9 B over 671,631,872 B per sequence: 2 sequences.
@@ -168,7 +186,10 @@ fn llama8_batch1_decode_matches_a_published_a100_measurement() {
     // efficiencies (memory 0.7, overhead 10 us) at S = 256:
     // bytes ~ 15,009,326,848 weights + 33.6 MB KV + 3.1 MB act ~ 15.05 GB
     // / (2.039e12 * 0.7) = 10.54 ms -> 94.8 tok/s: within 2 %.
-    let wl = Workload { context: 256.0, ..Workload::default() };
+    let wl = Workload {
+        context: 256.0,
+        ..Workload::default()
+    };
     let e = evaluate(&a100(), &llama8(), &wl, &Assumptions::default()).unwrap();
     assert!(rel(e.tokens_per_s, 94.25) < 0.02, "{}", e.tokens_per_s);
 }
@@ -178,35 +199,62 @@ fn moe_at_batch_one_streams_only_the_active_experts() {
     // With B = 1 and top-2 of 8, 8 * (1 - (6/8)^1) = 2 experts per layer:
     // exactly the active parameters, less the gathered embedding
     // (12.9e9 - 32000 * 4096 = 12,768,928,000 params).
-    let Arch::Decoder(d) = mixtral().arch else { unreachable!() };
+    let Arch::Decoder(d) = mixtral().arch else {
+        unreachable!()
+    };
     assert!(rel(d.streamed_params(46.7e9, 1.0), 12_768_928_000.0) < 1e-12);
     // A huge batch touches all 8: the total less the embedding.
     assert!(rel(d.streamed_params(46.7e9, 1e6), 46.7e9 - 131_072_000.0) < 1e-12);
     // FLOPs follow the active parameters: 2 * 12,768,928,000 + attention.
-    let c = step_cost(&mixtral(), &Workload { context: 0.0, ..Workload::default() });
+    let c = step_cost(
+        &mixtral(),
+        &Workload {
+            context: 0.0,
+            ..Workload::default()
+        },
+    );
     assert_eq!(c.flops, 2.0 * 12_768_928_000.0);
 }
 
 #[test]
 fn kv_cache_uses_kv_heads_and_mla_latents() {
     // Llama-3.1-8B: 2 * 32 * 8 * 128 * 2 = 131,072 B per token (GQA, not 32 heads).
-    let Arch::Decoder(d) = llama8().arch else { unreachable!() };
+    let Arch::Decoder(d) = llama8().arch else {
+        unreachable!()
+    };
     assert_eq!(d.kv_bytes_per_token(2.0), 131_072.0);
     // DeepSeek-V3 MLA: 61 layers * (512 + 64) * 2 B = 70,272 B per token.
     let mut ds = decoder(61, 7168, 128, 128, 2048, 129280);
-    ds.mla = Some(Mla { kv_latent: 512, rope_dim: 64 });
+    ds.mla = Some(Mla {
+        kv_latent: 512,
+        rope_dim: 64,
+    });
     assert_eq!(ds.kv_bytes_per_token(2.0), 70_272.0);
-    assert_eq!(ds.kv_shards(8), 1, "an MLA latent is replicated across TP ranks");
+    assert_eq!(
+        ds.kv_shards(8),
+        1,
+        "an MLA latent is replicated across TP ranks"
+    );
 }
 
 #[test]
 fn kv_heads_replicate_beyond_tp() {
     // 8 KV heads over TP 16: each rank keeps one head, so KV per rank is KV / 8.
-    let wl = Workload { tp: 16, ..Workload::default() };
+    let wl = Workload {
+        tp: 16,
+        ..Workload::default()
+    };
     let e = evaluate(&a100(), &llama70(), &wl, &Assumptions::default()).unwrap();
     assert_eq!(e.cost.kv_bytes, 1_342_177_280.0 / 8.0);
-    assert!(e.notes.contains(&Note::KvReplicated { kv_heads: 8, tp: 16 }));
-    assert!(e.notes.iter().any(|n| matches!(n, Note::TpBeyondNode { .. })));
+    assert!(e.notes.contains(&Note::KvReplicated {
+        kv_heads: 8,
+        tp: 16
+    }));
+    assert!(
+        e.notes
+            .iter()
+            .any(|n| matches!(n, Note::TpBeyondNode { .. }))
+    );
 }
 
 #[test]
@@ -230,7 +278,10 @@ fn prefill_is_compute_bound_with_causal_attention() {
 fn single_pass_cnn() {
     // ResNet-50, batch 32: 32 * 8.2e9 = 262.4 GFLOP; bytes 25.6e6 * 2
     // + 2 * 32 * 10e6 * 2 = 51.2 MB + 1.28 GB = 1,331,200,000 B.
-    let wl = Workload { batch: 32.0, ..Workload::default() };
+    let wl = Workload {
+        batch: 32.0,
+        ..Workload::default()
+    };
     let e = evaluate(&a100(), &resnet(), &wl, &Assumptions::ideal()).unwrap();
     assert_eq!(e.cost.flops, 262.4e9);
     assert_eq!(e.cost.bytes(), 1_331_200_000.0);
@@ -259,7 +310,14 @@ fn precision_falls_back_and_says_so() {
 
 #[test]
 fn sensitivity_of_memory_bound_decode() {
-    let s = sensitivity(&a100(), &llama8(), &Workload::default(), &Assumptions::default(), 0.1).unwrap();
+    let s = sensitivity(
+        &a100(),
+        &llama8(),
+        &Workload::default(),
+        &Assumptions::default(),
+        0.1,
+    )
+    .unwrap();
     let bw = s.row(Param::MemoryBandwidth).unwrap();
     let fl = s.row(Param::PeakFlops).unwrap();
     // e_bw = -t_memory / T = -(T - tau) / T (tau = 10 us on ~11 ms): about -0.999.
@@ -285,11 +343,17 @@ fn elasticity_is_stable_at_the_kink() {
     let c = step_cost(&model, &wl);
     let mut hw = a100();
     hw.peaks = Peaks::default();
-    hw.peaks.set(Precision::Bf16, Some(c.flops * hw.memory_bandwidth / c.bytes()));
+    hw.peaks.set(
+        Precision::Bf16,
+        Some(c.flops * hw.memory_bandwidth / c.bytes()),
+    );
     let s = sensitivity(&hw, &model, &wl, &Assumptions::ideal(), 0.1).unwrap();
     let bw = s.row(Param::MemoryBandwidth).unwrap().elasticity;
     let fl = s.row(Param::PeakFlops).unwrap().elasticity;
-    assert!((bw + 0.5).abs() < 1e-3 && (fl + 0.5).abs() < 1e-3, "{bw} {fl}");
+    assert!(
+        (bw + 0.5).abs() < 1e-3 && (fl + 0.5).abs() < 1e-3,
+        "{bw} {fl}"
+    );
 }
 
 #[test]
@@ -300,7 +364,10 @@ fn synthesis_asks_for_about_2_8_tb_s_for_llama70_at_50ms() {
         &llama70(),
         &Workload::default(),
         &Assumptions::ideal(),
-        &Target { latency_s: 0.05, min_tokens_per_s: None },
+        &Target {
+            latency_s: 0.05,
+            min_tokens_per_s: None,
+        },
         0.1,
     )
     .unwrap();
@@ -312,8 +379,21 @@ fn synthesis_asks_for_about_2_8_tb_s_for_llama70_at_50ms() {
 
 #[test]
 fn synthesis_infeasible_when_overhead_exceeds_target() {
-    let a = Assumptions { overhead_s: 0.1, ..Assumptions::default() };
-    let r = synthesize(&llama8(), &Workload::default(), &a, &Target { latency_s: 0.05, min_tokens_per_s: None }, 0.1).unwrap();
+    let a = Assumptions {
+        overhead_s: 0.1,
+        ..Assumptions::default()
+    };
+    let r = synthesize(
+        &llama8(),
+        &Workload::default(),
+        &a,
+        &Target {
+            latency_s: 0.05,
+            min_tokens_per_s: None,
+        },
+        0.1,
+    )
+    .unwrap();
     assert!(!r.feasible);
     assert!(r.reason.unwrap().contains("overhead"));
 }
@@ -322,8 +402,18 @@ fn synthesis_infeasible_when_overhead_exceeds_target() {
 fn ranking_finds_two_a100s_for_llama70_at_50ms() {
     // One A100 cannot hold 141 GB; two at 34 ms per token meet 50 ms.
     let devices = vec![a100()];
-    let m = rank(&devices, &llama70(), &Workload::default(), &Assumptions::default(),
-        &Target { latency_s: 0.05, min_tokens_per_s: None }, RankBy::Cost).unwrap();
+    let m = rank(
+        &devices,
+        &llama70(),
+        &Workload::default(),
+        &Assumptions::default(),
+        &Target {
+            latency_s: 0.05,
+            min_tokens_per_s: None,
+        },
+        RankBy::Cost,
+    )
+    .unwrap();
     assert!(!m.is_empty());
     assert_eq!(m[0].layout, Parallelism { tp: 2, pp: 1 });
     assert_eq!(m[0].cost_per_hour_usd, Some(4.0));
@@ -332,50 +422,106 @@ fn ranking_finds_two_a100s_for_llama70_at_50ms() {
 
 #[test]
 fn batch_sweep_and_crossover() {
-    assert_eq!(powers_of_two(1, 512), vec![1, 2, 4, 8, 16, 32, 64, 128, 256, 512]);
+    assert_eq!(
+        powers_of_two(1, 512),
+        vec![1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+    );
     assert_eq!(powers_of_two(3, 20), vec![3, 4, 8, 16, 20]);
     // At S = 4096 each sequence's KV read (537 MB) costs more memory time
     // than its math (17 GFLOP) costs compute time: decode never turns
     // compute-bound, so there is no crossover.
     let long = Workload::default();
-    assert_eq!(sweep::crossover_batch(&a100(), &llama8(), &long, &Assumptions::ideal()).unwrap(), None);
+    assert_eq!(
+        sweep::crossover_batch(&a100(), &llama8(), &long, &Assumptions::ideal()).unwrap(),
+        None
+    );
     // At S = 256: t_c = B * 15.1e9 / 312e12, t_m = (15.0e9 + B * 34.6e6) / 2.039e12,
     // equal near B = 7.36e-3 / (4.84e-5 - 1.70e-5) ~ 234.
-    let wl = Workload { context: 256.0, ..Workload::default() };
-    let s = batch_sweep(&a100(), &llama8(), &wl, &Assumptions::ideal(), &powers_of_two(1, 1024)).unwrap();
+    let wl = Workload {
+        context: 256.0,
+        ..Workload::default()
+    };
+    let s = batch_sweep(
+        &a100(),
+        &llama8(),
+        &wl,
+        &Assumptions::ideal(),
+        &powers_of_two(1, 1024),
+    )
+    .unwrap();
     assert_eq!(s.points.len(), 11);
     let x = s.crossover_batch.unwrap();
     assert!((200.0..270.0).contains(&x), "{x}");
     // At the crossover, compute time equals memory time.
-    let e = evaluate(&a100(), &llama8(), &Workload { batch: x, ..wl }, &Assumptions::ideal()).unwrap();
+    let e = evaluate(
+        &a100(),
+        &llama8(),
+        &Workload { batch: x, ..wl },
+        &Assumptions::ideal(),
+    )
+    .unwrap();
     assert!(rel(e.compute_s, e.memory_s) < 1e-6);
     // Throughput only grows with batch here.
-    assert!(s.points.windows(2).all(|w| w[1].tokens_per_s >= w[0].tokens_per_s));
+    assert!(
+        s.points
+            .windows(2)
+            .all(|w| w[1].tokens_per_s >= w[0].tokens_per_s)
+    );
 }
 
 #[test]
 fn invalid_inputs_are_typed_errors() {
     let bad = [
-        Workload { batch: 0.0, ..Workload::default() },
-        Workload { batch: -1.0, ..Workload::default() },
-        Workload { batch: f64::NAN, ..Workload::default() },
-        Workload { context: f64::INFINITY, ..Workload::default() },
-        Workload { tp: 0, ..Workload::default() },
+        Workload {
+            batch: 0.0,
+            ..Workload::default()
+        },
+        Workload {
+            batch: -1.0,
+            ..Workload::default()
+        },
+        Workload {
+            batch: f64::NAN,
+            ..Workload::default()
+        },
+        Workload {
+            context: f64::INFINITY,
+            ..Workload::default()
+        },
+        Workload {
+            tp: 0,
+            ..Workload::default()
+        },
     ];
     for wl in bad {
         assert!(evaluate(&a100(), &llama8(), &wl, &Assumptions::default()).is_err());
     }
     let mut hw = a100();
     hw.memory_bandwidth = 0.0;
-    let e = evaluate(&hw, &llama8(), &Workload::default(), &Assumptions::default()).unwrap_err();
+    let e = evaluate(
+        &hw,
+        &llama8(),
+        &Workload::default(),
+        &Assumptions::default(),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("memory bandwidth"));
-    let a = Assumptions { compute_efficiency: 1.5, ..Assumptions::default() };
+    let a = Assumptions {
+        compute_efficiency: 1.5,
+        ..Assumptions::default()
+    };
     assert!(evaluate(&a100(), &llama8(), &Workload::default(), &a).is_err());
 }
 
 #[test]
 fn explanation_names_the_bottleneck() {
-    let e = evaluate(&a100(), &llama8(), &Workload::default(), &Assumptions::default()).unwrap();
+    let e = evaluate(
+        &a100(),
+        &llama8(),
+        &Workload::default(),
+        &Assumptions::default(),
+    )
+    .unwrap();
     let s = e.explanation();
     assert!(s.contains("memory-bound"), "{s}");
     assert!(s.contains("GB"), "{s}");
@@ -383,7 +529,10 @@ fn explanation_names_the_bottleneck() {
 
 #[test]
 fn footprint_splits_over_pipeline_stages() {
-    let wl = Workload { pp: 4, ..Workload::default() };
+    let wl = Workload {
+        pp: 4,
+        ..Workload::default()
+    };
     let f = cost::footprint(&llama70(), &wl);
     assert_eq!(f.weights, 141.1e9 / 4.0);
 }
@@ -401,18 +550,25 @@ fn arb_hw() -> impl Strategy<Value = Hardware> {
 }
 
 fn arb_wl() -> impl Strategy<Value = Workload> {
-    (1u32..512, 0u32..65536, 0u32..4, 1u32..4, any::<bool>()).prop_map(|(b, s, tp, pp, pre)| Workload {
-        phase: if pre { Phase::Prefill } else { Phase::Decode },
-        batch: b as f64,
-        context: if pre { (s + 1) as f64 } else { s as f64 },
-        tp: 1 << tp,
-        pp,
-        ..Workload::default()
+    (1u32..512, 0u32..65536, 0u32..4, 1u32..4, any::<bool>()).prop_map(|(b, s, tp, pp, pre)| {
+        Workload {
+            phase: if pre { Phase::Prefill } else { Phase::Decode },
+            batch: b as f64,
+            context: if pre { (s + 1) as f64 } else { s as f64 },
+            tp: 1 << tp,
+            pp,
+            ..Workload::default()
+        }
     })
 }
 
 fn arb_model() -> impl Strategy<Value = Model> {
-    prop_oneof![Just(llama8()), Just(llama70()), Just(mixtral()), Just(resnet())]
+    prop_oneof![
+        Just(llama8()),
+        Just(llama70()),
+        Just(mixtral()),
+        Just(resnet())
+    ]
 }
 
 proptest! {

@@ -146,6 +146,10 @@ pub fn parse(input: &str, kind: Kind) -> Result<f64, UnitError> {
     if !number.is_finite() {
         return Err(err(input, kind, "the number is not finite"));
     }
+    // Zero needs no unit ("--overhead 0").
+    if number == 0.0 && unit.is_empty() {
+        return Ok(0.0);
+    }
     let scale = unit_scale(unit, kind).ok_or_else(|| {
         err(
             input,
@@ -297,8 +301,12 @@ pub fn format_power(x: f64) -> String {
     with_prefix(x, "W")
 }
 
-/// "8k", "1.5M", "512".
+/// "8k", "1.5M", "512", "4096" (a whole number below 100k that is not a
+/// round thousand prints in full).
 pub fn format_count(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e5 && x % 1000.0 != 0.0 {
+        return format!("{x:.0}");
+    }
     with_prefix(x, "").trim_end().replace(' ', "")
 }
 
@@ -371,12 +379,16 @@ mod tests {
         assert!(parse("", Kind::Time).is_err());
         assert!(parse("fast", Kind::Time).is_err());
         assert!(parse("50", Kind::Time).is_err(), "a time needs a unit");
+        assert_eq!(parse("0", Kind::Time).unwrap(), 0.0, "zero does not");
         assert!(parse("3 furlongs", Kind::Bandwidth).is_err());
         assert!(parse("NaN", Kind::Count).is_err());
         assert!(parse("inf", Kind::Count).is_err());
         assert!(parse("1e400", Kind::Count).is_err());
         let e = parse("3 TB", Kind::Bandwidth).unwrap_err();
-        assert!(e.to_string().contains("TB/s"), "the message shows a valid form: {e}");
+        assert!(
+            e.to_string().contains("TB/s"),
+            "the message shows a valid form: {e}"
+        );
     }
 
     #[test]
@@ -388,6 +400,8 @@ mod tests {
         assert_eq!(format_time(10e-6), "10 us");
         assert_eq!(format_count(8000.0), "8k");
         assert_eq!(format_count(512.0), "512");
+        assert_eq!(format_count(4096.0), "4096");
+        assert_eq!(format_count(131072.0), "131k");
         // 999.96 GB rounds up to the next prefix rather than printing "1000 GB".
         assert_eq!(format_bytes(999.96e9), "1 TB");
     }

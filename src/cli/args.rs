@@ -1,0 +1,350 @@
+//! Command-line flags. Every quantity flag takes units ("8k", "50ms", "70%")
+//! and is checked when parsed, so a bad value exits with code 2 and a
+//! message that names the flag and shows a valid form.
+
+use crate::solver::units::{self, Kind};
+use crate::solver::{Phase, Precision};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "ridgeline",
+    version,
+    about = "A terminal workbench for roofline analysis of machine-learning workloads",
+    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, sens, synth, compare, sweep, zoo, catalog."
+)]
+pub struct Cli {
+    /// A catalog directory (hardware/*.toml, models/*.toml, regions.toml) to lay over the built-in one.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub catalog: Option<PathBuf>,
+    /// Draw with plain ASCII (no Braille or box drawing).
+    #[arg(long)]
+    pub ascii: bool,
+    /// Theme name for the workbench (dark, light, high-contrast, mono, or a user theme).
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Evaluate one workload on one device: latency, bottleneck, memory fit.
+    Eval(EvalArgs),
+    /// Sensitivity: elasticity of latency to each parameter, the binding constraint, headroom.
+    Sens(SensArgs),
+    /// Inverse roofline: the least hardware that meets a latency target, and the catalog devices that do.
+    Synth(SynthArgs),
+    /// One workload on several devices side by side.
+    Compare(CompareArgs),
+    /// Sweep the batch size: throughput, latency, bottleneck and the crossover batch.
+    Sweep(SweepArgs),
+    /// List the catalog with its figures.
+    Zoo(ZooArgs),
+    /// Check catalog files.
+    Catalog(CatalogArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+    Csv,
+    Markdown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PhaseArg {
+    Decode,
+    Prefill,
+}
+
+impl From<PhaseArg> for Phase {
+    fn from(p: PhaseArg) -> Phase {
+        match p {
+            PhaseArg::Decode => Phase::Decode,
+            PhaseArg::Prefill => Phase::Prefill,
+        }
+    }
+}
+
+fn quantity(s: &str, kind: Kind) -> Result<f64, String> {
+    units::parse(s, kind).map_err(|e| e.to_string())
+}
+
+fn positive(s: &str, kind: Kind) -> Result<f64, String> {
+    let v = quantity(s, kind)?;
+    if v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("{s:?} must be greater than zero"))
+    }
+}
+
+fn non_negative_time(s: &str) -> Result<f64, String> {
+    let v = quantity(s, Kind::Time)?;
+    if v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("{s:?} must be zero or more"))
+    }
+}
+
+fn positive_time(s: &str) -> Result<f64, String> {
+    positive(s, Kind::Time)
+}
+
+/// A whole count >= 1 ("8", "8k"), at most 1e9.
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    let v = quantity(s, Kind::Count)?;
+    if v < 1.0 || v.fract() != 0.0 {
+        return Err(format!("{s:?} must be a whole number, 1 or more"));
+    }
+    if v > 1e9 {
+        return Err(format!("{s:?} is larger than 1e9; is it a typo?"));
+    }
+    Ok(v as u64)
+}
+
+/// A context length: a whole count >= 0 ("8k", "0").
+fn parse_context(s: &str) -> Result<u64, String> {
+    let v = quantity(s, Kind::Count)?;
+    if v < 0.0 || v.fract() != 0.0 {
+        return Err(format!("{s:?} must be a whole number of tokens, 0 or more"));
+    }
+    if v > 1e9 {
+        return Err(format!("{s:?} is larger than 1e9 tokens; is it a typo?"));
+    }
+    Ok(v as u64)
+}
+
+fn parse_degree(s: &str) -> Result<u32, String> {
+    let v = parse_count(s)?;
+    if v > 65536 {
+        return Err(format!("{s:?}: at most 65536 devices"));
+    }
+    Ok(v as u32)
+}
+
+fn parse_fraction(s: &str) -> Result<f64, String> {
+    let v = quantity(s, Kind::Fraction)?;
+    if v > 0.0 && v <= 1.0 {
+        Ok(v)
+    } else {
+        Err(format!(
+            "{s:?} must be greater than 0 and at most 1 (or 100%)"
+        ))
+    }
+}
+
+fn parse_unit_interval(s: &str) -> Result<f64, String> {
+    let v = quantity(s, Kind::Fraction)?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{s:?} must be from 0 to 1"))
+    }
+}
+
+fn parse_precision(s: &str) -> Result<Precision, String> {
+    Precision::parse(s).ok_or_else(|| {
+        format!("unknown precision {s:?}; use one of fp32, tf32, bf16, fp16, fp8, int8, fp4, int4")
+    })
+}
+
+/// A batch, or for `sweep` a range of batches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchSpec {
+    One(u64),
+    /// LO..HI: powers of two between, both ends included.
+    Range(u64, u64),
+}
+
+/// "64", "1k", or a range "1..512" (also "1..=512").
+pub fn parse_batch(s: &str) -> Result<BatchSpec, String> {
+    match s.split_once("..") {
+        None => parse_count(s.trim()).map(BatchSpec::One),
+        Some((a, b)) => {
+            let lo = parse_count(a.trim())?;
+            let hi = parse_count(b.trim_start_matches('=').trim())?;
+            if hi < lo {
+                return Err(format!("{s:?}: a range goes from low to high, like 1..512"));
+            }
+            Ok(BatchSpec::Range(lo, hi))
+        }
+    }
+}
+
+fn parse_percent(s: &str) -> Result<f64, String> {
+    let v = quantity(s, Kind::Fraction)?;
+    if v > 0.0 && v <= 10.0 {
+        Ok(v)
+    } else {
+        Err(format!("{s:?} must be a positive step such as 10% or 0.1"))
+    }
+}
+
+/// The workload and the assumptions, shared by every evaluating subcommand.
+#[derive(Debug, Clone, Args)]
+pub struct WorkloadArgs {
+    /// Model id or alias (see `ridgeline zoo models`).
+    #[arg(long, short = 'm', default_value = "llama-3.1-8b")]
+    pub model: String,
+    /// decode (one token per sequence) or prefill (the prompt).
+    #[arg(long, value_enum, default_value = "decode")]
+    pub phase: PhaseArg,
+    /// Sequences (decode), prompts (prefill) or samples; "8", "1k" [default 1].
+    /// `sweep` takes a range "1..512" (powers of two between).
+    #[arg(long, short = 'b', value_parser = parse_batch, allow_hyphen_values = true)]
+    pub batch: Option<BatchSpec>,
+    /// Tokens in the KV cache (decode) or prompt length (prefill); "4096", "8k".
+    #[arg(long, short = 's', value_parser = parse_context, default_value = "4096", allow_hyphen_values = true)]
+    pub context: u64,
+    /// Precision of weights, activations and KV cache at once.
+    #[arg(long, short = 'p', value_parser = parse_precision)]
+    pub precision: Option<Precision>,
+    /// Precision of the weights (overrides --precision).
+    #[arg(long, value_parser = parse_precision)]
+    pub weights: Option<Precision>,
+    /// Precision of the activations, which the math runs at (overrides --precision).
+    #[arg(long, value_parser = parse_precision)]
+    pub activations: Option<Precision>,
+    /// Precision of the KV cache (overrides --precision).
+    #[arg(long, value_parser = parse_precision)]
+    pub kv: Option<Precision>,
+    /// Tensor-parallel degree.
+    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
+    pub tp: u32,
+    /// Pipeline-parallel degree.
+    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
+    pub pp: u32,
+    /// Fraction of peak FLOP/s reached [default 0.7].
+    #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
+    pub compute_eff: Option<f64>,
+    /// Fraction of peak memory bandwidth reached [default 0.7].
+    #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
+    pub memory_eff: Option<f64>,
+    /// Fraction of link bandwidth a collective reaches [default 0.8].
+    #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
+    pub link_eff: Option<f64>,
+    /// Fixed per-step overhead, e.g. "10us" [default 10us].
+    #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
+    pub overhead: Option<f64>,
+    /// Latency of one ring step of a collective [default 1us].
+    #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
+    pub link_latency: Option<f64>,
+    /// Fraction of memory a run may use [default 0.9].
+    #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
+    pub usable_memory: Option<f64>,
+    /// Overlap of compute and memory: T = max + (1 - w) min [default 1].
+    #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
+    pub overlap: Option<f64>,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Device id or alias (see `ridgeline zoo hardware`).
+    #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    pub hardware: String,
+    /// Exit with code 3 when the workload does not fit in memory.
+    #[arg(long)]
+    pub require_fit: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SensArgs {
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Device id or alias.
+    #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    pub hardware: String,
+    /// The finite step for the "change for +p%" column.
+    #[arg(long, value_parser = parse_percent, default_value = "10%", allow_hyphen_values = true)]
+    pub perturb: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RankArg {
+    Cost,
+    Latency,
+}
+
+#[derive(Debug, Args)]
+pub struct SynthArgs {
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// The latency to meet: inter-token (decode), time to first token (prefill); "50ms".
+    #[arg(long, value_parser = positive_time, allow_hyphen_values = true)]
+    pub target: f64,
+    /// Optional throughput floor, tokens (or samples) per second over the batch.
+    #[arg(long, value_parser = |s: &str| positive(s, Kind::Count), allow_hyphen_values = true)]
+    pub min_tokens_per_s: Option<f64>,
+    /// Devices to rank (comma-separated ids, or "all") [default all].
+    #[arg(long = "hardware", short = 'H', default_value = "all")]
+    pub hardware: String,
+    /// Order of the matches.
+    #[arg(long, value_enum, default_value = "cost")]
+    pub rank: RankArg,
+    /// Share of the time budget given to communication when TP/PP > 1.
+    #[arg(long, value_parser = parse_unit_interval, default_value = "0.1", allow_hyphen_values = true)]
+    pub comm_share: f64,
+    /// How many matches to show in a table (JSON lists all).
+    #[arg(long, default_value_t = 15)]
+    pub top: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Comma-separated device ids, or "all".
+    #[arg(long = "hardware", short = 'H', default_value = "a100,h100,h200")]
+    pub hardware: String,
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Comma-separated device ids, or "all".
+    #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    pub hardware: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ZooKind {
+    Hardware,
+    Models,
+    Regions,
+}
+
+#[derive(Debug, Args)]
+pub struct ZooArgs {
+    /// What to list.
+    #[arg(value_enum)]
+    pub kind: ZooKind,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct CatalogArgs {
+    #[command(subcommand)]
+    pub action: CatalogAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CatalogAction {
+    /// Load the built-in catalog and DIR (default: the user catalog) and report every problem.
+    Check {
+        /// A catalog directory (hardware/*.toml, models/*.toml, regions.toml).
+        dir: Option<PathBuf>,
+    },
+}

@@ -1,0 +1,340 @@
+//! The command line as a user runs it: the binary, its exit codes, its JSON.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn ridgeline(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ridgeline"))
+        .args(args)
+        // No user catalog from the machine running the tests.
+        .env("RIDGELINE_CONFIG_DIR", empty_dir())
+        .output()
+        .expect("run ridgeline")
+}
+
+fn empty_dir() -> PathBuf {
+    let d = std::env::temp_dir().join("ridgeline-test-empty-config");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = ridgeline(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn eval_70b_on_one_a100_says_it_needs_two_then_tp2_gives_a_latency() {
+    let out = ridgeline(&[
+        "eval",
+        "--model",
+        "llama-3.1-70b",
+        "--hardware",
+        "a100",
+        "--precision",
+        "bf16",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("DOES NOT FIT"), "{text}");
+    assert!(text.contains("needs 2 devices: try --tp 2"), "{text}");
+
+    let v = json(&[
+        "eval",
+        "--model",
+        "llama-3.1-70b",
+        "--hardware",
+        "a100",
+        "--precision",
+        "bf16",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["fits"], false);
+    assert_eq!(v["min_devices_to_fit"], 2);
+    assert_eq!(v["max_batch"], 0);
+    // 70.55e9 params * 2 bytes on one device.
+    assert_eq!(v["weights_bytes"], 141.1e9);
+
+    let v = json(&[
+        "eval",
+        "--model",
+        "llama-3.1-70b",
+        "--hardware",
+        "a100",
+        "--precision",
+        "bf16",
+        "--tp",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["fits"], true);
+    let l = v["latency_s"].as_f64().unwrap();
+    // Per rank ~70.2 GB at 2.039 TB/s * 0.7 = 49.2 ms, plus all-reduces and overhead.
+    assert!((0.045..0.055).contains(&l), "{l}");
+}
+
+#[test]
+fn eval_json_has_every_contract_key() {
+    let v = json(&["eval", "-m", "llama-3.1-8b", "-H", "h100", "-f", "json"]);
+    for k in [
+        "latency_s",
+        "compute_s",
+        "memory_s",
+        "comm_s",
+        "overhead_s",
+        "tokens_per_s",
+        "bottleneck",
+        "arithmetic_intensity",
+        "ridge_point",
+        "fits",
+        "memory_required_bytes",
+        "memory_capacity_bytes",
+        "min_devices_to_fit",
+        "max_batch",
+    ] {
+        assert!(v.get(k).is_some(), "missing {k}");
+    }
+    // T = max(compute, memory) + comm + overhead with overlap 1.
+    let t = v["compute_s"]
+        .as_f64()
+        .unwrap()
+        .max(v["memory_s"].as_f64().unwrap())
+        + v["comm_s"].as_f64().unwrap()
+        + v["overhead_s"].as_f64().unwrap();
+    assert!((t - v["latency_s"].as_f64().unwrap()).abs() < 1e-15);
+    assert_eq!(v["bottleneck"], "memory");
+}
+
+#[test]
+fn sens_names_bandwidth_binding_for_8b_on_a100() {
+    let v = json(&[
+        "sens",
+        "--model",
+        "llama-3.1-8b",
+        "--hardware",
+        "a100",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["binding"], "memory_bandwidth");
+    let e = &v["elasticities"];
+    assert!(
+        (e["memory_bandwidth"].as_f64().unwrap() + 1.0).abs() < 0.01,
+        "{e}"
+    );
+    assert!(e["peak_flops"].as_f64().unwrap().abs() < 0.01, "{e}");
+    for k in [
+        "peak_flops",
+        "memory_bandwidth",
+        "link_bandwidth",
+        "compute_efficiency",
+        "memory_efficiency",
+        "batch",
+        "context",
+    ] {
+        assert!(
+            e.get(k).is_some() && v["finite_change"].get(k).is_some(),
+            "{k}"
+        );
+    }
+    assert_eq!(v["headroom"]["resource"], "peak_flops");
+    assert!(v["latency_s"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn synth_asks_for_about_2_8_tb_s() {
+    let v = json(&[
+        "synth",
+        "--model",
+        "llama-3.1-70b",
+        "--precision",
+        "bf16",
+        "--target",
+        "50ms",
+        "--compute-eff",
+        "1",
+        "--memory-eff",
+        "1",
+        "--overhead",
+        "0",
+        "--format",
+        "json",
+    ]);
+    // 140.36 GB per step / 50 ms = 2.807 TB/s (see the solver's by-hand test).
+    let bw = v["required_memory_bandwidth_bytes_per_s"].as_f64().unwrap();
+    assert!((bw / 2.807e12 - 1.0).abs() < 0.001, "{bw}");
+    assert_eq!(v["feasible"], true);
+    let m = v["matches"].as_array().unwrap();
+    assert!(!m.is_empty());
+    for x in m {
+        assert!(x["latency_s"].as_f64().unwrap() <= 0.05);
+        for k in ["hardware", "devices", "latency_s", "cost_per_hour_usd"] {
+            assert!(x.get(k).is_some(), "{k}");
+        }
+    }
+    // Cheapest first: priced matches are in non-decreasing cost order.
+    let costs: Vec<f64> = m
+        .iter()
+        .filter_map(|x| x["cost_per_hour_usd"].as_f64())
+        .collect();
+    assert!(costs.windows(2).all(|w| w[0] <= w[1]));
+}
+
+#[test]
+fn synth_infeasible_exits_3_with_the_reason() {
+    let out = ridgeline(&["synth", "--model", "llama-3.1-8b", "--target", "5us"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(stderr(&out).contains("overhead"), "{}", stderr(&out));
+}
+
+#[test]
+fn require_fit_exits_3_when_it_does_not_fit() {
+    let out = ridgeline(&[
+        "eval",
+        "-m",
+        "llama-3.1-405b",
+        "-H",
+        "h100",
+        "--require-fit",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let out = ridgeline(&["eval", "-m", "llama-3.1-8b", "-H", "h100", "--require-fit"]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn compare_and_sweep_list_eval_objects() {
+    let v = json(&["compare", "--hardware", "a100,h100,h200", "-f", "json"]);
+    let a = v.as_array().unwrap();
+    assert_eq!(a.len(), 3);
+    let ids: Vec<&str> = a.iter().map(|x| x["hardware"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["a100-sxm-80gb", "h100-sxm", "h200-sxm"]);
+    // Memory-bound decode: more bandwidth, lower latency (2.04 -> 3.35 -> 4.8 TB/s).
+    let l: Vec<f64> = a.iter().map(|x| x["latency_s"].as_f64().unwrap()).collect();
+    assert!(l[0] > l[1] && l[1] > l[2], "{l:?}");
+
+    let v = json(&["sweep", "--batch", "1..512", "-H", "h100", "-f", "json"]);
+    let a = v.as_array().unwrap();
+    assert_eq!(a.len(), 10);
+    assert_eq!(a[9]["batch"], 512.0);
+    assert!(
+        a.iter()
+            .all(|x| x.get("hardware").is_some() && x.get("latency_s").is_some())
+    );
+
+    let v = json(&[
+        "sweep",
+        "--batch",
+        "1..4",
+        "--hardware",
+        "all",
+        "-m",
+        "resnet-50",
+        "-f",
+        "json",
+    ]);
+    assert!(v.as_array().unwrap().len() >= 30 * 3);
+}
+
+#[test]
+fn csv_and_markdown_render() {
+    let out = ridgeline(&["compare", "-H", "a100,h100", "-f", "csv"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("hardware,batch,latency_s")
+    );
+    assert_eq!(lines.count(), 2);
+    let out = ridgeline(&["eval", "-f", "markdown"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("| latency |"));
+}
+
+#[test]
+fn zoo_lists_the_catalog() {
+    let v = json(&["zoo", "hardware", "-f", "json"]);
+    assert!(v.as_array().unwrap().len() >= 30);
+    let v = json(&["zoo", "models", "-f", "json"]);
+    assert!(v.as_array().unwrap().len() >= 25);
+    assert!(
+        v.as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["source"].as_str().is_some_and(|s| !s.is_empty()))
+    );
+    let v = json(&["zoo", "regions", "-f", "json"]);
+    assert!(v.as_array().unwrap().len() >= 8);
+}
+
+#[test]
+fn bad_flags_exit_2_with_a_message_naming_the_flag() {
+    for (args, needle) in [
+        (vec!["eval", "--batch", "0"], "--batch"),
+        (vec!["eval", "--batch", "-4"], "--batch"),
+        (vec!["eval", "--batch", "NaN"], "--batch"),
+        (vec!["eval", "--batch", "1e30"], "--batch"),
+        (vec!["eval", "--context", "lots"], "--context"),
+        (vec!["eval", "--compute-eff", "1.5"], "--compute-eff"),
+        (vec!["eval", "--memory-eff", "0"], "--memory-eff"),
+        (vec!["eval", "--overhead", "-1ms"], "--overhead"),
+        (vec!["eval", "--precision", "fp12"], "--precision"),
+        (vec!["eval", "--tp", "0"], "--tp"),
+        (vec!["eval", "--hardware", "h10"], "--hardware"),
+        (vec!["eval", "--model", "lama-3.1-70b"], "--model"),
+        (vec!["synth", "--target", "0ms"], "--target"),
+        (vec!["eval", "--batch", "1..8"], "--batch"),
+        (vec!["sens", "--perturb", "-10%"], "--perturb"),
+    ] {
+        let out = ridgeline(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let e = stderr(&out);
+        assert!(e.contains(needle), "{args:?}: {e}");
+        assert!(!e.contains("panicked"), "{args:?}: {e}");
+    }
+    // An unknown id names the closest ones.
+    let e = stderr(&ridgeline(&["eval", "--model", "lama-3.1-70b"]));
+    assert!(e.contains("llama-3.1-70b"), "{e}");
+}
+
+#[test]
+fn a_broken_user_catalog_warns_with_position_and_the_rest_works() {
+    let dir = std::env::temp_dir().join(format!("ridgeline-cli-cat-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("catalog/hardware")).unwrap();
+    std::fs::write(
+        dir.join("catalog/hardware/bad.toml"),
+        "[[device]]\nid = \"x\"\nname = \n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ridgeline"))
+        .args(["eval", "-H", "h100", "-f", "json"])
+        .env("RIDGELINE_CONFIG_DIR", &dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let e = stderr(&out);
+    assert!(e.contains("bad.toml:3:8"), "{e}");
+    let check = Command::new(env!("CARGO_BIN_EXE_ridgeline"))
+        .args(["catalog", "check", dir.join("catalog").to_str().unwrap()])
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(check.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&check.stdout).contains("bad.toml:3:8"));
+    let ok = ridgeline(&["catalog", "check"]);
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+}
