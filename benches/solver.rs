@@ -21,19 +21,25 @@ fn benches(c: &mut Criterion) {
         b.iter(|| solver::evaluate(black_box(&hw), black_box(&model), black_box(&wl), &a).unwrap())
     });
     c.bench_function("sensitivity (7 parameters)", |b| {
-        b.iter(|| solver::sensitivity(black_box(&hw), black_box(&model), black_box(&wl), &a, 0.1).unwrap())
+        b.iter(|| {
+            solver::sensitivity(black_box(&hw), black_box(&model), black_box(&wl), &a, 0.1).unwrap()
+        })
     });
     let target = Target {
         latency_s: 0.05,
         min_tokens_per_s: None,
     };
-    c.bench_function("synthesis + ranking of the whole catalog (llama-3.1-70b, 50 ms)", |b| {
-        b.iter(|| {
-            let r = solver::synthesize(black_box(&m70), &wl, &a, &target, 0.1).unwrap();
-            let m = solver::rank(black_box(&devices), &m70, &wl, &a, &target, RankBy::Cost).unwrap();
-            (r, m)
-        })
-    });
+    c.bench_function(
+        "synthesis + ranking of the whole catalog (llama-3.1-70b, 50 ms)",
+        |b| {
+            b.iter(|| {
+                let r = solver::synthesize(black_box(&m70), &wl, &a, &target, 0.1).unwrap();
+                let m = solver::rank(black_box(&devices), &m70, &wl, &a, &target, RankBy::Cost)
+                    .unwrap();
+                (r, m)
+            })
+        },
+    );
     let mut g = c.benchmark_group("sweep");
     g.sample_size(10).measurement_time(Duration::from_secs(10));
     g.bench_function("one million evaluations (batch 1..=1e6)", |b| {
