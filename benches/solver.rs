@@ -40,6 +40,26 @@ fn benches(c: &mut Criterion) {
             })
         },
     );
+    let spec = ridgeline::solver::fleet::FleetSpec {
+        qps: 1000.0,
+        request: ridgeline::solver::serving::Request {
+            prompt: 2048.0,
+            output: 256.0,
+        },
+        ttft_sla_s: 0.1,
+        itl_sla_s: 0.05,
+        budget_usd_per_year: Some(5e6),
+        max_utilization: 0.8,
+    };
+    c.bench_function(
+        "fleet search over the whole catalog (llama-3.1-70b, 1000 qps)",
+        |b| {
+            b.iter(|| {
+                ridgeline::solver::fleet::size_fleet(black_box(&devices), &m70, &wl, &spec, &a, 0.3)
+                    .unwrap()
+            })
+        },
+    );
     let mut g = c.benchmark_group("sweep");
     g.sample_size(10).measurement_time(Duration::from_secs(10));
     g.bench_function("one million evaluations (batch 1..=1e6)", |b| {

@@ -338,3 +338,105 @@ fn a_broken_user_catalog_warns_with_position_and_the_rest_works() {
     let ok = ridgeline(&["catalog", "check"]);
     assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
 }
+
+#[test]
+fn serve_reports_serving_figures() {
+    let v = json(&[
+        "serve",
+        "-m",
+        "llama-3.1-8b",
+        "-H",
+        "h100",
+        "--batch",
+        "16",
+        "--prompt",
+        "2k",
+        "--output",
+        "256",
+        "-f",
+        "json",
+    ]);
+    for k in [
+        "ttft_s",
+        "itl_s",
+        "e2e_s",
+        "kv_bytes_per_token",
+        "max_concurrent",
+        "cost_per_hour_usd",
+        "cost_per_million_tokens_usd",
+        "energy_per_token_j",
+        "co2_per_million_tokens_g",
+    ] {
+        assert!(v.get(k).is_some_and(|x| !x.is_null()), "{k}: {v}");
+    }
+    // e2e = TTFT + (256 - 1) * ITL.
+    let e2e = v["ttft_s"].as_f64().unwrap() + 255.0 * v["itl_s"].as_f64().unwrap();
+    assert!((v["e2e_s"].as_f64().unwrap() / e2e - 1.0).abs() < 1e-12);
+    // Llama-3.1-8B bf16 KV: 131,072 B per token (shared/reference/models.md).
+    assert_eq!(v["kv_bytes_per_token"], 131072.0);
+    // $ per million tokens = $/hour / (tokens/s * 3600) * 1e6.
+    let c = v["cost_per_hour_usd"].as_f64().unwrap()
+        / (v["tokens_per_s"].as_f64().unwrap() * 3600.0)
+        * 1e6;
+    assert!((v["cost_per_million_tokens_usd"].as_f64().unwrap() / c - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn fleet_answers_the_capstone_question() {
+    let out = ridgeline(&[
+        "fleet",
+        "-m",
+        "llama-3-70b",
+        "--qps",
+        "1000",
+        "--prompt",
+        "2k",
+        "--output",
+        "256",
+        "--ttft",
+        "100ms",
+        "--itl",
+        "50ms",
+        "--region",
+        "us-east,eu-west",
+        "--budget",
+        "5M",
+        "-f",
+        "json",
+    ]);
+    // Exit 0 within budget, 3 over it: either way the JSON answers.
+    assert!(
+        matches!(out.status.code(), Some(0) | Some(3)),
+        "{}",
+        stderr(&out)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for k in [
+        "ttft_s",
+        "itl_s",
+        "e2e_s",
+        "kv_bytes_per_token",
+        "max_concurrent",
+        "cost_per_hour_usd",
+        "cost_per_million_tokens_usd",
+        "energy_per_token_j",
+        "co2_per_million_tokens_g",
+        "replicas",
+        "devices",
+        "within_budget",
+    ] {
+        assert!(v.get(k).is_some(), "{k}");
+    }
+    assert!(v["ttft_s"].as_f64().unwrap() <= 0.1 && v["itl_s"].as_f64().unwrap() <= 0.05);
+    assert_eq!(v["regions"].as_array().unwrap().len(), 2);
+    let within = v["within_budget"].as_bool().unwrap();
+    assert_eq!(out.status.code(), Some(if within { 0 } else { 3 }));
+    // $5M a year buys $570.78 an hour (5e6 / 8760).
+    assert_eq!(
+        within,
+        v["cost_per_hour_usd"].as_f64().unwrap() * 8760.0 <= 5e6
+    );
+    let e = ridgeline(&["fleet", "--qps", "10", "--ttft", "1us", "--itl", "50ms"]);
+    assert_eq!(e.status.code(), Some(3));
+    assert!(stderr(&e).contains("TTFT"));
+}

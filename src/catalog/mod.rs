@@ -108,6 +108,17 @@ pub struct Region {
     pub origin: String,
 }
 
+impl Region {
+    /// The figures the solver's economics use.
+    pub fn grid(&self) -> crate::solver::economics::Grid {
+        crate::solver::economics::Grid {
+            gco2_per_kwh: self.grid_gco2_per_kwh,
+            pue: self.pue,
+            usd_per_kwh: self.electricity_usd_per_kwh,
+        }
+    }
+}
+
 /// Everything loaded, plus what went wrong on the way.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {

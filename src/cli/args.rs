@@ -42,6 +42,10 @@ pub enum Command {
     Sweep(SweepArgs),
     /// List the catalog with its figures.
     Zoo(ZooArgs),
+    /// Serving figures for one replica: TTFT, inter-token and end-to-end latency, KV cache, cost, energy.
+    Serve(ServeArgs),
+    /// Size a fleet: the cheapest per-replica configuration that meets TTFT and inter-token SLAs at a request rate.
+    Fleet(FleetArgs),
     /// Check catalog files.
     Catalog(CatalogArgs),
 }
@@ -314,6 +318,63 @@ pub struct SweepArgs {
     pub workload: WorkloadArgs,
     /// Comma-separated device ids, or "all".
     #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    pub hardware: String,
+}
+
+/// Prompt and output lengths and the idle power share, shared by serve and fleet.
+#[derive(Debug, Args)]
+pub struct RequestArgs {
+    /// Prompt length, tokens ("2k").
+    #[arg(long, value_parser = parse_count, default_value = "2048", allow_hyphen_values = true)]
+    pub prompt: u64,
+    /// Output length, tokens.
+    #[arg(long, value_parser = parse_count, default_value = "256", allow_hyphen_values = true)]
+    pub output: u64,
+    /// Share of TDP a device draws when idle [default 0.3].
+    #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
+    pub idle_power: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    #[command(flatten)]
+    pub request: RequestArgs,
+    /// Device id or alias.
+    #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    pub hardware: String,
+    /// Grid region for carbon (`ridgeline zoo regions`).
+    #[arg(long, default_value = "us-east")]
+    pub region: String,
+}
+
+#[derive(Debug, Args)]
+pub struct FleetArgs {
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    #[command(flatten)]
+    pub request: RequestArgs,
+    /// Requests per second ("1000", "1k").
+    #[arg(long, value_parser = |s: &str| positive(s, Kind::Count), allow_hyphen_values = true)]
+    pub qps: f64,
+    /// Time-to-first-token SLA ("100ms").
+    #[arg(long, value_parser = positive_time, allow_hyphen_values = true)]
+    pub ttft: f64,
+    /// Inter-token latency SLA ("50ms").
+    #[arg(long, value_parser = positive_time, allow_hyphen_values = true)]
+    pub itl: f64,
+    /// Grid regions, comma-separated (`ridgeline zoo regions`).
+    #[arg(long, default_value = "us-east")]
+    pub region: String,
+    /// Highest planned utilization of a replica [default 0.8].
+    #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
+    pub max_utilization: Option<f64>,
+    /// Budget in USD per year ("5M").
+    #[arg(long, value_parser = |s: &str| positive(s, Kind::Count), allow_hyphen_values = true)]
+    pub budget: Option<f64>,
+    /// Devices to consider (comma-separated ids, or "all").
+    #[arg(long = "hardware", short = 'H', default_value = "all")]
     pub hardware: String,
 }
 

@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod output;
+mod serving;
 
 use crate::catalog::{self, Catalog, HardwareEntry, ModelEntry};
 use crate::solver::{
@@ -58,7 +59,7 @@ impl From<catalog::LookupError> for CliError {
     }
 }
 
-type Out<'a> = &'a mut dyn Write;
+pub(crate) type Out<'a> = &'a mut dyn Write;
 
 /// Load the catalog for a command: built-in, then the user's files; report
 /// problems on stderr and keep going with what is valid.
@@ -106,6 +107,8 @@ fn dispatch(cat: &Catalog, command: &Command, out: Out) -> Result<(), CliError> 
         Command::Compare(a) => compare(cat, &a.workload, &a.hardware, out),
         Command::Sweep(a) => sweep_cmd(cat, &a.workload, &a.hardware, out),
         Command::Zoo(a) => zoo(cat, a.kind, a.format, out),
+        Command::Serve(a) => serving::serve(cat, a, out),
+        Command::Fleet(a) => serving::fleet(cat, a, out),
         Command::Catalog(_) => unreachable_catalog(),
     }
 }
@@ -114,7 +117,7 @@ fn unreachable_catalog() -> Result<(), CliError> {
     Err(CliError::Input("catalog is handled before dispatch".into()))
 }
 
-fn write(out: Out, s: &str) -> Result<(), CliError> {
+pub(crate) fn write(out: Out, s: &str) -> Result<(), CliError> {
     out.write_all(s.as_bytes())
         .map_err(|e| CliError::Input(format!("cannot write output: {e}")))
 }
@@ -149,7 +152,7 @@ pub fn workload(w: &WorkloadArgs, batch: u64) -> Workload {
 }
 
 /// The single batch of a non-sweep command.
-fn single_batch(w: &WorkloadArgs) -> Result<u64, CliError> {
+pub(crate) fn single_batch(w: &WorkloadArgs) -> Result<u64, CliError> {
     match w.batch {
         None => Ok(1),
         Some(BatchSpec::One(b)) => Ok(b),
@@ -160,7 +163,10 @@ fn single_batch(w: &WorkloadArgs) -> Result<u64, CliError> {
 }
 
 /// Devices named by a comma-separated list, or every device for "all".
-fn devices<'c>(cat: &'c Catalog, list: &str) -> Result<Vec<&'c HardwareEntry>, CliError> {
+pub(crate) fn devices<'c>(
+    cat: &'c Catalog,
+    list: &str,
+) -> Result<Vec<&'c HardwareEntry>, CliError> {
     if list.trim().eq_ignore_ascii_case("all") {
         return Ok(cat.hardware.iter().collect());
     }
@@ -279,7 +285,7 @@ const EVAL_COLS: &[Col] = &[
 ];
 
 /// Headline of a human-readable result.
-fn headline(hw: &HardwareEntry, model: &ModelEntry, wl: &Workload) -> String {
+pub(crate) fn headline(hw: &HardwareEntry, model: &ModelEntry, wl: &Workload) -> String {
     let shape = match model.model.arch {
         Arch::Decoder(_) => format!(
             "{}, batch {}, context {}",

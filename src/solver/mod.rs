@@ -4,13 +4,16 @@
 //! in `f64`; formatting happens at the edges (see [`units`]). Read in this
 //! order: [`types`] (inputs), [`cost`] (what a step costs), [`roofline`]
 //! (how long it takes), [`fit`] (memory), [`sensitivity`], [`synthesis`]
-//! (inverse roofline), [`sweep`].
+//! (inverse roofline), [`sweep`], [`serving`], [`economics`], [`fleet`].
 
 pub mod cost;
+pub mod economics;
 pub mod error;
 pub mod fit;
+pub mod fleet;
 pub mod roofline;
 pub mod sensitivity;
+pub mod serving;
 pub mod sweep;
 pub mod synthesis;
 pub mod types;

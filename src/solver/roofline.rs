@@ -370,14 +370,23 @@ fn no_link(hw: &Hardware, what: &str) -> SolverError {
     ))
 }
 
-/// Evaluate without validating (the caller has). Used by sensitivity, which
-/// perturbs validated inputs slightly past their bounds.
-pub fn evaluate_unchecked(
-    hw: &Hardware,
-    model: &Model,
-    wl: &Workload,
-    a: &Assumptions,
-) -> Result<Evaluation> {
+/// The time of one step and its parts: the roofline without the memory
+/// fit, for loops that only need latency (sensitivity, sweeps, searches).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepTime {
+    pub cost: StepCost,
+    pub compute_precision: Precision,
+    pub peak_flops: f64,
+    pub compute_s: f64,
+    pub memory_s: f64,
+    pub comm_s: f64,
+    pub overhead_s: f64,
+    pub latency_s: f64,
+}
+
+/// Time a step without validating (the caller has). Used by sensitivity,
+/// which perturbs validated inputs slightly past their bounds.
+pub fn time_step(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions) -> Result<StepTime> {
     let c = cost::step_cost(model, wl);
     let (compute_precision, peak) = hw
         .peaks
@@ -386,15 +395,9 @@ pub fn evaluate_unchecked(
     // StepCost is per rank already.
     let compute_s = c.flops / (peak * a.compute_efficiency);
     let memory_s = c.bytes() / (hw.memory_bandwidth * a.memory_efficiency);
-    let mut notes = Vec::new();
     let comm_s = match model.arch {
         Arch::Decoder(_) => comm_time(hw, wl, &c, a)?,
-        Arch::SinglePass(_) => {
-            if wl.tp > 1 || wl.pp > 1 {
-                notes.push(Note::SinglePassParallel);
-            }
-            0.0
-        }
+        Arch::SinglePass(_) => 0.0,
     };
     let overhead_s = a.overhead_s;
     let (hi, lo) = if compute_s >= memory_s {
@@ -408,6 +411,40 @@ pub fn evaluate_unchecked(
             "the figures are out of range: the step time of {} on {} is not a finite number; check for absurd values",
             model.id, hw.id
         )));
+    }
+    Ok(StepTime {
+        cost: c,
+        compute_precision,
+        peak_flops: peak,
+        compute_s,
+        memory_s,
+        comm_s,
+        overhead_s,
+        latency_s,
+    })
+}
+
+/// Evaluate without validating (the caller has): the step time plus the
+/// memory fit, the fewest devices, the largest batch and the notes.
+pub fn evaluate_unchecked(
+    hw: &Hardware,
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+) -> Result<Evaluation> {
+    let StepTime {
+        cost: c,
+        compute_precision,
+        peak_flops: peak,
+        compute_s,
+        memory_s,
+        comm_s,
+        overhead_s,
+        latency_s,
+    } = time_step(hw, model, wl, a)?;
+    let mut notes = Vec::new();
+    if matches!(model.arch, Arch::SinglePass(_)) && (wl.tp > 1 || wl.pp > 1) {
+        notes.push(Note::SinglePassParallel);
     }
 
     let bottleneck = [

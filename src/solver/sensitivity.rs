@@ -147,7 +147,7 @@ fn latency(
     k: f64,
 ) -> Result<f64> {
     let (hw, wl, a) = scaled(hw, wl, a, p, k);
-    Ok(roofline::evaluate_unchecked(&hw, model, &wl, &a)?.latency_s)
+    Ok(roofline::time_step(&hw, model, &wl, &a)?.latency_s)
 }
 
 /// Elasticities, finite changes for +`perturb` (0.1 = +10 %), binding

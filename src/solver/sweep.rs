@@ -59,6 +59,26 @@ pub fn batch_sweep(
     })
 }
 
+/// Evaluate the workload at each context length in `contexts` (tokens).
+pub fn context_sweep(
+    hw: &Hardware,
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+    contexts: &[u64],
+) -> Result<Vec<Evaluation>> {
+    contexts
+        .iter()
+        .map(|&s| {
+            let w = Workload {
+                context: s as f64,
+                ..*wl
+            };
+            roofline::evaluate(hw, model, &w, a)
+        })
+        .collect()
+}
+
 /// The batch where compute time equals memory time, by bisection on a
 /// continuous batch (compute grows faster with batch than memory does, so
 /// the difference changes sign at most once for the models here).
@@ -70,7 +90,7 @@ pub fn crossover_batch(
 ) -> Result<Option<f64>> {
     let gap = |b: f64| -> Result<f64> {
         let w = Workload { batch: b, ..*wl };
-        let e = roofline::evaluate_unchecked(hw, model, &w, a)?;
+        let e = roofline::time_step(hw, model, &w, a)?;
         Ok(e.compute_s - e.memory_s)
     };
     roofline::evaluate(hw, model, wl, a)?;

@@ -649,3 +649,203 @@ proptest! {
         let _ = sweep::crossover_batch(&hw, &m, &wl, &a);
     }
 }
+
+mod serving_and_fleet {
+    use super::*;
+    use crate::solver::economics::{self, DEFAULT_IDLE_SHARE};
+    use crate::solver::fleet::{self, FleetSpec};
+    use crate::solver::serving::{self, Request};
+
+    fn h100() -> Hardware {
+        // NVIDIA H100 SXM datasheet: 989 TFLOPS bf16 dense, 3.35 TB/s, 80 GB,
+        // NVLink 900 GB/s total = 450 GB/s per direction, 700 W.
+        let mut hw = a100();
+        hw.id = "h100-sxm".into();
+        hw.peaks = Peaks::default();
+        hw.peaks.set(Precision::Bf16, Some(989e12));
+        hw.memory_bandwidth = 3.35e12;
+        hw.link_bandwidth = Some(450e9);
+        hw.tdp_w = Some(700.0);
+        hw.price_per_hour_usd = Some(3.0);
+        hw
+    }
+
+    #[test]
+    fn serving_figures_by_hand() {
+        let req = Request {
+            prompt: 2048.0,
+            output: 256.0,
+        };
+        let s = serving::serve(
+            &a100(),
+            &llama8(),
+            &Workload::default(),
+            &req,
+            &Assumptions::default(),
+        )
+        .unwrap();
+        // TTFT: the 2048-token prefill is compute-bound: 31,838,613,012,480 FLOPs
+        // (see prefill_is_compute_bound_with_causal_attention) / (312e12 * 0.7) + 10 us.
+        assert!(rel(s.ttft_s, 31_838_613_012_480.0 / (312e12 * 0.7) + 10e-6) < 1e-12);
+        // ITL: a decode step at the mean context 2048 + 256 / 2 = 2176.
+        let d = evaluate(
+            &a100(),
+            &llama8(),
+            &Workload {
+                context: 2176.0,
+                ..Workload::default()
+            },
+            &Assumptions::default(),
+        )
+        .unwrap();
+        assert_eq!(s.itl_s, d.latency_s);
+        assert!(rel(s.e2e_s, s.ttft_s + 255.0 * s.itl_s) < 1e-12);
+        // KV: 131,072 B per token; 2304 tokens per sequence = 301,989,888 B.
+        assert_eq!(s.kv_bytes_per_token, 131_072.0);
+        assert_eq!(s.kv_bytes_per_sequence, 301_989_888.0);
+        assert!(s.fits && s.free_bytes() > 0.0);
+        // Max concurrent at 2305 cached tokens: (72e9 - 16.06e9) / per-sequence footprint.
+        let per_seq = crate::solver::cost::per_sequence_footprint(
+            &llama8(),
+            &Workload {
+                context: 2304.0,
+                ..Workload::default()
+            },
+        )
+        .total();
+        assert_eq!(
+            s.max_concurrent,
+            ((72e9 - 16.06e9) / per_seq).floor() as u64
+        );
+        assert!(
+            serving::serve(
+                &a100(),
+                &resnet(),
+                &Workload::default(),
+                &req,
+                &Assumptions::default()
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn replica_capacity_by_hand() {
+        // TTFT 0.1 s, ITL 0.02 s, B 8, O 101: 1 / (0.1 + 100 * 0.02 / 8) = 1 / 0.35 = 2.857 req/s.
+        assert!(rel(serving::replica_capacity(0.1, 0.02, 8.0, 101.0), 1.0 / 0.35) < 1e-12);
+    }
+
+    fn spec(ttft: f64, itl: f64) -> FleetSpec {
+        FleetSpec {
+            qps: 50.0,
+            request: Request {
+                prompt: 1024.0,
+                output: 128.0,
+            },
+            ttft_sla_s: ttft,
+            itl_sla_s: itl,
+            budget_usd_per_year: Some(1e6),
+            max_utilization: 0.8,
+        }
+    }
+
+    #[test]
+    fn fleet_picks_the_cheapest_that_meets_both_slas() {
+        let devices = vec![a100(), h100()];
+        let s = spec(0.5, 0.05);
+        let plan = fleet::size_fleet(
+            &devices,
+            &llama8(),
+            &Workload::default(),
+            &s,
+            &Assumptions::default(),
+            DEFAULT_IDLE_SHARE,
+        )
+        .unwrap();
+        let best = plan.best.expect("an 8B model at 50 qps is servable");
+        assert!(fleet::meets(&best, &s));
+        assert!(best.ttft_s <= 0.5 && best.itl_s <= 0.05);
+        // Replicas: the fewest that carry 50 qps at no more than 80 % utilization.
+        assert_eq!(
+            best.replicas,
+            (50.0 / (0.8 * best.replica_capacity_rps)).ceil() as u64
+        );
+        assert!(
+            best.replicas == 1
+                || ((best.replicas - 1) as f64) * best.replica_capacity_rps * 0.8 < 50.0
+        );
+        assert!(best.utilization <= 0.8 + 1e-12);
+        assert_eq!(best.devices, best.replicas * best.layout.devices() as u64);
+        // Cost: devices * price; cheapest of every device's best.
+        let price = devices[best.device].price_per_hour_usd.unwrap();
+        assert!(rel(best.cost_per_hour_usd, best.devices as f64 * price) < 1e-12);
+        assert!(
+            plan.per_device
+                .iter()
+                .all(|o| o.cost_per_hour_usd >= best.cost_per_hour_usd)
+        );
+        assert_eq!(
+            best.within_budget,
+            Some(best.cost_per_hour_usd * 8760.0 <= 1e6)
+        );
+    }
+
+    #[test]
+    fn an_impossible_ttft_says_why() {
+        let plan = fleet::size_fleet(
+            &[a100()],
+            &llama70(),
+            &Workload::default(),
+            &spec(1e-4, 0.05),
+            &Assumptions::default(),
+            0.3,
+        )
+        .unwrap();
+        assert!(plan.best.is_none());
+        assert!(plan.reason.unwrap().contains("TTFT"));
+    }
+
+    proptest! {
+        #[test]
+        fn a_looser_sla_never_costs_more(ttft in 0.05f64..2.0, itl in 0.005f64..0.2, k in 1.0f64..4.0, qps in 1.0f64..500.0) {
+            let devices = vec![a100(), h100()];
+            let a = Assumptions::default();
+            let tight = FleetSpec { qps, ..spec(ttft, itl) };
+            let loose = FleetSpec { ttft_sla_s: ttft * k, itl_sla_s: itl * k, ..tight };
+            let p1 = fleet::size_fleet(&devices, &llama8(), &Workload::default(), &tight, &a, 0.3).unwrap();
+            let p2 = fleet::size_fleet(&devices, &llama8(), &Workload::default(), &loose, &a, 0.3).unwrap();
+            if let Some(b1) = p1.best {
+                let b2 = p2.best.expect("what a tight SLA admits, a loose one does");
+                prop_assert!(b2.cost_per_hour_usd <= b1.cost_per_hour_usd);
+            }
+        }
+
+        #[test]
+        fn more_replicas_never_violate_an_sla_fewer_met(batch in 0u32..8, replicas in 1u64..64, qps in 1.0f64..200.0) {
+            let s = FleetSpec { qps, ..spec(1.0, 0.1) };
+            let wl = Workload { batch: (1u64 << batch) as f64, ..Workload::default() };
+            let a = Assumptions::default();
+            let n = fleet::evaluate_option(0, &h100(), &llama8(), &wl, &s, &a, 0.3, Some(replicas)).unwrap();
+            let n1 = fleet::evaluate_option(0, &h100(), &llama8(), &wl, &s, &a, 0.3, Some(replicas + 1)).unwrap();
+            if let (Some(n), Some(n1)) = (n, n1) && fleet::meets(&n, &s) {
+                prop_assert!(fleet::meets(&n1, &s));
+                prop_assert!(n1.utilization <= n.utilization);
+            }
+        }
+
+        #[test]
+        fn energy_per_token_falls_as_batch_rises_while_memory_bound(b in 1u32..256, s in 0u32..16384) {
+            let a = Assumptions::default();
+            let hw = h100();
+            let w1 = Workload { batch: b as f64, context: s as f64, ..Workload::default() };
+            let w2 = Workload { batch: (b * 2) as f64, ..w1 };
+            let e1 = evaluate(&hw, &llama8(), &w1, &a).unwrap();
+            let e2 = evaluate(&hw, &llama8(), &w2, &a).unwrap();
+            if e1.bottleneck == Bottleneck::Memory && e2.bottleneck == Bottleneck::Memory {
+                let j1 = economics::economics(&hw, 1, e1.tokens_per_s, 1.0, 0.3).energy_per_token_j.unwrap();
+                let j2 = economics::economics(&hw, 1, e2.tokens_per_s, 1.0, 0.3).energy_per_token_j.unwrap();
+                prop_assert!(j2 <= j1 * (1.0 + 1e-12));
+            }
+        }
+    }
+}

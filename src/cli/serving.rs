@@ -1,0 +1,351 @@
+//! `ridgeline serve` and `ridgeline fleet`: serving figures, money and carbon.
+
+use super::args::{FleetArgs, Format, RequestArgs, ServeArgs};
+use super::output::{Fmt, col, render_list, render_record};
+use super::{CliError, Out, assumptions, devices, single_batch, workload, write};
+use crate::catalog::{Catalog, Region};
+use crate::solver::economics::{self, DEFAULT_IDLE_SHARE, HOURS_PER_YEAR};
+use crate::solver::fleet::{self, FleetSpec};
+use crate::solver::serving::{self, Request};
+use crate::solver::units;
+use serde_json::{Map, Value, json};
+
+fn request(r: &RequestArgs) -> Request {
+    Request {
+        prompt: r.prompt as f64,
+        output: r.output as f64,
+    }
+}
+
+/// Comma-separated regions, each looked up.
+fn regions<'c>(cat: &'c Catalog, list: &str) -> Result<Vec<&'c Region>, CliError> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|r| Ok(cat.region(r)?))
+        .collect()
+}
+
+pub fn serve(cat: &Catalog, a: &ServeArgs, out: Out) -> Result<(), CliError> {
+    let hw = cat.hardware(&a.hardware)?;
+    let model = cat.model(&a.workload.model)?;
+    let region = cat.region(&a.region)?;
+    let wl = workload(&a.workload, single_batch(&a.workload)?);
+    let asm = assumptions(&a.workload);
+    let req = request(&a.request);
+    let s = serving::serve(&hw.hw, &model.model, &wl, &req, &asm)?;
+    let idle = a.request.idle_power.unwrap_or(DEFAULT_IDLE_SHARE);
+    let devices = wl.tp * wl.pp;
+    let e = economics::economics(&hw.hw, devices, s.tokens_per_s, 1.0, idle);
+    let grid = region.grid();
+    let mut r = Map::new();
+    let mut put = |k: &str, v: Value| {
+        r.insert(k.to_string(), v);
+    };
+    put("hardware", json!(hw.hw.id));
+    put("model", json!(model.model.id));
+    put("batch", json!(wl.batch));
+    put("prompt_tokens", json!(req.prompt));
+    put("output_tokens", json!(req.output));
+    put("ttft_s", json!(s.ttft_s));
+    put("itl_s", json!(s.itl_s));
+    put("e2e_s", json!(s.e2e_s));
+    put("kv_bytes_per_token", json!(s.kv_bytes_per_token));
+    put("kv_bytes_per_sequence", json!(s.kv_bytes_per_sequence));
+    put("max_concurrent", json!(s.max_concurrent));
+    put("tokens_per_s_per_user", json!(s.tokens_per_s_per_user));
+    put("tokens_per_s", json!(s.tokens_per_s));
+    put("fits", json!(s.fits));
+    put("weights_bytes", json!(s.footprint.weights));
+    put("kv_bytes", json!(s.footprint.kv));
+    put("workspace_bytes", json!(s.footprint.workspace));
+    put("free_bytes", json!(s.free_bytes()));
+    put("memory_usable_bytes", json!(s.usable_bytes));
+    put("devices", json!(devices));
+    put("cost_per_hour_usd", json!(e.cost_per_hour_usd));
+    put(
+        "cost_per_million_tokens_usd",
+        json!(e.cost_per_million_tokens_usd),
+    );
+    put("power_w", json!(e.power_w));
+    put("energy_per_token_j", json!(e.energy_per_token_j));
+    put("region", json!(region.id));
+    put(
+        "co2_per_million_tokens_g",
+        json!(
+            e.energy_per_token_j
+                .map(|j| economics::co2_g(j * 1e6, &grid))
+        ),
+    );
+    put("prefill_bottleneck", json!(s.prefill.bottleneck.name()));
+    put("decode_bottleneck", json!(s.decode.bottleneck.name()));
+    const COLS: &[super::output::Col] = &[
+        col("time to first token", "ttft_s", Fmt::Time),
+        col("inter-token latency", "itl_s", Fmt::Time),
+        col("end-to-end request", "e2e_s", Fmt::Time),
+        col("tokens/s per user", "tokens_per_s_per_user", Fmt::Num),
+        col("tokens/s, all sequences", "tokens_per_s", Fmt::Num),
+        col("KV cache per token", "kv_bytes_per_token", Fmt::Bytes),
+        col("KV cache per sequence", "kv_bytes_per_sequence", Fmt::Bytes),
+        col("max concurrent sequences", "max_concurrent", Fmt::Int),
+        col("memory: weights", "weights_bytes", Fmt::Bytes),
+        col("memory: KV cache", "kv_bytes", Fmt::Bytes),
+        col("memory: workspace", "workspace_bytes", Fmt::Bytes),
+        col("memory: free", "free_bytes", Fmt::Bytes),
+        col("$/hour", "cost_per_hour_usd", Fmt::Usd),
+        col(
+            "$ per million tokens",
+            "cost_per_million_tokens_usd",
+            Fmt::Usd,
+        ),
+        col("energy per token (J)", "energy_per_token_j", Fmt::Num),
+        col(
+            "g CO2 per million tokens",
+            "co2_per_million_tokens_g",
+            Fmt::Num,
+        ),
+    ];
+    let fmt = a.workload.format;
+    let mut text = String::new();
+    if matches!(fmt, Format::Table | Format::Markdown) {
+        text.push_str(&format!(
+            "{} on {}: weights {} / activations {} / KV {}, TP {} x PP {}\n",
+            model.model.name, hw.hw.name, wl.weights, wl.activations, wl.kv, wl.tp, wl.pp
+        ));
+        text.push_str(&format!(
+            "prompt {} tokens, output {} tokens, {} concurrent sequences; prefill is {}-bound, decode {}-bound; carbon for {}\n",
+            units::format_count(req.prompt),
+            units::format_count(req.output),
+            units::format_count(wl.batch),
+            s.prefill.bottleneck,
+            s.decode.bottleneck,
+            region.name
+        ));
+        if !s.fits {
+            text.push_str(&format!(
+                "DOES NOT FIT at full context: {} per device, {} usable; at most {} sequences\n",
+                units::format_bytes(s.footprint.total()),
+                units::format_bytes(s.usable_bytes),
+                s.max_concurrent
+            ));
+        }
+        text.push('\n');
+    }
+    text.push_str(&render_record(&r, COLS, fmt));
+    write(out, &text)
+}
+
+pub fn fleet(cat: &Catalog, a: &FleetArgs, out: Out) -> Result<(), CliError> {
+    let model = cat.model(&a.workload.model)?;
+    let regions = regions(cat, &a.region)?;
+    if regions.is_empty() {
+        return Err(CliError::Input("--region: name at least one region".into()));
+    }
+    let entries = devices(cat, &a.hardware)?;
+    let hws: Vec<_> = entries.iter().map(|e| e.hw.clone()).collect();
+    let wl = workload(&a.workload, 1);
+    let asm = assumptions(&a.workload);
+    let idle = a.request.idle_power.unwrap_or(DEFAULT_IDLE_SHARE);
+    let spec = FleetSpec {
+        qps: a.qps,
+        request: request(&a.request),
+        ttft_sla_s: a.ttft,
+        itl_sla_s: a.itl,
+        budget_usd_per_year: a.budget,
+        max_utilization: a.max_utilization.unwrap_or(fleet::DEFAULT_MAX_UTILIZATION),
+    };
+    let plan = fleet::size_fleet(&hws, &model.model, &wl, &spec, &asm, idle)?;
+    let tokens_per_s = spec.qps * spec.request.output;
+    let region_recs = |o: &fleet::FleetOption| -> Vec<Value> {
+        regions
+            .iter()
+            .map(|r| {
+                let g = r.grid();
+                let d = o.power_w.map(|p| economics::daily(p, &g));
+                json!({
+                    "region": r.id,
+                    "kwh_per_day": d.map(|d| d.kwh),
+                    "kg_co2_per_day": d.map(|d| d.kg_co2),
+                    "electricity_usd_per_day": d.map(|d| d.electricity_usd),
+                    "co2_per_million_tokens_g": o.energy_per_token_j.map(|j| economics::co2_g(j * 1e6, &g)),
+                })
+            })
+            .collect()
+    };
+    let option_rec = |o: &fleet::FleetOption| -> Map<String, Value> {
+        let mut m = Map::new();
+        let mut put = |k: &str, v: Value| {
+            m.insert(k.to_string(), v);
+        };
+        let regs = region_recs(o);
+        put("hardware", json!(o.hardware_id));
+        put("tp", json!(o.layout.tp));
+        put("pp", json!(o.layout.pp));
+        put("batch", json!(o.batch));
+        put("replicas", json!(o.replicas));
+        put("devices", json!(o.devices));
+        put("ttft_s", json!(o.ttft_s));
+        put("itl_s", json!(o.itl_s));
+        put("e2e_s", json!(o.e2e_s));
+        put("utilization", json!(o.utilization));
+        put("cost_per_hour_usd", json!(o.cost_per_hour_usd));
+        put("cost_per_year_usd", json!(o.cost_per_year_usd()));
+        put(
+            "cost_per_million_tokens_usd",
+            json!(o.cost_per_million_tokens_usd),
+        );
+        put("power_w", json!(o.power_w));
+        put("energy_per_token_j", json!(o.energy_per_token_j));
+        put(
+            "co2_per_million_tokens_g",
+            regs[0]["co2_per_million_tokens_g"].clone(),
+        );
+        put("within_budget", json!(o.within_budget));
+        put("regions", Value::Array(regs));
+        m
+    };
+    let mut rec = Map::new();
+    rec.insert("model".into(), json!(model.model.id));
+    rec.insert("qps".into(), json!(spec.qps));
+    rec.insert("output_tokens_per_s".into(), json!(tokens_per_s));
+    rec.insert(
+        "budget_usd_per_year".into(),
+        json!(spec.budget_usd_per_year),
+    );
+    if let crate::solver::Arch::Decoder(d) = &model.model.arch {
+        rec.insert(
+            "kv_bytes_per_token".into(),
+            json!(d.kv_bytes_per_token(wl.kv.bytes())),
+        );
+    }
+    rec.insert("feasible".into(), json!(plan.best.is_some()));
+    rec.insert("reason".into(), json!(plan.reason));
+    if let Some(b) = &plan.best {
+        rec.insert(
+            "max_concurrent".into(),
+            json!(crate::solver::fit::max_batch(
+                &hws[b.device],
+                &model.model,
+                &crate::solver::Workload {
+                    tp: b.layout.tp,
+                    pp: b.layout.pp,
+                    context: spec.request.prompt + spec.request.output,
+                    ..wl
+                },
+                &asm
+            )),
+        );
+        for (k, v) in option_rec(b) {
+            rec.insert(k, v);
+        }
+    }
+    rec.insert(
+        "options".into(),
+        Value::Array(
+            plan.per_device
+                .iter()
+                .map(|o| Value::Object(option_rec(o)))
+                .collect(),
+        ),
+    );
+    rec.insert("unpriced_hardware".into(), json!(plan.unpriced));
+    let fmt = a.workload.format;
+    if fmt == Format::Json {
+        write(
+            out,
+            &(serde_json::to_string_pretty(&Value::Object(rec)).unwrap_or_default() + "\n"),
+        )?;
+    } else {
+        let mut s = String::new();
+        if fmt != Format::Csv {
+            s.push_str(&format!(
+                "{}: {} requests/s, prompt {} tokens, output {} tokens; SLAs: TTFT {}, inter-token {}{}\n\n",
+                model.model.name,
+                units::format_number(spec.qps),
+                units::format_count(spec.request.prompt),
+                units::format_count(spec.request.output),
+                units::format_time(spec.ttft_sla_s),
+                units::format_time(spec.itl_sla_s),
+                spec.budget_usd_per_year
+                    .map(|b| format!("; budget ${}/year", units::format_count(b)))
+                    .unwrap_or_default()
+            ));
+            match &plan.best {
+                Some(b) => {
+                    s.push_str(&format!(
+                        "cheapest: {} replicas of {} x {} (TP {} x PP {}), batch {} each = {} devices\n\
+                         TTFT {}, inter-token {}, end-to-end {}; utilization {:.0}%\n\
+                         ${:.2}/hour, ${}/year, ${:.3} per million output tokens{}\n",
+                        b.replicas,
+                        b.layout.devices(),
+                        b.hardware_id,
+                        b.layout.tp,
+                        b.layout.pp,
+                        b.batch,
+                        b.devices,
+                        units::format_time(b.ttft_s),
+                        units::format_time(b.itl_s),
+                        units::format_time(b.e2e_s),
+                        b.utilization * 100.0,
+                        b.cost_per_hour_usd,
+                        units::format_count(b.cost_per_hour_usd * HOURS_PER_YEAR),
+                        b.cost_per_million_tokens_usd,
+                        match b.within_budget {
+                            Some(true) => "; within budget".to_string(),
+                            Some(false) => "; OVER BUDGET".to_string(),
+                            None => String::new(),
+                        }
+                    ));
+                    for r in region_recs(b) {
+                        s.push_str(&format!(
+                            "  {}: {} kWh/day, {} kg CO2/day, {} g CO2 per million tokens\n",
+                            r["region"].as_str().unwrap_or("?"),
+                            r["kwh_per_day"]
+                                .as_f64()
+                                .map_or("-".into(), units::format_number),
+                            r["kg_co2_per_day"]
+                                .as_f64()
+                                .map_or("-".into(), units::format_number),
+                            r["co2_per_million_tokens_g"]
+                                .as_f64()
+                                .map_or("-".into(), units::format_number),
+                        ));
+                    }
+                    s.push_str("\nthe cheapest option on each device:\n");
+                }
+                None => s.push_str(&format!(
+                    "no configuration meets the SLAs: {}\n",
+                    plan.reason.clone().unwrap_or_default()
+                )),
+            }
+        }
+        let cols = [
+            col("hardware", "hardware", Fmt::Text),
+            col("TP", "tp", Fmt::Int),
+            col("PP", "pp", Fmt::Int),
+            col("batch", "batch", Fmt::Int),
+            col("replicas", "replicas", Fmt::Int),
+            col("devices", "devices", Fmt::Int),
+            col("TTFT", "ttft_s", Fmt::Time),
+            col("ITL", "itl_s", Fmt::Time),
+            col("$/hour", "cost_per_hour_usd", Fmt::Usd),
+            col("$/M tok", "cost_per_million_tokens_usd", Fmt::Usd),
+            col("in budget", "within_budget", Fmt::Text),
+        ];
+        let opts: Vec<Map<String, Value>> = plan.per_device.iter().map(option_rec).collect();
+        s.push_str(&render_list(&opts, &cols, fmt));
+        write(out, &s)?;
+    }
+    match &plan.best {
+        None => Err(CliError::Verdict(format!(
+            "no configuration meets the SLAs: {}",
+            plan.reason.unwrap_or_default()
+        ))),
+        Some(b) if b.within_budget == Some(false) => Err(CliError::Verdict(format!(
+            "the cheapest fleet costs ${}/year, over the budget of ${}/year",
+            units::format_count(b.cost_per_year_usd()),
+            units::format_count(spec.budget_usd_per_year.unwrap_or(0.0))
+        ))),
+        Some(_) => Ok(()),
+    }
+}
