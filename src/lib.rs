@@ -1,3 +1,4 @@
 pub mod catalog;
 pub mod cli;
+pub mod scenario;
 pub mod solver;

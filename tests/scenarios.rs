@@ -1,0 +1,117 @@
+//! The shipped scenarios open, name only catalog entries, and answer their questions.
+
+use ridgeline::catalog::Catalog;
+use ridgeline::scenario::{Scenario, SynthTarget};
+use ridgeline::solver::{self, Assumptions, Workload, fleet};
+use std::path::Path;
+
+fn all() -> Vec<(String, Scenario)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenarios");
+    let mut v: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                Scenario::load(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+#[test]
+fn every_scenario_loads_and_names_catalog_entries() {
+    let cat = Catalog::builtin();
+    let list = all();
+    assert!(list.len() >= 6);
+    for (name, s) in &list {
+        assert!(s.title.is_some(), "{name}");
+        if let Some(m) = &s.model {
+            assert!(cat.model(m).is_ok(), "{name}: model {m}");
+        }
+        for h in s.hardware.iter().chain(&s.compare) {
+            assert!(cat.hardware(h).is_ok(), "{name}: hardware {h}");
+        }
+        for r in &s.fleet.regions {
+            assert!(cat.region(r).is_ok(), "{name}: region {r}");
+        }
+        let wl = s.workload(&Workload::default()).unwrap();
+        let a = s.assumptions(&Assumptions::default()).unwrap();
+        // Every device named evaluates the scenario's model without an error.
+        if let Some(m) = &s.model {
+            for h in s.hardware.iter().chain(&s.compare) {
+                let e = solver::evaluate(
+                    &cat.hardware(h).unwrap().hw,
+                    &cat.model(m).unwrap().model,
+                    &wl,
+                    &a,
+                );
+                assert!(e.is_ok(), "{name}: {h}: {e:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_70b_scenario_does_not_fit_one_a100() {
+    let (_, s) = all()
+        .into_iter()
+        .find(|(n, _)| n.starts_with("70b-on-a100"))
+        .unwrap();
+    let cat = Catalog::builtin();
+    let e = solver::evaluate(
+        &cat.hardware(s.hardware.as_deref().unwrap()).unwrap().hw,
+        &cat.model(s.model.as_deref().unwrap()).unwrap().model,
+        &s.workload(&Workload::default()).unwrap(),
+        &Assumptions::default(),
+    )
+    .unwrap();
+    assert!(!e.memory.fits);
+    assert_eq!(e.min_devices.unwrap().devices(), 2);
+}
+
+#[test]
+fn the_synthesis_scenario_targets_50ms() {
+    let (_, s) = all()
+        .into_iter()
+        .find(|(n, _)| n.starts_with("inverse-roofline"))
+        .unwrap();
+    let t = SynthTarget::parse(s.synthesis.target.as_deref().unwrap()).unwrap();
+    assert_eq!(t, SynthTarget::Itl(0.05));
+}
+
+#[test]
+fn the_capstone_answers_device_count_parallelism_cost_carbon_and_budget() {
+    let (_, s) = all()
+        .into_iter()
+        .find(|(n, _)| n.starts_with("capstone"))
+        .unwrap();
+    let cat = Catalog::builtin();
+    let f = s.fleet_inputs().unwrap();
+    assert_eq!(f.regions.len(), 2);
+    let spec = fleet::FleetSpec {
+        qps: f.qps,
+        request: s.request().unwrap(),
+        ttft_sla_s: f.ttft_s,
+        itl_sla_s: f.itl_s,
+        budget_usd_per_year: f.budget_usd_per_year,
+        max_utilization: f.max_utilization,
+    };
+    let model = &cat.model(s.model.as_deref().unwrap()).unwrap().model;
+    let plan = fleet::size_fleet(
+        &cat.devices(),
+        model,
+        &s.workload(&Workload::default()).unwrap(),
+        &spec,
+        &Assumptions::default(),
+        0.3,
+    )
+    .unwrap();
+    let best = plan.best.expect("some catalog device serves the capstone");
+    assert!(best.ttft_s <= 0.1 && best.itl_s <= 0.05);
+    assert!(best.replicas >= 1 && best.devices >= best.replicas);
+    assert!(best.within_budget.is_some());
+}
