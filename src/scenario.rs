@@ -549,7 +549,7 @@ pub fn parse_batches(s: &str) -> Result<(u64, u64), String> {
     let num = |x: &str| -> Result<u64, String> {
         let v = units::parse(x.trim().trim_start_matches('='), Kind::Count)
             .map_err(|e| e.to_string())?;
-        if v >= 1.0 && v <= 1e9 && v.fract() == 0.0 {
+        if (1.0..=1e9).contains(&v) && v.fract() == 0.0 {
             Ok(v as u64)
         } else {
             Err(format!("{x:?} must be a whole number from 1 to 1e9"))
