@@ -440,3 +440,16 @@ fn fleet_answers_the_capstone_question() {
     assert_eq!(e.status.code(), Some(3));
     assert!(stderr(&e).contains("TTFT"));
 }
+
+#[test]
+fn context_sweep_grows_the_kv_cache() {
+    let v = json(&["sweep", "--contexts", "1k..16k", "-H", "h100", "-f", "json"]);
+    let a = v.as_array().unwrap();
+    // 1000 (not a power of two), 1024, 2048, 4096, 8192, 16000.
+    let ctx: Vec<f64> = a.iter().map(|x| x["context"].as_f64().unwrap()).collect();
+    assert_eq!(ctx, [1000.0, 1024.0, 2048.0, 4096.0, 8192.0, 16000.0]);
+    // Llama-3.1-8B KV at 131,072 B per token: the cache at 4096 tokens (+1 new) is 537,001,984 B.
+    assert_eq!(a[3]["kv_bytes"], 4097.0 * 131072.0);
+    let l: Vec<f64> = a.iter().map(|x| x["latency_s"].as_f64().unwrap()).collect();
+    assert!(l.windows(2).all(|w| w[1] > w[0]));
+}

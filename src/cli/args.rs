@@ -319,6 +319,9 @@ pub struct SweepArgs {
     /// Comma-separated device ids, or "all".
     #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
     pub hardware: String,
+    /// Sweep the context instead of the batch: "1k..128k" (powers of two between).
+    #[arg(long, value_parser = parse_batch, allow_hyphen_values = true)]
+    pub contexts: Option<BatchSpec>,
 }
 
 /// Prompt and output lengths and the idle power share, shared by serve and fleet.

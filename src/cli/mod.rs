@@ -11,7 +11,6 @@ use crate::solver::{
     self, Arch, Assumptions, Evaluation, Param, RankBy, Target, Workload, sweep, units,
 };
 use args::{BatchSpec, Cli, Command, Format, WorkloadArgs, ZooKind};
-use clap::Parser;
 use output::{Col, Fmt, col, render_list, render_record};
 use serde_json::{Map, Value, json};
 use std::io::Write;
@@ -105,7 +104,10 @@ fn dispatch(cat: &Catalog, command: &Command, out: Out) -> Result<(), CliError> 
         Command::Sens(a) => sens(cat, a, out),
         Command::Synth(a) => synth(cat, a, out),
         Command::Compare(a) => compare(cat, &a.workload, &a.hardware, out),
-        Command::Sweep(a) => sweep_cmd(cat, &a.workload, &a.hardware, out),
+        Command::Sweep(a) => match a.contexts {
+            Some(c) => context_sweep_cmd(cat, &a.workload, &a.hardware, c, out),
+            None => sweep_cmd(cat, &a.workload, &a.hardware, out),
+        },
         Command::Zoo(a) => zoo(cat, a.kind, a.format, out),
         Command::Serve(a) => serving::serve(cat, a, out),
         Command::Fleet(a) => serving::fleet(cat, a, out),
@@ -661,6 +663,60 @@ fn compare(cat: &Catalog, w: &WorkloadArgs, list: &str, out: Out) -> Result<(), 
     write(out, &s)
 }
 
+const CONTEXT_COLS: &[Col] = &[
+    col("hardware", "hardware", Fmt::Text),
+    col("context", "context", Fmt::Int),
+    col("latency", "latency_s", Fmt::Time),
+    col("tokens/s", "tokens_per_s", Fmt::Num),
+    col("bottleneck", "bottleneck", Fmt::Text),
+    col("AI", "arithmetic_intensity", Fmt::Num),
+    col("KV cache", "kv_bytes", Fmt::Bytes),
+    col("fits", "fits", Fmt::Text),
+    col("max batch", "max_batch", Fmt::Int),
+];
+
+/// `sweep --contexts LO..HI`: the workload at contexts in powers of two.
+fn context_sweep_cmd(
+    cat: &Catalog,
+    w: &WorkloadArgs,
+    list: &str,
+    contexts: BatchSpec,
+    out: Out,
+) -> Result<(), CliError> {
+    let model = cat.model(&w.model)?;
+    let asm = assumptions(w);
+    let wl = workload(w, single_batch(w)?);
+    let (lo, hi) = match contexts {
+        BatchSpec::One(c) => (c, c),
+        BatchSpec::Range(lo, hi) => (lo, hi),
+    };
+    let points = sweep::powers_of_two(lo, hi);
+    let mut recs = Vec::new();
+    for hw in devices(cat, list)? {
+        let evals = sweep::context_sweep(&hw.hw, &model.model, &wl, &asm, &points)?;
+        for (e, s) in evals.iter().zip(&points) {
+            recs.push(eval_record(
+                e,
+                hw,
+                model,
+                &Workload {
+                    context: *s as f64,
+                    ..wl
+                },
+            ));
+        }
+    }
+    let mut s = render_list(&recs, CONTEXT_COLS, w.format);
+    if matches!(w.format, Format::Table | Format::Markdown) {
+        s = format!(
+            "{}: context sweep, batch {}\n\n{s}",
+            model.model.name,
+            units::format_count(wl.batch)
+        );
+    }
+    write(out, &s)
+}
+
 fn sweep_cmd(cat: &Catalog, w: &WorkloadArgs, list: &str, out: Out) -> Result<(), CliError> {
     let model = cat.model(&w.model)?;
     let asm = assumptions(w);
@@ -904,16 +960,5 @@ fn catalog_check(cli: &Cli, dir: Option<&std::path::Path>, out: Out) -> Result<(
             c.diagnostics.len(),
             if c.diagnostics.len() == 1 { "" } else { "s" }
         )))
-    }
-}
-
-/// `ridgeline` with no subcommand, until the workbench is wired in: the
-/// evaluation of the default scenario (Llama 3.1 8B decode on an H100).
-pub fn default_scenario(cli: &Cli, out: Out, err: Out) -> i32 {
-    let args = Cli::parse_from(["ridgeline", "eval"]);
-    let _ = cli;
-    match &args.command {
-        Some(c) => run(cli, c, out, err),
-        None => 2,
     }
 }
