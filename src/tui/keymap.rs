@@ -1,0 +1,486 @@
+//! Keys to commands. Defaults follow terminal conventions; `[keys]` in
+//! config.toml overrides them (`mark = "m"` or `up = ["up", "k"]`), and
+//! conflicting bindings are reported. The help screen is generated from the
+//! keymap, so it cannot drift from it.
+
+use super::action::{Action, Command};
+use super::app::{App, Mode};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A key with its modifiers (shift is folded into the character).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key {
+    pub code: KeyCodeOrd,
+    pub ctrl: bool,
+    pub alt: bool,
+}
+
+/// `KeyCode` subset that the keymap can bind, ordered for stable output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KeyCodeOrd {
+    Char(char),
+    F(u8),
+    Enter,
+    Esc,
+    Tab,
+    BackTab,
+    Backspace,
+    Delete,
+    Up,
+    Down,
+    Left,
+    Right,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+}
+
+impl Key {
+    pub const fn plain(code: KeyCodeOrd) -> Key {
+        Key {
+            code,
+            ctrl: false,
+            alt: false,
+        }
+    }
+    pub const fn ch(c: char) -> Key {
+        Key::plain(KeyCodeOrd::Char(c))
+    }
+
+    /// The key of a terminal event, if it is one the keymap can bind.
+    pub fn from_event(ev: &KeyEvent) -> Option<Key> {
+        let code = match ev.code {
+            KeyCode::Char(c) => KeyCodeOrd::Char(c),
+            KeyCode::F(n) => KeyCodeOrd::F(n),
+            KeyCode::Enter => KeyCodeOrd::Enter,
+            KeyCode::Esc => KeyCodeOrd::Esc,
+            KeyCode::Tab if ev.modifiers.contains(KeyModifiers::SHIFT) => KeyCodeOrd::BackTab,
+            KeyCode::Tab => KeyCodeOrd::Tab,
+            KeyCode::BackTab => KeyCodeOrd::BackTab,
+            KeyCode::Backspace => KeyCodeOrd::Backspace,
+            KeyCode::Delete => KeyCodeOrd::Delete,
+            KeyCode::Up => KeyCodeOrd::Up,
+            KeyCode::Down => KeyCodeOrd::Down,
+            KeyCode::Left => KeyCodeOrd::Left,
+            KeyCode::Right => KeyCodeOrd::Right,
+            KeyCode::PageUp => KeyCodeOrd::PageUp,
+            KeyCode::PageDown => KeyCodeOrd::PageDown,
+            KeyCode::Home => KeyCodeOrd::Home,
+            KeyCode::End => KeyCodeOrd::End,
+            _ => return None,
+        };
+        let code = match code {
+            // Ctrl-letter arrives lower-case from most terminals.
+            KeyCodeOrd::Char(c) if ev.modifiers.contains(KeyModifiers::CONTROL) => {
+                KeyCodeOrd::Char(c.to_ascii_lowercase())
+            }
+            c => c,
+        };
+        Some(Key {
+            code,
+            ctrl: ev.modifiers.contains(KeyModifiers::CONTROL),
+            alt: ev.modifiers.contains(KeyModifiers::ALT),
+        })
+    }
+
+    /// Read "q", "ctrl-c", "shift-tab", "pagedown", "space", "f1", "?".
+    pub fn parse(s: &str) -> Result<Key, String> {
+        let mut ctrl = false;
+        let mut alt = false;
+        let mut shift = false;
+        let mut rest = s.trim();
+        if rest.is_empty() {
+            return Err("an empty key".to_string());
+        }
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            let mut stripped = false;
+            for (p, which) in [
+                ("ctrl-", 0),
+                ("c-", 0),
+                ("alt-", 1),
+                ("m-", 1),
+                ("shift-", 2),
+            ] {
+                if lower.starts_with(p) && rest.len() > p.len() {
+                    match which {
+                        0 => ctrl = true,
+                        1 => alt = true,
+                        _ => shift = true,
+                    }
+                    rest = &rest[p.len()..];
+                    stripped = true;
+                    break;
+                }
+            }
+            if !stripped {
+                break;
+            }
+        }
+        let code = match rest.to_ascii_lowercase().as_str() {
+            "enter" | "return" => KeyCodeOrd::Enter,
+            "esc" | "escape" => KeyCodeOrd::Esc,
+            "tab" if shift => KeyCodeOrd::BackTab,
+            "tab" => KeyCodeOrd::Tab,
+            "backtab" => KeyCodeOrd::BackTab,
+            "backspace" => KeyCodeOrd::Backspace,
+            "delete" | "del" => KeyCodeOrd::Delete,
+            "up" => KeyCodeOrd::Up,
+            "down" => KeyCodeOrd::Down,
+            "left" => KeyCodeOrd::Left,
+            "right" => KeyCodeOrd::Right,
+            "pageup" | "pgup" => KeyCodeOrd::PageUp,
+            "pagedown" | "pgdown" | "pgdn" => KeyCodeOrd::PageDown,
+            "home" => KeyCodeOrd::Home,
+            "end" => KeyCodeOrd::End,
+            "space" => KeyCodeOrd::Char(' '),
+            "minus" => KeyCodeOrd::Char('-'),
+            "plus" => KeyCodeOrd::Char('+'),
+            f if f.len() >= 2 && f.starts_with('f') && f[1..].parse::<u8>().is_ok() => {
+                let n: u8 = f[1..].parse().unwrap_or(0);
+                if !(1..=24).contains(&n) {
+                    return Err(format!("unknown key {s:?}"));
+                }
+                KeyCodeOrd::F(n)
+            }
+            _ => {
+                let mut chars = rest.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) => {
+                        let c = if shift { c.to_ascii_uppercase() } else { c };
+                        KeyCodeOrd::Char(if ctrl { c.to_ascii_lowercase() } else { c })
+                    }
+                    _ => return Err(format!("unknown key {s:?}")),
+                }
+            }
+        };
+        Ok(Key { code, ctrl, alt })
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.ctrl {
+            f.write_str("ctrl-")?;
+        }
+        if self.alt {
+            f.write_str("alt-")?;
+        }
+        match self.code {
+            KeyCodeOrd::Char(' ') => f.write_str("space"),
+            KeyCodeOrd::Char(c) => write!(f, "{c}"),
+            KeyCodeOrd::F(n) => write!(f, "f{n}"),
+            KeyCodeOrd::Enter => f.write_str("enter"),
+            KeyCodeOrd::Esc => f.write_str("esc"),
+            KeyCodeOrd::Tab => f.write_str("tab"),
+            KeyCodeOrd::BackTab => f.write_str("shift-tab"),
+            KeyCodeOrd::Backspace => f.write_str("backspace"),
+            KeyCodeOrd::Delete => f.write_str("delete"),
+            KeyCodeOrd::Up => f.write_str("up"),
+            KeyCodeOrd::Down => f.write_str("down"),
+            KeyCodeOrd::Left => f.write_str("left"),
+            KeyCodeOrd::Right => f.write_str("right"),
+            KeyCodeOrd::PageUp => f.write_str("pageup"),
+            KeyCodeOrd::PageDown => f.write_str("pagedown"),
+            KeyCodeOrd::Home => f.write_str("home"),
+            KeyCodeOrd::End => f.write_str("end"),
+        }
+    }
+}
+
+/// Ctrl-C always quits, whatever the config says.
+pub const CTRL_C: Key = Key {
+    code: KeyCodeOrd::Char('c'),
+    ctrl: true,
+    alt: false,
+};
+
+/// The bindings, command by command.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Keymap {
+    bindings: BTreeMap<Command, Vec<Key>>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        use KeyCodeOrd as K;
+        let p = Key::plain;
+        let c = Key::ch;
+        let mut b = BTreeMap::new();
+        b.insert(Command::Quit, vec![c('q'), CTRL_C]);
+        b.insert(Command::Help, vec![c('?'), p(K::F(1))]);
+        b.insert(Command::NextPane, vec![p(K::Tab)]);
+        b.insert(Command::PrevPane, vec![p(K::BackTab)]);
+        b.insert(Command::Up, vec![p(K::Up), c('k')]);
+        b.insert(Command::Down, vec![p(K::Down), c('j')]);
+        b.insert(Command::Left, vec![p(K::Left), c('h')]);
+        b.insert(Command::Right, vec![p(K::Right), c('l')]);
+        b.insert(Command::PageUp, vec![p(K::PageUp)]);
+        b.insert(Command::PageDown, vec![p(K::PageDown)]);
+        b.insert(Command::Top, vec![p(K::Home), c('g')]);
+        b.insert(Command::Bottom, vec![p(K::End), c('G')]);
+        b.insert(Command::Increase, vec![c('+'), c('=')]);
+        b.insert(Command::Decrease, vec![c('-'), c('_')]);
+        b.insert(Command::Filter, vec![c('/')]);
+        b.insert(Command::Edit, vec![p(K::Enter)]);
+        b.insert(Command::Cancel, vec![p(K::Esc)]);
+        b.insert(Command::Mark, vec![c(' ')]);
+        b.insert(Command::ClearMarks, vec![c('x')]);
+        b.insert(Command::NextTheme, vec![c('t')]);
+        Keymap { bindings: b }
+    }
+}
+
+impl Keymap {
+    /// The default keymap with the `[keys]` table of a config file laid over
+    /// it. Returns the problems found (unknown commands, bad keys, conflicts);
+    /// where two commands claim a key, the one set in the config wins.
+    pub fn from_config(file: &str, text: &str) -> (Keymap, Vec<String>) {
+        let mut km = Keymap::default();
+        let mut problems = Vec::new();
+        let table: toml::Table = match toml::from_str(text) {
+            Ok(t) => t,
+            Err(e) => {
+                problems.push(format!("{file}: not valid TOML: {}", e.message().trim()));
+                return (km, problems);
+            }
+        };
+        let Some(keys) = table.get("keys") else {
+            return (km, problems);
+        };
+        let Some(keys) = keys.as_table() else {
+            problems.push(format!("{file}: `keys` must be a table: [keys]"));
+            return (km, problems);
+        };
+        let mut overridden = Vec::new();
+        for (name, value) in keys {
+            let Some(cmd) = Command::parse(name) else {
+                problems.push(format!("{file}: [keys] unknown command `{name}`"));
+                continue;
+            };
+            let texts: Vec<&str> = match value {
+                toml::Value::String(s) => vec![s.as_str()],
+                toml::Value::Array(a) => a.iter().filter_map(|v| v.as_str()).collect(),
+                _ => {
+                    problems.push(format!(
+                        "{file}: [keys] {name}: write a key as \"x\" or [\"x\", \"y\"]"
+                    ));
+                    continue;
+                }
+            };
+            let mut parsed = Vec::new();
+            for t in texts {
+                match Key::parse(t) {
+                    Ok(k) => parsed.push(k),
+                    Err(e) => problems.push(format!("{file}: [keys] {name}: {e}")),
+                }
+            }
+            if parsed.is_empty() {
+                continue;
+            }
+            if cmd == Command::Quit && !parsed.contains(&CTRL_C) {
+                parsed.push(CTRL_C);
+            }
+            km.bindings.insert(cmd, parsed);
+            overridden.push(cmd);
+        }
+        // Conflicts: a key claimed by two commands.
+        let mut owner: BTreeMap<Key, Command> = BTreeMap::new();
+        let mut order: Vec<Command> = overridden.clone();
+        order.extend(Command::ALL.iter().filter(|c| !overridden.contains(c)));
+        let mut drop: Vec<(Command, Key)> = Vec::new();
+        for cmd in order {
+            for k in km.bindings.get(&cmd).cloned().unwrap_or_default() {
+                match owner.get(&k) {
+                    Some(first) if *first != cmd => {
+                        problems.push(format!(
+                            "key conflict: {k} is bound to both {} and {}; {} keeps it",
+                            first.name(),
+                            cmd.name(),
+                            first.name()
+                        ));
+                        drop.push((cmd, k));
+                    }
+                    _ => {
+                        owner.insert(k, cmd);
+                    }
+                }
+            }
+        }
+        for (cmd, k) in drop {
+            if let Some(v) = km.bindings.get_mut(&cmd) {
+                v.retain(|x| *x != k);
+            }
+        }
+        (km, problems)
+    }
+
+    /// The command bound to a key.
+    pub fn command(&self, key: Key) -> Option<Command> {
+        if key == CTRL_C {
+            return Some(Command::Quit);
+        }
+        self.bindings
+            .iter()
+            .find(|(_, keys)| keys.contains(&key))
+            .map(|(c, _)| *c)
+    }
+
+    /// The keys of a command.
+    pub fn keys(&self, cmd: Command) -> &[Key] {
+        self.bindings.get(&cmd).map_or(&[], |v| v.as_slice())
+    }
+
+    /// "up, k" for the help screen and hints.
+    pub fn keys_text(&self, cmd: Command) -> String {
+        let v: Vec<String> = self.keys(cmd).iter().map(|k| k.to_string()).collect();
+        if v.is_empty() {
+            "(unbound)".to_string()
+        } else {
+            v.join(", ")
+        }
+    }
+
+    /// The first key of a command, for short hints.
+    pub fn first_key(&self, cmd: Command) -> String {
+        self.keys(cmd)
+            .first()
+            .map_or_else(|| "?".to_string(), |k| k.to_string())
+    }
+
+    /// Help rows: (keys, description), in Command::ALL order.
+    pub fn help_rows(&self) -> Vec<(String, &'static str)> {
+        Command::ALL
+            .iter()
+            .map(|c| (self.keys_text(*c), c.describe()))
+            .collect()
+    }
+}
+
+/// What a terminal key event means in the app's current mode.
+pub fn action_for(app: &App, ev: &KeyEvent) -> Option<Action> {
+    if ev.kind == KeyEventKind::Release {
+        return None;
+    }
+    let key = Key::from_event(ev)?;
+    match app.mode {
+        Mode::Filter(_) | Mode::Edit => {
+            if key == CTRL_C {
+                return Some(Command::Quit.into());
+            }
+            match key.code {
+                KeyCodeOrd::Enter if !key.ctrl && !key.alt => Some(Command::Edit.into()),
+                KeyCodeOrd::Esc => Some(Command::Cancel.into()),
+                KeyCodeOrd::Up if matches!(app.mode, Mode::Filter(_)) => Some(Command::Up.into()),
+                KeyCodeOrd::Down if matches!(app.mode, Mode::Filter(_)) => {
+                    Some(Command::Down.into())
+                }
+                KeyCodeOrd::Tab | KeyCodeOrd::BackTab => None,
+                _ => Some(Action::Input((*ev).into())),
+            }
+        }
+        Mode::Normal | Mode::Help => app.keymap.command(key).map(Action::Do),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_prints_keys() {
+        for s in [
+            "q",
+            "ctrl-c",
+            "shift-tab",
+            "pagedown",
+            "space",
+            "f1",
+            "?",
+            "G",
+            "alt-x",
+            "enter",
+        ] {
+            let k = Key::parse(s).unwrap();
+            assert_eq!(k.to_string(), s, "{s}");
+        }
+        assert_eq!(Key::parse("C-c").unwrap(), CTRL_C);
+        assert_eq!(
+            Key::parse("backtab").unwrap(),
+            Key::plain(KeyCodeOrd::BackTab)
+        );
+        assert!(Key::parse("").is_err());
+        assert!(Key::parse("hyper-space-bar").is_err());
+        assert!(Key::parse("f99").is_err());
+    }
+
+    #[test]
+    fn defaults_follow_conventions() {
+        let km = Keymap::default();
+        assert_eq!(km.command(Key::ch('q')), Some(Command::Quit));
+        assert_eq!(km.command(CTRL_C), Some(Command::Quit));
+        assert_eq!(km.command(Key::ch('?')), Some(Command::Help));
+        assert_eq!(km.command(Key::ch('/')), Some(Command::Filter));
+        assert_eq!(km.command(Key::ch('j')), Some(Command::Down));
+        assert_eq!(km.command(Key::ch(' ')), Some(Command::Mark));
+        assert_eq!(
+            km.command(Key::plain(KeyCodeOrd::BackTab)),
+            Some(Command::PrevPane)
+        );
+        assert_eq!(km.command(Key::ch('t')), Some(Command::NextTheme));
+    }
+
+    #[test]
+    fn no_key_is_bound_twice_by_default() {
+        let km = Keymap::default();
+        let mut seen = std::collections::HashMap::new();
+        for c in Command::ALL {
+            for k in km.keys(c) {
+                assert!(seen.insert(*k, c).is_none(), "{k} bound twice");
+            }
+        }
+    }
+
+    #[test]
+    fn config_overrides_and_reports_conflicts() {
+        let text = "[keys]\nmark = \"t\"\nquit = [\"x\"]\nfly = \"f\"\nup = \"hyper-up\"\n";
+        let (km, problems) = Keymap::from_config("config.toml", text);
+        assert_eq!(km.command(Key::ch('t')), Some(Command::Mark));
+        assert_eq!(km.command(Key::ch('x')), Some(Command::Quit));
+        assert_eq!(
+            km.command(CTRL_C),
+            Some(Command::Quit),
+            "ctrl-c always quits"
+        );
+        assert_eq!(km.command(Key::ch('q')), None);
+        assert_eq!(km.command(Key::ch(' ')), None, "space is no longer mark");
+        let all = problems.join("\n");
+        assert!(
+            all.contains("key conflict: t is bound to both mark and next_theme"),
+            "{all}"
+        );
+        assert!(
+            all.contains("x is bound to both quit and clear_marks"),
+            "{all}"
+        );
+        assert!(all.contains("unknown command `fly`"), "{all}");
+        assert!(all.contains("unknown key \"hyper-up\""), "{all}");
+        // The loser of a conflict no longer has the key.
+        assert!(!km.keys(Command::NextTheme).contains(&Key::ch('t')));
+    }
+
+    #[test]
+    fn help_is_generated_from_the_keymap() {
+        let (km, _) = Keymap::from_config("c", "[keys]\nmark = \"m\"\n");
+        let rows = km.help_rows();
+        assert_eq!(rows.len(), Command::ALL.len());
+        let mark = rows
+            .iter()
+            .find(|(_, d)| *d == Command::Mark.describe())
+            .unwrap();
+        assert_eq!(mark.0, "m");
+    }
+}

@@ -1,0 +1,147 @@
+//! The interactive workbench. Elm-style: keys become [`Action`]s,
+//! [`update`] changes the [`App`] and recomputes every figure from the pure
+//! solver, [`render`] draws the whole screen from the app alone. The loop
+//! draws only when something changed.
+
+pub mod action;
+pub mod app;
+pub mod keymap;
+pub mod knobs;
+pub mod panes;
+pub mod theme;
+pub mod ui;
+
+#[cfg(test)]
+mod snapshot_tests;
+
+pub use action::{Action, Command};
+pub use app::{App, Mode, Pane, Settings, update};
+pub use ui::render;
+
+use crate::catalog::{self, Catalog};
+use ratatui::DefaultTerminal;
+use ratatui::crossterm::event::{self, Event};
+use ratatui::crossterm::{cursor, execute, terminal};
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// How the workbench starts.
+#[derive(Debug, Clone, Default)]
+pub struct TuiOptions {
+    /// A user catalog directory to lay over the built-in one (`--catalog`).
+    pub catalog_dir: Option<PathBuf>,
+    /// Draw with ASCII only (`--ascii`); also chosen when the locale is not UTF-8.
+    pub ascii: bool,
+    /// A theme by name (`--theme`).
+    pub theme: Option<String>,
+    /// The config directory (themes/, config.toml); default: catalog::config_dir().
+    pub config_dir: Option<PathBuf>,
+}
+
+/// How often the loop wakes to check for SIGTERM/SIGHUP. Not a redraw
+/// timer: nothing is drawn unless something changed.
+const SIGNAL_POLL: Duration = Duration::from_millis(250);
+
+fn env(k: &str) -> Option<String> {
+    std::env::var(k).ok()
+}
+
+/// Build the app from the options and the environment: catalog, themes,
+/// keymap, NO_COLOR and the locale.
+pub fn app_from_env(opts: &TuiOptions) -> App {
+    let catalog = Catalog::load(catalog::user_catalog_dir(opts.catalog_dir.as_deref()).as_deref());
+    let config = opts.config_dir.clone().or_else(catalog::config_dir);
+    let mut notices = Vec::new();
+    let user_themes = match &config {
+        Some(dir) => theme::read_user_themes(&dir.join("themes"), &mut notices),
+        None => Vec::new(),
+    };
+    let themes = theme::ThemeSet::load(catalog::builtin_themes(), &user_themes);
+    let mut keymap = keymap::Keymap::default();
+    if let Some(dir) = &config {
+        let path = dir.join("config.toml");
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                let (km, problems) =
+                    keymap::Keymap::from_config(&path.display().to_string(), &text);
+                keymap = km;
+                notices.extend(problems);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => notices.push(format!("{}: cannot read: {e}", path.display())),
+        }
+    }
+    let settings = Settings {
+        ascii: opts.ascii || !ui::locale_is_utf8(env),
+        theme: opts.theme.clone(),
+        no_color: theme::no_color(env),
+        themes,
+        keymap,
+        notices,
+    };
+    App::new(catalog, settings)
+}
+
+/// Put the terminal back: raw mode off, main screen, cursor shown. Safe to
+/// call more than once and on a terminal that is gone.
+pub fn restore_terminal() {
+    let _ = terminal::disable_raw_mode();
+    let _ = execute!(io::stdout(), terminal::LeaveAlternateScreen, cursor::Show);
+}
+
+/// Restore the terminal before the previous panic hook prints, so the
+/// message lands on a sane screen.
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        previous(info);
+    }));
+}
+
+/// Run the workbench until the user quits or a SIGTERM/SIGHUP arrives.
+/// The terminal is restored on every way out.
+pub fn run(opts: TuiOptions) -> io::Result<()> {
+    let mut app = app_from_env(&opts);
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+        signal_hook::flag::register(sig, Arc::clone(&stop))?;
+    }
+    install_panic_hook();
+    terminal::enable_raw_mode()?;
+    if let Err(e) = execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide) {
+        restore_terminal();
+        return Err(e);
+    }
+    let result = ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(io::stdout()))
+        .and_then(|mut term| event_loop(&mut term, &mut app, &stop));
+    restore_terminal();
+    result
+}
+
+fn event_loop(term: &mut DefaultTerminal, app: &mut App, stop: &AtomicBool) -> io::Result<()> {
+    loop {
+        if app.dirty {
+            term.draw(|f| render(app, f))?;
+            app.dirty = false;
+        }
+        if app.quit || stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        if !event::poll(SIGNAL_POLL)? {
+            continue;
+        }
+        match event::read()? {
+            Event::Key(k) => {
+                if let Some(a) = keymap::action_for(app, &k) {
+                    update(app, a);
+                }
+            }
+            Event::Resize(_, _) => update(app, Action::Resize),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! The workload knobs, and the entry that opens over a knob to type its value.
+
+use super::{block, clamp_rect};
+use crate::tui::action::Command;
+use crate::tui::app::{App, Mode, Pane};
+use crate::tui::knobs::Knob;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+/// The row of knob `i` inside the pane (after the border).
+fn knob_row(area: Rect, i: usize) -> u16 {
+    area.y + 1 + i as u16
+}
+
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let t = app.theme();
+    let b = block(app, Pane::Knobs, vec![]);
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    let focused = app.focus == Pane::Knobs && !app.in_bar;
+    let inputs = app.inputs();
+    let mut lines = Vec::new();
+    for (i, k) in Knob::ALL.iter().enumerate() {
+        let sel = i == app.knob;
+        let editing = sel && app.mode == Mode::Edit;
+        let value = if editing {
+            app.edit
+                .as_ref()
+                .and_then(|e| e.text.lines().first().cloned())
+                .unwrap_or_default()
+        } else {
+            k.value(&inputs)
+        };
+        let label = format!(" {:<12}", k.label());
+        let (l, r) = if sel && focused {
+            ("◀ ", " ▶")
+        } else {
+            ("  ", "  ")
+        };
+        let style = if sel && focused {
+            t.selected()
+        } else if sel {
+            t.accent()
+        } else {
+            Style::new().fg(t.fg)
+        };
+        let value_style = if editing && app.edit.as_ref().is_some_and(|e| e.error.is_some()) {
+            t.error()
+        } else {
+            style
+        };
+        lines.push(Line::from(vec![
+            Span::styled(label, style),
+            Span::styled(l, style),
+            Span::styled(value, value_style),
+            Span::styled(r, style),
+        ]));
+    }
+    let free = inner.height as usize > Knob::ALL.len();
+    if free {
+        let hint = format!(
+            " {}/{} step, {} type",
+            app.keymap.first_key(Command::Left),
+            app.keymap.first_key(Command::Right),
+            app.keymap.first_key(Command::Edit)
+        );
+        lines.push(Line::from(Span::styled(hint, t.dim())));
+    }
+    if inner.height as usize > Knob::ALL.len() + 2 && inner.width >= 40 {
+        // Compact screens have room for what the selected knob accepts.
+        lines.push(Line::from(""));
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {}: ", app.selected_knob().label()), t.dim()),
+            Span::styled(app.selected_knob().hint(), t.dim()),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The entry, opened in place over the knob being typed: the text, what it
+/// accepts, and, in the error colour, why the text is not valid.
+pub fn render_entry(app: &App, frame: &mut Frame, pane: Rect, screen: Rect) {
+    let Some(edit) = &app.edit else { return };
+    let t = app.theme();
+    let width = 58u16.min(screen.width);
+    let reason_lines = edit.error.as_ref().map_or(0, |e| {
+        (e.len() as u16).div_ceil(width.saturating_sub(4)).max(1)
+    });
+    let height = 4 + reason_lines;
+    let row = knob_row(pane, app.knob);
+    let mut y = row + 1;
+    if y + height > screen.y + screen.height {
+        y = row.saturating_sub(height);
+    }
+    let r = clamp_rect(Rect::new(pane.x, y, width, height), screen);
+    frame.render_widget(Clear, r);
+    let border = if edit.error.is_some() {
+        t.error()
+    } else {
+        t.border(true)
+    };
+    let b = Block::new()
+        .borders(Borders::ALL)
+        .border_style(border)
+        .style(t.base())
+        .title(Line::from(vec![Span::styled(
+            format!(" {} ", edit.knob.label()),
+            t.title(true),
+        )]))
+        .title_bottom(Line::from(Span::styled(
+            " Enter apply · Esc cancel ",
+            t.dim(),
+        )));
+    let inner = b.inner(r);
+    frame.render_widget(b, r);
+    let [text, hint, reason] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Fill(1),
+    ])
+    .areas(inner);
+    frame.render_widget(&edit.text, text);
+    frame.render_widget(
+        Paragraph::new(Span::styled(edit.knob.hint(), t.dim())),
+        hint,
+    );
+    if let Some(e) = &edit.error {
+        frame.render_widget(
+            Paragraph::new(Span::styled(e.clone(), t.error())).wrap(Wrap { trim: true }),
+            reason,
+        );
+    }
+}

@@ -1,0 +1,111 @@
+//! One file per pane. Each `render` reads the app and draws into its area.
+
+pub mod compare;
+pub mod hardware;
+pub mod help;
+pub mod knobs;
+pub mod models;
+pub mod plot;
+pub mod sensitivity;
+pub mod status;
+
+use super::app::{App, Mode, Pane};
+use crate::solver::units;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders};
+
+/// A pane's frame: border lit when focused, the title, and extra spans
+/// (filter, "last valid" marker) after it.
+pub fn block<'a>(app: &App, pane: Pane, extra: Vec<Span<'a>>) -> Block<'a> {
+    let t = app.theme();
+    let focused = app.focus == pane && !app.in_bar;
+    let mut title = vec![Span::styled(
+        format!(" {} ", pane.title()),
+        t.title(focused),
+    )];
+    title.extend(extra);
+    Block::new()
+        .style(t.base())
+        .borders(Borders::ALL)
+        .border_style(t.border(focused))
+        .title(Line::from(title))
+}
+
+/// The "last valid" marker for panes that show results.
+pub fn stale_marker<'a>(app: &App) -> Vec<Span<'a>> {
+    match app.shown() {
+        Some((_, true)) => vec![
+            Span::styled(" LAST VALID ", app.theme().stale()),
+            Span::raw(" "),
+        ],
+        _ => vec![],
+    }
+}
+
+/// First row to show so that `selected` stays visible, centred when it can be.
+pub fn scroll_offset(selected: usize, len: usize, height: usize) -> usize {
+    if len <= height || height == 0 {
+        return 0;
+    }
+    selected.saturating_sub(height / 2).min(len - height)
+}
+
+/// The title spans of a picker's filter: the entry while typing, the kept
+/// filter otherwise.
+pub fn filter_spans<'a>(app: &App, pane: Pane, shown: usize, total: usize) -> Vec<Span<'a>> {
+    let t = app.theme();
+    let text = app.filter_text(pane);
+    if app.mode == Mode::Filter(pane) {
+        vec![
+            Span::styled(format!(" / {text}_ "), t.accent()),
+            Span::styled(format!("{shown} of {total} "), t.dim()),
+        ]
+    } else if !text.is_empty() {
+        vec![
+            Span::styled(format!(" /{text} "), t.accent()),
+            Span::styled(format!("{shown} of {total} "), t.dim()),
+        ]
+    } else {
+        vec![Span::styled(format!("{total} "), t.dim())]
+    }
+}
+
+/// Row style for a list entry.
+pub fn row_style(app: &App, pane: Pane, selected: bool) -> Style {
+    let t = app.theme();
+    if selected {
+        if app.focus == pane && !app.in_bar {
+            t.selected()
+        } else {
+            t.accent()
+        }
+    } else {
+        Style::new().fg(t.fg)
+    }
+}
+
+/// Parameters: "8.03B", "405B", "1.1M" (a count with B for billions).
+pub fn params(x: f64) -> String {
+    units::format_count(x).replace('G', "B")
+}
+
+/// A percentage with three significant digits: "-9.09%".
+pub fn percent(x: f64) -> String {
+    let s = units::format_number(x * 100.0);
+    if x > 0.0 {
+        format!("+{s}%")
+    } else {
+        format!("{s}%")
+    }
+}
+
+/// Place `rect` inside `bounds`.
+pub fn clamp_rect(r: Rect, bounds: Rect) -> Rect {
+    let w = r.width.min(bounds.width);
+    let h = r.height.min(bounds.height);
+    let x = r.x.max(bounds.x).min(bounds.x + bounds.width - w);
+    let y = r.y.max(bounds.y).min(bounds.y + bounds.height - h);
+    Rect::new(x, y, w, h)
+}

@@ -1,0 +1,176 @@
+//! The status line: the headline result (latency, tokens/s, bottleneck, fit),
+//! the solver's explanation, and messages (errors first).
+
+use crate::solver::units;
+use crate::tui::action::Command;
+use crate::tui::app::{App, Level, Mode};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let t = app.theme();
+    let wide = area.width >= 120;
+    let mut lines = Vec::new();
+    match app.shown() {
+        Some((an, stale)) => {
+            let e = an.eval();
+            let mut head = Vec::new();
+            if stale {
+                head.push(Span::styled(" LAST VALID ", t.stale()));
+                head.push(Span::raw(" "));
+            }
+            let hw = &app.catalog.hardware[an.hw].hw.id;
+            let model = &app.catalog.models[an.model].model.id;
+            let on = if wide { " on " } else { " · " };
+            head.push(Span::styled(
+                format!(" {model}{on}{hw}"),
+                Style::new().fg(t.title),
+            ));
+            if an.workload.tp * an.workload.pp > 1 {
+                head.push(Span::styled(
+                    format!(" x{}", an.workload.tp * an.workload.pp),
+                    Style::new().fg(t.title),
+                ));
+            }
+            head.push(Span::styled(" │ ", t.dim()));
+            head.push(Span::styled(units::format_time(e.latency_s), t.accent()));
+            head.push(Span::styled(" │ ", t.dim()));
+            head.push(Span::styled(
+                format!("{} tok/s", units::format_count(e.tokens_per_s)),
+                t.accent(),
+            ));
+            head.push(Span::styled(" │ ", t.dim()));
+            head.push(Span::styled(
+                format!("{}-bound", e.bottleneck.name()),
+                Style::new().fg(t.fg),
+            ));
+            head.push(Span::styled(" │ ", t.dim()));
+            if !wide {
+                head.push(if e.memory.fits {
+                    Span::styled(
+                        format!("fits ({}x)", units::format_number(e.memory.margin())),
+                        t.ok(),
+                    )
+                } else {
+                    match e.min_devices {
+                        Some(p) => {
+                            Span::styled(format!("NO FIT: needs {}", p.devices()), t.error())
+                        }
+                        None => Span::styled("NO FIT", t.error()),
+                    }
+                });
+            } else if e.memory.fits {
+                head.push(Span::styled(
+                    format!(
+                        "fits {} of {}",
+                        units::format_bytes(e.memory.footprint.total()),
+                        units::format_bytes(e.memory.usable_bytes)
+                    ),
+                    t.ok(),
+                ));
+            } else {
+                let need = match e.min_devices {
+                    Some(p) => format!("needs {} devices (TP {} x PP {})", p.devices(), p.tp, p.pp),
+                    None => "no layout up to 4096 devices holds it".to_string(),
+                };
+                head.push(Span::styled(
+                    format!(
+                        "DOES NOT FIT: {} > {}; {need}",
+                        units::format_bytes(e.memory.footprint.total()),
+                        units::format_bytes(e.memory.usable_bytes)
+                    ),
+                    t.error(),
+                ));
+            }
+            lines.push(Line::from(head));
+            let mut why = format!(" {}", e.explanation());
+            for n in &e.notes {
+                why.push_str(&format!("; {n}"));
+            }
+            let message = message_line(app);
+            if !wide && message.is_none() {
+                // Room for the whole explanation on two lines.
+                lines.push(Line::from(Span::styled(why, Style::new().fg(t.fg))));
+                let head = Paragraph::new(lines.remove(0));
+                frame.render_widget(head.style(t.base()), Rect { height: 1, ..area });
+                let rest = Rect {
+                    y: area.y + 1,
+                    height: area.height.saturating_sub(1),
+                    ..area
+                };
+                frame.render_widget(
+                    Paragraph::new(lines)
+                        .style(t.base())
+                        .wrap(Wrap { trim: false }),
+                    rest,
+                );
+                return;
+            }
+            lines.push(Line::from(Span::styled(why, Style::new().fg(t.fg))));
+        }
+        None => {
+            lines.push(Line::from(Span::styled(" no result", t.error())));
+            lines.push(Line::from(""));
+        }
+    }
+    lines.push(message_line(app).unwrap_or_else(|| hint_line(app)));
+    frame.render_widget(Paragraph::new(lines).style(t.base()), area);
+}
+
+/// The third line: why there is no result, else the last message, else
+/// problems found at start, else a hint.
+fn message_line<'a>(app: &App) -> Option<Line<'a>> {
+    let t = app.theme();
+    if let Err(e) = &app.current {
+        return Some(Line::from(Span::styled(format!(" error: {e}"), t.error())));
+    }
+    if let Some(edit) = &app.edit
+        && let Some(e) = &edit.error
+    {
+        return Some(Line::from(Span::styled(
+            format!(" {}: {e}", edit.knob.label()),
+            t.error(),
+        )));
+    }
+    if let Some((level, text)) = &app.message {
+        let style = match level {
+            Level::Info => Style::new().fg(t.fg),
+            Level::Warn => t.warn(),
+            Level::Error => t.error(),
+        };
+        return Some(Line::from(Span::styled(format!(" {text}"), style)));
+    }
+    if !app.notices.is_empty() {
+        return Some(Line::from(Span::styled(
+            format!(" {}", app.notices.join(" · ")),
+            t.warn(),
+        )));
+    }
+    if app.mode != Mode::Normal {
+        return Some(hint_line(app));
+    }
+    None
+}
+
+/// Keys worth knowing in the current mode.
+fn hint_line<'a>(app: &App) -> Line<'a> {
+    let t = app.theme();
+    let k = |c| app.keymap.first_key(c);
+    let hint = match app.mode {
+        Mode::Filter(_) => " type to filter · up/down move · Enter keep · Esc clear".to_string(),
+        Mode::Edit => " Enter apply · Esc cancel".to_string(),
+        _ => format!(
+            " {} help · {} filter · {} mark · {} edit · {} theme · {} quit",
+            k(Command::Help),
+            k(Command::Filter),
+            k(Command::Mark),
+            k(Command::Edit),
+            k(Command::NextTheme),
+            k(Command::Quit)
+        ),
+    };
+    Line::from(Span::styled(hint, t.dim()))
+}

@@ -1,0 +1,293 @@
+//! `render`: a pure function of the app state. Layout, the pane bar, and the
+//! ASCII pass; each pane draws itself in panes/.
+
+use super::app::{App, Mode, Pane};
+use super::panes;
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Wrap};
+
+/// Smallest screen drawn at all.
+pub const MIN_WIDTH: u16 = 80;
+pub const MIN_HEIGHT: u16 = 24;
+/// From this size every pane is on screen at once.
+pub const FULL_WIDTH: u16 = 120;
+pub const FULL_HEIGHT: u16 = 36;
+
+/// Where each pane goes; None when it is not on screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Areas {
+    pub bar: Rect,
+    pub status: Rect,
+    pub hardware: Option<Rect>,
+    pub models: Option<Rect>,
+    pub knobs: Option<Rect>,
+    pub plot: Option<Rect>,
+    pub sensitivity: Option<Rect>,
+    pub compare: Option<Rect>,
+}
+
+impl Areas {
+    pub fn get(&self, p: Pane) -> Option<Rect> {
+        match p {
+            Pane::Hardware => self.hardware,
+            Pane::Models => self.models,
+            Pane::Knobs => self.knobs,
+            Pane::Plot => self.plot,
+            Pane::Sensitivity => self.sensitivity,
+            Pane::Compare => self.compare,
+        }
+    }
+    fn set(&mut self, p: Pane, r: Rect) {
+        let slot = match p {
+            Pane::Hardware => &mut self.hardware,
+            Pane::Models => &mut self.models,
+            Pane::Knobs => &mut self.knobs,
+            Pane::Plot => &mut self.plot,
+            Pane::Sensitivity => &mut self.sensitivity,
+            Pane::Compare => &mut self.compare,
+        };
+        *slot = Some(r);
+    }
+}
+
+/// True when every pane fits on screen at once.
+pub fn is_full(area: Rect) -> bool {
+    area.width >= FULL_WIDTH && area.height >= FULL_HEIGHT
+}
+
+/// The layout for a screen of `area`.
+pub fn layout(app: &App, area: Rect) -> Areas {
+    let [bar, body, status] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(3),
+    ])
+    .areas(area);
+    let mut a = Areas {
+        bar,
+        status,
+        ..Areas::default()
+    };
+    if !is_full(area) {
+        // Compact: the focused pane fills the body; the bar switches panes.
+        a.set(app.focus, body);
+        return a;
+    }
+    let top_h = (body.height * 2 / 5).max(13);
+    let rows = if app.marked.is_empty() {
+        1
+    } else {
+        app.shown_devices().len() as u16 + 1
+    };
+    let cmp_h = (rows + 2).min(body.height / 4).max(3);
+    let [top, middle, bottom] = Layout::vertical([
+        Constraint::Length(top_h),
+        Constraint::Fill(1),
+        Constraint::Length(cmp_h),
+    ])
+    .areas(body);
+    let [hw, models, knobs] = Layout::horizontal([
+        Constraint::Fill(5),
+        Constraint::Fill(4),
+        Constraint::Length(30),
+    ])
+    .areas(top);
+    let [plot, sens] =
+        Layout::horizontal([Constraint::Fill(1), Constraint::Length(54)]).areas(middle);
+    a.set(Pane::Hardware, hw);
+    a.set(Pane::Models, models);
+    a.set(Pane::Knobs, knobs);
+    a.set(Pane::Plot, plot);
+    a.set(Pane::Sensitivity, sens);
+    a.set(Pane::Compare, bottom);
+    a
+}
+
+/// Draw the whole screen.
+pub fn render(app: &App, frame: &mut Frame) {
+    let area = frame.area();
+    let theme = app.theme();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        frame.render_widget(Block::new().style(theme.base()), area);
+        let msg = format!(
+            "terminal too small: need {MIN_WIDTH}x{MIN_HEIGHT}, have {}x{}",
+            area.width, area.height
+        );
+        let y = area.y + area.height / 2;
+        let p = Paragraph::new(Line::from(msg))
+            .style(theme.warn())
+            .wrap(Wrap { trim: true })
+            .centered();
+        frame.render_widget(
+            p,
+            Rect::new(area.x, y.saturating_sub(1), area.width, 3.min(area.height)),
+        );
+        finish(app, frame.buffer_mut());
+        return;
+    }
+    let areas = layout(app, area);
+    // The panes tile the body and fill their own background; only the bar
+    // and the status line need it here (one pass over the screen, not two).
+    frame.render_widget(Block::new().style(theme.base()), areas.bar);
+    frame.render_widget(Block::new().style(theme.base()), areas.status);
+    render_bar(app, frame, areas.bar);
+    for pane in Pane::ALL {
+        if let Some(r) = areas.get(pane) {
+            match pane {
+                Pane::Hardware => panes::hardware::render(app, frame, r),
+                Pane::Models => panes::models::render(app, frame, r),
+                Pane::Knobs => panes::knobs::render(app, frame, r),
+                Pane::Plot => panes::plot::render(app, frame, r),
+                Pane::Sensitivity => panes::sensitivity::render(app, frame, r),
+                Pane::Compare => panes::compare::render(app, frame, r),
+            }
+        }
+    }
+    panes::status::render(app, frame, areas.status);
+    if let Some(r) = areas.knobs
+        && app.mode == Mode::Edit
+    {
+        panes::knobs::render_entry(app, frame, r, area);
+    }
+    if app.mode == Mode::Help {
+        panes::help::render(app, frame, area);
+    }
+    finish(app, frame.buffer_mut());
+}
+
+fn finish(app: &App, buf: &mut Buffer) {
+    if app.ascii {
+        asciify(buf);
+    }
+}
+
+/// The bar: the view (room for more views: 1 Roofline, 2 ...), the panes
+/// with the focused one lit, the theme and the help key.
+fn render_bar(app: &App, frame: &mut Frame, area: Rect) {
+    let t = app.theme();
+    let full = is_full(frame.area());
+    let mut spans = Vec::new();
+    if full {
+        spans.push(Span::styled(" ridgeline ", t.accent()));
+    }
+    spans.push(Span::styled("[1 Roofline]", t.header()));
+    spans.push(Span::styled(" │ ", t.dim()));
+    for (i, p) in Pane::ALL.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::raw(" "));
+        }
+        let style = if *p == app.focus {
+            if app.in_bar {
+                t.selected()
+            } else {
+                t.title(true).add_modifier(Modifier::UNDERLINED)
+            }
+        } else {
+            t.dim()
+        };
+        spans.push(Span::styled(p.title(), style));
+    }
+    let help = format!(
+        " │ {} help",
+        app.keymap.first_key(super::action::Command::Help)
+    );
+    let used: usize = spans.iter().map(|s| s.width()).sum::<usize>() + help.len();
+    spans.push(Span::styled(help, t.dim()));
+    if full {
+        let theme = format!("  theme {}", t.name);
+        if used + theme.len() < area.width as usize {
+            spans.push(Span::styled(theme, t.dim()));
+        }
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Replace every non-ASCII symbol with an ASCII look-alike, for terminals
+/// without Unicode (`--ascii`, or a locale that is not UTF-8).
+pub fn asciify(buf: &mut Buffer) {
+    for cell in buf.content.iter_mut() {
+        let s = cell.symbol();
+        if s.is_ascii() {
+            continue;
+        }
+        let c = s.chars().next().unwrap_or(' ');
+        let r = ascii_for(c);
+        cell.set_char(r);
+    }
+}
+
+/// The ASCII stand-in of a drawing character.
+pub fn ascii_for(c: char) -> char {
+    match c {
+        '─' | '━' | '═' | '┄' | '┅' | '╌' | '╍' | '‐' | '–' | '—' => '-',
+        '│' | '┃' | '║' | '┆' | '┇' | '╎' | '╏' => '|',
+        '┌' | '┐' | '└' | '┘' | '├' | '┤' | '┬' | '┴' | '┼' | '╭' | '╮' | '╯' | '╰' | '╔' | '╗'
+        | '╚' | '╝' | '┏' | '┓' | '┗' | '┛' => '+',
+        '•' | '●' | '◆' | '■' | '★' => '*',
+        '○' | '◇' | '□' => 'o',
+        '█' | '▉' | '▊' | '▋' | '▌' | '▍' | '▎' | '▏' | '▇' | '▆' | '▅' | '▄' | '▃' | '▂' | '▁'
+        | '▀' => '#',
+        '·' | '…' => '.',
+        '×' => 'x',
+        '◀' | '‹' | '←' => '<',
+        '▶' | '›' | '→' => '>',
+        '▲' | '↑' => '^',
+        '▼' | '↓' => 'v',
+        // Braille dots and anything else that draws: a dot.
+        '\u{2800}' => ' ',
+        c if ('\u{2801}'..='\u{28FF}').contains(&c) => '.',
+        _ => '?',
+    }
+}
+
+/// True when the locale says the terminal speaks UTF-8 (LC_ALL, then
+/// LC_CTYPE, then LANG: the first one set decides).
+pub fn locale_is_utf8(get: impl Fn(&str) -> Option<String>) -> bool {
+    for var in ["LC_ALL", "LC_CTYPE", "LANG"] {
+        if let Some(v) = get(var).filter(|v| !v.is_empty()) {
+            let v = v.to_ascii_lowercase();
+            return v.contains("utf-8") || v.contains("utf8");
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locale_decides_ascii() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert!(locale_is_utf8(env(&[("LANG", "en_US.UTF-8")])));
+        assert!(locale_is_utf8(env(&[("LC_ALL", "C.utf8"), ("LANG", "C")])));
+        assert!(!locale_is_utf8(env(&[
+            ("LC_ALL", "C"),
+            ("LANG", "en_US.UTF-8")
+        ])));
+        assert!(!locale_is_utf8(env(&[("LC_CTYPE", "POSIX")])));
+        assert!(!locale_is_utf8(env(&[])));
+        assert!(locale_is_utf8(env(&[
+            ("LC_ALL", ""),
+            ("LANG", "de_DE.UTF-8")
+        ])));
+    }
+
+    #[test]
+    fn ascii_stand_ins_are_ascii() {
+        for c in ['─', '│', '┌', '•', '█', '⣿', '·', '▶', '€'] {
+            assert!(ascii_for(c).is_ascii(), "{c}");
+        }
+    }
+}
