@@ -281,49 +281,52 @@ impl Catalog {
         out
     }
 
-    /// Add (or replace by id) the devices of one hardware file.
-    pub fn add_hardware_file(&mut self, file: &str, text: &str) {
-        let starts = entry_starts(text, "device");
-        for (i, raw) in self.entries::<RawDevice>(file, text, "device") {
-            let range = entry_range(&starts, i, text.len());
-            match convert_device(raw, file) {
-                Ok(entry) => upsert(&mut self.hardware, entry, |e| &e.hw.id),
+    /// Parse the `[[key]]` entries of one file, convert each, and add it to
+    /// (or replace by id in) the list `pick` selects; report what fails.
+    fn add_file<R, E>(
+        &mut self,
+        file: &str,
+        text: &str,
+        key: &str,
+        convert: fn(R, &str) -> Result<E, ConvertError>,
+        pick: fn(&mut Catalog) -> Slot<'_, E>,
+    ) where
+        R: for<'de> Deserialize<'de>,
+    {
+        let starts = entry_starts(text, key);
+        for (i, raw) in self.entries::<R>(file, text, key) {
+            match convert(raw, file) {
+                Ok(entry) => {
+                    let (list, id) = pick(self);
+                    upsert(list, entry, id);
+                }
                 Err((field, msg)) => {
-                    let (line, col) = find_key(text, range, &field);
+                    let (line, col) = find_key(text, entry_range(&starts, i, text.len()), &field);
                     self.diag(file, line, col, msg);
                 }
             }
         }
+    }
+
+    /// Add (or replace by id) the devices of one hardware file.
+    pub fn add_hardware_file(&mut self, file: &str, text: &str) {
+        self.add_file(file, text, "device", convert_device, |c| {
+            (&mut c.hardware, |e| &e.hw.id)
+        });
     }
 
     /// Add (or replace by id) the models of one model file.
     pub fn add_model_file(&mut self, file: &str, text: &str) {
-        let starts = entry_starts(text, "model");
-        for (i, raw) in self.entries::<RawModel>(file, text, "model") {
-            let range = entry_range(&starts, i, text.len());
-            match convert_model(raw, file) {
-                Ok(entry) => upsert(&mut self.models, entry, |e| &e.model.id),
-                Err((field, msg)) => {
-                    let (line, col) = find_key(text, range, &field);
-                    self.diag(file, line, col, msg);
-                }
-            }
-        }
+        self.add_file(file, text, "model", convert_model, |c| {
+            (&mut c.models, |e| &e.model.id)
+        });
     }
 
     /// Add (or replace by id) the regions of one regions file.
     pub fn add_region_file(&mut self, file: &str, text: &str) {
-        let starts = entry_starts(text, "region");
-        for (i, raw) in self.entries::<RawRegion>(file, text, "region") {
-            let range = entry_range(&starts, i, text.len());
-            match convert_region(raw, file) {
-                Ok(r) => upsert(&mut self.regions, r, |e| &e.id),
-                Err((field, msg)) => {
-                    let (line, col) = find_key(text, range, &field);
-                    self.diag(file, line, col, msg);
-                }
-            }
-        }
+        self.add_file(file, text, "region", convert_region, |c| {
+            (&mut c.regions, |e| &e.id)
+        });
     }
 
     /// Find a device by id or alias (case-insensitive).
@@ -453,7 +456,7 @@ fn distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-fn upsert<T>(list: &mut Vec<T>, item: T, id: impl Fn(&T) -> &String) {
+fn upsert<T>(list: &mut Vec<T>, item: T, id: fn(&T) -> &String) {
     match list.iter().position(|e| id(e) == id(&item)) {
         Some(i) => list[i] = item,
         None => list.push(item),
@@ -523,6 +526,9 @@ fn find_key(text: &str, range: std::ops::Range<usize>, key: &str) -> (usize, usi
 }
 
 type ConvertError = (String, String);
+
+/// A list of the catalog and how to read an entry's id.
+type Slot<'a, E> = (&'a mut Vec<E>, fn(&E) -> &String);
 
 fn quantity(field: &str, id: &str, s: &str, kind: Kind) -> Result<f64, ConvertError> {
     let v = units::parse(s, kind)
