@@ -251,6 +251,16 @@ pub fn validate_model(model: &Model) -> Result<()> {
                         model.id
                     )));
                 }
+                // total = dense + E x and active = dense + k x must leave a
+                // dense part at least as large as the embedding table.
+                let (e, k) = (m.experts as f64, m.top_k as f64);
+                let dense = model.params - e * (model.params - m.active_params) / (e - k);
+                if dense < d.gathered_params() {
+                    return Err(SolverError::Unsupported(format!(
+                        "{}: total {} and active {} parameters with top-{} of {} experts leave no room for the embedding table; check the figures",
+                        model.id, model.params, m.active_params, m.top_k, m.experts
+                    )));
+                }
             }
             if d.gathered_params() >= model.params {
                 return Err(SolverError::Unsupported(format!(
