@@ -93,7 +93,7 @@ pub fn layout(app: &App, area: Rect) -> Areas {
     let [hw, models, knobs] = Layout::horizontal([
         Constraint::Fill(5),
         Constraint::Fill(4),
-        Constraint::Length(30),
+        Constraint::Length(28),
     ])
     .areas(top);
     let [plot, sens] =

@@ -57,6 +57,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         frame.render_widget(msg, Rect { height: 1, ..inner });
         return;
     }
+    // Narrow panes show prefixed counts under unit headers ("989T" under "FLOP/s").
+    let narrow = inner.width < 60;
     let height = inner.height.saturating_sub(1) as usize;
     let off = scroll_offset(selected_row, layout.len(), height);
     let rows: Vec<Row> = layout[off..(off + height).min(layout.len())]
@@ -66,43 +68,74 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 Span::styled(format!("{} ", tier.name()), t.header()),
                 Span::styled(format!("({n})"), t.dim()),
             ]))]),
-            R::Device(i) => device_row(app, i, prec),
+            R::Device(i) => device_row(app, i, prec, narrow),
         })
         .collect();
-    let header = Row::new(vec![
-        Cell::from("  device"),
-        Cell::from(format!("peak {}", prec.name())),
-        Cell::from("bandwidth"),
-        Cell::from("memory"),
-        Cell::from(Line::from("ridge").right_aligned()),
-    ])
+    let right = |s: String| Cell::from(Line::from(s).right_aligned());
+    let header = if narrow {
+        Row::new(vec![
+            Cell::from("  device"),
+            right(format!("{} FLOP/s", prec.name())),
+            right("B/s".into()),
+            right("mem B".into()),
+            right("ridge".into()),
+        ])
+    } else {
+        Row::new(vec![
+            Cell::from("  device"),
+            Cell::from(format!("peak {}", prec.name())),
+            Cell::from("bandwidth"),
+            Cell::from("memory"),
+            right("ridge".into()),
+        ])
+    }
     .style(t.dim());
-    let table = Table::new(
-        rows,
+    let widths = if narrow {
+        [
+            Constraint::Fill(1),
+            Constraint::Length(11),
+            Constraint::Length(5),
+            Constraint::Length(5),
+            Constraint::Length(5),
+        ]
+    } else {
         [
             Constraint::Fill(1),
             Constraint::Length(17),
             Constraint::Length(10),
             Constraint::Length(8),
             Constraint::Length(5),
-        ],
-    )
-    .header(header)
-    .column_spacing(1);
+        ]
+    };
+    let table = Table::new(rows, widths).header(header).column_spacing(1);
     frame.render_widget(table, inner);
 }
 
-fn device_row(app: &App, i: usize, prec: crate::solver::Precision) -> Row<'static> {
+fn device_row(app: &App, i: usize, prec: crate::solver::Precision, narrow: bool) -> Row<'static> {
     let t = app.theme();
     let e = &app.catalog.hardware[i];
     let sel = i == app.hw;
     let marked = app.marked.contains(&i);
     let f = &app.hw_figures[i];
-    let peak = match f.peak {
-        Some((p, v)) if p != prec => format!("{} {}", units::format_flops(v), p.name()),
-        Some((_, v)) => units::format_flops(v),
-        None => "-".to_string(),
+    let peak = match (f.peak, narrow) {
+        (Some((p, v)), false) if p != prec => format!("{} {}", units::format_flops(v), p.name()),
+        (Some((_, v)), false) => units::format_flops(v),
+        (Some((p, v)), true) if p != prec => format!("{} {}", p.name(), units::format_count(v)),
+        (Some((_, v)), true) => units::format_count(v),
+        (None, _) => "-".to_string(),
     };
+    let (bw, mem) = if narrow {
+        (
+            units::format_count(e.hw.memory_bandwidth),
+            units::format_count(e.hw.memory_bytes),
+        )
+    } else {
+        (
+            units::format_bandwidth(e.hw.memory_bandwidth),
+            units::format_bytes(e.hw.memory_bytes),
+        )
+    };
+    let right = |s: String| Cell::from(Line::from(s).right_aligned());
     let ridge = f.ridge.map_or("-".to_string(), units::format_number);
     let mark = match (sel, marked) {
         (true, true) => "▶●",
@@ -115,10 +148,14 @@ fn device_row(app: &App, i: usize, prec: crate::solver::Precision) -> Row<'stati
             Span::styled(mark, t.marked()),
             Span::raw(e.hw.id.clone()),
         ])),
-        Cell::from(peak),
-        Cell::from(units::format_bandwidth(e.hw.memory_bandwidth)),
-        Cell::from(units::format_bytes(e.hw.memory_bytes)),
-        Cell::from(Line::from(ridge).right_aligned()),
+        if narrow {
+            right(peak)
+        } else {
+            Cell::from(peak)
+        },
+        if narrow { right(bw) } else { Cell::from(bw) },
+        if narrow { right(mem) } else { Cell::from(mem) },
+        right(ridge),
     ])
     .style(row_style(app, Pane::Hardware, sel))
 }

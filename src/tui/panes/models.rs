@@ -65,20 +65,28 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             .style(row_style(app, Pane::Models, sel))
         })
         .collect();
+    let narrow = inner.width < 50;
+    let right = |s: String| Cell::from(Line::from(s).right_aligned());
+    let kv = if narrow {
+        "KV/tok".to_string()
+    } else {
+        format!("KV/tok {}", app.workload.kv.name())
+    };
     let header = Row::new(vec![
         Cell::from("  model"),
-        Cell::from(Line::from("params").right_aligned()),
-        Cell::from(Line::from("layers").right_aligned()),
-        Cell::from(Line::from(format!("KV/tok {}", app.workload.kv.name())).right_aligned()),
+        right("params".into()),
+        right(if narrow { "lyr" } else { "layers" }.into()),
+        right(kv),
     ])
     .style(t.dim());
+    let (lw, kw) = if narrow { (3, 7) } else { (6, 11) };
     let table = Table::new(
         rows,
         [
             Constraint::Fill(1),
             Constraint::Length(6),
-            Constraint::Length(6),
-            Constraint::Length(11),
+            Constraint::Length(lw),
+            Constraint::Length(kw),
         ],
     )
     .header(header)

@@ -180,7 +180,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         return;
     }
     let legend = legend(app, an);
-    let legend_h = if inner.width >= 100 { 2 } else { 3 };
+    let legend_h = legend
+        .iter()
+        .map(|l| (l.width() as u16).div_ceil(inner.width.max(1)).max(1))
+        .sum::<u16>()
+        .min(4);
     let [chart_area, legend_area] =
         Layout::vertical([Constraint::Fill(1), Constraint::Length(legend_h)]).areas(inner);
     frame.render_widget(
@@ -464,7 +468,7 @@ fn legend<'a>(app: &App, an: &Analysis) -> Vec<Line<'a>> {
         Span::styled("█ ", Style::new().fg(t.op_point)),
         Span::styled(
             format!(
-                "{} {} FLOP/B at {}  ",
+                "{} {} FLOP/B, {}  ",
                 ev.phase.name(),
                 units::format_number(ev.arithmetic_intensity),
                 units::format_flops(achieved(ev))
@@ -476,7 +480,7 @@ fn legend<'a>(app: &App, an: &Analysis) -> Vec<Line<'a>> {
         points.push(Span::styled("• ", Style::new().fg(t.alt_point)));
         points.push(Span::styled(
             format!(
-                "{} {} FLOP/B at {}  ",
+                "{} {} FLOP/B, {}  ",
                 o.phase.name(),
                 units::format_number(o.arithmetic_intensity),
                 units::format_flops(achieved(o))
@@ -484,14 +488,14 @@ fn legend<'a>(app: &App, an: &Analysis) -> Vec<Line<'a>> {
             Style::new().fg(t.fg),
         ));
     }
-    points.push(Span::styled(
-        format!(
-            "ridge {} (effective {}) FLOP/B",
-            units::format_number(ev.ridge_point),
-            units::format_number(ev.effective_ridge_point)
-        ),
-        Style::new().fg(t.fg),
-    ));
+    let ridge = units::format_number(ev.ridge_point);
+    let eff = units::format_number(ev.effective_ridge_point);
+    let ridge = if eff == ridge {
+        format!("ridge {ridge} FLOP/B")
+    } else {
+        format!("ridge {ridge} (effective {eff}) FLOP/B")
+    };
+    points.push(Span::styled(ridge, Style::new().fg(t.fg)));
     vec![Line::from(roof_line), Line::from(points)]
 }
 

@@ -50,10 +50,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             head.push(Span::styled(" │ ", t.dim()));
             if !wide {
                 head.push(if e.memory.fits {
-                    Span::styled(
-                        format!("fits ({}x)", units::format_number(e.memory.margin())),
-                        t.ok(),
-                    )
+                    Span::styled("fits", t.ok())
                 } else {
                     match e.min_devices {
                         Some(p) => {
