@@ -266,15 +266,6 @@ fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) {
     let lg = |x: f64| x.log10();
     let mut owned: Vec<Series> = Vec::new();
     let step = (b.x[1] - b.x[0]) / graph.width as f64 * 2.0;
-    if let Some((_, r)) = roofs.first() {
-        let ridge = lg(r.peak / r.bandwidth);
-        owned.push((
-            vec![(ridge, b.y[0]), (ridge, lg(r.peak))],
-            Style::new().fg(t.ridge),
-            line_marker,
-            GraphType::Line,
-        ));
-    }
     for (i, (_, r)) in roofs.iter().enumerate().skip(1).rev() {
         owned.push((
             roof_points(*r, b),
@@ -301,32 +292,6 @@ fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) {
             GraphType::Line,
         ));
     }
-    // Operating points: the other devices', the other phase, then this one.
-    for c in an.compare.iter().skip(1) {
-        if let Ok(s) = &c.result {
-            let i = roofs.iter().position(|(h, _)| *h == c.hw).unwrap_or(0);
-            owned.push((
-                vec![(lg(s.base.arithmetic_intensity), lg(achieved(&s.base)))],
-                Style::new().fg(t.roof(i)),
-                Marker::Dot,
-                GraphType::Scatter,
-            ));
-        }
-    }
-    if let Some(o) = &an.other_phase {
-        owned.push((
-            vec![(lg(o.arithmetic_intensity), lg(achieved(o)))],
-            Style::new().fg(t.alt_point).add_modifier(Modifier::BOLD),
-            Marker::Dot,
-            GraphType::Scatter,
-        ));
-    }
-    owned.push((
-        vec![(lg(ev.arithmetic_intensity), lg(achieved(ev)))],
-        Style::new().fg(t.op_point).add_modifier(Modifier::BOLD),
-        Marker::Block,
-        GraphType::Scatter,
-    ));
     let datasets: Vec<Dataset> = owned
         .iter()
         .map(|(pts, style, marker, gt)| {
@@ -389,6 +354,53 @@ fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) {
         xt,
         dim,
     );
+
+    // The ridge (a dotted column) and the operating points are drawn here,
+    // not as Chart datasets: each dataset is a full canvas layer, and these
+    // need one cell each.
+    let blank = |buf: &Buffer, x: u16, y: u16| buf[(x, y)].symbol() == " ";
+    if let Some((_, r)) = roofs.first() {
+        let ridge = lg(r.peak / r.bandwidth);
+        if let (Some((cx, top)), Some((_, bottom))) =
+            (map.cell(ridge, lg(r.peak)), map.cell(ridge, b.y[0]))
+        {
+            for y in (top + 1)..=bottom {
+                if blank(buf, cx, y) {
+                    put(buf, graph, cx, y, "┊", Style::new().fg(t.ridge));
+                }
+            }
+        }
+    }
+    for c in an.compare.iter().skip(1) {
+        if let Ok(s) = &c.result
+            && let Some((x, y)) = map.cell(lg(s.base.arithmetic_intensity), lg(achieved(&s.base)))
+        {
+            let i = roofs.iter().position(|(h, _)| *h == c.hw).unwrap_or(0);
+            put(buf, graph, x, y, "●", Style::new().fg(t.roof(i)));
+        }
+    }
+    if let Some(o) = &an.other_phase
+        && let Some((x, y)) = map.cell(lg(o.arithmetic_intensity), lg(achieved(o)))
+    {
+        put(
+            buf,
+            graph,
+            x,
+            y,
+            "○",
+            Style::new().fg(t.alt_point).add_modifier(Modifier::BOLD),
+        );
+    }
+    if let Some((x, y)) = map.cell(lg(ev.arithmetic_intensity), lg(achieved(ev))) {
+        put(
+            buf,
+            graph,
+            x,
+            y,
+            "●",
+            Style::new().fg(t.op_point).add_modifier(Modifier::BOLD),
+        );
+    }
 
     // Labels: the ridge and the operating points.
     if let Some((_, r)) = roofs.first() {
@@ -465,7 +477,7 @@ fn legend<'a>(app: &App, an: &Analysis) -> Vec<Line<'a>> {
         }
     }
     let mut points = vec![
-        Span::styled("█ ", Style::new().fg(t.op_point)),
+        Span::styled("● ", Style::new().fg(t.op_point)),
         Span::styled(
             format!(
                 "{} {} FLOP/B, {}  ",
@@ -477,7 +489,7 @@ fn legend<'a>(app: &App, an: &Analysis) -> Vec<Line<'a>> {
         ),
     ];
     if let Some(o) = &an.other_phase {
-        points.push(Span::styled("• ", Style::new().fg(t.alt_point)));
+        points.push(Span::styled("○ ", Style::new().fg(t.alt_point)));
         points.push(Span::styled(
             format!(
                 "{} {} FLOP/B, {}  ",
