@@ -69,7 +69,17 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         );
         lines.push(Line::from(Span::styled(hint, t.dim())));
     }
-    if inner.height as usize > Knob::ALL.len() + 2 && inner.width >= 40 {
+    if inner.height as usize > Knob::ALL.len() + 1 && inner.width >= 40 {
+        let hint = format!(
+            " other panes: {} (or {} from the top row, then {}/{})",
+            app.keymap.first_key(Command::NextPane),
+            app.keymap.first_key(Command::Up),
+            app.keymap.first_key(Command::Left),
+            app.keymap.first_key(Command::Right)
+        );
+        lines.push(Line::from(Span::styled(hint, t.dim())));
+    }
+    if inner.height as usize > Knob::ALL.len() + 3 && inner.width >= 40 {
         // Compact screens have room for what the selected knob accepts.
         lines.push(Line::from(""));
         lines.push(Line::from(vec![
