@@ -2,3 +2,4 @@ pub mod catalog;
 pub mod cli;
 pub mod scenario;
 pub mod solver;
+pub mod tui;

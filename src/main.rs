@@ -1,9 +1,9 @@
-//! ridgeline: with no subcommand, the interactive workbench (until it lands,
-//! the evaluation of the default scenario); with one, the scriptable command
-//! line. Both call the same pure solver.
+//! ridgeline: with no subcommand, the interactive workbench; with one, the
+//! scriptable command line. Both call the same pure solver.
 
 use clap::Parser;
 use ridgeline::cli::{self, args::Cli};
+use ridgeline::tui::{self, TuiOptions};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -11,11 +11,23 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
-    let default = Cli::parse_from(["ridgeline", "eval"]);
-    let command = cli.command.as_ref().or(default.command.as_ref());
-    let code = match command {
+    let code = match &cli.command {
         Some(command) => cli::run(&cli, command, &mut stdout.lock(), &mut stderr.lock()),
-        None => 2,
+        None => {
+            let opts = TuiOptions {
+                catalog_dir: cli.catalog.clone(),
+                ascii: cli.ascii,
+                theme: cli.theme.clone(),
+                ..TuiOptions::default()
+            };
+            match tui::run(opts) {
+                Ok(()) => 0,
+                Err(e) => {
+                    let _ = writeln!(stderr.lock(), "error: {e}");
+                    1
+                }
+            }
+        }
     };
     let _ = std::io::stdout().flush();
     ExitCode::from(code as u8)
