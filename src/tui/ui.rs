@@ -203,7 +203,7 @@ fn render_bar(app: &App, frame: &mut Frame, area: Rect) {
             spans.push(Span::styled(theme, t.dim()));
         }
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    panes::lines(frame.buffer_mut(), area, &[Line::from(spans)]);
 }
 
 /// Replace every non-ASCII symbol with an ASCII look-alike, for terminals

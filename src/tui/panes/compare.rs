@@ -1,15 +1,16 @@
 //! The comparison table: the selected device and the marked ones, side by
 //! side: latency, tokens/s, binding constraint, elasticities, fit and cost.
 
+use super::grid::{self, fill, left, right};
 use super::{block, stale_marker};
 use crate::solver::{Param, units};
 use crate::tui::action::Command;
 use crate::tui::app::{App, Pane};
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table};
+use ratatui::widgets::Paragraph;
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = app.theme();
@@ -35,20 +36,34 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         frame.render_widget(Paragraph::new(Span::styled(hint, t.dim())), inner);
         return;
     }
-    let right = |s: String| Cell::from(Line::from(s).right_aligned());
-    let mut rows = Vec::new();
+    let cols = [
+        fill(),
+        right(8),
+        right(8),
+        left(7),
+        right(6),
+        right(6),
+        left(8),
+        right(7),
+    ];
+    let widths = grid::widths(&cols, inner.width);
+    let buf = frame.buffer_mut();
+    let head: Vec<Line> = [
+        "  device", "latency", "tokens/s", "binding", "e peak", "e BW", "fit", "$/M tok",
+    ]
+    .into_iter()
+    .map(Line::from)
+    .collect();
+    grid::row(buf, inner, inner.y, &cols, &widths, &head, Some(t.dim()));
     for (i, c) in an.compare.iter().enumerate() {
         let hw = &app.catalog.hardware[c.hw].hw;
-        let name = Cell::from(Line::from(vec![
+        let name = Line::from(vec![
             Span::styled("━ ", Style::new().fg(t.roof(i))),
             Span::raw(hw.id.clone()),
-        ]));
-        let style = if i == 0 {
-            t.accent()
-        } else {
-            Style::new().fg(t.fg)
-        };
-        match &c.result {
+        ]);
+        let style = (i == 0).then(|| t.accent());
+        let y = inner.y + 1 + i as u16;
+        let cells: Vec<Line> = match &c.result {
             Ok(s) => {
                 let e = &s.base;
                 let el = |p: Param| {
@@ -66,60 +81,27 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 let cost = c
                     .cost_per_mtok
                     .map_or("-".to_string(), |v| format!("${}", units::format_number(v)));
-                rows.push(
-                    Row::new(vec![
-                        name,
-                        right(units::format_time(e.latency_s)),
-                        right(units::format_count(e.tokens_per_s)),
-                        Cell::from(s.binding.map_or("-", short)),
-                        right(el(Param::PeakFlops)),
-                        right(el(Param::MemoryBandwidth)),
-                        Cell::from(fit),
-                        right(cost),
-                    ])
-                    .style(style),
-                );
-            }
-            Err(err) => rows.push(
-                Row::new(vec![
+                vec![
                     name,
-                    right("-".into()),
-                    right("-".into()),
-                    Cell::from(Span::styled(err.clone(), t.error())),
-                ])
-                .style(style),
-            ),
-        }
+                    units::format_time(e.latency_s).into(),
+                    units::format_count(e.tokens_per_s).into(),
+                    s.binding.map_or("-", short).into(),
+                    el(Param::PeakFlops).into(),
+                    el(Param::MemoryBandwidth).into(),
+                    Line::from(fit),
+                    cost.into(),
+                ]
+            }
+            Err(err) => vec![
+                name,
+                "-".into(),
+                "-".into(),
+                Line::from(Span::styled(err.clone(), t.error())),
+            ],
+        };
+        grid::row(buf, inner, y, &cols, &widths, &cells, style);
     }
-    let header = Row::new(vec![
-        Cell::from("  device"),
-        right("latency".into()),
-        right("tokens/s".into()),
-        Cell::from("binding"),
-        right("e peak".into()),
-        right("e BW".into()),
-        Cell::from("fit"),
-        right("$/M tok".into()),
-    ])
-    .style(t.dim());
-    let table = Table::new(
-        rows,
-        [
-            Constraint::Fill(1),
-            Constraint::Length(8),
-            Constraint::Length(8),
-            Constraint::Length(7),
-            Constraint::Length(6),
-            Constraint::Length(6),
-            Constraint::Length(8),
-            Constraint::Length(7),
-        ],
-    )
-    .header(header)
-    .column_spacing(1);
-    frame.render_widget(table, inner);
 }
-
 /// A short name for a binding constraint, for narrow columns.
 fn short(p: Param) -> &'static str {
     match p {

@@ -1,13 +1,19 @@
 //! The hardware picker: devices grouped by tier, with peak FLOP/s at the
 //! chosen precision, bandwidth, memory and ridge point.
 
+use super::grid::{self, Col, fill, left, right};
 use super::{block, filter_spans, row_style, scroll_offset};
-use crate::solver::units;
+use crate::solver::{Precision, Tier, units};
 use crate::tui::app::{App, Pane};
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Row, Table};
+
+/// A row of the list: a tier header with its count, or a device.
+enum Row {
+    Tier(Tier, usize),
+    Device(usize),
+}
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = app.theme();
@@ -24,94 +30,80 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let inner = b.inner(area);
     frame.render_widget(b, area);
 
-    // Rows: a header per tier, then its devices. Only the rows on screen
-    // are formatted.
-    enum R {
-        Tier(crate::solver::Tier, usize),
-        Device(usize),
-    }
-    let mut layout: Vec<R> = Vec::with_capacity(app.hw_visible.len() + 5);
+    let mut rows: Vec<Row> = Vec::with_capacity(app.hw_visible.len() + 5);
     let mut selected_row = 0;
+    let mut header = 0;
     for &i in &app.hw_visible {
         let tier = app.catalog.hardware[i].hw.tier;
-        match layout.iter().rev().find_map(|r| match r {
-            R::Tier(t, _) => Some(*t),
-            _ => None,
-        }) {
-            Some(t) if t == tier => {}
-            _ => layout.push(R::Tier(tier, 0)),
+        if !matches!(rows.get(header), Some(Row::Tier(t, _)) if *t == tier) {
+            header = rows.len();
+            rows.push(Row::Tier(tier, 0));
         }
-        if let Some(R::Tier(_, n)) = layout.iter_mut().rev().find(|r| matches!(r, R::Tier(..))) {
+        if let Some(Row::Tier(_, n)) = rows.get_mut(header) {
             *n += 1;
         }
         if i == app.hw {
-            selected_row = layout.len();
+            selected_row = rows.len();
         }
-        layout.push(R::Device(i));
+        rows.push(Row::Device(i));
     }
-    if layout.is_empty() {
+    let buf = frame.buffer_mut();
+    if rows.is_empty() {
         let msg = Line::from(Span::styled(
             "no device matches the filter (Esc clears it)",
             t.warn(),
         ));
-        frame.render_widget(msg, Rect { height: 1, ..inner });
+        grid::wide(buf, inner, inner.y, &msg);
         return;
     }
     // Narrow panes show prefixed counts under unit headers ("989T" under "FLOP/s").
     let narrow = inner.width < 60;
-    let height = inner.height.saturating_sub(1) as usize;
-    let off = scroll_offset(selected_row, layout.len(), height);
-    let rows: Vec<Row> = layout[off..(off + height).min(layout.len())]
-        .iter()
-        .map(|r| match *r {
-            R::Tier(tier, n) => Row::new(vec![Cell::from(Line::from(vec![
-                Span::styled(format!("{} ", tier.name()), t.header()),
-                Span::styled(format!("({n})"), t.dim()),
-            ]))]),
-            R::Device(i) => device_row(app, i, prec, narrow),
-        })
-        .collect();
-    let right = |s: String| Cell::from(Line::from(s).right_aligned());
-    let header = if narrow {
-        Row::new(vec![
-            Cell::from("  device"),
-            right(format!("{} FLOP/s", prec.name())),
-            right("B/s".into()),
-            right("mem B".into()),
-            right("ridge".into()),
-        ])
+    let cols: [Col; 5] = if narrow {
+        [fill(), right(11), right(5), right(5), right(5)]
     } else {
-        Row::new(vec![
-            Cell::from("  device"),
-            Cell::from(format!("peak {}", prec.name())),
-            Cell::from("bandwidth"),
-            Cell::from("memory"),
-            right("ridge".into()),
-        ])
-    }
-    .style(t.dim());
-    let widths = if narrow {
-        [
-            Constraint::Fill(1),
-            Constraint::Length(11),
-            Constraint::Length(5),
-            Constraint::Length(5),
-            Constraint::Length(5),
+        [fill(), left(17), left(10), left(8), right(5)]
+    };
+    let widths = grid::widths(&cols, inner.width);
+    let head: Vec<Line> = if narrow {
+        vec![
+            "  device".into(),
+            format!("{} FLOP/s", prec.name()).into(),
+            "B/s".into(),
+            "mem B".into(),
+            "ridge".into(),
         ]
     } else {
-        [
-            Constraint::Fill(1),
-            Constraint::Length(17),
-            Constraint::Length(10),
-            Constraint::Length(8),
-            Constraint::Length(5),
+        vec![
+            "  device".into(),
+            format!("peak {}", prec.name()).into(),
+            "bandwidth".into(),
+            "memory".into(),
+            "ridge".into(),
         ]
     };
-    let table = Table::new(rows, widths).header(header).column_spacing(1);
-    frame.render_widget(table, inner);
+    grid::row(buf, inner, inner.y, &cols, &widths, &head, Some(t.dim()));
+    let height = inner.height.saturating_sub(1) as usize;
+    let off = scroll_offset(selected_row, rows.len(), height);
+    for (k, r) in rows.iter().skip(off).take(height).enumerate() {
+        let y = inner.y + 1 + k as u16;
+        match *r {
+            Row::Tier(tier, n) => {
+                let line = Line::from(vec![
+                    Span::styled(format!("{} ", tier.name()), t.header()),
+                    Span::styled(format!("({n})"), t.dim()),
+                ]);
+                grid::wide(buf, inner, y, &line);
+            }
+            Row::Device(i) => {
+                let cells = device_cells(app, i, prec, narrow);
+                let style = (i == app.hw).then(|| row_style(app, Pane::Hardware, true));
+                grid::row(buf, inner, y, &cols, &widths, &cells, style);
+            }
+        }
+    }
 }
 
-fn device_row(app: &App, i: usize, prec: crate::solver::Precision, narrow: bool) -> Row<'static> {
+fn device_cells(app: &App, i: usize, prec: Precision, narrow: bool) -> Vec<Line<'static>> {
     let t = app.theme();
     let e = &app.catalog.hardware[i];
     let sel = i == app.hw;
@@ -135,7 +127,6 @@ fn device_row(app: &App, i: usize, prec: crate::solver::Precision, narrow: bool)
             units::format_bytes(e.hw.memory_bytes),
         )
     };
-    let right = |s: String| Cell::from(Line::from(s).right_aligned());
     let ridge = f.ridge.map_or("-".to_string(), units::format_number);
     let mark = match (sel, marked) {
         (true, true) => "▶●",
@@ -143,19 +134,14 @@ fn device_row(app: &App, i: usize, prec: crate::solver::Precision, narrow: bool)
         (false, true) => " ●",
         (false, false) => "  ",
     };
-    Row::new(vec![
-        Cell::from(Line::from(vec![
+    vec![
+        Line::from(vec![
             Span::styled(mark, t.marked()),
             Span::raw(e.hw.id.clone()),
-        ])),
-        if narrow {
-            right(peak)
-        } else {
-            Cell::from(peak)
-        },
-        if narrow { right(bw) } else { Cell::from(bw) },
-        if narrow { right(mem) } else { Cell::from(mem) },
-        right(ridge),
-    ])
-    .style(row_style(app, Pane::Hardware, sel))
+        ]),
+        peak.into(),
+        bw.into(),
+        mem.into(),
+        ridge.into(),
+    ]
 }

@@ -87,7 +87,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             Span::styled(app.selected_knob().hint(), t.dim()),
         ]));
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    super::lines(frame.buffer_mut(), inner, &lines);
 }
 
 /// The entry, opened in place over the knob being typed: the text, what it

@@ -1,6 +1,7 @@
 //! One file per pane. Each `render` reads the app and draws into its area.
 
 pub mod compare;
+pub mod grid;
 pub mod hardware;
 pub mod help;
 pub mod knobs;
@@ -98,6 +99,14 @@ pub fn percent(x: f64) -> String {
         format!("+{s}%")
     } else {
         format!("{s}%")
+    }
+}
+
+/// Lines written top-down into `area`, each clipped to its width: what a
+/// Paragraph without wrapping draws, in one pass.
+pub fn lines(buf: &mut ratatui::buffer::Buffer, area: Rect, lines: &[Line]) {
+    for (i, l) in lines.iter().enumerate().take(area.height as usize) {
+        buf.set_line(area.x, area.y + i as u16, l, area.width);
     }
 }
 

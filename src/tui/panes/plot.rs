@@ -12,7 +12,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Chart, Dataset, GraphType, Paragraph, Wrap};
+use ratatui::widgets::{Chart, Dataset, GraphType, Paragraph};
 
 /// A roof: peak FLOP/s and memory bandwidth (byte/s).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -179,18 +179,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     if inner.height < 6 || inner.width < 20 {
         return;
     }
-    let legend = legend(app, an);
-    let legend_h = legend
-        .iter()
-        .map(|l| (l.width() as u16).div_ceil(inner.width.max(1)).max(1))
-        .sum::<u16>()
-        .min(4);
+    let legend = pack(legend(app, an), inner.width as usize);
+    let legend_h = (legend.len() as u16).min(4);
     let [chart_area, legend_area] =
         Layout::vertical([Constraint::Fill(1), Constraint::Length(legend_h)]).areas(inner);
-    frame.render_widget(
-        Paragraph::new(legend).wrap(Wrap { trim: true }),
-        legend_area,
-    );
+    super::lines(frame.buffer_mut(), legend_area, &legend);
     draw_chart(app, an, frame, chart_area);
 }
 
@@ -438,8 +431,43 @@ fn decades(r: [f64; 2]) -> impl Iterator<Item = i32> {
     (r[0].round() as i32)..=(r[1].round() as i32)
 }
 
+/// Wrap legend lines at item boundaries: a short symbol span ("━ ") stays
+/// with the text after it.
+fn pack(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    for line in lines {
+        let mut items: Vec<Vec<Span>> = Vec::new();
+        let mut pending: Vec<Span> = Vec::new();
+        for span in line.spans {
+            let symbol = span.width() <= 2;
+            pending.push(span);
+            if !symbol {
+                items.push(std::mem::take(&mut pending));
+            }
+        }
+        if !pending.is_empty() {
+            items.push(pending);
+        }
+        let mut cur: Vec<Span> = Vec::new();
+        let mut used = 0;
+        for item in items {
+            let w: usize = item.iter().map(|s| s.width()).sum();
+            if used > 0 && used + w > width {
+                out.push(Line::from(std::mem::take(&mut cur)));
+                used = 0;
+            }
+            used += w;
+            cur.extend(item);
+        }
+        if !cur.is_empty() {
+            out.push(Line::from(cur));
+        }
+    }
+    out
+}
+
 /// What each line and point is, with its figures.
-fn legend<'a>(app: &App, an: &Analysis) -> Vec<Line<'a>> {
+fn legend(app: &App, an: &Analysis) -> Vec<Line<'static>> {
     let t = app.theme();
     let ev = an.eval();
     let a = &an.assumptions;

@@ -1,14 +1,14 @@
 //! The sensitivity table: elasticity and the change for +10% per parameter,
 //! a bar, the binding constraint lit; then headroom and fit margin.
 
+use super::grid::{self, left, right};
 use super::{block, percent, stale_marker};
 use crate::solver::{Param, units};
 use crate::tui::app::{App, Pane};
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 /// A centred bar for an elasticity in [-1, 1] (clamped): left of the centre
 /// when a larger value speeds the step up, right when it slows it down.
@@ -40,61 +40,47 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let inner = b.inner(area);
     frame.render_widget(b, area);
 
-    let half = ((inner.width as usize).saturating_sub(18 + 7 + 8 + 4) / 2).clamp(2, 12);
-    let mut rows = Vec::new();
-    for r in &s.rows {
+    let half = ((inner.width as usize).saturating_sub(19 + 7 + 8 + 3) / 2).clamp(2, 12);
+    let cols = [left(19), right(7), right(8), left(half as u16 * 2 + 1)];
+    let widths = grid::widths(&cols, inner.width);
+    let buf = frame.buffer_mut();
+    let head: Vec<Line> = vec![
+        " parameter".into(),
+        "elast.".into(),
+        "+10%".into(),
+        Line::from(format!("{:^w$}", "faster │ slower", w = half * 2 + 1)),
+    ];
+    grid::row(buf, inner, inner.y, &cols, &widths, &head, Some(t.dim()));
+    for (k, r) in s.rows.iter().enumerate() {
         let binding = s.binding == Some(r.param);
         let (neg, mid, pos) = bar(r.elasticity, half);
-        let base = if binding {
-            t.binding()
-        } else {
-            Style::new().fg(t.fg)
-        };
         let label = if binding {
             format!("▶{}", r.param.label())
         } else {
             format!(" {}", r.param.label())
         };
-        rows.push(
-            Row::new(vec![
-                Cell::from(label),
-                Cell::from(Line::from(units::format_number(r.elasticity)).right_aligned()),
-                Cell::from(Line::from(percent(r.finite_change)).right_aligned()),
-                Cell::from(Line::from(vec![
-                    Span::styled(neg, Style::new().fg(t.speeds)),
-                    Span::styled(mid, t.dim()),
-                    Span::styled(pos, Style::new().fg(t.slows)),
-                ])),
-            ])
-            .style(base),
+        let cells: Vec<Line> = vec![
+            label.into(),
+            units::format_number(r.elasticity).into(),
+            percent(r.finite_change).into(),
+            Line::from(vec![
+                Span::styled(neg, Style::new().fg(t.speeds)),
+                Span::styled(mid, t.dim()),
+                Span::styled(pos, Style::new().fg(t.slows)),
+            ]),
+        ];
+        let y = inner.y + 1 + k as u16;
+        grid::row(
+            buf,
+            inner,
+            y,
+            &cols,
+            &widths,
+            &cells,
+            binding.then(|| t.binding()),
         );
     }
-    let header = Row::new(vec![
-        Cell::from(" parameter"),
-        Cell::from(Line::from("elast.").right_aligned()),
-        Cell::from(Line::from("+10%").right_aligned()),
-        Cell::from(Line::from("faster │ slower").centered()),
-    ])
-    .style(t.dim());
-    let n = rows.len() as u16 + 1;
-    let table = Table::new(
-        rows,
-        [
-            Constraint::Length(19),
-            Constraint::Length(7),
-            Constraint::Length(8),
-            Constraint::Length(half as u16 * 2 + 1),
-        ],
-    )
-    .header(header)
-    .column_spacing(1);
-    frame.render_widget(
-        table,
-        Rect {
-            height: n.min(inner.height),
-            ..inner
-        },
-    );
+    let n = s.rows.len() as u16 + 1;
 
     if inner.height > n {
         let e = &s.base;
@@ -142,7 +128,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             height: inner.height - n,
             ..inner
         };
-        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), rest);
+        super::lines(frame.buffer_mut(), rest, &lines);
     }
 }
 

@@ -91,8 +91,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             if !wide && message.is_none() {
                 // Room for the whole explanation on two lines.
                 lines.push(Line::from(Span::styled(why, Style::new().fg(t.fg))));
-                let head = Paragraph::new(lines.remove(0));
-                frame.render_widget(head.style(t.base()), Rect { height: 1, ..area });
+                super::lines(frame.buffer_mut(), area, &lines[..1]);
+                lines.remove(0);
                 let rest = Rect {
                     y: area.y + 1,
                     height: area.height.saturating_sub(1),
@@ -114,7 +114,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         }
     }
     lines.push(message_line(app).unwrap_or_else(|| hint_line(app)));
-    frame.render_widget(Paragraph::new(lines).style(t.base()), area);
+    super::lines(frame.buffer_mut(), area, &lines);
 }
 
 /// The third line: why there is no result, else the last message, else
