@@ -1,2 +1,100 @@
-//! Placeholder until the workbench lands: keystroke-to-frame benchmarks go here.
-fn main() {}
+//! Keystroke to frame: `update` (which recomputes every figure from the
+//! solver) plus a render of the whole screen to a 160x48 TestBackend.
+//! Target: median at most 1 ms. Figures are in the README.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui_textarea::{Input, Key};
+use ridgeline::catalog::Catalog;
+use ridgeline::tui::{Action, App, Command, Pane, Settings, render, update};
+use std::hint::black_box;
+use std::time::Duration;
+
+fn app() -> App {
+    App::new(Catalog::builtin(), Settings::default())
+}
+
+fn terminal() -> Terminal<TestBackend> {
+    Terminal::new(TestBackend::new(160, 48)).unwrap()
+}
+
+fn benches(c: &mut Criterion) {
+    let mut g = c.benchmark_group("keystroke to frame (160x48)");
+    g.measurement_time(Duration::from_secs(5));
+
+    // Move through the hardware list: A100 <-> H100.
+    let mut a = app();
+    let mut term = terminal();
+    let mut up = true;
+    g.bench_function("hardware up/down", |b| {
+        b.iter(|| {
+            let cmd = if up { Command::Up } else { Command::Down };
+            up = !up;
+            update(&mut a, Action::Do(cmd));
+            term.draw(|f| render(black_box(&a), f)).unwrap();
+        })
+    });
+
+    // Step the batch with three devices marked: three sensitivities.
+    let mut a = app();
+    for _ in 0..2 {
+        update(&mut a, Action::Do(Command::Mark));
+        update(&mut a, Action::Do(Command::Down));
+    }
+    update(&mut a, Action::Do(Command::Mark));
+    a.focus = Pane::Knobs;
+    a.knob = 1;
+    let mut term = terminal();
+    let mut up = true;
+    g.bench_function("batch step, 3 devices compared", |b| {
+        b.iter(|| {
+            let cmd = if up { Command::Right } else { Command::Left };
+            up = !up;
+            update(&mut a, Action::Do(cmd));
+            term.draw(|f| render(black_box(&a), f)).unwrap();
+        })
+    });
+
+    // Type into the model filter (one key, then take it back).
+    let mut a = app();
+    a.focus = Pane::Models;
+    update(&mut a, Action::Do(Command::Filter));
+    let mut term = terminal();
+    let mut typing = true;
+    g.bench_function("filter keystroke", |b| {
+        b.iter(|| {
+            let key = if typing {
+                Key::Char('7')
+            } else {
+                Key::Backspace
+            };
+            typing = !typing;
+            update(
+                &mut a,
+                Action::Input(Input {
+                    key,
+                    ..Input::default()
+                }),
+            );
+            term.draw(|f| render(black_box(&a), f)).unwrap();
+        })
+    });
+
+    // The parts: recompute alone, render alone.
+    let mut a = app();
+    g.bench_function("recompute only", |b| {
+        b.iter(|| black_box(&mut a).recompute())
+    });
+    let a = app();
+    let mut term = terminal();
+    g.bench_function("render only", |b| {
+        b.iter(|| {
+            term.draw(|f| render(black_box(&a), f)).unwrap();
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(tui, benches);
+criterion_main!(tui);
