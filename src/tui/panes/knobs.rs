@@ -61,13 +61,19 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     }
     let free = inner.height as usize > Knob::ALL.len();
     if free {
-        let hint = format!(
-            " {}/{} step, {} type",
+        let step = format!(
+            "{}/{} step",
             app.keymap.first_key(Command::Left),
-            app.keymap.first_key(Command::Right),
-            app.keymap.first_key(Command::Edit)
+            app.keymap.first_key(Command::Right)
         );
-        lines.push(Line::from(Span::styled(hint, t.dim())));
+        let edit = format!("{} type", app.keymap.first_key(Command::Edit));
+        let one = format!(" {step}, {edit}");
+        if one.chars().count() <= inner.width as usize {
+            lines.push(Line::from(Span::styled(one, t.dim())));
+        } else {
+            lines.push(Line::from(Span::styled(format!(" {step}"), t.dim())));
+            lines.push(Line::from(Span::styled(format!(" {edit}"), t.dim())));
+        }
     }
     if inner.height as usize > Knob::ALL.len() + 1 && inner.width >= 40 {
         let hint = format!(
