@@ -24,6 +24,9 @@ pub struct Cli {
     /// Theme name for the workbench (dark, light, high-contrast, mono, or a user theme).
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
+    /// Open the workbench on a scenario file (see assets/scenarios/).
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }

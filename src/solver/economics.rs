@@ -40,6 +40,12 @@ pub struct Economics {
     pub energy_per_token_j: Option<f64>,
 }
 
+/// USD per million tokens: cost per hour / (tokens/s * 3600) * 1e6; None
+/// when nothing is produced.
+pub fn cost_per_million_tokens(cost_per_hour_usd: f64, tokens_per_s: f64) -> Option<f64> {
+    (tokens_per_s > 0.0).then(|| cost_per_hour_usd / (tokens_per_s * 3600.0) * 1e6)
+}
+
 /// Cost and energy of `devices` devices of `hw` producing `tokens_per_s`,
 /// busy a fraction `load` of the time.
 pub fn economics(
@@ -55,7 +61,8 @@ pub fn economics(
     let power_w = hw.tdp_w.map(|tdp| power(n, tdp, load, idle_share));
     Economics {
         cost_per_hour_usd,
-        cost_per_million_tokens_usd: cost_per_hour_usd.and_then(|c| per_token(c / 3600.0 * 1e6)),
+        cost_per_million_tokens_usd: cost_per_hour_usd
+            .and_then(|c| cost_per_million_tokens(c, tokens_per_s)),
         power_w,
         energy_per_token_j: power_w.and_then(per_token),
     }

@@ -188,7 +188,11 @@ fn option(
         replica_capacity_rps: capacity,
         utilization,
         cost_per_hour_usd,
-        cost_per_million_tokens_usd: cost_per_hour_usd / 3600.0 / tokens_per_s * 1e6,
+        cost_per_million_tokens_usd: economics::cost_per_million_tokens(
+            cost_per_hour_usd,
+            tokens_per_s,
+        )
+        .unwrap_or(f64::INFINITY),
         power_w: e.power_w,
         energy_per_token_j: e.energy_per_token_j,
         within_budget: spec

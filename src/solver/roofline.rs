@@ -157,6 +157,17 @@ pub struct Evaluation {
 }
 
 impl Evaluation {
+    /// FLOP/s achieved per device over the whole step (= MFU * peak): the
+    /// operating point's height on a roofline plot.
+    pub fn achieved_flops(&self) -> f64 {
+        self.cost.flops / self.latency_s
+    }
+
+    /// Devices the layout uses (tp * pp).
+    pub fn devices(&self) -> u32 {
+        self.parallelism.devices()
+    }
+
     /// One plain sentence: what dominates and why.
     pub fn explanation(&self) -> String {
         let bytes = units::format_bytes(self.cost.bytes());

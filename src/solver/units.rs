@@ -310,6 +310,19 @@ pub fn format_count(x: f64) -> String {
     with_prefix(x, "").trim_end().replace(' ', "")
 }
 
+/// Parameter counts as model cards write them: "8.03B", "405B", "124M", "23.8k".
+pub fn format_params(x: f64) -> String {
+    with_prefix(x, "")
+        .trim_end()
+        .replace(' ', "")
+        .replace('G', "B")
+}
+
+/// A fraction as a percentage with three significant digits: "-9.09%", "70%".
+pub fn format_percent(x: f64) -> String {
+    format!("{}%", sig3(x * 100.0))
+}
+
 /// "34.2 ms", "450 us", "1.2 s", "2.5 min".
 pub fn format_time(x: f64) -> String {
     if !x.is_finite() {
@@ -401,6 +414,11 @@ mod tests {
         assert_eq!(format_count(8000.0), "8k");
         assert_eq!(format_count(512.0), "512");
         assert_eq!(format_count(4096.0), "4096");
+        assert_eq!(format_params(8.03e9), "8.03B");
+        assert_eq!(format_params(124e6), "124M");
+        assert_eq!(format_params(23.8e3), "23.8k");
+        assert_eq!(format_percent(-0.0909), "-9.09%");
+        assert_eq!(format_percent(0.7), "70%");
         assert_eq!(format_count(131072.0), "131k");
         // 999.96 GB rounds up to the next prefix rather than printing "1000 GB".
         assert_eq!(format_bytes(999.96e9), "1 TB");

@@ -459,14 +459,11 @@ impl App {
     }
 }
 
-/// USD per million tokens: devices * price/hour / (tokens/s * 3600) * 1e6.
-/// None without a price.
-// TODO(solver): move into solver (economics) so the CLI shares it.
+/// USD per million tokens of the layout (devices * price/hour), from the
+/// solver's economics. None without a price.
 pub fn cost_per_million_tokens(price_per_hour_usd: Option<f64>, ev: &Evaluation) -> Option<f64> {
-    let p = price_per_hour_usd?;
-    let per_hour = p * ev.parallelism.devices() as f64;
-    let tokens_per_hour = ev.tokens_per_s * 3600.0;
-    (tokens_per_hour > 0.0).then(|| per_hour / tokens_per_hour * 1e6)
+    let per_hour = price_per_hour_usd? * ev.devices() as f64;
+    solver::economics::cost_per_million_tokens(per_hour, ev.tokens_per_s)
 }
 
 /// The entries of `order` whose text contains every word of `filter`

@@ -89,7 +89,7 @@ pub fn row_style(app: &App, pane: Pane, selected: bool) -> Style {
 
 /// Parameters: "8.03B", "405B", "1.1M" (a count with B for billions).
 pub fn params(x: f64) -> String {
-    units::format_count(x).replace('G', "B")
+    units::format_params(x)
 }
 
 /// A percentage with three significant digits: "-9.09%".

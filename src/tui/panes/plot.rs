@@ -208,7 +208,7 @@ fn roofs(app: &App, an: &Analysis) -> Vec<(usize, Roof)> {
 type Series = (Vec<(f64, f64)>, Style, Marker, GraphType);
 
 fn achieved(e: &crate::solver::Evaluation) -> f64 {
-    e.mfu * e.peak_flops
+    e.achieved_flops()
 }
 
 fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) {
