@@ -467,6 +467,15 @@ fn sens(cat: &Catalog, a: &args::SensArgs, out: Out) -> Result<(), CliError> {
                     units::format_number(s.fit_margin),
                     units::format_bytes(s.capacity_for_double_batch),
                 ));
+                if let Some(p) = s.precision_step {
+                    txt.push_str(&format!(
+                        "precision: weights {} and KV {} (math stays {}) change latency by {}\n",
+                        p.weights,
+                        p.kv,
+                        s.base.compute_precision,
+                        units::format_percent(p.latency_change)
+                    ));
+                }
                 if !s.base.memory.fits {
                     txt.push_str(&fit_sentence(&s.base, &wl));
                 }

@@ -9,7 +9,7 @@
 use super::error::{self, Result};
 use super::fit;
 use super::roofline::{self, Bottleneck, Evaluation};
-use super::types::{Assumptions, Hardware, Model, Workload};
+use super::types::{Assumptions, Hardware, Model, Precision, Workload};
 
 /// Half-width of the log-space central difference.
 const LOG_STEP: f64 = 1e-4;
@@ -91,6 +91,17 @@ pub struct Headroom {
     pub factor: f64,
 }
 
+/// The effect of storing weights and KV cache one format narrower (the
+/// math precision stays): precision is a discrete knob, so it gets a finite
+/// change, not an elasticity.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PrecisionStep {
+    pub weights: Precision,
+    pub kv: Precision,
+    /// Relative change of T.
+    pub latency_change: f64,
+}
+
 /// The full sensitivity report.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sensitivity {
@@ -104,6 +115,8 @@ pub struct Sensitivity {
     pub fit_margin: f64,
     /// Capacity a device needs for twice the batch at this context.
     pub capacity_for_double_batch: f64,
+    /// Weights and KV one format narrower (None when both are narrowest).
+    pub precision_step: Option<PrecisionStep>,
 }
 
 impl Sensitivity {
@@ -190,7 +203,21 @@ pub fn sensitivity(
             factor: base.memory_s / base.compute_s,
         }
     };
+    let weights = wl.weights.narrower().unwrap_or(wl.weights);
+    let kv = wl.kv.narrower().unwrap_or(wl.kv);
+    let precision_step = if (weights, kv) == (wl.weights, wl.kv) {
+        None
+    } else {
+        let narrow = Workload { weights, kv, ..*wl };
+        let t = roofline::time_step(hw, model, &narrow, a)?.latency_s;
+        Some(PrecisionStep {
+            weights,
+            kv,
+            latency_change: clean((t - t0) / t0),
+        })
+    };
     Ok(Sensitivity {
+        precision_step,
         fit_margin: base.memory.margin(),
         capacity_for_double_batch: fit::capacity_for_batch(model, wl, a, 2.0),
         base,

@@ -343,6 +343,27 @@ fn sensitivity_of_memory_bound_decode() {
     assert_eq!(s.headroom.param, Param::PeakFlops);
     assert!(rel(s.headroom.factor, s.base.memory_s / s.base.compute_s) < 1e-12);
     assert!(s.fit_margin > 1.0);
+    // fp8 weights and KV halve the bytes a memory-bound step moves (the
+    // fallback to fp16 math changes nothing here): T falls by about half.
+    let p = s.precision_step.unwrap();
+    assert_eq!((p.weights, p.kv), (Precision::Fp8, Precision::Fp8));
+    let narrow = evaluate(
+        &a100(),
+        &llama8(),
+        &Workload {
+            weights: Precision::Fp8,
+            kv: Precision::Fp8,
+            ..Workload::default()
+        },
+        &Assumptions::default(),
+    )
+    .unwrap();
+    assert!((p.latency_change - (narrow.latency_s / s.base.latency_s - 1.0)).abs() < 1e-12);
+    assert!(
+        (-0.5..-0.45).contains(&p.latency_change),
+        "{}",
+        p.latency_change
+    );
 }
 
 #[test]

@@ -52,6 +52,19 @@ impl Precision {
         }
     }
 
+    /// The next narrower storage format of the same family, for a "what if
+    /// the weights were quantized one step" question: fp32 -> bf16 -> fp8 ->
+    /// fp4, int8 -> int4.
+    pub fn narrower(self) -> Option<Precision> {
+        match self {
+            Precision::Fp32 | Precision::Tf32 => Some(Precision::Bf16),
+            Precision::Bf16 | Precision::Fp16 => Some(Precision::Fp8),
+            Precision::Fp8 => Some(Precision::Fp4),
+            Precision::Int8 => Some(Precision::Int4),
+            Precision::Fp4 | Precision::Int4 => None,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Precision::Fp32 => "fp32",
