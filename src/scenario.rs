@@ -33,6 +33,7 @@
 //! budget = "5M"
 //! ```
 
+use crate::catalog::line_col;
 use crate::solver::fleet::DEFAULT_MAX_UTILIZATION;
 use crate::solver::serving::Request;
 use crate::solver::units::{self, Kind};
@@ -187,15 +188,6 @@ impl fmt::Display for ScenarioError {
 }
 
 impl std::error::Error for ScenarioError {}
-
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = &text[..offset];
-    (
-        before.matches('\n').count() + 1,
-        before.rfind('\n').map_or(offset, |i| offset - i - 1) + 1,
-    )
-}
 
 /// The fleet inputs of a scenario, resolved.
 #[derive(Debug, Clone, PartialEq)]

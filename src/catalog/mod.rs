@@ -463,7 +463,8 @@ fn upsert<T>(list: &mut Vec<T>, item: T, id: fn(&T) -> &String) {
     }
 }
 
-fn toml_files(dir: &Path) -> Vec<PathBuf> {
+/// The `*.toml` files of a directory, sorted (none if it cannot be read).
+pub fn toml_files(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok().map(|e| e.path()))
@@ -476,7 +477,7 @@ fn toml_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// 1-based line and column of a byte offset.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
