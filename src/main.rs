@@ -18,10 +18,11 @@ fn main() -> ExitCode {
                 catalog_dir: cli.catalog.clone(),
                 ascii: cli.ascii,
                 theme: cli.theme.clone(),
+                scenario: cli.scenario.clone(),
                 ..TuiOptions::default()
             };
             match tui::run(opts) {
-                Ok(()) => 0,
+                Ok(exit) => exit.code() as i32,
                 Err(e) => {
                     let _ = writeln!(stderr.lock(), "error: {e}");
                     1

@@ -26,11 +26,25 @@ pub enum Command {
     Mark,
     ClearMarks,
     NextTheme,
+    View1,
+    View2,
+    View3,
+    View4,
+    View5,
+    View6,
+    NextFamily,
+    Save,
 }
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 20] = [
+    pub const ALL: [Command; 28] = [
+        Command::View1,
+        Command::View2,
+        Command::View3,
+        Command::View4,
+        Command::View5,
+        Command::View6,
         Command::Up,
         Command::Down,
         Command::Left,
@@ -48,10 +62,25 @@ impl Command {
         Command::Filter,
         Command::Mark,
         Command::ClearMarks,
+        Command::NextFamily,
+        Command::Save,
         Command::NextTheme,
         Command::Help,
         Command::Quit,
     ];
+
+    /// 1 to 6 for the view keys.
+    pub fn view_number(self) -> Option<usize> {
+        match self {
+            Command::View1 => Some(1),
+            Command::View2 => Some(2),
+            Command::View3 => Some(3),
+            Command::View4 => Some(4),
+            Command::View5 => Some(5),
+            Command::View6 => Some(6),
+            _ => None,
+        }
+    }
 
     /// The name used in config.toml's [keys] section.
     pub fn name(self) -> &'static str {
@@ -76,6 +105,14 @@ impl Command {
             Command::Mark => "mark",
             Command::ClearMarks => "clear_marks",
             Command::NextTheme => "next_theme",
+            Command::View1 => "view_roofline",
+            Command::View2 => "view_serving",
+            Command::View3 => "view_synthesis",
+            Command::View4 => "view_sweep",
+            Command::View5 => "view_generations",
+            Command::View6 => "view_fleet",
+            Command::NextFamily => "next_family",
+            Command::Save => "save",
         }
     }
 
@@ -86,10 +123,10 @@ impl Command {
             Command::Help => "show or hide this help",
             Command::NextPane => "focus the next pane",
             Command::PrevPane => "focus the previous pane",
-            Command::Up => "move up (from the top row: to the pane bar)",
-            Command::Down => "move down (from the pane bar: into the pane)",
-            Command::Left => "knobs: step down; elsewhere: previous pane",
-            Command::Right => "knobs: step up; elsewhere: next pane",
+            Command::Up => "move up (top row: to the pane bar; again: to the views)",
+            Command::Down => "move down (from the bar: back into the pane)",
+            Command::Left => "knobs: step down; views bar: previous view; else previous pane",
+            Command::Right => "knobs: step up; views bar: next view; else next pane",
             Command::PageUp => "move up a page",
             Command::PageDown => "move down a page",
             Command::Top => "first row",
@@ -102,6 +139,14 @@ impl Command {
             Command::Mark => "mark a device to compare (hardware list)",
             Command::ClearMarks => "clear all marks",
             Command::NextTheme => "next colour theme",
+            Command::View1 => "view 1: Roofline (plot, sensitivity, compare)",
+            Command::View2 => "view 2: Serving (TTFT, ITL, KV, memory, cost, CO2)",
+            Command::View3 => "view 3: Synthesis (what hardware meets a target)",
+            Command::View4 => "view 4: Sweep (against batch or context)",
+            Command::View5 => "view 5: Generations (a family side by side)",
+            Command::View6 => "view 6: Fleet (cheapest fleet for a load and SLAs)",
+            Command::NextFamily => "next hardware family (Generations), or the marked devices",
+            Command::Save => "save the workbench state to a scenario file",
         }
     }
 

@@ -4,14 +4,17 @@
 
 use super::action::{Action, Command};
 use super::keymap::Keymap;
-use super::knobs::{Inputs, Knob};
+use super::knobs::{Choices, Family, Inputs, Knob, ViewInputs};
 use super::theme::{Theme, ThemeSet};
+use super::views::{self, View, ViewData};
 use crate::catalog::Catalog;
+use crate::scenario::Scenario;
 use crate::solver::{
-    self, Arch, Assumptions, Evaluation, Phase, Precision, Sensitivity, Tier, Workload,
+    self, Arch, Assumptions, Evaluation, Hardware, Phase, Precision, Sensitivity, Tier, Workload,
 };
 use ratatui::style::{Modifier, Style};
 use ratatui_textarea::TextArea;
+use std::path::{Path, PathBuf};
 
 /// Device and model the workbench opens on.
 pub const DEFAULT_HARDWARE: &str = "h100-sxm";
@@ -19,7 +22,11 @@ pub const DEFAULT_MODEL: &str = "llama-3.1-8b";
 /// The +10% step of the sensitivity table.
 pub const PERTURB: f64 = 0.1;
 
-/// The panes of the roofline view, in focus order.
+/// Where a scenario is saved unless the user types another path.
+pub const DEFAULT_SCENARIO_PATH: &str = "./ridgeline-scenario.toml";
+
+/// The panes, in focus order. The roofline view has the first six; the
+/// other views have the pickers, the knobs and their own pane (`View`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Pane {
     Hardware,
@@ -28,6 +35,8 @@ pub enum Pane {
     Plot,
     Sensitivity,
     Compare,
+    /// The view's own pane (Serving, Synthesis, ...).
+    View,
 }
 
 impl Pane {
@@ -47,16 +56,35 @@ impl Pane {
             Pane::Plot => "Plot",
             Pane::Sensitivity => "Sensitivity",
             Pane::Compare => "Compare",
+            Pane::View => "View",
         }
     }
-    fn index(self) -> usize {
-        Pane::ALL.iter().position(|p| *p == self).unwrap_or(0)
+    /// The panes of a view, in focus order.
+    pub fn of(view: View) -> &'static [Pane] {
+        const OTHER: [Pane; 4] = [Pane::Hardware, Pane::Models, Pane::Knobs, Pane::View];
+        if view == View::Roofline {
+            &Pane::ALL
+        } else {
+            &OTHER
+        }
+    }
+    fn index_in(self, view: View) -> usize {
+        Pane::of(view).iter().position(|p| *p == self).unwrap_or(0)
+    }
+    /// The next pane of `view`, wrapping.
+    pub fn next_in(self, view: View) -> Pane {
+        let all = Pane::of(view);
+        all[(self.index_in(view) + 1) % all.len()]
+    }
+    pub fn prev_in(self, view: View) -> Pane {
+        let all = Pane::of(view);
+        all[(self.index_in(view) + all.len() - 1) % all.len()]
     }
     pub fn next(self) -> Pane {
-        Pane::ALL[(self.index() + 1) % Pane::ALL.len()]
+        self.next_in(View::Roofline)
     }
     pub fn prev(self) -> Pane {
-        Pane::ALL[(self.index() + Pane::ALL.len() - 1) % Pane::ALL.len()]
+        self.prev_in(View::Roofline)
     }
     pub fn is_picker(self) -> bool {
         matches!(self, Pane::Hardware | Pane::Models)
@@ -73,6 +101,8 @@ pub enum Mode {
     Edit,
     /// The help screen is open.
     Help,
+    /// Typing the path to save a scenario to.
+    Save,
 }
 
 /// A knob being typed: the entry, why its text is invalid (if it is), and
@@ -148,11 +178,27 @@ pub struct App {
     pub marked: Vec<usize>,
     pub workload: Workload,
     pub assumptions: Assumptions,
-    /// Selected knob (index into Knob::ALL).
+    /// The inputs of the views (prompt, output, target, SLAs, regions, ...).
+    pub view_inputs: ViewInputs,
+    /// The view on screen.
+    pub view: View,
+    /// Selected knob (index into the view's knobs, Knob::for_view).
     pub knob: usize,
     pub focus: Pane,
     /// The pane bar at the top has the focus (arrow keys pick a pane).
     pub in_bar: bool,
+    /// In the bar, the view switcher has the focus (Left/Right pick a view).
+    pub bar_view: bool,
+    /// The path entry of a scenario save.
+    pub save_path: TextArea<'static>,
+    /// The hardware of the catalog as solver types (for ranking and fleets).
+    pub devices: Vec<Hardware>,
+    /// Region ids and hardware families, for the view knobs.
+    pub choices: Choices,
+    /// The figures of the view on screen, or why there are none.
+    pub view_data: Result<ViewData, String>,
+    /// The last figures of that view that computed.
+    pub last_view_data: Option<ViewData>,
     pub mode: Mode,
     pub edit: Option<KnobEdit>,
     pub themes: ThemeSet,
@@ -171,6 +217,8 @@ pub struct App {
     pub current: Result<Analysis, String>,
     /// The last inputs that gave a result.
     pub last_valid: Option<Analysis>,
+    /// First row of the help screen (it scrolls on short screens).
+    pub help_scroll: usize,
     pub quit: bool,
     /// Something changed since the last draw.
     pub dirty: bool,
@@ -188,6 +236,8 @@ pub struct Settings {
     pub keymap: Keymap,
     /// Problems to show in the status line at start.
     pub notices: Vec<String>,
+    /// A scenario to open (`--scenario FILE`).
+    pub scenario: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -199,6 +249,7 @@ impl Default for Settings {
             themes: ThemeSet::load(crate::catalog::builtin_themes(), &[]),
             keymap: Keymap::default(),
             notices: Vec::new(),
+            scenario: None,
         }
     }
 }
@@ -274,6 +325,33 @@ impl App {
             .and_then(|e| catalog.models.iter().position(|x| x.model.id == e.model.id))
             .or_else(|| model_order.first().copied())
             .unwrap_or(0);
+        let devices: Vec<Hardware> = catalog.hardware.iter().map(|e| e.hw.clone()).collect();
+        // Families of two devices or more: a generation needs a successor.
+        let mut fams: Vec<String> = Vec::new();
+        for e in &catalog.hardware {
+            if let Some(f) = &e.family
+                && !fams.contains(f)
+                && catalog
+                    .hardware
+                    .iter()
+                    .filter(|x| x.family.as_ref() == Some(f))
+                    .count()
+                    > 1
+            {
+                fams.push(f.clone());
+            }
+        }
+        let choices = Choices {
+            regions: catalog.regions.iter().map(|r| r.id.clone()).collect(),
+            families: fams,
+        };
+        let mut view_inputs = ViewInputs::default();
+        if !choices.regions.contains(&view_inputs.region)
+            && let Some(r) = choices.regions.first()
+        {
+            view_inputs.region = r.clone();
+            view_inputs.regions = vec![r.clone()];
+        }
         let mut app = App {
             hw_visible: hw_order.clone(),
             model_visible: model_order.clone(),
@@ -287,9 +365,17 @@ impl App {
             marked: Vec::new(),
             workload: Workload::default(),
             assumptions: Assumptions::default(),
+            view_inputs,
+            view: View::Roofline,
             knob: 0,
             focus: Pane::Hardware,
             in_bar: false,
+            bar_view: false,
+            save_path: filter_box(DEFAULT_SCENARIO_PATH),
+            devices,
+            choices,
+            view_data: Ok(ViewData::Roofline),
+            last_view_data: None,
             mode: Mode::Normal,
             edit: None,
             themes,
@@ -302,11 +388,205 @@ impl App {
             model_kv: Vec::new(),
             current: Err("not computed yet".to_string()),
             last_valid: None,
+            help_scroll: 0,
             quit: false,
             dirty: true,
         };
         app.recompute();
+        if let Some(path) = settings.scenario
+            && let Err(e) = app.open_scenario(&path)
+        {
+            app.notices
+                .push(format!("scenario not opened, defaults shown: {e}"));
+        }
         app
+    }
+
+    /// Open a scenario file: selection, knobs and view. On error nothing
+    /// changes and the message says where the problem is.
+    pub fn open_scenario(&mut self, path: &Path) -> Result<(), String> {
+        let s = Scenario::load(path).map_err(|e| e.to_string())?;
+        self.apply_scenario(&s)
+            .map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Take a parsed scenario's state. All or nothing.
+    pub fn apply_scenario(&mut self, s: &Scenario) -> Result<(), String> {
+        let hw_index = |name: &str| -> Result<usize, String> {
+            let e = self.catalog.hardware(name).map_err(|e| e.to_string())?;
+            Ok(self
+                .catalog
+                .hardware
+                .iter()
+                .position(|x| x.hw.id == e.hw.id)
+                .unwrap_or(0))
+        };
+        let hw = match &s.hardware {
+            Some(h) => hw_index(h)?,
+            None => match s.compare.first() {
+                Some(h) => hw_index(h)?,
+                None => self.hw,
+            },
+        };
+        let marked = s
+            .compare
+            .iter()
+            .map(|h| hw_index(h))
+            .collect::<Result<Vec<_>, _>>()?;
+        let model = match &s.model {
+            Some(m) => {
+                let e = self.catalog.model(m).map_err(|e| e.to_string())?;
+                self.catalog
+                    .models
+                    .iter()
+                    .position(|x| x.model.id == e.model.id)
+                    .unwrap_or(0)
+            }
+            None => self.model,
+        };
+        let fail = |(k, m): (&str, String)| format!("{k}: {m}");
+        let wl = s.workload(&Workload::default()).map_err(fail)?;
+        let a = s.assumptions(&Assumptions::default()).map_err(fail)?;
+        let mut v = ViewInputs::default();
+        if !self.choices.regions.contains(&v.region)
+            && let Some(r) = self.choices.regions.first()
+        {
+            v.region = r.clone();
+        }
+        v.request = s.request().map_err(fail)?;
+        let f = s.fleet_inputs().map_err(fail)?;
+        for r in &f.regions {
+            self.catalog.region(r).map_err(|e| e.to_string())?;
+        }
+        v.qps = f.qps;
+        v.ttft_s = f.ttft_s;
+        v.itl_s = f.itl_s;
+        v.budget = f.budget_usd_per_year;
+        v.max_utilization = f.max_utilization;
+        if let Some(first) = f.regions.first() {
+            v.region = first.to_ascii_lowercase();
+        }
+        v.regions = f.regions.iter().map(|r| r.to_ascii_lowercase()).collect();
+        if let Some(t) = &s.synthesis.target {
+            v.target = crate::scenario::SynthTarget::parse(t)?;
+        }
+        if let Some(b) = &s.sweep.batches {
+            v.batches = crate::scenario::parse_batches(b)?;
+        }
+        let view = match &s.view {
+            Some(name) => View::parse(name).ok_or_else(|| format!("unknown view {name:?}"))?,
+            None => View::Roofline,
+        };
+        v.family = if view == View::Generations && !marked.is_empty() {
+            Family::Marked
+        } else {
+            match &self.catalog.hardware[hw].family {
+                Some(f) => Family::Named(f.clone()),
+                None => v.family,
+            }
+        };
+        self.hw = hw;
+        self.marked = marked;
+        self.model = model;
+        self.workload = wl;
+        self.assumptions = a;
+        self.view_inputs = v;
+        self.set_view(view);
+        Ok(())
+    }
+
+    /// The whole workbench state as a scenario.
+    pub fn to_scenario(&self) -> Scenario {
+        let mut s = Scenario {
+            title: Some("saved from the ridgeline workbench".into()),
+            view: Some(self.view.name().into()),
+            hardware: Some(self.catalog.hardware[self.hw].hw.id.clone()),
+            compare: self
+                .marked
+                .iter()
+                .map(|&i| self.catalog.hardware[i].hw.id.clone())
+                .collect(),
+            model: Some(self.catalog.models[self.model].model.id.clone()),
+            ..Scenario::default()
+        };
+        let (wl, a, v) = (&self.workload, &self.assumptions, &self.view_inputs);
+        let w = &mut s.workload;
+        w.phase = Some(wl.phase.name().into());
+        w.batch = Some(wl.batch.round().max(1.0) as u64);
+        w.context = Some(wl.context.round().max(1.0) as u64);
+        w.weights = Some(wl.weights.name().into());
+        w.activations = Some(wl.activations.name().into());
+        w.kv = Some(wl.kv.name().into());
+        w.tp = Some(wl.tp);
+        w.pp = Some(wl.pp);
+        let t = |x: f64| crate::solver::units::format_time(x).replace(' ', "");
+        let asm = &mut s.assumptions;
+        asm.compute_efficiency = Some(a.compute_efficiency);
+        asm.memory_efficiency = Some(a.memory_efficiency);
+        asm.link_efficiency = Some(a.link_efficiency);
+        asm.overhead = Some(t(a.overhead_s));
+        asm.link_latency = Some(t(a.link_latency_s));
+        asm.usable_memory = Some(a.usable_memory);
+        asm.overlap = Some(a.overlap);
+        s.serving.prompt = Some(v.request.prompt as u64);
+        s.serving.output = Some(v.request.output as u64);
+        s.synthesis.target = Some(v.target.to_string());
+        s.sweep.batches = Some(format!("{}..{}", v.batches.0, v.batches.1));
+        s.fleet.qps = Some(v.qps);
+        s.fleet.ttft = Some(t(v.ttft_s));
+        s.fleet.itl = Some(t(v.itl_s));
+        s.fleet.regions = v.regions.clone();
+        s.fleet.budget = v.budget.map(|b| format!("{b}"));
+        s.fleet.max_utilization = Some(v.max_utilization);
+        s
+    }
+
+    /// Switch to a view: its panes, its knobs, its figures.
+    pub fn set_view(&mut self, view: View) {
+        if self.view != view {
+            self.view = view;
+            self.knob = 0;
+            self.last_view_data = None;
+            // The view's own figures take the screen.
+            self.focus = if view == View::Roofline {
+                Pane::Plot
+            } else {
+                Pane::View
+            };
+        }
+        if !Pane::of(view).contains(&self.focus) {
+            self.focus = Pane::View;
+        }
+        self.recompute();
+    }
+
+    /// A pane's title: the view's name for the view's own pane.
+    pub fn pane_title(&self, p: Pane) -> &'static str {
+        if p == Pane::View {
+            self.view.title()
+        } else {
+            p.title()
+        }
+    }
+
+    /// The knobs of the view on screen.
+    pub fn knobs(&self) -> &'static [Knob] {
+        Knob::for_view(self.view.index())
+    }
+
+    /// The marked devices, selected first if marked (the Generations view's
+    /// "marked" family).
+    pub fn shown_devices_marked(&self) -> Vec<usize> {
+        self.marked.clone()
+    }
+
+    /// The view's figures to show, and whether they are the last valid ones.
+    pub fn shown_view(&self) -> Option<(&ViewData, bool)> {
+        let entry_invalid = self.edit.as_ref().is_some_and(|e| e.error.is_some());
+        match &self.view_data {
+            Ok(d) => Some((d, entry_invalid)),
+            Err(_) => self.last_view_data.as_ref().map(|d| (d, true)),
+        }
     }
 
     pub fn theme(&self) -> &Theme {
@@ -314,11 +594,22 @@ impl App {
     }
 
     pub fn inputs(&self) -> Inputs {
-        (self.workload, self.assumptions)
+        Inputs {
+            wl: self.workload,
+            a: self.assumptions,
+            v: self.view_inputs.clone(),
+        }
+    }
+
+    fn set_inputs(&mut self, i: Inputs) {
+        self.workload = i.wl;
+        self.assumptions = i.a;
+        self.view_inputs = i.v;
     }
 
     pub fn selected_knob(&self) -> Knob {
-        Knob::ALL[self.knob.min(Knob::ALL.len() - 1)]
+        let k = self.knobs();
+        k[self.knob.min(k.len() - 1)]
     }
 
     /// The analysis to show, and whether it is the last valid one rather
@@ -393,6 +684,10 @@ impl App {
         if let Ok(a) = &self.current {
             self.last_valid = Some(a.clone());
         }
+        self.view_data = views::compute(self, self.view);
+        if let Ok(d) = &self.view_data {
+            self.last_view_data = Some(d.clone());
+        }
     }
 
     fn analyse(&self) -> Result<Analysis, String> {
@@ -408,7 +703,7 @@ impl App {
             .get(self.model)
             .ok_or("the catalog has no models")?
             .model;
-        let (wl, a) = self.inputs();
+        let (wl, a) = (self.workload, self.assumptions);
         let sens = solver::sensitivity(hw, model, &wl, &a, PERTURB).map_err(|e| e.to_string())?;
         let other_phase = if model.kind.is_decoder() {
             let other = Workload {
@@ -525,6 +820,9 @@ pub fn update(app: &mut App, action: Action) {
                     }
                     apply_entry(app);
                 }
+                Mode::Save => {
+                    app.save_path.input(input);
+                }
                 _ => {}
             }
             return;
@@ -559,18 +857,18 @@ fn apply_entry(app: &mut App) {
         return;
     };
     let text = edit.text.lines().first().cloned().unwrap_or_default();
-    let parsed = edit.knob.parse(&text, &edit.before);
+    let parsed = edit.knob.parse(&text, &edit.before, &app.choices);
     match parsed {
         Err(e) => edit.error = Some(e),
-        Ok((wl, a)) => {
-            let checked = solver::roofline::validate_workload(&wl)
-                .and_then(|_| solver::roofline::validate_assumptions(&a));
+        Ok(i) => {
+            let checked = solver::roofline::validate_workload(&i.wl)
+                .and_then(|_| solver::roofline::validate_assumptions(&i.a))
+                .and_then(|_| solver::serving::validate_request(&i.v.request));
             match checked {
                 Err(e) => edit.error = Some(e.to_string()),
                 Ok(()) => {
                     edit.error = None;
-                    app.workload = wl;
-                    app.assumptions = a;
+                    app.set_inputs(i);
                     app.recompute();
                 }
             }
@@ -605,7 +903,8 @@ fn move_selection(app: &mut App, delta: isize, to_bar_at_top: bool) {
                 app.in_bar = true;
                 return;
             }
-            app.knob = (app.knob as isize + delta).clamp(0, Knob::ALL.len() as isize - 1) as usize;
+            let n = app.knobs().len() as isize;
+            app.knob = (app.knob as isize + delta).clamp(0, n - 1) as usize;
         }
         _ => {
             if delta < 0 && to_bar_at_top {
@@ -617,10 +916,10 @@ fn move_selection(app: &mut App, delta: isize, to_bar_at_top: bool) {
 
 fn step_knob(app: &mut App, up: bool) {
     let k = app.selected_knob();
-    let (wl, a) = k.step(&app.inputs(), up);
-    app.workload = wl;
-    app.assumptions = a;
-    app.say(Level::Info, format!("{} {}", k.label(), k.value(&(wl, a))));
+    let i = k.step(&app.inputs(), up, &app.choices);
+    let v = k.value(&i);
+    app.set_inputs(i);
+    app.say(Level::Info, format!("{} {v}", k.label()));
 }
 
 fn command(app: &mut App, cmd: Command) {
@@ -673,7 +972,7 @@ fn command(app: &mut App, cmd: Command) {
                 }
                 Command::Cancel => {
                     if let Some(e) = app.edit.take() {
-                        (app.workload, app.assumptions) = e.before;
+                        app.set_inputs(e.before);
                     }
                     app.mode = Mode::Normal;
                     app.say(Level::Info, "entry cancelled");
@@ -686,6 +985,37 @@ fn command(app: &mut App, cmd: Command) {
             match cmd {
                 Command::Quit => app.quit = true,
                 Command::Help | Command::Cancel | Command::Edit => app.mode = Mode::Normal,
+                Command::Up | Command::PageUp => {
+                    app.help_scroll = app.help_scroll.saturating_sub(1)
+                }
+                Command::Down | Command::PageDown => {
+                    app.help_scroll = (app.help_scroll + 1).min(Command::ALL.len())
+                }
+                _ => {}
+            }
+            return;
+        }
+        Mode::Save => {
+            match cmd {
+                Command::Quit => app.quit = true,
+                Command::Edit => {
+                    app.mode = Mode::Normal;
+                    let text = app.save_path.lines().first().cloned().unwrap_or_default();
+                    let text = text.trim();
+                    let path = if text.is_empty() {
+                        DEFAULT_SCENARIO_PATH
+                    } else {
+                        text
+                    };
+                    match app.to_scenario().save(Path::new(path)) {
+                        Ok(()) => app.say(Level::Info, format!("scenario saved to {path}")),
+                        Err(e) => app.say(Level::Error, format!("not saved: {path}: {e}")),
+                    }
+                }
+                Command::Cancel => {
+                    app.mode = Mode::Normal;
+                    app.say(Level::Info, "save cancelled");
+                }
                 _ => {}
             }
             return;
@@ -694,26 +1024,65 @@ fn command(app: &mut App, cmd: Command) {
     }
     match cmd {
         Command::Quit => app.quit = true,
-        Command::Help => app.mode = Mode::Help,
+        Command::Help => {
+            app.mode = Mode::Help;
+            app.help_scroll = 0;
+        }
         Command::NextPane => {
-            app.focus = app.focus.next();
+            app.focus = app.focus.next_in(app.view);
             app.in_bar = false;
+            app.bar_view = false;
         }
         Command::PrevPane => {
-            app.focus = app.focus.prev();
+            app.focus = app.focus.prev_in(app.view);
             app.in_bar = false;
+            app.bar_view = false;
         }
         Command::Up => {
-            if !app.in_bar {
+            if app.in_bar {
+                app.bar_view = true;
+            } else {
                 move_selection(app, -1, true)
             }
         }
         Command::Down => {
-            if app.in_bar {
+            if app.bar_view {
+                app.bar_view = false;
+            } else if app.in_bar {
                 app.in_bar = false;
             } else {
                 move_selection(app, 1, false)
             }
+        }
+        Command::View1
+        | Command::View2
+        | Command::View3
+        | Command::View4
+        | Command::View5
+        | Command::View6 => {
+            let n = cmd.view_number().unwrap_or(1);
+            let v = View::ALL[(n - 1).min(5)];
+            app.set_view(v);
+            app.say(Level::Info, format!("{} view", v.title()));
+        }
+        Command::NextFamily => {
+            let i = app.inputs();
+            let next = Knob::Family.step(&i, true, &app.choices);
+            let label = Knob::Family.value(&next);
+            app.set_inputs(next);
+            if app.view != View::Generations {
+                app.set_view(View::Generations);
+            }
+            app.say(Level::Info, format!("family {label}"));
+        }
+        Command::Save => {
+            app.mode = Mode::Save;
+            app.in_bar = false;
+            app.bar_view = false;
+            let mut t = filter_box(DEFAULT_SCENARIO_PATH);
+            t.select_all();
+            style_entry(&mut t, app.theme());
+            app.save_path = t;
         }
         Command::PageUp => move_selection(app, -10, false),
         Command::PageDown => move_selection(app, 10, false),
@@ -721,13 +1090,18 @@ fn command(app: &mut App, cmd: Command) {
         Command::Bottom => move_selection(app, 100_000, false),
         Command::Left | Command::Right => {
             let up = cmd == Command::Right;
-            if app.focus == Pane::Knobs && !app.in_bar {
+            if app.bar_view {
+                let v = if up { app.view.next() } else { app.view.prev() };
+                app.set_view(v);
+                app.in_bar = true;
+                app.bar_view = true;
+            } else if app.focus == Pane::Knobs && !app.in_bar {
                 step_knob(app, up);
             } else {
                 app.focus = if up {
-                    app.focus.next()
+                    app.focus.next_in(app.view)
                 } else {
-                    app.focus.prev()
+                    app.focus.prev_in(app.view)
                 };
             }
         }
@@ -747,9 +1121,20 @@ fn command(app: &mut App, cmd: Command) {
             }
         }
         Command::Edit => {
+            let target_entry =
+                app.view == View::Synthesis && app.focus == Pane::View && !app.in_bar;
+            if target_entry {
+                // Enter on the Synthesis pane types the target, in place.
+                app.knob = app
+                    .knobs()
+                    .iter()
+                    .position(|k| *k == Knob::Target)
+                    .unwrap_or(0);
+            }
             if app.in_bar {
                 app.in_bar = false;
-            } else if app.focus == Pane::Knobs {
+                app.bar_view = false;
+            } else if app.focus == Pane::Knobs || target_entry {
                 let knob = app.selected_knob();
                 let before = app.inputs();
                 let mut text = filter_box(&knob.value(&before));
@@ -763,12 +1148,13 @@ fn command(app: &mut App, cmd: Command) {
                 });
                 app.mode = Mode::Edit;
             } else if app.focus.is_picker() {
-                app.focus = app.focus.next();
+                app.focus = app.focus.next_in(app.view);
             }
         }
         Command::Cancel => {
             if app.in_bar {
                 app.in_bar = false;
+                app.bar_view = false;
             } else if app.focus.is_picker() && !app.filter_text(app.focus).is_empty() {
                 if app.focus == Pane::Models {
                     app.model_filter = filter_box("");

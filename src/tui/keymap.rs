@@ -230,6 +230,14 @@ impl Default for Keymap {
         b.insert(Command::Mark, vec![c(' ')]);
         b.insert(Command::ClearMarks, vec![c('x')]);
         b.insert(Command::NextTheme, vec![c('t')]);
+        b.insert(Command::View1, vec![c('1')]);
+        b.insert(Command::View2, vec![c('2')]);
+        b.insert(Command::View3, vec![c('3')]);
+        b.insert(Command::View4, vec![c('4')]);
+        b.insert(Command::View5, vec![c('5')]);
+        b.insert(Command::View6, vec![c('6')]);
+        b.insert(Command::NextFamily, vec![c('f')]);
+        b.insert(Command::Save, vec![c('s')]);
         Keymap { bindings: b }
     }
 }
@@ -351,12 +359,43 @@ impl Keymap {
             .map_or_else(|| "?".to_string(), |k| k.to_string())
     }
 
-    /// Help rows: (keys, description), in Command::ALL order.
-    pub fn help_rows(&self) -> Vec<(String, &'static str)> {
-        Command::ALL
+    /// Help rows: (keys, description), in Command::ALL order; the six view
+    /// keys share one row ("1 Roofline, 2 Serving, ...").
+    pub fn help_rows(&self) -> Vec<(String, String)> {
+        let mut rows = Vec::new();
+        let views: Vec<Command> = Command::ALL
             .iter()
-            .map(|c| (self.keys_text(*c), c.describe()))
-            .collect()
+            .copied()
+            .filter(|c| c.view_number().is_some())
+            .collect();
+        let titles = [
+            "Roofline",
+            "Serving",
+            "Synthesis",
+            "Sweep",
+            "Generations",
+            "Fleet",
+        ];
+        let keys: Vec<String> = views.iter().map(|c| self.keys_text(*c)).collect();
+        let desc: Vec<String> = views
+            .iter()
+            .zip(titles)
+            .map(|(c, t)| format!("{} {t}", self.first_key(*c)))
+            .collect();
+        let plain = keys
+            .iter()
+            .enumerate()
+            .all(|(i, k)| *k == (i + 1).to_string());
+        let keys = if plain {
+            "1-6".to_string()
+        } else {
+            keys.join(" ")
+        };
+        rows.push((keys, desc.join(" ")));
+        for c in Command::ALL.iter().filter(|c| c.view_number().is_none()) {
+            rows.push((self.keys_text(*c), c.describe().to_string()));
+        }
+        rows
     }
 }
 
@@ -367,7 +406,7 @@ pub fn action_for(app: &App, ev: &KeyEvent) -> Option<Action> {
     }
     let key = Key::from_event(ev)?;
     match app.mode {
-        Mode::Filter(_) | Mode::Edit => {
+        Mode::Filter(_) | Mode::Edit | Mode::Save => {
             if key == CTRL_C {
                 return Some(Command::Quit.into());
             }
@@ -476,7 +515,9 @@ mod tests {
     fn help_is_generated_from_the_keymap() {
         let (km, _) = Keymap::from_config("c", "[keys]\nmark = \"m\"\n");
         let rows = km.help_rows();
-        assert_eq!(rows.len(), Command::ALL.len());
+        assert_eq!(rows.len(), Command::ALL.len() - 5, "six view keys, one row");
+        assert_eq!(rows[0].0, "1-6");
+        assert!(rows[0].1.contains("6 Fleet"), "{}", rows[0].1);
         let mark = rows
             .iter()
             .find(|(_, d)| *d == Command::Mark.describe())

@@ -1,5 +1,9 @@
-//! The workload knobs: how each is shown, stepped and read from text.
+//! The knobs: how each is shown, stepped and read from text. The workload
+//! knobs are shared by every view; each view adds its own (prompt and output
+//! for Serving, the target for Synthesis, the SLAs for Fleet, ...).
 
+use crate::scenario::SynthTarget;
+use crate::solver::serving::Request;
 use crate::solver::units::{self, Kind};
 use crate::solver::{Assumptions, Phase, Precision, Workload};
 
@@ -17,10 +21,115 @@ pub enum Knob {
     ComputeEff,
     MemoryEff,
     Overhead,
+    // Serving and Fleet.
+    Prompt,
+    Output,
+    Region,
+    // Synthesis.
+    Target,
+    // Sweep.
+    SweepAxis,
+    // Generations.
+    Family,
+    // Fleet.
+    Qps,
+    TtftSla,
+    ItlSla,
+    Regions,
+    Budget,
+}
+
+/// What a sweep runs over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepAxis {
+    Batch,
+    Context,
+}
+
+/// Which devices the Generations view lines up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Family {
+    /// The catalog's `family` (A100 -> H100 -> H200 -> B200, ...).
+    Named(String),
+    /// The devices marked in the Hardware list.
+    Marked,
+}
+
+/// The inputs of the views beyond the workload: what the view knobs change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewInputs {
+    pub request: Request,
+    /// Region id for the Serving view's carbon.
+    pub region: String,
+    pub target: SynthTarget,
+    pub sweep: SweepAxis,
+    /// Batches of the batch sweep (low, high).
+    pub batches: (u64, u64),
+    pub family: Family,
+    pub qps: f64,
+    pub ttft_s: f64,
+    pub itl_s: f64,
+    /// Region ids of the Fleet view.
+    pub regions: Vec<String>,
+    /// USD per year; None for no budget.
+    pub budget: Option<f64>,
+    pub max_utilization: f64,
+}
+
+impl Default for ViewInputs {
+    fn default() -> Self {
+        let f = crate::scenario::FleetInputs::default();
+        ViewInputs {
+            request: Request::default(),
+            region: f
+                .regions
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "us-east".into()),
+            target: SynthTarget::Itl(0.05),
+            sweep: SweepAxis::Batch,
+            batches: (1, 512),
+            family: Family::Named("nvidia-datacenter".into()),
+            qps: f.qps,
+            ttft_s: f.ttft_s,
+            itl_s: f.itl_s,
+            regions: f.regions,
+            budget: f.budget_usd_per_year,
+            max_utilization: f.max_utilization,
+        }
+    }
 }
 
 /// The inputs the knobs change.
-pub type Inputs = (Workload, Assumptions);
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inputs {
+    pub wl: Workload,
+    pub a: Assumptions,
+    pub v: ViewInputs,
+}
+
+/// What stepping and reading some knobs needs from the catalog: the region
+/// ids and the hardware families, in catalog order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Choices {
+    pub regions: Vec<String>,
+    pub families: Vec<String>,
+}
+
+/// The next (or previous) entry of `list` after `cur`, wrapping.
+fn cycle_in(list: &[String], cur: &str, up: bool) -> Option<String> {
+    if list.is_empty() {
+        return None;
+    }
+    let n = list.len();
+    let i = list.iter().position(|x| x == cur);
+    let j = match (i, up) {
+        (None, _) => 0,
+        (Some(i), true) => (i + 1) % n,
+        (Some(i), false) => (i + n - 1) % n,
+    };
+    Some(list[j].clone())
+}
 
 /// Largest tensor- or pipeline-parallel degree a step goes to.
 const MAX_DEGREE: u32 = 65536;
@@ -53,6 +162,95 @@ impl Knob {
             Knob::ComputeEff => "compute eff",
             Knob::MemoryEff => "memory eff",
             Knob::Overhead => "overhead",
+            Knob::Prompt => "prompt",
+            Knob::Output => "output",
+            Knob::Region => "region",
+            Knob::Target => "target",
+            Knob::SweepAxis => "sweep over",
+            Knob::Family => "family",
+            Knob::Qps => "requests/s",
+            Knob::TtftSla => "TTFT SLA",
+            Knob::ItlSla => "ITL SLA",
+            Knob::Regions => "regions",
+            Knob::Budget => "budget $/yr",
+        }
+    }
+
+    /// The knobs a view shows, its own first.
+    pub fn for_view(view: usize) -> &'static [Knob] {
+        use Knob::*;
+        match view {
+            1 => &[
+                Prompt,
+                Output,
+                Region,
+                Batch,
+                Weights,
+                Activations,
+                Kv,
+                Tp,
+                Pp,
+                ComputeEff,
+                MemoryEff,
+                Overhead,
+            ],
+            2 => &[
+                Target,
+                Batch,
+                Context,
+                Weights,
+                Activations,
+                Kv,
+                Tp,
+                Pp,
+                ComputeEff,
+                MemoryEff,
+                Overhead,
+            ],
+            3 => &[
+                SweepAxis,
+                Phase,
+                Batch,
+                Context,
+                Weights,
+                Activations,
+                Kv,
+                Tp,
+                Pp,
+                ComputeEff,
+                MemoryEff,
+                Overhead,
+            ],
+            4 => &[
+                Family,
+                Phase,
+                Batch,
+                Context,
+                Weights,
+                Activations,
+                Kv,
+                Tp,
+                Pp,
+                ComputeEff,
+                MemoryEff,
+                Overhead,
+            ],
+            5 => &[
+                Qps,
+                Prompt,
+                Output,
+                TtftSla,
+                ItlSla,
+                Regions,
+                Budget,
+                Weights,
+                Activations,
+                Kv,
+                ComputeEff,
+                MemoryEff,
+                Overhead,
+            ],
+            _ => &Knob::ALL,
         }
     }
 
@@ -66,11 +264,20 @@ impl Knob {
             Knob::Tp | Knob::Pp => "devices, e.g. 2, 8",
             Knob::ComputeEff | Knob::MemoryEff => "e.g. 0.7 or 70%",
             Knob::Overhead => "e.g. 10us, 0.5ms",
+            Knob::Prompt | Knob::Output => "tokens, e.g. 2k, 256",
+            Knob::Region | Knob::Regions => "region ids, e.g. us-east,eu-west",
+            Knob::Target => "\"50ms itl\", \"100ms ttft\", \"30 tok/s per user\"",
+            Knob::SweepAxis => "batch or context",
+            Knob::Family => "a hardware family, or marked",
+            Knob::Qps => "requests per second, e.g. 1000",
+            Knob::TtftSla | Knob::ItlSla => "e.g. 100ms, 50ms",
+            Knob::Budget => "USD per year, e.g. 5M; none",
         }
     }
 
     /// The knob's value as shown (and as the entry starts).
-    pub fn value(self, (wl, a): &Inputs) -> String {
+    pub fn value(self, i: &Inputs) -> String {
+        let (wl, a, v) = (&i.wl, &i.a, &i.v);
         let pct = |x: f64| format!("{}%", units::format_number(x * 100.0));
         match self {
             Knob::Phase => wl.phase.name().to_string(),
@@ -84,13 +291,32 @@ impl Knob {
             Knob::ComputeEff => pct(a.compute_efficiency),
             Knob::MemoryEff => pct(a.memory_efficiency),
             Knob::Overhead => units::format_time(a.overhead_s),
+            Knob::Prompt => whole(v.request.prompt),
+            Knob::Output => whole(v.request.output),
+            Knob::Region => v.region.clone(),
+            Knob::Target => v.target.to_string(),
+            Knob::SweepAxis => match v.sweep {
+                SweepAxis::Batch => "batch".into(),
+                SweepAxis::Context => "context".into(),
+            },
+            Knob::Family => match &v.family {
+                Family::Named(f) => f.clone(),
+                Family::Marked => "marked".into(),
+            },
+            Knob::Qps => units::format_number(v.qps),
+            Knob::TtftSla => units::format_time(v.ttft_s),
+            Knob::ItlSla => units::format_time(v.itl_s),
+            Knob::Regions => v.regions.join(","),
+            Knob::Budget => v
+                .budget
+                .map_or("none".into(), |b| units::format_count(b).replace(' ', "")),
         }
     }
 
     /// Step up (`up`) or down: batch, context and degrees double and halve,
     /// precisions cycle, the phase toggles, efficiencies move by 5 points.
-    pub fn step(self, (wl, a): &Inputs, up: bool) -> Inputs {
-        let (mut wl, mut a) = (*wl, *a);
+    pub fn step(self, i: &Inputs, up: bool, c: &Choices) -> Inputs {
+        let (mut wl, mut a, mut v) = (i.wl, i.a, i.v.clone());
         let double = |x: f64| {
             if up {
                 (x * 2.0).min(1e9)
@@ -134,14 +360,101 @@ impl Knob {
                     (false, x) => x / 2.0,
                 }
             }
+            Knob::Prompt => v.request.prompt = double(v.request.prompt),
+            Knob::Output => v.request.output = double(v.request.output),
+            Knob::Region => {
+                if let Some(r) = cycle_in(&c.regions, &v.region, up) {
+                    v.region = r;
+                }
+            }
+            Knob::Target => {
+                v.target = match v.target {
+                    SynthTarget::Itl(t) => SynthTarget::Itl(if up { t * 2.0 } else { t / 2.0 }),
+                    SynthTarget::Ttft(t) => SynthTarget::Ttft(if up { t * 2.0 } else { t / 2.0 }),
+                    SynthTarget::PerUser(r) => {
+                        SynthTarget::PerUser(if up { r * 2.0 } else { r / 2.0 })
+                    }
+                    SynthTarget::Aggregate(r) => {
+                        SynthTarget::Aggregate(if up { r * 2.0 } else { r / 2.0 })
+                    }
+                }
+            }
+            Knob::SweepAxis => {
+                v.sweep = match v.sweep {
+                    SweepAxis::Batch => SweepAxis::Context,
+                    SweepAxis::Context => SweepAxis::Batch,
+                }
+            }
+            Knob::Family => {
+                let mut all = c.families.clone();
+                all.push("marked".into());
+                let cur = Knob::Family.value(i);
+                if let Some(f) = cycle_in(&all, &cur, up) {
+                    v.family = if f == "marked" {
+                        Family::Marked
+                    } else {
+                        Family::Named(f)
+                    };
+                }
+            }
+            Knob::Qps => {
+                v.qps = if up {
+                    (v.qps * 2.0).min(1e9)
+                } else {
+                    (v.qps / 2.0).max(0.001)
+                }
+            }
+            Knob::TtftSla => {
+                v.ttft_s = if up {
+                    (v.ttft_s * 2.0).min(1e4)
+                } else {
+                    v.ttft_s / 2.0
+                }
+            }
+            Knob::ItlSla => {
+                v.itl_s = if up {
+                    (v.itl_s * 2.0).min(1e4)
+                } else {
+                    v.itl_s / 2.0
+                }
+            }
+            Knob::Regions => {
+                // The last region moves to the next one not in the list.
+                let last = v.regions.last().cloned().unwrap_or_default();
+                let mut r = last.clone();
+                for _ in 0..c.regions.len() {
+                    match cycle_in(&c.regions, &r, up) {
+                        Some(n) => r = n,
+                        None => break,
+                    }
+                    if !v.regions.contains(&r) {
+                        break;
+                    }
+                }
+                if !v.regions.contains(&r) {
+                    match v.regions.last_mut() {
+                        Some(l) => *l = r,
+                        None => v.regions.push(r),
+                    }
+                }
+            }
+            Knob::Budget => {
+                v.budget = match (v.budget, up) {
+                    (None, true) => Some(1e6),
+                    (None, false) => None,
+                    (Some(b), true) => Some((b * 2.0).min(1e15)),
+                    (Some(b), false) if b <= 1e5 => None,
+                    (Some(b), false) => Some(b / 2.0),
+                }
+            }
         }
-        (wl, a)
+        Inputs { wl, a, v }
     }
 
     /// Read typed text ("8k", "50ms", "70%", "fp8") into new inputs. The
     /// solver still validates the result; this only reads the text.
-    pub fn parse(self, text: &str, (wl, a): &Inputs) -> Result<Inputs, String> {
-        let (mut wl, mut a) = (*wl, *a);
+    pub fn parse(self, text: &str, i: &Inputs, c: &Choices) -> Result<Inputs, String> {
+        let (mut wl, mut a, mut v) = (i.wl, i.a, i.v.clone());
         let t = text.trim();
         let precision = |t: &str| {
             Precision::parse(t).ok_or_else(|| {
@@ -177,8 +490,98 @@ impl Knob {
             Knob::Overhead => {
                 a.overhead_s = units::parse(t, Kind::Time).map_err(|e| e.to_string())?
             }
+            Knob::Prompt | Knob::Output => {
+                let n = count(t)?;
+                if !(1.0..=1e9).contains(&n) {
+                    return Err(format!("{} must be from 1 to 1e9 tokens", self.label()));
+                }
+                if self == Knob::Prompt {
+                    v.request.prompt = n.round();
+                } else {
+                    v.request.output = n.round();
+                }
+            }
+            Knob::Region => v.region = region(t, c)?,
+            Knob::Target => v.target = SynthTarget::parse(t)?,
+            Knob::SweepAxis => {
+                v.sweep = match t.to_ascii_lowercase().as_str() {
+                    "batch" | "b" => SweepAxis::Batch,
+                    "context" | "ctx" | "c" => SweepAxis::Context,
+                    _ => return Err(format!("sweep over {t:?}? use batch or context")),
+                }
+            }
+            Knob::Family => {
+                let l = t.to_ascii_lowercase();
+                v.family = if l == "marked" {
+                    Family::Marked
+                } else if let Some(f) = c
+                    .families
+                    .iter()
+                    .find(|f| f.contains(l.as_str()) && !l.is_empty())
+                {
+                    Family::Named(f.clone())
+                } else {
+                    return Err(format!(
+                        "no family {t:?}; use marked or one of {}",
+                        c.families.join(", ")
+                    ));
+                }
+            }
+            Knob::Qps => {
+                let q = count(t)?;
+                if !(q > 0.0 && q <= 1e9) {
+                    return Err("requests/s must be greater than zero".into());
+                }
+                v.qps = q;
+            }
+            Knob::TtftSla | Knob::ItlSla => {
+                let s = units::parse(t, Kind::Time).map_err(|e| e.to_string())?;
+                if s <= 0.0 {
+                    return Err(format!("{} must be greater than zero", self.label()));
+                }
+                if self == Knob::TtftSla {
+                    v.ttft_s = s;
+                } else {
+                    v.itl_s = s;
+                }
+            }
+            Knob::Regions => {
+                let list = t
+                    .split(|ch: char| ch == ',' || ch.is_whitespace())
+                    .filter(|s| !s.is_empty())
+                    .map(|r| region(r, c))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if list.is_empty() {
+                    return Err("name at least one region".into());
+                }
+                v.regions = list;
+            }
+            Knob::Budget => {
+                v.budget = if t.eq_ignore_ascii_case("none") || t.is_empty() {
+                    None
+                } else {
+                    let b = count(t.trim_start_matches('$'))?;
+                    if b <= 0.0 {
+                        return Err("a budget must be greater than zero (or none)".into());
+                    }
+                    Some(b)
+                }
+            }
         }
-        Ok((wl, a))
+        Ok(Inputs { wl, a, v })
+    }
+}
+
+/// A catalog region id, checked.
+fn region(t: &str, c: &Choices) -> Result<String, String> {
+    let l = t.trim().to_ascii_lowercase();
+    if c.regions.contains(&l) {
+        Ok(l)
+    } else {
+        Err(format!(
+            "no region {t:?}; use one of {}",
+            c.regions.join(", ")
+        ))
     }
 }
 
@@ -196,82 +599,179 @@ mod tests {
     use super::*;
 
     fn base() -> Inputs {
-        (Workload::default(), Assumptions::default())
+        Inputs {
+            wl: Workload::default(),
+            a: Assumptions::default(),
+            v: ViewInputs::default(),
+        }
+    }
+
+    fn choices() -> Choices {
+        Choices {
+            regions: vec!["us-east".into(), "eu-west".into(), "fr".into()],
+            families: vec!["nvidia-datacenter".into(), "amd-instinct".into()],
+        }
     }
 
     #[test]
     fn steps_double_halve_cycle_and_toggle() {
         let i = base();
-        assert_eq!(Knob::Batch.step(&i, true).0.batch, 2.0);
+        assert_eq!(Knob::Batch.step(&i, true, &choices()).wl.batch, 2.0);
         assert_eq!(
-            Knob::Batch.step(&i, false).0.batch,
+            Knob::Batch.step(&i, false, &choices()).wl.batch,
             1.0,
             "batch never below 1"
         );
-        assert_eq!(Knob::Context.step(&i, true).0.context, 8192.0);
+        assert_eq!(Knob::Context.step(&i, true, &choices()).wl.context, 8192.0);
         assert_eq!(
-            Knob::Weights.step(&i, true).0.weights,
+            Knob::Weights.step(&i, true, &choices()).wl.weights,
             Precision::Bf16.next()
         );
-        assert_eq!(Knob::Kv.step(&i, false).0.kv, Precision::Bf16.prev());
-        assert_eq!(Knob::Phase.step(&i, true).0.phase, Phase::Prefill);
-        assert_eq!(Knob::Tp.step(&i, true).0.tp, 2);
-        assert_eq!(Knob::Tp.step(&i, false).0.tp, 1);
-        assert_eq!(Knob::ComputeEff.step(&i, true).1.compute_efficiency, 0.75);
-        assert_eq!(Knob::Overhead.step(&i, true).1.overhead_s, 20e-6);
+        assert_eq!(
+            Knob::Kv.step(&i, false, &choices()).wl.kv,
+            Precision::Bf16.prev()
+        );
+        assert_eq!(
+            Knob::Phase.step(&i, true, &choices()).wl.phase,
+            Phase::Prefill
+        );
+        assert_eq!(Knob::Tp.step(&i, true, &choices()).wl.tp, 2);
+        assert_eq!(Knob::Tp.step(&i, false, &choices()).wl.tp, 1);
+        assert_eq!(
+            Knob::ComputeEff
+                .step(&i, true, &choices())
+                .a
+                .compute_efficiency,
+            0.75
+        );
+        assert_eq!(
+            Knob::Overhead.step(&i, true, &choices()).a.overhead_s,
+            20e-6
+        );
     }
 
     #[test]
     fn reads_units() {
         let i = base();
-        assert_eq!(Knob::Context.parse("8k", &i).unwrap().0.context, 8000.0);
-        assert_eq!(Knob::Overhead.parse("50ms", &i).unwrap().1.overhead_s, 0.05);
+        assert_eq!(
+            Knob::Context
+                .parse("8k", &i, &choices())
+                .unwrap()
+                .wl
+                .context,
+            8000.0
+        );
+        assert_eq!(
+            Knob::Overhead
+                .parse("50ms", &i, &choices())
+                .unwrap()
+                .a
+                .overhead_s,
+            0.05
+        );
         assert_eq!(
             Knob::MemoryEff
-                .parse("70%", &i)
+                .parse("70%", &i, &choices())
                 .unwrap()
-                .1
+                .a
                 .memory_efficiency,
             0.7
         );
         assert_eq!(
             Knob::ComputeEff
-                .parse("0.6", &i)
+                .parse("0.6", &i, &choices())
                 .unwrap()
-                .1
+                .a
                 .compute_efficiency,
             0.6
         );
-        assert_eq!(Knob::Kv.parse("FP8", &i).unwrap().0.kv, Precision::Fp8);
-        assert_eq!(Knob::Tp.parse("8", &i).unwrap().0.tp, 8);
+        assert_eq!(
+            Knob::Kv.parse("FP8", &i, &choices()).unwrap().wl.kv,
+            Precision::Fp8
+        );
+        assert_eq!(Knob::Tp.parse("8", &i, &choices()).unwrap().wl.tp, 8);
     }
 
     #[test]
     fn bad_text_says_why() {
         let i = base();
-        let e = Knob::Context.parse("lots", &i).unwrap_err();
+        let e = Knob::Context.parse("lots", &i, &choices()).unwrap_err();
         assert!(e.contains("no number found"), "{e}");
         assert!(
             Knob::Tp
-                .parse("2.5", &i)
+                .parse("2.5", &i, &choices())
                 .unwrap_err()
                 .contains("whole number")
         );
         assert!(
             Knob::Weights
-                .parse("fp7", &i)
+                .parse("fp7", &i, &choices())
                 .unwrap_err()
                 .contains("unknown precision")
         );
-        assert!(Knob::Overhead.parse("5", &i).unwrap_err().contains("unit"));
+        assert!(
+            Knob::Overhead
+                .parse("5", &i, &choices())
+                .unwrap_err()
+                .contains("unit")
+        );
+    }
+
+    #[test]
+    fn view_knobs_step_and_read() {
+        let i = base();
+        let c = choices();
+        assert_eq!(Knob::Prompt.step(&i, true, &c).v.request.prompt, 4096.0);
+        assert_eq!(Knob::Region.step(&i, true, &c).v.region, "eu-west");
+        assert_eq!(Knob::Region.step(&i, false, &c).v.region, "fr");
+        assert_eq!(Knob::Regions.step(&i, true, &c).v.regions, vec!["eu-west"]);
+        let two = Knob::Regions.parse("us-east, eu-west", &i, &c).unwrap();
+        assert_eq!(two.v.regions, vec!["us-east", "eu-west"]);
+        assert_eq!(
+            Knob::Regions.step(&two, true, &c).v.regions,
+            vec!["us-east", "fr"]
+        );
+        assert!(
+            Knob::Regions
+                .parse("mars", &i, &c)
+                .unwrap_err()
+                .contains("no region")
+        );
+        assert_eq!(
+            Knob::Budget.parse("5M", &i, &c).unwrap().v.budget,
+            Some(5e6)
+        );
+        assert_eq!(Knob::Budget.parse("none", &i, &c).unwrap().v.budget, None);
+        assert_eq!(
+            Knob::Target.parse("100ms ttft", &i, &c).unwrap().v.target,
+            SynthTarget::Ttft(0.1)
+        );
+        assert!(Knob::Target.parse("fast", &i, &c).is_err());
+        assert_eq!(
+            Knob::SweepAxis.step(&i, true, &c).v.sweep,
+            SweepAxis::Context
+        );
+        assert_eq!(
+            Knob::Family.step(&i, true, &c).v.family,
+            Family::Named("amd-instinct".into())
+        );
+        assert_eq!(Knob::Family.step(&i, false, &c).v.family, Family::Marked);
+        assert_eq!(Knob::TtftSla.parse("200ms", &i, &c).unwrap().v.ttft_s, 0.2);
+        assert!(Knob::ItlSla.parse("0ms", &i, &c).is_err());
     }
 
     #[test]
     fn values_read_back() {
         let i = base();
-        for k in Knob::ALL {
+        let mut all = Knob::ALL.to_vec();
+        for view in 0..6 {
+            all.extend(Knob::for_view(view));
+        }
+        for k in all {
             let v = k.value(&i);
-            let back = k.parse(&v, &i).unwrap_or_else(|e| panic!("{k:?} {v}: {e}"));
+            let back = k
+                .parse(&v, &i, &choices())
+                .unwrap_or_else(|e| panic!("{k:?} {v}: {e}"));
             assert_eq!(k.value(&back), v);
         }
     }

@@ -10,6 +10,7 @@ pub mod knobs;
 pub mod panes;
 pub mod theme;
 pub mod ui;
+pub mod views;
 
 #[cfg(test)]
 mod snapshot_tests;
@@ -17,6 +18,7 @@ mod snapshot_tests;
 pub use action::{Action, Command};
 pub use app::{App, Mode, Pane, Settings, update};
 pub use ui::render;
+pub use views::View;
 
 use crate::catalog::{self, Catalog};
 use ratatui::DefaultTerminal;
@@ -39,6 +41,29 @@ pub struct TuiOptions {
     pub theme: Option<String>,
     /// The config directory (themes/, config.toml); default: catalog::config_dir().
     pub config_dir: Option<PathBuf>,
+    /// A scenario file to open (`--scenario FILE`); a bad one is reported
+    /// in the status line and the workbench opens with defaults.
+    pub scenario: Option<PathBuf>,
+}
+
+/// How the workbench ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The user quit.
+    Quit,
+    /// A signal ended it (SIGTERM 15, SIGHUP 1).
+    Signal(i32),
+}
+
+impl Exit {
+    /// The conventional exit status: 0, or 128 + the signal number
+    /// (143 for SIGTERM, 129 for SIGHUP).
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Quit => 0,
+            Exit::Signal(n) => (128 + n).clamp(0, 255) as u8,
+        }
+    }
 }
 
 /// How often the loop wakes to check for SIGTERM/SIGHUP. Not a redraw
@@ -81,6 +106,7 @@ pub fn app_from_env(opts: &TuiOptions) -> App {
         themes,
         keymap,
         notices,
+        scenario: opts.scenario.clone(),
     };
     App::new(catalog, settings)
 }
@@ -104,11 +130,17 @@ fn install_panic_hook() {
 
 /// Run the workbench until the user quits or a SIGTERM/SIGHUP arrives.
 /// The terminal is restored on every way out.
-pub fn run(opts: TuiOptions) -> io::Result<()> {
+pub fn run(opts: TuiOptions) -> io::Result<Exit> {
     let mut app = app_from_env(&opts);
     let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+    let term_flag = Arc::new(AtomicBool::new(false));
+    let hup_flag = Arc::new(AtomicBool::new(false));
+    for (sig, flag) in [
+        (signal_hook::consts::SIGTERM, &term_flag),
+        (signal_hook::consts::SIGHUP, &hup_flag),
+    ] {
         signal_hook::flag::register(sig, Arc::clone(&stop))?;
+        signal_hook::flag::register(sig, Arc::clone(flag))?;
     }
     install_panic_hook();
     terminal::enable_raw_mode()?;
@@ -119,7 +151,14 @@ pub fn run(opts: TuiOptions) -> io::Result<()> {
     let result = ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(io::stdout()))
         .and_then(|mut term| event_loop(&mut term, &mut app, &stop));
     restore_terminal();
-    result
+    result?;
+    Ok(if term_flag.load(Ordering::Relaxed) {
+        Exit::Signal(signal_hook::consts::SIGTERM)
+    } else if hup_flag.load(Ordering::Relaxed) {
+        Exit::Signal(signal_hook::consts::SIGHUP)
+    } else {
+        Exit::Quit
+    })
 }
 
 fn event_loop(term: &mut DefaultTerminal, app: &mut App, stop: &AtomicBool) -> io::Result<()> {

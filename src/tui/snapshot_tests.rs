@@ -140,3 +140,92 @@ fn ascii_mode_draws_no_unicode() {
     assert!(s.is_ascii(), "{s}");
     insta::assert_snapshot!("ascii_plot_80x24", s);
 }
+
+/// The app in a view, as the number key opens it.
+fn in_view(n: usize) -> App {
+    let mut a = app();
+    let c = [
+        Command::View1,
+        Command::View2,
+        Command::View3,
+        Command::View4,
+        Command::View5,
+        Command::View6,
+    ][n - 1];
+    cmd(&mut a, c);
+    a
+}
+
+fn scenario(name: &str) -> App {
+    let mut a = app();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/scenarios")
+        .join(name);
+    a.open_scenario(&path).unwrap();
+    a
+}
+
+#[test]
+fn serving_view() {
+    snap("view_serving", &in_view(2));
+}
+
+#[test]
+fn synthesis_view() {
+    snap("view_synthesis", &in_view(3));
+    // The target typed in the entry: invalid text says why in place and
+    // the last valid ranking stays, marked.
+    let mut a = in_view(3);
+    cmd(&mut a, Command::Edit);
+    typed(&mut a, "fast please");
+    snap("view_synthesis_invalid", &a);
+    // An infeasible target says why.
+    let mut a = in_view(3);
+    cmd(&mut a, Command::Edit);
+    typed(&mut a, "5us itl");
+    cmd(&mut a, Command::Edit);
+    snap("view_synthesis_infeasible", &a);
+}
+
+#[test]
+fn sweep_view() {
+    snap("view_sweep", &scenario("batch-sweep-8b-h100.toml"));
+    let mut a = in_view(4);
+    // The sweep-over knob is the first of the view: step it to context.
+    a.focus = super::app::Pane::Knobs;
+    cmd(&mut a, Command::Right);
+    a.focus = super::app::Pane::View;
+    snap("view_sweep_context", &a);
+}
+
+#[test]
+fn generations_view() {
+    snap("view_generations", &in_view(5));
+    snap("view_generations_marked", &scenario("a100-h100-h200.toml"));
+}
+
+#[test]
+fn fleet_view() {
+    let a = scenario("capstone-fleet.toml");
+    snap("view_fleet_capstone", &a);
+    insta::assert_snapshot!("view_fleet_capstone_120x36", screen(&a, 120, 36));
+}
+
+#[test]
+fn save_entry() {
+    let mut a = in_view(6);
+    cmd(&mut a, Command::Save);
+    snap("save_entry", &a);
+}
+
+#[test]
+fn every_view_in_ascii_is_ascii() {
+    for n in 1..=6 {
+        let mut a = in_view(n);
+        a.ascii = true;
+        for (w, h) in [(80, 24), (160, 48)] {
+            let s = screen(&a, w, h);
+            assert!(s.is_ascii(), "view {n} at {w}x{h}:\n{s}");
+        }
+    }
+}

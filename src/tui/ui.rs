@@ -3,6 +3,7 @@
 
 use super::app::{App, Mode, Pane};
 use super::panes;
+use super::views::View;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -28,6 +29,7 @@ pub struct Areas {
     pub plot: Option<Rect>,
     pub sensitivity: Option<Rect>,
     pub compare: Option<Rect>,
+    pub view: Option<Rect>,
 }
 
 impl Areas {
@@ -39,6 +41,7 @@ impl Areas {
             Pane::Plot => self.plot,
             Pane::Sensitivity => self.sensitivity,
             Pane::Compare => self.compare,
+            Pane::View => self.view,
         }
     }
     fn set(&mut self, p: Pane, r: Rect) {
@@ -49,6 +52,7 @@ impl Areas {
             Pane::Plot => &mut self.plot,
             Pane::Sensitivity => &mut self.sensitivity,
             Pane::Compare => &mut self.compare,
+            Pane::View => &mut self.view,
         };
         *slot = Some(r);
     }
@@ -78,6 +82,22 @@ pub fn layout(app: &App, area: Rect) -> Areas {
         return a;
     }
     let top_h = (body.height * 2 / 5).max(13);
+    if app.view != View::Roofline {
+        // The pickers and knobs on top, the view's own pane below.
+        let [top, rest] =
+            Layout::vertical([Constraint::Length(top_h), Constraint::Fill(1)]).areas(body);
+        let [hw, models, knobs] = Layout::horizontal([
+            Constraint::Fill(5),
+            Constraint::Fill(4),
+            Constraint::Length(36),
+        ])
+        .areas(top);
+        a.set(Pane::Hardware, hw);
+        a.set(Pane::Models, models);
+        a.set(Pane::Knobs, knobs);
+        a.set(Pane::View, rest);
+        return a;
+    }
     let rows = if app.marked.is_empty() {
         1
     } else {
@@ -135,7 +155,7 @@ pub fn render(app: &App, frame: &mut Frame) {
     frame.render_widget(Block::new().style(theme.base()), areas.bar);
     frame.render_widget(Block::new().style(theme.base()), areas.status);
     render_bar(app, frame, areas.bar);
-    for pane in Pane::ALL {
+    for &pane in Pane::of(app.view) {
         if let Some(r) = areas.get(pane) {
             match pane {
                 Pane::Hardware => panes::hardware::render(app, frame, r),
@@ -144,6 +164,14 @@ pub fn render(app: &App, frame: &mut Frame) {
                 Pane::Plot => panes::plot::render(app, frame, r),
                 Pane::Sensitivity => panes::sensitivity::render(app, frame, r),
                 Pane::Compare => panes::compare::render(app, frame, r),
+                Pane::View => match app.view {
+                    View::Serving => panes::serving::render(app, frame, r),
+                    View::Synthesis => panes::synthesis::render(app, frame, r),
+                    View::Sweep => panes::sweep::render(app, frame, r),
+                    View::Generations => panes::generations::render(app, frame, r),
+                    View::Fleet => panes::fleet::render(app, frame, r),
+                    View::Roofline => {}
+                },
             }
         }
     }
@@ -152,6 +180,9 @@ pub fn render(app: &App, frame: &mut Frame) {
         && app.mode == Mode::Edit
     {
         panes::knobs::render_entry(app, frame, r, area);
+    }
+    if app.mode == Mode::Save {
+        panes::status::render_save(app, frame, area);
     }
     if app.mode == Mode::Help {
         panes::help::render(app, frame, area);
@@ -165,8 +196,8 @@ fn finish(app: &App, buf: &mut Buffer) {
     }
 }
 
-/// The bar: the view (room for more views: 1 Roofline, 2 ...), the panes
-/// with the focused one lit, the theme and the help key.
+/// The bar: the views (number keys; the current one in brackets), the
+/// panes with the focused one lit, the theme and the help key.
 fn render_bar(app: &App, frame: &mut Frame, area: Rect) {
     let t = app.theme();
     let full = is_full(frame.area());
@@ -174,14 +205,43 @@ fn render_bar(app: &App, frame: &mut Frame, area: Rect) {
     if full {
         spans.push(Span::styled(" ridgeline ", t.accent()));
     }
-    spans.push(Span::styled("[1 Roofline]", t.header()));
+    // Other views by name when there is room, else by number alone.
+    let pane_w: usize = Pane::of(app.view)
+        .iter()
+        .map(|p| app.pane_title(*p).len() + 1)
+        .sum();
+    let names_w: usize = View::ALL.iter().map(|v| v.title().len() + 3).sum::<usize>() + 2;
+    let named = names_w + pane_w + 25 <= area.width as usize;
+    for (i, v) in View::ALL.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::raw(" "));
+        }
+        if *v == app.view {
+            let style = if app.bar_view {
+                t.selected()
+            } else {
+                t.header()
+            };
+            spans.push(Span::styled(
+                format!("[{} {}]", v.number(), v.title()),
+                style,
+            ));
+        } else if named {
+            spans.push(Span::styled(
+                format!("{} {}", v.number(), v.title()),
+                t.dim(),
+            ));
+        } else {
+            spans.push(Span::styled(v.number().to_string(), t.dim()));
+        }
+    }
     spans.push(Span::styled(" │ ", t.dim()));
-    for (i, p) in Pane::ALL.iter().enumerate() {
+    for (i, p) in Pane::of(app.view).iter().enumerate() {
         if i > 0 {
             spans.push(Span::raw(" "));
         }
         let style = if *p == app.focus {
-            if app.in_bar {
+            if app.in_bar && !app.bar_view {
                 t.selected()
             } else {
                 t.title(true).add_modifier(Modifier::UNDERLINED)
@@ -189,7 +249,7 @@ fn render_bar(app: &App, frame: &mut Frame, area: Rect) {
         } else {
             t.dim()
         };
-        spans.push(Span::styled(p.title(), style));
+        spans.push(Span::styled(app.pane_title(*p), style));
     }
     let help = format!(
         " │ {} help",
@@ -231,7 +291,11 @@ pub fn ascii_for(c: char) -> char {
         '○' | '◇' | '□' => 'o',
         '█' | '▉' | '▊' | '▋' | '▌' | '▍' | '▎' | '▏' | '▇' | '▆' | '▅' | '▄' | '▃' | '▂' | '▁'
         | '▀' => '#',
-        '·' | '…' => '.',
+        '·' | '…' | '░' => '.',
+        '▒' => ':',
+        '▓' => '%',
+        '≤' => '<',
+        '≥' => '>',
         '×' => 'x',
         '◀' | '‹' | '←' => '<',
         '▶' | '›' | '→' => '>',

@@ -10,7 +10,12 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 pub fn render(app: &App, frame: &mut Frame, screen: Rect) {
     let t = app.theme();
-    let rows = app.keymap.help_rows();
+    let mut rows = app.keymap.help_rows();
+    // A short screen scrolls the list (Up/Down while help is open).
+    let room = screen.height.saturating_sub(3) as usize;
+    let first = app.help_scroll.min(rows.len().saturating_sub(room.max(1)));
+    let scrolled = rows.len() + 1 > room;
+    rows.drain(..first);
     let kw = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(4).min(22);
     let mut lines: Vec<Line> = rows
         .iter()
@@ -42,6 +47,13 @@ pub fn render(app: &App, frame: &mut Frame, screen: Rect) {
         .border_style(t.border(true))
         .style(t.base())
         .title(Line::from(Span::styled(" Keys ", t.title(true))))
-        .title_bottom(Line::from(Span::styled(" ? or Esc closes ", t.dim())));
+        .title_bottom(Line::from(Span::styled(
+            if scrolled {
+                " up/down scroll · ? or Esc closes "
+            } else {
+                " ? or Esc closes "
+            },
+            t.dim(),
+        )));
     frame.render_widget(Paragraph::new(lines).block(b), r);
 }

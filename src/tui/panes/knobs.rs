@@ -1,18 +1,23 @@
 //! The workload knobs, and the entry that opens over a knob to type its value.
 
-use super::{block, clamp_rect};
+use super::{block, clamp_rect, scroll_offset};
 use crate::tui::action::Command;
 use crate::tui::app::{App, Mode, Pane};
-use crate::tui::knobs::Knob;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
+/// The first knob shown: the list scrolls when the pane is shorter than it.
+fn first_shown(app: &App, area: Rect) -> usize {
+    let h = area.height.saturating_sub(2) as usize;
+    scroll_offset(app.knob, app.knobs().len(), h)
+}
+
 /// The row of knob `i` inside the pane (after the border).
-fn knob_row(area: Rect, i: usize) -> u16 {
-    area.y + 1 + i as u16
+fn knob_row(app: &App, area: Rect, i: usize) -> u16 {
+    area.y + 1 + i.saturating_sub(first_shown(app, area)) as u16
 }
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
@@ -23,7 +28,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let focused = app.focus == Pane::Knobs && !app.in_bar;
     let inputs = app.inputs();
     let mut lines = Vec::new();
-    for (i, k) in Knob::ALL.iter().enumerate() {
+    let knobs = app.knobs();
+    let skip = first_shown(app, area);
+    for (i, k) in knobs.iter().enumerate().skip(skip) {
         let sel = i == app.knob;
         let editing = sel && app.mode == Mode::Edit;
         let value = if editing {
@@ -35,6 +42,18 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             k.value(&inputs)
         };
         let label = format!(" {:<12}", k.label());
+        let value = if sel && focused {
+            value
+        } else {
+            // Long values (regions) keep to the pane.
+            let room = (inner.width as usize).saturating_sub(17).max(4);
+            if value.chars().count() > room {
+                let cut: String = value.chars().take(room - 1).collect();
+                format!("{cut}…")
+            } else {
+                value
+            }
+        };
         let (l, r) = if sel && focused {
             ("◀ ", " ▶")
         } else {
@@ -59,7 +78,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             Span::styled(r, style),
         ]));
     }
-    let free = inner.height as usize > Knob::ALL.len();
+    let free = inner.height as usize > knobs.len();
     if free {
         let step = format!(
             "{}/{} step",
@@ -75,7 +94,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             lines.push(Line::from(Span::styled(format!(" {edit}"), t.dim())));
         }
     }
-    if inner.height as usize > Knob::ALL.len() + 1 && inner.width >= 40 {
+    if inner.height as usize > knobs.len() + 1 && inner.width >= 40 {
         let hint = format!(
             " other panes: {} (or {} from the top row, then {}/{})",
             app.keymap.first_key(Command::NextPane),
@@ -85,7 +104,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         );
         lines.push(Line::from(Span::styled(hint, t.dim())));
     }
-    if inner.height as usize > Knob::ALL.len() + 3 && inner.width >= 40 {
+    if inner.height as usize > knobs.len() + 3 && inner.width >= 40 {
         // Compact screens have room for what the selected knob accepts.
         lines.push(Line::from(""));
         lines.push(Line::from(vec![
@@ -106,7 +125,7 @@ pub fn render_entry(app: &App, frame: &mut Frame, pane: Rect, screen: Rect) {
         (e.len() as u16).div_ceil(width.saturating_sub(4)).max(1)
     });
     let height = 4 + reason_lines;
-    let row = knob_row(pane, app.knob);
+    let row = knob_row(app, pane, app.knob);
     let mut y = row + 1;
     if y + height > screen.y + screen.height {
         y = row.saturating_sub(height);

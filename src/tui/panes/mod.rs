@@ -1,6 +1,8 @@
 //! One file per pane. Each `render` reads the app and draws into its area.
 
 pub mod compare;
+pub mod fleet;
+pub mod generations;
 pub mod grid;
 pub mod hardware;
 pub mod help;
@@ -8,7 +10,10 @@ pub mod knobs;
 pub mod models;
 pub mod plot;
 pub mod sensitivity;
+pub mod serving;
 pub mod status;
+pub mod sweep;
+pub mod synthesis;
 
 use super::app::{App, Mode, Pane};
 use crate::solver::units;
@@ -23,7 +28,7 @@ pub fn block<'a>(app: &App, pane: Pane, extra: Vec<Span<'a>>) -> Block<'a> {
     let t = app.theme();
     let focused = app.focus == pane && !app.in_bar;
     let mut title = vec![Span::styled(
-        format!(" {} ", pane.title()),
+        format!(" {} ", app.pane_title(pane)),
         t.title(focused),
     )];
     title.extend(extra);
@@ -108,6 +113,26 @@ pub fn lines(buf: &mut ratatui::buffer::Buffer, area: Rect, lines: &[Line]) {
     for (i, l) in lines.iter().enumerate().take(area.height as usize) {
         buf.set_line(area.x, area.y + i as u16, l, area.width);
     }
+}
+
+/// Words of `text` in lines of at most `width` characters.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(8);
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for w in text.split_whitespace() {
+        if !cur.is_empty() && cur.chars().count() + 1 + w.chars().count() > width {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(w);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
 }
 
 /// Place `rect` inside `bounds`.

@@ -136,7 +136,7 @@ impl Mapper {
     }
 }
 
-fn put(buf: &mut Buffer, area: Rect, x: u16, y: u16, text: &str, style: Style) {
+pub fn put(buf: &mut Buffer, area: Rect, x: u16, y: u16, text: &str, style: Style) {
     if y < area.y || y >= area.bottom() || x >= area.right() {
         return;
     }
@@ -211,7 +211,7 @@ fn achieved(e: &crate::solver::Evaluation) -> f64 {
     e.achieved_flops()
 }
 
-fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) {
+pub fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) {
     let t = app.theme();
     let ev = an.eval();
     let a = &an.assumptions;
@@ -427,7 +427,7 @@ fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) {
     }
 }
 
-fn decades(r: [f64; 2]) -> impl Iterator<Item = i32> {
+pub fn decades(r: [f64; 2]) -> impl Iterator<Item = i32> {
     (r[0].round() as i32)..=(r[1].round() as i32)
 }
 

@@ -124,6 +124,15 @@ fn message_line<'a>(app: &App) -> Option<Line<'a>> {
     if let Err(e) = &app.current {
         return Some(Line::from(Span::styled(format!(" error: {e}"), t.error())));
     }
+    if app.mode == Mode::Save {
+        return Some(hint_line(app));
+    }
+    if let Err(e) = &app.view_data {
+        return Some(Line::from(Span::styled(
+            format!(" {}: {e}", app.view.title()),
+            t.error(),
+        )));
+    }
     if let Some(edit) = &app.edit
         && let Some(e) = &edit.error
     {
@@ -159,15 +168,45 @@ fn hint_line<'a>(app: &App) -> Line<'a> {
     let hint = match app.mode {
         Mode::Filter(_) => " type to filter · up/down move · Enter keep · Esc clear".to_string(),
         Mode::Edit => " Enter apply · Esc cancel".to_string(),
+        Mode::Save => " type a path · Enter save · Esc cancel".to_string(),
         _ => format!(
-            " {} help · {} filter · {} mark · {} edit · {} theme · {} quit",
+            " {} help · 1-6 views · {} filter · {} mark · {} edit · {} save · {} quit",
             k(Command::Help),
             k(Command::Filter),
             k(Command::Mark),
             k(Command::Edit),
-            k(Command::NextTheme),
+            k(Command::Save),
             k(Command::Quit)
         ),
     };
     Line::from(Span::styled(hint, t.dim()))
+}
+
+/// The save entry: a path for the scenario file, over the status line.
+pub fn render_save(app: &App, frame: &mut Frame, screen: Rect) {
+    use ratatui::widgets::{Block, Borders, Clear};
+    let t = app.theme();
+    let width = 64u16.min(screen.width);
+    let r = Rect::new(
+        screen.x,
+        screen.bottom().saturating_sub(6),
+        width,
+        3.min(screen.height),
+    );
+    frame.render_widget(Clear, r);
+    let b = Block::new()
+        .borders(Borders::ALL)
+        .border_style(t.border(true))
+        .style(t.base())
+        .title(Line::from(Span::styled(
+            " save scenario to ",
+            t.title(true),
+        )))
+        .title_bottom(Line::from(Span::styled(
+            " Enter save · Esc cancel ",
+            t.dim(),
+        )));
+    let inner = b.inner(r);
+    frame.render_widget(b, r);
+    frame.render_widget(&app.save_path, inner);
 }

@@ -1,0 +1,210 @@
+//! The Fleet view: for a request rate, prompt and output lengths and TTFT
+//! and inter-token SLAs, the cheapest configuration (device, TP, batch),
+//! its replicas and devices, $/hour, $ per million tokens, kWh/day and kg
+//! CO2/day per region, against the budget; then each device's cheapest.
+
+use super::grid::{self, fill, left, right};
+use super::serving::{num, usd};
+use super::{block, lines};
+use crate::solver::units;
+use crate::tui::app::{App, Pane};
+use crate::tui::views::ViewData;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+/// "$5M", "$120k".
+fn big_usd(x: f64) -> String {
+    if x.is_finite() {
+        format!("${}", units::format_count(x).replace(' ', ""))
+    } else {
+        "-".into()
+    }
+}
+
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let t = app.theme();
+    let shown = app.shown_view();
+    let mut extra = Vec::new();
+    if let Some((_, true)) = shown {
+        extra.push(Span::styled(" LAST VALID ", t.stale()));
+        extra.push(Span::raw(" "));
+    }
+    let b = block(app, Pane::View, extra);
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    let Some((ViewData::Fleet(d), _)) = shown else {
+        if let Err(e) = &app.view_data {
+            lines(
+                frame.buffer_mut(),
+                inner,
+                &[Line::from(Span::styled(format!(" {e}"), t.error()))],
+            );
+        }
+        return;
+    };
+    let s = &d.spec;
+    let fg = Style::new().fg(t.fg);
+    let mut out = vec![Line::from(Span::styled(
+        format!(
+            " {} req/s · {} in / {} out · TTFT ≤ {} · ITL ≤ {} · budget {}",
+            units::format_count(s.qps),
+            units::format_count(s.request.prompt),
+            units::format_count(s.request.output),
+            units::format_time(s.ttft_sla_s),
+            units::format_time(s.itl_sla_s),
+            s.budget_usd_per_year
+                .map_or("none".into(), |b| format!("{}/yr", big_usd(b)))
+        ),
+        t.dim(),
+    ))];
+    match &d.plan.best {
+        None => {
+            out.push(Line::from(Span::styled(
+                format!(
+                    " no fleet meets the SLAs: {}",
+                    d.plan.reason.as_deref().unwrap_or("no priced device")
+                ),
+                t.error(),
+            )));
+        }
+        Some(o) => {
+            out.push(Line::from(vec![
+                Span::styled(" cheapest ", t.header()),
+                Span::styled(
+                    format!(
+                        "{} · TP {} x PP {} · batch {}",
+                        o.hardware_id, o.layout.tp, o.layout.pp, o.batch
+                    ),
+                    t.accent(),
+                ),
+                Span::styled(
+                    format!(" → {} replicas, {} devices", o.replicas, o.devices),
+                    t.accent(),
+                ),
+            ]));
+            out.push(Line::from(Span::styled(
+                format!(
+                    "   TTFT {} · ITL {} · e2e {} · utilization {}",
+                    units::format_time(o.ttft_s),
+                    units::format_time(o.itl_s),
+                    units::format_time(o.e2e_s),
+                    units::format_percent(o.utilization)
+                ),
+                fg,
+            )));
+            let budget = match o.within_budget {
+                Some(true) => Span::styled("   within budget", t.ok()),
+                Some(false) => Span::styled("   OVER BUDGET", t.error()),
+                None => Span::styled("   no budget", t.dim()),
+            };
+            out.push(Line::from(vec![
+                budget,
+                Span::styled(
+                    format!(
+                        " · {}/hour · {}/year · {} per M tokens · {} J/token",
+                        usd(Some(o.cost_per_hour_usd)),
+                        big_usd(o.cost_per_year_usd()),
+                        usd(Some(o.cost_per_million_tokens_usd)),
+                        num(o.energy_per_token_j)
+                    ),
+                    fg,
+                ),
+            ]));
+        }
+    }
+    let buf = frame.buffer_mut();
+    lines(buf, inner, &out);
+    let mut y = inner.y + out.len() as u16;
+    // Per region.
+    let rcols = [left(14), right(10), right(12), right(14), fill()];
+    let rw = grid::widths(&rcols, inner.width);
+    if d.plan.best.is_some() {
+        let head: Vec<Line> = ["  region", "kWh/day", "kg CO2/day", "g CO2/M tok", ""]
+            .into_iter()
+            .map(Line::from)
+            .collect();
+        grid::row(buf, inner, y, &rcols, &rw, &head, Some(t.dim()));
+        y += 1;
+        for r in &d.regions {
+            let cells: Vec<Line> = vec![
+                format!("  {}", r.id).into(),
+                num(r.daily.map(|x| x.kwh)).into(),
+                num(r.daily.map(|x| x.kg_co2)).into(),
+                num(r.co2_per_mtok_g).into(),
+                Line::from(Span::styled(r.name.clone(), t.dim())),
+            ];
+            grid::row(buf, inner, y, &rcols, &rw, &cells, None);
+            y += 1;
+        }
+    }
+    if y + 2 >= inner.bottom() {
+        return;
+    }
+    // Each device's cheapest fleet.
+    grid::wide(
+        buf,
+        inner,
+        y,
+        &Line::from(Span::styled(
+            format!(" per device ({} meet the SLAs):", d.plan.per_device.len()),
+            t.header(),
+        )),
+    );
+    y += 1;
+    let cols = [
+        fill(),
+        right(7),
+        right(5),
+        right(8),
+        right(7),
+        right(9),
+        right(8),
+        right(7),
+    ];
+    // Tables read better narrow than stretched over a wide screen.
+    let inner = Rect {
+        width: inner.width.min(100),
+        ..inner
+    };
+    let w = grid::widths(&cols, inner.width);
+    let head: Vec<Line> = [
+        "  device", "TP x PP", "batch", "replicas", "devices", "$/hour", "$/M tok", "budget",
+    ]
+    .into_iter()
+    .map(Line::from)
+    .collect();
+    grid::row(buf, inner, y, &cols, &w, &head, Some(t.dim()));
+    y += 1;
+    for (i, o) in d.plan.per_device.iter().enumerate() {
+        if y >= inner.bottom() {
+            break;
+        }
+        let budget = match o.within_budget {
+            Some(true) => Span::styled("ok", t.ok()),
+            Some(false) => Span::styled("over", t.error()),
+            None => Span::styled("-", t.dim()),
+        };
+        let cells: Vec<Line> = vec![
+            format!("  {}", o.hardware_id).into(),
+            format!("{} x {}", o.layout.tp, o.layout.pp).into(),
+            o.batch.to_string().into(),
+            o.replicas.to_string().into(),
+            o.devices.to_string().into(),
+            usd(Some(o.cost_per_hour_usd)).into(),
+            usd(Some(o.cost_per_million_tokens_usd)).into(),
+            Line::from(budget),
+        ];
+        grid::row(
+            buf,
+            inner,
+            y,
+            &cols,
+            &w,
+            &cells,
+            (i == 0).then(|| t.accent()),
+        );
+        y += 1;
+    }
+}

@@ -1,0 +1,248 @@
+//! The Serving view: time to first token, inter-token and end-to-end
+//! latency for the prompt and output lengths, the KV cache, the most
+//! sequences that fit, a memory bar, throughput, cost, energy and carbon.
+
+use super::{block, lines};
+use crate::solver::units;
+use crate::tui::app::{App, Pane};
+use crate::tui::views::ViewData;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+/// "$3.50", "-" when unknown.
+pub fn usd(x: Option<f64>) -> String {
+    match x {
+        Some(v) if v.is_finite() => format!("${}", units::format_number(v)),
+        _ => "-".into(),
+    }
+}
+
+/// A number or "-".
+pub fn num(x: Option<f64>) -> String {
+    x.filter(|v| v.is_finite())
+        .map_or("-".into(), units::format_number)
+}
+
+/// A header line and label/value rows, as lines of `width`.
+pub fn group(app: &App, title: &str, rows: &[(&str, String)], width: usize) -> Vec<Line<'static>> {
+    let t = app.theme();
+    let mut out = vec![Line::from(Span::styled(format!(" {title}"), t.header()))];
+    for (label, value) in rows {
+        let lw = width.saturating_sub(value.chars().count() + 2).max(1);
+        out.push(Line::from(vec![
+            Span::styled(
+                format!("  {label:<lw$}", lw = lw.saturating_sub(1)),
+                Style::new().fg(t.fg),
+            ),
+            Span::styled(value.clone(), t.accent()),
+        ]));
+    }
+    out
+}
+
+/// Groups side by side in two columns when the area is wide, else stacked.
+pub fn columns(
+    buf: &mut ratatui::buffer::Buffer,
+    area: Rect,
+    groups: Vec<Vec<Line<'static>>>,
+) -> u16 {
+    let two = area.width >= 70;
+    if !two {
+        let all: Vec<Line> = groups.into_iter().flatten().collect();
+        lines(buf, area, &all);
+        return all.len() as u16;
+    }
+    let half = area.width / 2;
+    let (mut left, mut right) = (Vec::new(), Vec::new());
+    for (i, g) in groups.into_iter().enumerate() {
+        if i % 2 == 0 {
+            left.extend(g);
+        } else {
+            right.extend(g);
+        }
+    }
+    lines(
+        buf,
+        Rect {
+            width: half,
+            ..area
+        },
+        &left,
+    );
+    lines(
+        buf,
+        Rect {
+            x: area.x + half,
+            width: area.width - half,
+            ..area
+        },
+        &right,
+    );
+    left.len().max(right.len()) as u16
+}
+
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let t = app.theme();
+    let shown = app.shown_view();
+    let mut extra = Vec::new();
+    if let Some((_, true)) = shown {
+        extra.push(Span::styled(" LAST VALID ", t.stale()));
+        extra.push(Span::raw(" "));
+    }
+    let b = block(app, Pane::View, extra);
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    let Some((ViewData::Serving(d), _)) = shown else {
+        if let Err(e) = &app.view_data {
+            lines(
+                frame.buffer_mut(),
+                inner,
+                &[Line::from(Span::styled(format!(" {e}"), t.error()))],
+            );
+        }
+        return;
+    };
+    let s = &d.serving;
+    let e = &d.economics;
+    let two = inner.width >= 70;
+    let w = if two { inner.width / 2 } else { inner.width } as usize;
+    let head = Line::from(vec![
+        Span::styled(
+            format!(
+                " {} in / {} out · {} sequence{} · {} device{}",
+                units::format_count(s.request.prompt),
+                units::format_count(s.request.output),
+                units::format_count(s.decode.batch),
+                if s.decode.batch == 1.0 { "" } else { "s" },
+                d.devices,
+                if d.devices == 1 { "" } else { "s" },
+            ),
+            Style::new().fg(t.fg),
+        ),
+        Span::styled(
+            format!(
+                " · prefill {}, decode {}-bound",
+                s.prefill.bottleneck.name(),
+                s.decode.bottleneck.name()
+            ),
+            t.dim(),
+        ),
+    ]);
+    let latency = group(
+        app,
+        "Latency",
+        &[
+            ("time to first token", units::format_time(s.ttft_s)),
+            ("inter-token latency", units::format_time(s.itl_s)),
+            ("end-to-end request", units::format_time(s.e2e_s)),
+        ],
+        w,
+    );
+    let throughput = group(
+        app,
+        "Throughput",
+        &[
+            (
+                "tokens/s per user",
+                units::format_count(s.tokens_per_s_per_user),
+            ),
+            (
+                "tokens/s, all sequences",
+                units::format_count(s.tokens_per_s),
+            ),
+            ("max concurrent sequences", s.max_concurrent.to_string()),
+        ],
+        w,
+    );
+    let kv = group(
+        app,
+        "KV cache",
+        &[
+            ("per token", units::format_bytes(s.kv_bytes_per_token)),
+            ("per sequence", units::format_bytes(s.kv_bytes_per_sequence)),
+        ],
+        w,
+    );
+    let region = format!("Cost and carbon ({})", d.region.id);
+    let cost = group(
+        app,
+        &region,
+        &[
+            ("$/hour", usd(e.cost_per_hour_usd)),
+            ("$ per million tokens", usd(e.cost_per_million_tokens_usd)),
+            (
+                "energy per token",
+                e.energy_per_token_j
+                    .map_or("-".into(), |j| format!("{} J", units::format_number(j))),
+            ),
+            ("g CO2 per million tokens", num(d.region.co2_per_mtok_g)),
+        ],
+        w,
+    );
+    let buf = frame.buffer_mut();
+    lines(buf, inner, &[head]);
+    let body = Rect {
+        y: inner.y + 1,
+        height: inner.height.saturating_sub(1),
+        ..inner
+    };
+    let used = columns(buf, body, vec![latency, throughput, kv, cost]);
+    // The memory bar, under the figures.
+    let y = body.y + used + 1;
+    if y + 1 < inner.bottom() {
+        memory_bar(app, d, buf, Rect::new(inner.x, y, inner.width, 2));
+    }
+}
+
+fn memory_bar(
+    app: &App,
+    d: &crate::tui::views::ServingData,
+    buf: &mut ratatui::buffer::Buffer,
+    area: Rect,
+) {
+    let t = app.theme();
+    let s = &d.serving;
+    let f = &s.footprint;
+    let total = s.usable_bytes.max(f.total());
+    let parts = [
+        ("weights", f.weights, '█', Style::new().fg(t.roof(0))),
+        ("KV", f.kv, '▓', Style::new().fg(t.roof(1))),
+        ("work", f.workspace, '▒', Style::new().fg(t.roof(2))),
+        ("free", s.free_bytes().max(0.0), '░', t.dim()),
+    ];
+    let mut legend = vec![Span::styled(
+        format!(" Memory {}: ", units::format_bytes(s.usable_bytes)),
+        t.header(),
+    )];
+    for (i, (name, bytes, ch, style)) in parts.iter().enumerate() {
+        if i > 0 {
+            legend.push(Span::raw(" "));
+        }
+        legend.push(Span::styled(format!("{ch}"), *style));
+        legend.push(Span::raw(format!(
+            " {name} {}",
+            units::format_bytes(*bytes)
+        )));
+    }
+    if !s.fits {
+        legend.push(Span::styled("  DOES NOT FIT", t.error()));
+    }
+    let width = area.width.saturating_sub(2) as f64;
+    let mut bar = vec![Span::raw(" ")];
+    let mut used = 0usize;
+    for (i, (_, bytes, ch, style)) in parts.iter().enumerate() {
+        let n = if i == parts.len() - 1 {
+            (width as usize).saturating_sub(used)
+        } else if total > 0.0 {
+            ((bytes / total) * width).round() as usize
+        } else {
+            0
+        };
+        let n = n.min((width as usize).saturating_sub(used));
+        used += n;
+        bar.push(Span::styled(ch.to_string().repeat(n), *style));
+    }
+    lines(buf, area, &[Line::from(legend), Line::from(bar)]);
+}

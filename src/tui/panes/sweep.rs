@@ -1,0 +1,304 @@
+//! The Sweep view: tokens/s and latency against batch (or context length)
+//! on log axes, each point marked with its bottleneck, the crossover batch
+//! where compute time overtakes memory time drawn as a vertical line, and
+//! the points in a table.
+
+use super::grid::{self, right};
+use super::plot::{decades, put};
+use super::{block, lines};
+use crate::solver::{Bottleneck, units};
+use crate::tui::app::{App, Pane};
+use crate::tui::knobs::SweepAxis;
+use crate::tui::views::{SweepData, ViewData};
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+/// The letter that marks a point's bottleneck.
+pub fn mark(b: Bottleneck) -> char {
+    match b {
+        Bottleneck::Compute => 'C',
+        Bottleneck::Memory => 'M',
+        Bottleneck::Communication => 'L',
+        Bottleneck::Overhead => 'O',
+    }
+}
+
+/// Whole-decade log10 bounds around positive values.
+fn log_bounds(v: &[f64]) -> [f64; 2] {
+    let l: Vec<f64> = v
+        .iter()
+        .filter(|x| x.is_finite() && **x > 0.0)
+        .map(|x| x.log10())
+        .collect();
+    let lo = l.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = l.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() || !hi.is_finite() {
+        return [0.0, 1.0];
+    }
+    let (a, mut b) = (lo.floor(), hi.ceil());
+    if b <= a {
+        b = a + 1.0;
+    }
+    [a, b]
+}
+
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let t = app.theme();
+    let shown = app.shown_view();
+    let mut extra = Vec::new();
+    if let Some((_, true)) = shown {
+        extra.push(Span::styled(" LAST VALID ", t.stale()));
+        extra.push(Span::raw(" "));
+    }
+    if let Some((ViewData::Sweep(d), _)) = shown {
+        let what = match d.axis {
+            SweepAxis::Batch => "against batch",
+            SweepAxis::Context => "against context",
+        };
+        extra.push(Span::styled(format!("{what} · log x "), t.dim()));
+    }
+    let b = block(app, Pane::View, extra);
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    let Some((ViewData::Sweep(d), _)) = shown else {
+        if let Err(e) = &app.view_data {
+            lines(
+                frame.buffer_mut(),
+                inner,
+                &[Line::from(Span::styled(format!(" {e}"), t.error()))],
+            );
+        }
+        return;
+    };
+    let buf = frame.buffer_mut();
+    // Summary: the crossover and the toggle.
+    let x_name = match d.axis {
+        SweepAxis::Batch => "batch",
+        SweepAxis::Context => "context",
+    };
+    let wide = inner.width >= 100;
+    let head = vec![
+        Span::styled(
+            if wide {
+                " M/C/L/O tokens/s, left axis (bound: memory, compute, link, overhead)"
+            } else {
+                " M/C/L/O tokens/s, left (memory/compute/link/overhead)"
+            },
+            Style::new().fg(t.roof(0)),
+        ),
+        Span::styled(
+            if wide {
+                "   × latency, right axis"
+            } else {
+                " × latency"
+            },
+            Style::new().fg(t.roof(1)),
+        ),
+    ];
+    let cross = match (d.axis, d.crossover) {
+        (SweepAxis::Batch, Some(c)) => format!(
+            " crossover: compute time overtakes memory time at batch {} (┊ on the plot)",
+            units::format_number(c)
+        ),
+        (SweepAxis::Batch, None) => {
+            " no crossover: one resource binds at every batch up to 2^30".to_string()
+        }
+        (SweepAxis::Context, _) => {
+            " against context length (sweep over knob: batch or context)".to_string()
+        }
+    };
+    let summary = [
+        Line::from(head),
+        Line::from(Span::styled(cross, t.accent())),
+    ];
+    let side = inner.width >= 110;
+    let table_w = 50u16;
+    let (chart_area, table_area) = if side {
+        (
+            Rect {
+                width: inner.width - table_w - 1,
+                ..inner
+            },
+            Rect {
+                x: inner.right() - table_w,
+                width: table_w,
+                ..inner
+            },
+        )
+    } else {
+        let ch = (inner.height * 3 / 5).max(8).min(inner.height);
+        (
+            Rect {
+                height: ch,
+                ..inner
+            },
+            Rect {
+                y: inner.y + ch,
+                height: inner.height - ch,
+                ..inner
+            },
+        )
+    };
+    lines(buf, chart_area, &summary);
+    let chart = Rect {
+        y: chart_area.y + 2,
+        height: chart_area.height.saturating_sub(2),
+        ..chart_area
+    };
+    draw(app, d, buf, chart, x_name);
+    table(app, d, buf, table_area, x_name);
+}
+
+fn draw(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
+    let t = app.theme();
+    let dim = t.dim();
+    let xs: Vec<f64> = d.points.iter().map(|(x, _)| *x).collect();
+    let tps: Vec<f64> = d.points.iter().map(|(_, e)| e.tokens_per_s).collect();
+    let lat: Vec<f64> = d.points.iter().map(|(_, e)| e.latency_s).collect();
+    let bx = log_bounds(&xs);
+    let bt = log_bounds(&tps);
+    let bl = log_bounds(&lat);
+    let lab_t: Vec<String> = decades(bt)
+        .map(|e| units::format_count(10f64.powi(e)))
+        .collect();
+    let lab_l: Vec<String> = decades(bl)
+        .map(|e| units::format_time(10f64.powi(e)))
+        .collect();
+    let lw = lab_t.iter().map(|s| s.len()).max().unwrap_or(1) as u16;
+    let rw = lab_l.iter().map(|s| s.len()).max().unwrap_or(1) as u16;
+    if area.width < lw + rw + 12 || area.height < 5 {
+        return;
+    }
+    let g = Rect::new(
+        area.x + lw + 1,
+        area.y,
+        area.width - lw - rw - 2,
+        area.height - 2,
+    );
+    let cx = |x: f64| -> u16 {
+        let f = (x.log10() - bx[0]) / (bx[1] - bx[0]);
+        g.x + (f * (g.width - 1) as f64)
+            .round()
+            .clamp(0.0, (g.width - 1) as f64) as u16
+    };
+    let cy = |y: f64, b: [f64; 2]| -> u16 {
+        let f = (y.log10() - b[0]) / (b[1] - b[0]);
+        g.y + ((1.0 - f) * (g.height - 1) as f64)
+            .round()
+            .clamp(0.0, (g.height - 1) as f64) as u16
+    };
+    // Axes.
+    for y in g.y..g.bottom() {
+        put(buf, area, g.x - 1, y, "│", dim);
+        put(buf, area, g.right(), y, "│", dim);
+    }
+    for x in g.x..g.right() {
+        put(buf, area, x, g.bottom(), "─", dim);
+    }
+    put(buf, area, g.x - 1, g.bottom(), "└", dim);
+    put(buf, area, g.right(), g.bottom(), "┘", dim);
+    for (e, l) in decades(bt).zip(&lab_t) {
+        let y = cy(10f64.powi(e), bt);
+        put(buf, area, area.x + lw - l.len() as u16, y, l, dim);
+    }
+    for (e, l) in decades(bl).zip(&lab_l) {
+        let y = cy(10f64.powi(e), bl);
+        put(buf, area, g.right() + 1, y, l, dim);
+    }
+    let mut next_free = area.x;
+    for (x, _) in &d.points {
+        let c = cx(*x);
+        put(buf, area, c, g.bottom(), "┴", dim);
+        let l = units::format_count(*x);
+        let lx = c.saturating_sub(l.len() as u16 / 2).max(area.x);
+        if lx >= next_free {
+            put(buf, area, lx, g.bottom() + 1, &l, dim);
+            next_free = lx + l.len() as u16 + 1;
+        }
+    }
+    let name = format!("{x_name} →");
+    let nx = g.right() + 1;
+    if nx + name.chars().count() as u16 <= area.right() {
+        put(buf, area, nx, g.bottom() + 1, &name, dim);
+    }
+    // The crossover line.
+    if let Some(c) = d.crossover
+        && c >= 10f64.powf(bx[0])
+        && c <= 10f64.powf(bx[1])
+    {
+        let x = cx(c);
+        for y in g.y..g.bottom() {
+            put(buf, area, x, y, "┊", t.warn());
+        }
+    }
+    // Points: latency first, tokens/s on top.
+    for (x, e) in &d.points {
+        put(
+            buf,
+            area,
+            cx(*x),
+            cy(e.latency_s, bl),
+            "×",
+            Style::new().fg(t.roof(1)),
+        );
+    }
+    for (x, e) in &d.points {
+        put(
+            buf,
+            area,
+            cx(*x),
+            cy(e.tokens_per_s, bt),
+            &mark(e.bottleneck).to_string(),
+            Style::new().fg(t.roof(0)),
+        );
+    }
+}
+
+fn table(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
+    let t = app.theme();
+    let cols = [right(8), right(9), right(9), right(10), right(9)];
+    let widths = grid::widths(&cols, area.width);
+    let head: Vec<Line> = [x_name, "latency", "tokens/s", "bound", "intensity"]
+        .into_iter()
+        .map(Line::from)
+        .collect();
+    grid::row(buf, area, area.y, &cols, &widths, &head, Some(t.dim()));
+    let room = area.height.saturating_sub(1) as usize;
+    // Too many points for the rows: keep every other one, and the last.
+    let n = d.points.len();
+    let stride = if room == 0 {
+        n.max(1)
+    } else {
+        n.div_ceil(room).max(1)
+    };
+    let mut y = area.y + 1;
+    for (i, (x, e)) in d.points.iter().enumerate() {
+        if i % stride != 0 && i != n - 1 {
+            continue;
+        }
+        if y >= area.bottom() {
+            break;
+        }
+        let after = d.crossover.is_some_and(|c| *x >= c);
+        let bound = Span::styled(
+            e.bottleneck.name().to_string(),
+            if after {
+                t.warn()
+            } else {
+                Style::new().fg(t.fg)
+            },
+        );
+        let cells = vec![
+            Line::from(units::format_count(*x)),
+            Line::from(units::format_time(e.latency_s)),
+            Line::from(units::format_count(e.tokens_per_s)),
+            Line::from(bound),
+            Line::from(units::format_number(e.arithmetic_intensity)),
+        ];
+        grid::row(buf, area, y, &cols, &widths, &cells, None);
+        y += 1;
+    }
+}
