@@ -1,6 +1,8 @@
 //! Keystroke to frame: `update` (which recomputes every figure from the
 //! solver) plus a render of the whole screen to a 160x48 TestBackend.
-//! Target: median at most 1 ms. Figures are in the README.
+//! Target: median at most 1 ms; the Synthesis and Fleet keystrokes (a
+//! whole ranking or fleet search each) well under 2 ms. Figures are in the
+//! README.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
@@ -81,11 +83,76 @@ fn benches(c: &mut Criterion) {
         })
     });
 
+    // Synthesis view: a keystroke in the target entry re-ranks the whole
+    // catalog ("50ms itl" <-> "50ms it" is invalid, so type a digit in
+    // the number instead: "50ms itl" <-> "500ms itl").
+    let mut a = app();
+    update(&mut a, Action::Do(Command::View3));
+    update(&mut a, Action::Do(Command::Edit));
+    update(
+        &mut a,
+        Action::Input(Input {
+            key: Key::Home,
+            ..Input::default()
+        }),
+    );
+    update(
+        &mut a,
+        Action::Input(Input {
+            key: Key::Right,
+            ..Input::default()
+        }),
+    );
+    let mut term = terminal();
+    let mut typing = true;
+    g.bench_function("synthesis target keystroke (rank the catalog)", |b| {
+        b.iter(|| {
+            let key = if typing {
+                Key::Char('0')
+            } else {
+                Key::Backspace
+            };
+            typing = !typing;
+            update(
+                &mut a,
+                Action::Input(Input {
+                    key,
+                    ..Input::default()
+                }),
+            );
+            term.draw(|f| render(black_box(&a), f)).unwrap();
+        })
+    });
+
+    // Fleet view: step requests/s up and down, a whole fleet search each.
+    let mut a = app();
+    update(&mut a, Action::Do(Command::View6));
+    a.focus = Pane::Knobs;
+    a.knob = 0;
+    let mut term = terminal();
+    let mut up = true;
+    g.bench_function("fleet knob step (size the fleet)", |b| {
+        b.iter(|| {
+            let cmd = if up { Command::Right } else { Command::Left };
+            up = !up;
+            update(&mut a, Action::Do(cmd));
+            term.draw(|f| render(black_box(&a), f)).unwrap();
+        })
+    });
+
     // The parts: recompute alone, render alone.
     let mut a = app();
     g.bench_function("recompute only", |b| {
         b.iter(|| black_box(&mut a).recompute())
     });
+    for (name, view) in [
+        ("recompute only, synthesis view", Command::View3),
+        ("recompute only, fleet view", Command::View6),
+    ] {
+        let mut a = app();
+        update(&mut a, Action::Do(view));
+        g.bench_function(name, |b| b.iter(|| black_box(&mut a).recompute()));
+    }
     let a = app();
     let mut term = terminal();
     g.bench_function("render only", |b| {

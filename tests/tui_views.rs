@@ -595,3 +595,26 @@ fn signals_give_the_conventional_exit_status() {
     assert_eq!(Exit::Signal(15).code(), 143);
     assert_eq!(Exit::Signal(1).code(), 129);
 }
+
+#[test]
+fn the_readme_key_table_is_the_keymap() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let (_, rest) = readme
+        .split_once("<!-- keys:begin -->\n")
+        .expect("README has the key table");
+    let (table, _) = rest.split_once("<!-- keys:end -->").unwrap();
+    let want = ridgeline::tui::keymap::Keymap::default().markdown();
+    assert_eq!(
+        table, want,
+        "regenerate the README's key table from Keymap::default().markdown()"
+    );
+}
+
+/// `cargo test --test tui_views print_key_table -- --ignored --nocapture`
+/// prints the table to paste into the README.
+#[test]
+#[ignore]
+fn print_key_table() {
+    print!("{}", ridgeline::tui::keymap::Keymap::default().markdown());
+}

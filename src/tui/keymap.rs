@@ -399,6 +399,23 @@ impl Keymap {
     }
 }
 
+impl Keymap {
+    /// The key table as Markdown, for the README (a test keeps the README's
+    /// copy equal to it).
+    pub fn markdown(&self) -> String {
+        let mut out = String::from("| keys | what |\n|---|---|\n");
+        for (k, d) in self.help_rows() {
+            let keys: Vec<String> = k.split(", ").map(|x| format!("`{x}`")).collect();
+            out.push_str(&format!(
+                "| {} | {} |\n",
+                keys.join(", "),
+                d.replace('|', "\\|")
+            ));
+        }
+        out
+    }
+}
+
 /// What a terminal key event means in the app's current mode.
 pub fn action_for(app: &App, ev: &KeyEvent) -> Option<Action> {
     if ev.kind == KeyEventKind::Release {

@@ -96,11 +96,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         let th = table_h.min(inner.height / 2 + 1);
         (
             Rect {
-                height: inner.height - th,
+                height: inner.height.saturating_sub(th),
                 ..inner
             },
             Rect {
-                y: inner.bottom() - th,
+                y: inner.bottom().saturating_sub(th),
                 height: th,
                 ..inner
             },

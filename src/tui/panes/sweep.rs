@@ -137,7 +137,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             },
             Rect {
                 y: inner.y + ch,
-                height: inner.height - ch,
+                height: inner.height.saturating_sub(ch),
                 ..inner
             },
         )

@@ -100,7 +100,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         ),
     ]));
     if let Some(why) = &r.reason {
-        for l in super::wrap(&format!("INFEASIBLE: {why}"), inner.width as usize - 2) {
+        for l in super::wrap(
+            &format!("INFEASIBLE: {why}"),
+            (inner.width as usize).saturating_sub(2),
+        ) {
             out.push(Line::from(Span::styled(format!(" {l}"), t.error())));
         }
     }
