@@ -25,6 +25,28 @@ fn short(p: Param) -> &'static str {
     }
 }
 
+/// The binding constraint along the devices: one for all, or where it shifts.
+pub fn verdict(app: &App, an: &crate::tui::app::Analysis) -> String {
+    let mut shift: Vec<(String, &'static str)> = Vec::new();
+    for c in &an.compare {
+        if let Ok(s) = &c.result {
+            let b = s.binding.map_or("-", short);
+            if shift.last().is_none_or(|(_, x)| *x != b) {
+                shift.push((app.catalog.hardware[c.hw].hw.id.clone(), b));
+            }
+        }
+    }
+    if shift.len() <= 1 {
+        format!(
+            " binding constraint: {} on every device",
+            shift.first().map_or("-", |x| x.1)
+        )
+    } else {
+        let path: Vec<String> = shift.iter().map(|(d, b)| format!("{b} ({d})")).collect();
+        format!(" binding constraint shifts: {}", path.join(" → "))
+    }
+}
+
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = app.theme();
     let shown = app.shown_view();
@@ -58,25 +80,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     };
     let an = &g.analysis;
     let rows = an.compare.len() as u16;
-    // The binding constraint along the family: one, or where it shifts.
-    let mut shift: Vec<(String, &'static str)> = Vec::new();
-    for c in &an.compare {
-        if let Ok(s) = &c.result {
-            let b = s.binding.map_or("-", short);
-            if shift.last().is_none_or(|(_, x)| *x != b) {
-                shift.push((app.catalog.hardware[c.hw].hw.id.clone(), b));
-            }
-        }
-    }
-    let verdict = if shift.len() <= 1 {
-        format!(
-            " binding constraint: {} on every device",
-            shift.first().map_or("-", |x| x.1)
-        )
-    } else {
-        let path: Vec<String> = shift.iter().map(|(d, b)| format!("{b} ({d})")).collect();
-        format!(" binding constraint shifts: {}", path.join(" → "))
-    };
+    let verdict = verdict(app, an);
     let table_h = rows + 2;
     let side = inner.width >= 130;
     let (plot_area, table_area) = if side {

@@ -54,7 +54,7 @@ pub fn columns(
         lines(buf, area, &all);
         return all.len() as u16;
     }
-    let half = area.width / 2;
+    let half = (area.width / 2).min(48);
     let (mut left, mut right) = (Vec::new(), Vec::new());
     for (i, g) in groups.into_iter().enumerate() {
         if i % 2 == 0 {
@@ -75,7 +75,7 @@ pub fn columns(
         buf,
         Rect {
             x: area.x + half,
-            width: area.width - half,
+            width: (area.width - half).min(48),
             ..area
         },
         &right,
@@ -107,7 +107,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let s = &d.serving;
     let e = &d.economics;
     let two = inner.width >= 70;
-    let w = if two { inner.width / 2 } else { inner.width } as usize;
+    let w = if two {
+        (inner.width / 2).min(48)
+    } else {
+        inner.width
+    } as usize;
     let head = Line::from(vec![
         Span::styled(
             format!(

@@ -82,6 +82,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                     t.error(),
                 ));
             }
+            if let Some(view_head) = view_headline(app) {
+                // The view's answer first, the shared selection's below it.
+                lines.push(view_head);
+                lines.push(Line::from(head));
+                lines.push(message_line(app).unwrap_or_else(|| hint_line(app)));
+                super::lines(frame.buffer_mut(), area, &lines);
+                return;
+            }
             lines.push(Line::from(head));
             let mut why = format!(" {}", e.explanation());
             for n in &e.notes {
@@ -115,6 +123,143 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     }
     lines.push(message_line(app).unwrap_or_else(|| hint_line(app)));
     super::lines(frame.buffer_mut(), area, &lines);
+}
+
+/// The headline of a view other than the roofline: its answer in one line.
+fn view_headline<'a>(app: &App) -> Option<Line<'a>> {
+    use crate::tui::views::ViewData;
+    let t = app.theme();
+    let (d, stale) = app.shown_view()?;
+    let sep = || Span::styled(" │ ", t.dim());
+    let mut v = Vec::new();
+    if stale {
+        v.push(Span::styled(" LAST VALID ", t.stale()));
+    }
+    let title = Style::new().fg(t.title);
+    match d {
+        ViewData::Roofline => return None,
+        ViewData::Serving(s) => {
+            let sv = &s.serving;
+            v.push(Span::styled(" serving", title));
+            v.push(sep());
+            v.push(Span::styled(
+                format!("TTFT {}", units::format_time(sv.ttft_s)),
+                t.accent(),
+            ));
+            v.push(sep());
+            v.push(Span::styled(
+                format!("ITL {}", units::format_time(sv.itl_s)),
+                t.accent(),
+            ));
+            v.push(sep());
+            v.push(Span::styled(
+                format!(
+                    "{} tok/s per user",
+                    units::format_count(sv.tokens_per_s_per_user)
+                ),
+                t.accent(),
+            ));
+            v.push(sep());
+            v.push(if sv.fits {
+                Span::styled(format!("up to {} sequences", sv.max_concurrent), t.ok())
+            } else {
+                Span::styled("DOES NOT FIT at full context", t.error())
+            });
+        }
+        ViewData::Synthesis(s) => {
+            v.push(Span::styled(format!(" target {}", s.target), title));
+            v.push(sep());
+            match (s.requirement.feasible, s.matches.first()) {
+                (false, _) => v.push(Span::styled("infeasible", t.error())),
+                (true, None) => v.push(Span::styled("no catalog device meets it", t.warn())),
+                (true, Some(m)) => {
+                    v.push(Span::styled(
+                        format!("{} layouts meet it", s.matches.len()),
+                        t.ok(),
+                    ));
+                    v.push(sep());
+                    v.push(Span::styled(
+                        format!(
+                            "cheapest {} x{} {}/h",
+                            m.hardware_id,
+                            m.devices(),
+                            super::serving::usd(m.cost_per_hour_usd)
+                        ),
+                        t.accent(),
+                    ));
+                }
+            }
+        }
+        ViewData::Sweep(s) => {
+            v.push(Span::styled(" sweep", title));
+            v.push(sep());
+            if let Some((x, e)) = s
+                .points
+                .iter()
+                .max_by(|a, b| a.1.tokens_per_s.total_cmp(&b.1.tokens_per_s))
+            {
+                v.push(Span::styled(
+                    format!(
+                        "most {} tok/s at {}",
+                        units::format_count(e.tokens_per_s),
+                        units::format_count(*x)
+                    ),
+                    t.accent(),
+                ));
+                v.push(sep());
+            }
+            v.push(Span::styled(
+                match s.crossover {
+                    Some(c) => format!("crossover at batch {}", units::format_number(c)),
+                    None => "no crossover".to_string(),
+                },
+                Style::new().fg(t.fg),
+            ));
+        }
+        ViewData::Generations(g) => {
+            v.push(Span::styled(format!(" {}", g.label), title));
+            v.push(sep());
+            v.push(Span::styled(
+                format!("{} devices", g.analysis.compare.len()),
+                t.accent(),
+            ));
+            v.push(sep());
+            v.push(Span::styled(
+                super::generations::verdict(app, &g.analysis)
+                    .trim()
+                    .to_string(),
+                Style::new().fg(t.fg),
+            ));
+        }
+        ViewData::Fleet(f) => match &f.plan.best {
+            None => {
+                v.push(Span::styled(" fleet", title));
+                v.push(sep());
+                v.push(Span::styled("no configuration meets the SLAs", t.error()));
+            }
+            Some(o) => {
+                v.push(Span::styled(
+                    format!(
+                        " {} TP {} x {} replicas = {} devices",
+                        o.hardware_id, o.layout.tp, o.replicas, o.devices
+                    ),
+                    title,
+                ));
+                v.push(sep());
+                v.push(Span::styled(
+                    format!("{}/h", super::serving::usd(Some(o.cost_per_hour_usd))),
+                    t.accent(),
+                ));
+                v.push(sep());
+                v.push(match o.within_budget {
+                    Some(true) => Span::styled("within budget", t.ok()),
+                    Some(false) => Span::styled("OVER BUDGET", t.error()),
+                    None => Span::styled("no budget", t.dim()),
+                });
+            }
+        },
+    }
+    Some(Line::from(v))
 }
 
 /// The third line: why there is no result, else the last message, else
