@@ -618,3 +618,22 @@ fn the_readme_key_table_is_the_keymap() {
 fn print_key_table() {
     print!("{}", ridgeline::tui::keymap::Keymap::default().markdown());
 }
+
+#[test]
+fn the_synthesis_and_fleet_tables_scroll_and_up_leaves_them() {
+    for v in [Command::View3, Command::View6] {
+        let mut a = app();
+        go(&mut a, &[v]);
+        assert_eq!(a.focus, Pane::View);
+        let rows = a.view_rows();
+        assert!(rows > 3, "{v:?}: {rows}");
+        go(&mut a, &[Command::Down, Command::Down, Command::Down]);
+        assert_eq!(a.view_scroll, 3);
+        go(&mut a, &[Command::Bottom]);
+        assert_eq!(a.view_scroll, rows - 1);
+        go(&mut a, &[Command::Top]);
+        assert_eq!(a.view_scroll, 0);
+        go(&mut a, &[Command::Up]);
+        assert!(a.in_bar, "{v:?}: Up from the first row reaches the bar");
+    }
+}

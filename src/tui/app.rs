@@ -217,6 +217,8 @@ pub struct App {
     pub current: Result<Analysis, String>,
     /// The last inputs that gave a result.
     pub last_valid: Option<Analysis>,
+    /// First row shown of the view's table (Synthesis matches, Fleet devices).
+    pub view_scroll: usize,
     /// First row of the help screen (it scrolls on short screens).
     pub help_scroll: usize,
     pub quit: bool,
@@ -389,6 +391,7 @@ impl App {
             current: Err("not computed yet".to_string()),
             last_valid: None,
             help_scroll: 0,
+            view_scroll: 0,
             quit: false,
             dirty: true,
         };
@@ -546,6 +549,7 @@ impl App {
         if self.view != view {
             self.view = view;
             self.knob = 0;
+            self.view_scroll = 0;
             self.last_view_data = None;
             // The view's own figures take the screen.
             self.focus = if view == View::Roofline {
@@ -558,6 +562,15 @@ impl App {
             self.focus = Pane::View;
         }
         self.recompute();
+    }
+
+    /// Rows of the view's scrolling table.
+    pub fn view_rows(&self) -> usize {
+        match self.shown_view() {
+            Some((ViewData::Synthesis(s), _)) => s.matches.len(),
+            Some((ViewData::Fleet(f), _)) => f.plan.per_device.len(),
+            _ => 0,
+        }
     }
 
     /// A pane's title: the view's name for the view's own pane.
@@ -905,6 +918,17 @@ fn move_selection(app: &mut App, delta: isize, to_bar_at_top: bool) {
             }
             let n = app.knobs().len() as isize;
             app.knob = (app.knob as isize + delta).clamp(0, n - 1) as usize;
+        }
+        Pane::View => {
+            // The Synthesis and Fleet tables scroll; from their top, Up
+            // goes to the bar.
+            if delta < 0 && app.view_scroll == 0 && to_bar_at_top {
+                app.in_bar = true;
+                return;
+            }
+            let rows = app.view_rows();
+            app.view_scroll = (app.view_scroll as isize + delta)
+                .clamp(0, rows.saturating_sub(1) as isize) as usize;
         }
         _ => {
             if delta < 0 && to_bar_at_top {

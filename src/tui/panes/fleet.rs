@@ -177,7 +177,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     .collect();
     grid::row(buf, inner, y, &cols, &w, &head, Some(t.dim()));
     y += 1;
-    for (i, o) in d.plan.per_device.iter().enumerate() {
+    let skip = app
+        .view_scroll
+        .min(d.plan.per_device.len().saturating_sub(1));
+    for (i, o) in d.plan.per_device.iter().enumerate().skip(skip) {
         if y >= inner.bottom() {
             break;
         }

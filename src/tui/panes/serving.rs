@@ -115,11 +115,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let head = Line::from(vec![
         Span::styled(
             format!(
-                " {} in / {} out · {} sequence{} · {} device{}",
+                " {} in / {} out · {} seq · {} device{}",
                 units::format_count(s.request.prompt),
                 units::format_count(s.request.output),
                 units::format_count(s.decode.batch),
-                if s.decode.batch == 1.0 { "" } else { "s" },
                 d.devices,
                 if d.devices == 1 { "" } else { "s" },
             ),

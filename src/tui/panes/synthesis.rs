@@ -112,7 +112,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         if n == 0 {
             " no catalog device or layout meets this target and holds the model".to_string()
         } else {
-            format!(" {n} device layouts meet it, cheapest first:")
+            format!(" {n} device layouts meet it, cheapest first (up/down scroll):")
         },
         if n == 0 { t.warn() } else { t.ok() },
     )));
@@ -135,8 +135,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     .map(Line::from)
     .collect();
     grid::row(buf, table, table.y, &cols, &widths, &head, Some(t.dim()));
-    for (i, m) in d.matches.iter().enumerate() {
-        let y = table.y + 1 + i as u16;
+    let skip = app.view_scroll.min(n.saturating_sub(1));
+    for (i, m) in d.matches.iter().enumerate().skip(skip) {
+        let y = table.y + 1 + (i - skip) as u16;
         if y >= table.bottom() {
             break;
         }
