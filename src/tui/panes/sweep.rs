@@ -103,9 +103,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             " crossover: compute time overtakes memory time at batch {} (┊ on the plot)",
             units::format_number(c)
         ),
-        (SweepAxis::Batch, None) => {
-            " no crossover: one resource binds at every batch up to 2^30".to_string()
-        }
+        (SweepAxis::Batch, None) => format!(
+            " no crossover: {}-bound from batch 1 to 2^30",
+            d.points
+                .first()
+                .map_or("one resource", |p| p.1.bottleneck.name())
+        ),
         (SweepAxis::Context, _) => {
             " against context length (sweep over knob: batch or context)".to_string()
         }
