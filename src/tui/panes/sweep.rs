@@ -103,12 +103,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             " crossover: compute time overtakes memory time at batch {} (┊ on the plot)",
             units::format_number(c)
         ),
-        (SweepAxis::Batch, None) => format!(
-            " no crossover: {}-bound from batch 1 to 2^30",
-            d.points
-                .first()
-                .map_or("one resource", |p| p.1.bottleneck.name())
-        ),
+        (SweepAxis::Batch, None) => match d.points.first() {
+            Some((_, e)) if e.compute_s >= e.memory_s => {
+                " no crossover: compute time exceeds memory time from batch 1".to_string()
+            }
+            _ => " no crossover: memory time exceeds compute time up to batch 2^30".to_string(),
+        },
         (SweepAxis::Context, _) => {
             " against context length (sweep over knob: batch or context)".to_string()
         }
