@@ -354,6 +354,15 @@ impl App {
             view_inputs.region = r.clone();
             view_inputs.regions = vec![r.clone()];
         }
+        // Generations opens on the family of the device the workbench opens on.
+        let own = catalog.hardware.get(hw).and_then(|e| e.family.clone());
+        view_inputs.family = match own {
+            Some(f) if choices.families.contains(&f) => Family::Named(f),
+            _ => match choices.families.first() {
+                Some(f) => Family::Named(f.clone()),
+                None => Family::Marked,
+            },
+        };
         let mut app = App {
             hw_visible: hw_order.clone(),
             model_visible: model_order.clone(),
