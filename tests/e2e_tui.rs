@@ -365,6 +365,33 @@ fn sigterm_and_sighup_restore_the_terminal() {
 }
 
 #[test]
+fn a_closed_terminal_ends_the_program() {
+    need_tmux!();
+    // crossterm's reader spins on a terminal that has hung up; the program
+    // must still end (no orphan burning a core).
+    let t = Tmux::start(80, 24, "");
+    t.wait_for("tok/s");
+    let pid = t.program_pid();
+    t.tmux(&["kill-server"]);
+    let start = Instant::now();
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        // A zombie has no command line left: it has ended.
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        if stat
+            .rsplit_once(')')
+            .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+        {
+            break;
+        }
+        assert!(
+            start.elapsed() < DEADLINE,
+            "the program (pid {pid}) outlived its terminal"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
 fn ascii_mode_draws_ascii_only() {
     need_tmux!();
     let t = Tmux::start(80, 24, "--ascii");

@@ -143,6 +143,12 @@ pub fn run(opts: TuiOptions) -> io::Result<Exit> {
         signal_hook::flag::register(sig, Arc::clone(flag))?;
     }
     install_panic_hook();
+    let done = Arc::new(AtomicBool::new(false));
+    watchdog(
+        Arc::clone(&term_flag),
+        Arc::clone(&hup_flag),
+        Arc::clone(&done),
+    );
     terminal::enable_raw_mode()?;
     if let Err(e) = execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide) {
         restore_terminal();
@@ -151,6 +157,7 @@ pub fn run(opts: TuiOptions) -> io::Result<Exit> {
     let result = ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(io::stdout()))
         .and_then(|mut term| event_loop(&mut term, &mut app, &stop));
     restore_terminal();
+    done.store(true, Ordering::SeqCst);
     result?;
     Ok(if term_flag.load(Ordering::Relaxed) {
         Exit::Signal(signal_hook::consts::SIGTERM)
@@ -159,6 +166,52 @@ pub fn run(opts: TuiOptions) -> io::Result<Exit> {
     } else {
         Exit::Quit
     })
+}
+
+/// True when the process has no controlling terminal any more (the terminal
+/// was closed: a dropped SSH session, a killed tmux).
+fn terminal_gone() -> bool {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .is_err()
+}
+
+/// Make sure a SIGTERM, a SIGHUP or a closed terminal ends the program even
+/// when the main thread cannot see it: crossterm's reader loops forever on a
+/// terminal that has hung up (read returns 0), so the event loop never gets
+/// back to its flags. The watchdog gives the loop a moment to end on its
+/// own, then restores the terminal and exits with 128 + the signal number.
+fn watchdog(term: Arc<AtomicBool>, hup: Arc<AtomicBool>, done: Arc<AtomicBool>) {
+    // Only watch the terminal if there was one to begin with.
+    let had_tty = !terminal_gone();
+    let _ = std::thread::Builder::new()
+        .name("ridgeline-watchdog".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(SIGNAL_POLL);
+                if done.load(Ordering::SeqCst) {
+                    return;
+                }
+                let signal = if term.load(Ordering::SeqCst) {
+                    Some(signal_hook::consts::SIGTERM)
+                } else if hup.load(Ordering::SeqCst) || (had_tty && terminal_gone()) {
+                    Some(signal_hook::consts::SIGHUP)
+                } else {
+                    None
+                };
+                if let Some(sig) = signal {
+                    // The event loop checks its flags every SIGNAL_POLL.
+                    std::thread::sleep(SIGNAL_POLL * 3);
+                    if done.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    restore_terminal();
+                    std::process::exit(Exit::Signal(sig).code() as i32);
+                }
+            }
+        });
 }
 
 fn event_loop(term: &mut DefaultTerminal, app: &mut App, stop: &AtomicBool) -> io::Result<()> {
