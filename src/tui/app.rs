@@ -419,7 +419,10 @@ impl App {
     pub fn open_scenario(&mut self, path: &Path) -> Result<(), String> {
         let s = Scenario::load(path).map_err(|e| e.to_string())?;
         self.apply_scenario(&s)
-            .map_err(|e| format!("{}: {e}", path.display()))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let name = s.title.unwrap_or_else(|| path.display().to_string());
+        self.say(Level::Info, format!("scenario: {name}"));
+        Ok(())
     }
 
     /// Take a parsed scenario's state. All or nothing.
