@@ -218,16 +218,8 @@ impl ThemeSet {
 
 /// Read `<dir>/*.toml` as (path, text); unreadable files become problems.
 pub fn read_user_themes(dir: &Path, problems: &mut Vec<String>) -> Vec<(String, String)> {
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-                .collect()
-        })
-        .unwrap_or_default();
-    paths.sort();
     let mut out = Vec::new();
-    for p in paths {
+    for p in crate::catalog::toml_files(dir) {
         match std::fs::read_to_string(&p) {
             Ok(t) => out.push((p.display().to_string(), t)),
             Err(e) => problems.push(format!("theme {}: cannot read: {e}", p.display())),
