@@ -6,10 +6,10 @@
 
 use super::grid::{self, fill, left, right};
 use super::serving::usd;
-use super::{block, lines, plot};
+use super::{plot, view_frame};
 use crate::solver::{Param, units};
 use crate::tui::action::Command;
-use crate::tui::app::{App, Pane};
+use crate::tui::app::App;
 use crate::tui::views::ViewData;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -49,33 +49,17 @@ pub fn verdict(app: &App, an: &crate::tui::app::Analysis) -> String {
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = app.theme();
-    let shown = app.shown_view();
-    let mut extra = Vec::new();
-    if let Some((_, true)) = shown {
-        extra.push(Span::styled(" LAST VALID ", t.stale()));
-        extra.push(Span::raw(" "));
-    }
-    if let Some((ViewData::Generations(g), _)) = shown {
-        extra.push(Span::styled(
+    let Some((ViewData::Generations(g), inner)) = view_frame(app, frame, area, |d| match d {
+        ViewData::Generations(g) => vec![Span::styled(
             format!(
                 "{} · {} next family ",
                 g.label,
                 app.keymap.first_key(Command::NextFamily)
             ),
-            t.dim(),
-        ));
-    }
-    let b = block(app, Pane::View, extra);
-    let inner = b.inner(area);
-    frame.render_widget(b, area);
-    let Some((ViewData::Generations(g), _)) = shown else {
-        if let Err(e) = &app.view_data {
-            lines(
-                frame.buffer_mut(),
-                inner,
-                &[Line::from(Span::styled(format!(" {e}"), t.error()))],
-            );
-        }
+            app.theme().dim(),
+        )],
+        _ => Vec::new(),
+    }) else {
         return;
     };
     let an = &g.analysis;

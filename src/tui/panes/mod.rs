@@ -16,6 +16,7 @@ pub mod sweep;
 pub mod synthesis;
 
 use super::app::{App, Mode, Pane};
+use super::views::ViewData;
 use crate::solver::units;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -109,6 +110,41 @@ pub fn percent(x: f64) -> String {
 
 /// Lines written top-down into `area`, each clipped to its width: what a
 /// Paragraph without wrapping draws, in one pass.
+/// The frame of a view pane: its block, titled with a LAST VALID badge when
+/// the figures shown are the last valid ones and then with `title(data)`,
+/// and the error in place when there are no figures yet. Returns the figures
+/// and the inner area, if there are figures.
+pub fn view_frame<'a>(
+    app: &'a App,
+    frame: &mut ratatui::Frame,
+    area: Rect,
+    title: impl FnOnce(&ViewData) -> Vec<Span<'static>>,
+) -> Option<(&'a ViewData, Rect)> {
+    let t = app.theme();
+    let shown = app.shown_view();
+    let mut extra = Vec::new();
+    if let Some((_, true)) = shown {
+        extra.push(Span::styled(" LAST VALID ", t.stale()));
+        extra.push(Span::raw(" "));
+    }
+    if let Some((d, _)) = shown {
+        extra.extend(title(d));
+    }
+    let b = block(app, Pane::View, extra);
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    if shown.is_none()
+        && let Err(e) = &app.view_data
+    {
+        lines(
+            frame.buffer_mut(),
+            inner,
+            &[Line::from(Span::styled(format!(" {e}"), t.error()))],
+        );
+    }
+    shown.map(|(d, _)| (d, inner))
+}
+
 pub fn lines(buf: &mut ratatui::buffer::Buffer, area: Rect, lines: &[Line]) {
     for (i, l) in lines.iter().enumerate().take(area.height as usize) {
         buf.set_line(area.x, area.y + i as u16, l, area.width);

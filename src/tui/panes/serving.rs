@@ -2,9 +2,9 @@
 //! latency for the prompt and output lengths, the KV cache, the most
 //! sequences that fit, a memory bar, throughput, cost, energy and carbon.
 
-use super::{block, lines};
+use super::{lines, view_frame};
 use crate::solver::units;
-use crate::tui::app::{App, Pane};
+use crate::tui::app::App;
 use crate::tui::views::ViewData;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -85,23 +85,7 @@ pub fn columns(
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = app.theme();
-    let shown = app.shown_view();
-    let mut extra = Vec::new();
-    if let Some((_, true)) = shown {
-        extra.push(Span::styled(" LAST VALID ", t.stale()));
-        extra.push(Span::raw(" "));
-    }
-    let b = block(app, Pane::View, extra);
-    let inner = b.inner(area);
-    frame.render_widget(b, area);
-    let Some((ViewData::Serving(d), _)) = shown else {
-        if let Err(e) = &app.view_data {
-            lines(
-                frame.buffer_mut(),
-                inner,
-                &[Line::from(Span::styled(format!(" {e}"), t.error()))],
-            );
-        }
+    let Some((ViewData::Serving(d), inner)) = view_frame(app, frame, area, |_| Vec::new()) else {
         return;
     };
     let s = &d.serving;

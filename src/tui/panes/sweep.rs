@@ -5,9 +5,9 @@
 
 use super::grid::{self, right};
 use super::plot::{decades, put};
-use super::{block, lines};
+use super::{lines, view_frame};
 use crate::solver::{Bottleneck, units};
-use crate::tui::app::{App, Pane};
+use crate::tui::app::App;
 use crate::tui::knobs::SweepAxis;
 use crate::tui::views::{SweepData, ViewData};
 use ratatui::Frame;
@@ -47,30 +47,16 @@ fn log_bounds(v: &[f64]) -> [f64; 2] {
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = app.theme();
-    let shown = app.shown_view();
-    let mut extra = Vec::new();
-    if let Some((_, true)) = shown {
-        extra.push(Span::styled(" LAST VALID ", t.stale()));
-        extra.push(Span::raw(" "));
-    }
-    if let Some((ViewData::Sweep(d), _)) = shown {
-        let what = match d.axis {
-            SweepAxis::Batch => "against batch",
-            SweepAxis::Context => "against context",
-        };
-        extra.push(Span::styled(format!("{what} · log x "), t.dim()));
-    }
-    let b = block(app, Pane::View, extra);
-    let inner = b.inner(area);
-    frame.render_widget(b, area);
-    let Some((ViewData::Sweep(d), _)) = shown else {
-        if let Err(e) = &app.view_data {
-            lines(
-                frame.buffer_mut(),
-                inner,
-                &[Line::from(Span::styled(format!(" {e}"), t.error()))],
-            );
+    let Some((ViewData::Sweep(d), inner)) = view_frame(app, frame, area, |d| match d {
+        ViewData::Sweep(d) => {
+            let what = match d.axis {
+                SweepAxis::Batch => "against batch",
+                SweepAxis::Context => "against context",
+            };
+            vec![Span::styled(format!("{what} · log x "), app.theme().dim())]
         }
+        _ => Vec::new(),
+    }) else {
         return;
     };
     let buf = frame.buffer_mut();
