@@ -650,9 +650,14 @@ fn compare(cat: &Catalog, w: &WorkloadArgs, list: &str, out: Out) -> Result<(), 
     let model = cat.model(&w.model)?;
     let wl = workload(w, single_batch(w)?);
     let asm = assumptions(w);
+    let entries = devices(cat, list)?;
+    let hws: Vec<solver::Hardware> = entries.iter().map(|e| e.hw.clone()).collect();
     let mut recs = Vec::new();
-    for hw in devices(cat, list)? {
-        match solver::evaluate(&hw.hw, &model.model, &wl, &asm) {
+    for (hw, result) in entries
+        .iter()
+        .zip(sweep::compare(&hws, &model.model, &wl, &asm))
+    {
+        match result {
             Ok(e) => recs.push(eval_record(&e, hw, model, &wl)),
             Err(e) => return Err(CliError::Input(format!("{}: {e}", hw.hw.id))),
         }
