@@ -10,27 +10,8 @@ use ridgeline::tui::keymap::{Keymap, action_for};
 use ridgeline::tui::theme::ThemeSet;
 use ridgeline::tui::{Action, App, Command, Mode, Pane, Settings, update};
 
-fn app() -> App {
-    App::new(Catalog::builtin(), Settings::default())
-}
-
-fn go(a: &mut App, cmds: &[Command]) {
-    for c in cmds {
-        update(a, Action::Do(*c));
-    }
-}
-
-fn typed(a: &mut App, s: &str) {
-    for c in s.chars() {
-        update(
-            a,
-            Action::Input(Input {
-                key: Key::Char(c),
-                ..Input::default()
-            }),
-        );
-    }
-}
+mod common;
+use common::{app, go, typed};
 
 fn hw_id(a: &App) -> &str {
     &a.catalog.hardware[a.hw].hw.id

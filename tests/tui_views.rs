@@ -4,47 +4,22 @@
 //! right view with the right selection and save atomically.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui_textarea::{Input, Key};
+use ratatui_textarea::Key;
 use ridgeline::catalog::Catalog;
 use ridgeline::scenario::Scenario;
 use ridgeline::solver::{self, Phase, fleet, serving, synthesis};
 use ridgeline::tui::keymap::action_for;
 use ridgeline::tui::knobs::{Family, Knob, SweepAxis};
 use ridgeline::tui::views::{View, ViewData};
-use ridgeline::tui::{Action, App, Command, Mode, Pane, Settings, update};
+use ridgeline::tui::{Action, App, Command, Mode, Pane, Settings};
 use std::path::{Path, PathBuf};
 
-fn app() -> App {
-    App::new(Catalog::builtin(), Settings::default())
-}
-
-fn go(a: &mut App, cmds: &[Command]) {
-    for c in cmds {
-        update(a, Action::Do(*c));
-    }
-}
-
-fn typed(a: &mut App, s: &str) {
-    for c in s.chars() {
-        update(
-            a,
-            Action::Input(Input {
-                key: Key::Char(c),
-                ..Input::default()
-            }),
-        );
-    }
-}
+mod common;
+use common::{app, go, key, typed};
 
 fn clear_entry(a: &mut App) {
     for _ in 0..40 {
-        update(
-            a,
-            Action::Input(Input {
-                key: Key::Backspace,
-                ..Input::default()
-            }),
-        );
+        key(a, Key::Backspace);
     }
 }
 

@@ -1,0 +1,36 @@
+//! Helpers the workbench tests share: a fresh app, commands and typed keys.
+#![allow(dead_code)]
+
+use ratatui_textarea::{Input, Key};
+use ridgeline::catalog::Catalog;
+use ridgeline::tui::{Action, App, Command, Settings, update};
+
+/// The workbench on the built-in catalog with default settings.
+pub fn app() -> App {
+    App::new(Catalog::builtin(), Settings::default())
+}
+
+/// Run commands as their keys would.
+pub fn go(a: &mut App, cmds: &[Command]) {
+    for c in cmds {
+        update(a, Action::Do(*c));
+    }
+}
+
+/// One key into the open text entry.
+pub fn key(a: &mut App, key: Key) {
+    update(
+        a,
+        Action::Input(Input {
+            key,
+            ..Input::default()
+        }),
+    );
+}
+
+/// Type text into the open text entry.
+pub fn typed(a: &mut App, s: &str) {
+    for c in s.chars() {
+        key(a, Key::Char(c));
+    }
+}
