@@ -10,14 +10,16 @@ pub mod knobs;
 pub mod panes;
 pub mod theme;
 pub mod ui;
+pub mod update;
 pub mod views;
 
 #[cfg(test)]
 mod snapshot_tests;
 
 pub use action::{Action, Command};
-pub use app::{App, Mode, Pane, Settings, update};
+pub use app::{App, Mode, Pane, Settings};
 pub use ui::render;
+pub use update::update;
 pub use views::View;
 
 use crate::catalog::{self, Catalog};

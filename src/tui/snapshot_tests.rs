@@ -2,8 +2,9 @@
 //! for the README capture). The .snap files live in src/tui/snapshots/.
 
 use super::action::{Action, Command};
-use super::app::{App, Settings, update};
+use super::app::{App, Settings};
 use super::render;
+use super::update::update;
 use crate::catalog::Catalog;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

@@ -1,0 +1,238 @@
+//! Records and sentences the subcommands share: an evaluation as a JSON
+//! record, the headline and the fit verdict, catalog entries.
+
+use super::output::{Col, Fmt, col};
+use crate::catalog::{HardwareEntry, ModelEntry};
+use crate::solver::{self, Arch, Evaluation, Workload, units};
+use serde_json::{Map, Value, json};
+
+/// An evaluation as a JSON record: the contract keys first (README), then more.
+pub fn eval_record(
+    e: &Evaluation,
+    hw: &HardwareEntry,
+    model: &ModelEntry,
+    wl: &Workload,
+) -> Map<String, Value> {
+    let f = &e.memory.footprint;
+    let mut m = Map::new();
+    let mut put = |k: &str, v: Value| {
+        m.insert(k.to_string(), v);
+    };
+    put("hardware", json!(hw.hw.id));
+    put("model", json!(model.model.id));
+    put("phase", json!(wl.phase.name()));
+    put("batch", json!(e.batch));
+    put("context", json!(e.context));
+    put("latency_s", json!(e.latency_s));
+    put("compute_s", json!(e.compute_s));
+    put("memory_s", json!(e.memory_s));
+    put("comm_s", json!(e.comm_s));
+    put("overhead_s", json!(e.overhead_s));
+    put("tokens_per_s", json!(e.tokens_per_s));
+    put("bottleneck", json!(e.bottleneck.name()));
+    put("arithmetic_intensity", json!(e.arithmetic_intensity));
+    put("ridge_point", json!(e.ridge_point));
+    put("fits", json!(e.memory.fits));
+    put("memory_required_bytes", json!(f.total()));
+    put("memory_capacity_bytes", json!(e.memory.capacity_bytes));
+    put(
+        "min_devices_to_fit",
+        json!(e.min_devices.map(|p| p.devices())),
+    );
+    put("max_batch", json!(e.max_batch));
+    put("effective_ridge_point", json!(e.effective_ridge_point));
+    put("tp", json!(wl.tp));
+    put("pp", json!(wl.pp));
+    put("weights_precision", json!(wl.weights.name()));
+    put("activations_precision", json!(wl.activations.name()));
+    put("kv_precision", json!(wl.kv.name()));
+    put("compute_precision", json!(e.compute_precision.name()));
+    put("peak_flops_per_s", json!(e.peak_flops));
+    put(
+        "memory_bandwidth_bytes_per_s",
+        json!(hw.hw.memory_bandwidth),
+    );
+    put("flops", json!(e.cost.flops));
+    put("bytes", json!(e.cost.bytes()));
+    put("mfu", json!(e.mfu));
+    put("mbu", json!(e.mbu));
+    put("weights_bytes", json!(f.weights));
+    put("kv_bytes", json!(f.kv));
+    put("workspace_bytes", json!(f.workspace));
+    put("memory_usable_bytes", json!(e.memory.usable_bytes));
+    put("min_tp_to_fit", json!(e.min_devices.map(|p| p.tp)));
+    put("min_pp_to_fit", json!(e.min_devices.map(|p| p.pp)));
+    put(
+        "cost_per_hour_usd",
+        json!(hw.hw.price_per_hour_usd.map(|p| p * (wl.tp * wl.pp) as f64)),
+    );
+    put(
+        "notes",
+        json!(e.notes.iter().map(|n| n.to_string()).collect::<Vec<_>>()),
+    );
+    put("explanation", json!(e.explanation()));
+    m
+}
+
+/// Headline of a human-readable result.
+pub(crate) fn headline(hw: &HardwareEntry, model: &ModelEntry, wl: &Workload) -> String {
+    let shape = match model.model.arch {
+        Arch::Decoder(_) => format!(
+            "{}, batch {}, context {}",
+            wl.phase.name(),
+            units::format_count(wl.batch),
+            units::format_count(wl.context)
+        ),
+        Arch::SinglePass(_) => format!(
+            "forward pass, batch {}{}",
+            units::format_count(wl.batch),
+            model
+                .input
+                .as_deref()
+                .map(|i| format!(" ({i})"))
+                .unwrap_or_default()
+        ),
+    };
+    format!(
+        "{} on {}: {shape}, weights {} / activations {} / KV {}, TP {} x PP {}\n",
+        model.model.name, hw.hw.name, wl.weights, wl.activations, wl.kv, wl.tp, wl.pp
+    )
+}
+
+/// The fit verdict in words, with the fix.
+pub(crate) fn fit_sentence(e: &Evaluation, wl: &Workload) -> String {
+    let f = e.memory.footprint.total();
+    if e.memory.fits {
+        return format!(
+            "fits: {} per device of {} usable ({} x {:.0}%); up to batch {} at this context\n",
+            units::format_bytes(f),
+            units::format_bytes(e.memory.usable_bytes),
+            units::format_bytes(e.memory.capacity_bytes),
+            e.memory.usable_bytes / e.memory.capacity_bytes * 100.0,
+            e.max_batch
+        );
+    }
+    let fix = match e.min_devices {
+        Some(p) if p.pp == 1 => format!("needs {} devices: try --tp {}", p.devices(), p.tp),
+        Some(p) => format!(
+            "needs {} devices: try --tp {} --pp {}",
+            p.devices(),
+            p.tp,
+            p.pp
+        ),
+        None => "no layout of up to 4096 pipeline stages holds it".to_string(),
+    };
+    format!(
+        "DOES NOT FIT on {} device{}: needs {} per device but {} is usable ({} x {:.0}%); {fix}\n",
+        wl.tp * wl.pp,
+        if wl.tp * wl.pp == 1 { "" } else { "s" },
+        units::format_bytes(f),
+        units::format_bytes(e.memory.usable_bytes),
+        units::format_bytes(e.memory.capacity_bytes),
+        e.memory.usable_bytes / e.memory.capacity_bytes * 100.0,
+    )
+}
+
+pub(crate) fn num_or_null(x: f64) -> Value {
+    if x.is_finite() { json!(x) } else { Value::Null }
+}
+
+pub(crate) const LIST_COLS: &[Col] = &[
+    col("hardware", "hardware", Fmt::Text),
+    col("batch", "batch", Fmt::Int),
+    col("latency", "latency_s", Fmt::Time),
+    col("tokens/s", "tokens_per_s", Fmt::Num),
+    col("bottleneck", "bottleneck", Fmt::Text),
+    col("AI", "arithmetic_intensity", Fmt::Num),
+    col("ridge", "ridge_point", Fmt::Num),
+    col("fits", "fits", Fmt::Text),
+    col("min dev", "min_devices_to_fit", Fmt::Int),
+    col("max batch", "max_batch", Fmt::Int),
+];
+
+/// A device with its figures, for `zoo hardware`.
+pub fn hardware_record(e: &HardwareEntry) -> Map<String, Value> {
+    let hw = &e.hw;
+    let mut m = Map::new();
+    m.insert("id".into(), json!(hw.id));
+    m.insert("name".into(), json!(hw.name));
+    m.insert("vendor".into(), json!(e.vendor));
+    m.insert("family".into(), json!(e.family));
+    m.insert("tier".into(), json!(hw.tier.name()));
+    m.insert("year".into(), json!(hw.year));
+    let bf16 = hw.peaks.resolve(solver::Precision::Bf16);
+    m.insert("peak_bf16_flops_per_s".into(), json!(bf16.map(|x| x.1)));
+    let peaks: Map<String, Value> = solver::Precision::ALL
+        .iter()
+        .filter_map(|p| hw.peaks.get(*p).map(|v| (p.name().to_string(), json!(v))))
+        .collect();
+    m.insert("peak_flops_per_s".into(), Value::Object(peaks));
+    m.insert("memory_bytes".into(), json!(hw.memory_bytes));
+    m.insert(
+        "memory_bandwidth_bytes_per_s".into(),
+        json!(hw.memory_bandwidth),
+    );
+    m.insert(
+        "ridge_point_bf16".into(),
+        json!(bf16.map(|x| x.1 / hw.memory_bandwidth)),
+    );
+    m.insert(
+        "link_bandwidth_bytes_per_s".into(),
+        json!(hw.link_bandwidth),
+    );
+    m.insert("devices_per_node".into(), json!(hw.devices_per_node));
+    m.insert(
+        "scaleout_bandwidth_bytes_per_s".into(),
+        json!(hw.scaleout_bandwidth),
+    );
+    m.insert("tdp_w".into(), json!(hw.tdp_w));
+    m.insert("price_per_hour_usd".into(), json!(hw.price_per_hour_usd));
+    m.insert(
+        "price_as_of".into(),
+        json!(e.price.as_ref().map(|p| p.as_of.clone())),
+    );
+    m.insert("aliases".into(), json!(e.aliases));
+    m.insert("aliases_text".into(), json!(e.aliases.join(" ")));
+    m.insert("source".into(), json!(e.source));
+    m
+}
+
+/// A model with its figures, for `zoo models`.
+pub fn model_record(e: &ModelEntry) -> Map<String, Value> {
+    let md = &e.model;
+    let mut m = Map::new();
+    m.insert("id".into(), json!(md.id));
+    m.insert("name".into(), json!(md.name));
+    m.insert("family".into(), json!(e.family));
+    m.insert("kind".into(), json!(md.kind.name()));
+    m.insert("year".into(), json!(e.year));
+    m.insert("params".into(), json!(md.params));
+    match &md.arch {
+        Arch::Decoder(d) => {
+            m.insert("layers".into(), json!(d.layers));
+            m.insert("hidden".into(), json!(d.hidden));
+            m.insert("heads".into(), json!(d.heads));
+            m.insert("kv_heads".into(), json!(d.kv_heads));
+            m.insert("head_dim".into(), json!(d.head_dim));
+            m.insert("vocab".into(), json!(d.vocab));
+            m.insert("max_context".into(), json!(d.max_context));
+            m.insert(
+                "kv_bytes_per_token_bf16".into(),
+                json!(d.kv_bytes_per_token(2.0)),
+            );
+            m.insert("experts".into(), json!(d.moe.map(|x| x.experts)));
+            m.insert(
+                "active_params".into(),
+                json!(d.moe.map(|x| x.active_params)),
+            );
+        }
+        Arch::SinglePass(s) => {
+            m.insert("flops_per_sample".into(), json!(s.flops_per_sample));
+            m.insert("input".into(), json!(e.input));
+        }
+    }
+    m.insert("aliases".into(), json!(e.aliases));
+    m.insert("aliases_text".into(), json!(e.aliases.join(" ")));
+    m.insert("source".into(), json!(e.source));
+    m
+}

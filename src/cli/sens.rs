@@ -1,0 +1,125 @@
+//! `ridgeline sens`: elasticities, finite changes, binding constraint.
+
+use super::args::{self, Format};
+use super::output::{Fmt, col, render_list};
+use super::records::{fit_sentence, headline};
+use super::{CliError, Out, assumptions, single_batch, workload, write};
+use crate::catalog::Catalog;
+use crate::solver::{self, Param, units};
+use serde_json::{Map, Value, json};
+
+pub(super) fn sens(cat: &Catalog, a: &args::SensArgs, out: Out) -> Result<(), CliError> {
+    let hw = cat.hardware(&a.hardware)?;
+    let model = cat.model(&a.workload.model)?;
+    let wl = workload(&a.workload, single_batch(&a.workload)?);
+    let s = solver::sensitivity(
+        &hw.hw,
+        &model.model,
+        &wl,
+        &assumptions(&a.workload),
+        a.perturb,
+    )?;
+    let el: Map<String, Value> = s
+        .rows
+        .iter()
+        .map(|r| (r.param.key().to_string(), json!(r.elasticity)))
+        .collect();
+    let fc: Map<String, Value> = s
+        .rows
+        .iter()
+        .map(|r| (r.param.key().to_string(), json!(r.finite_change)))
+        .collect();
+    let mut rec = Map::new();
+    rec.insert("hardware".into(), json!(hw.hw.id));
+    rec.insert("model".into(), json!(model.model.id));
+    rec.insert("latency_s".into(), json!(s.base.latency_s));
+    rec.insert("elasticities".into(), Value::Object(el));
+    rec.insert("finite_change".into(), Value::Object(fc));
+    rec.insert("perturb".into(), json!(s.perturb));
+    rec.insert("binding".into(), json!(s.binding.map(|p| p.key())));
+    rec.insert(
+        "headroom".into(),
+        json!({"resource": s.headroom.param.key(), "factor": s.headroom.factor}),
+    );
+    rec.insert("bottleneck".into(), json!(s.base.bottleneck.name()));
+    rec.insert("fit_margin".into(), json!(s.fit_margin));
+    rec.insert("fits".into(), json!(s.base.memory.fits));
+    rec.insert(
+        "capacity_for_double_batch_bytes".into(),
+        json!(s.capacity_for_double_batch),
+    );
+    match a.workload.format {
+        Format::Json => write(
+            out,
+            &(serde_json::to_string_pretty(&Value::Object(rec)).unwrap_or_default() + "\n"),
+        ),
+        fmt => {
+            let rows: Vec<Map<String, Value>> = s
+                .rows
+                .iter()
+                .map(|r| {
+                    let mut m = Map::new();
+                    let bind = if Some(r.param) == s.binding {
+                        "<- binding"
+                    } else {
+                        ""
+                    };
+                    m.insert("parameter".into(), json!(r.param.key()));
+                    m.insert("elasticity".into(), json!(r.elasticity));
+                    m.insert("finite_change".into(), json!(r.finite_change));
+                    m.insert("bar".into(), json!(bar(r.elasticity)));
+                    m.insert("binding".into(), json!(bind));
+                    m
+                })
+                .collect();
+            let pct = format!("{:.0}", a.perturb * 100.0);
+            let cols = [
+                col("parameter", "parameter", Fmt::Text),
+                col("elasticity d lnT/d lnx", "elasticity", Fmt::Num),
+                col("latency change for +step", "finite_change", Fmt::Pct),
+                col("", "bar", Fmt::Text),
+                col("", "binding", Fmt::Text),
+            ];
+            let mut txt = String::new();
+            if fmt != Format::Csv {
+                txt.push_str(&headline(hw, model, &wl));
+                txt.push_str(&format!(
+                    "latency {} ({}-bound); step = +{pct}%\n\n",
+                    units::format_time(s.base.latency_s),
+                    s.base.bottleneck
+                ));
+            }
+            txt.push_str(&render_list(&rows, &cols, fmt));
+            if fmt != Format::Csv {
+                txt.push_str(&format!(
+                    "\nbinding constraint: {}\nheadroom: {} could fall {}x before it binds\nmemory capacity: fit margin {} (usable / needed); {} would hold twice the batch\n",
+                    s.binding.map_or("none (fixed costs dominate)", Param::label),
+                    s.headroom.param.label(),
+                    units::format_number(s.headroom.factor),
+                    units::format_number(s.fit_margin),
+                    units::format_bytes(s.capacity_for_double_batch),
+                ));
+                if let Some(p) = s.precision_step {
+                    txt.push_str(&format!(
+                        "precision: weights {} and KV {} (math stays {}) change latency by {}\n",
+                        p.weights,
+                        p.kv,
+                        s.base.compute_precision,
+                        units::format_percent(p.latency_change)
+                    ));
+                }
+                if !s.base.memory.fits {
+                    txt.push_str(&fit_sentence(&s.base, &wl));
+                }
+            }
+            write(out, &txt)
+        }
+    }
+}
+
+/// A text bar for an elasticity in [-1, 1]: ten cells per unit.
+fn bar(e: f64) -> String {
+    let n = (e.abs().min(1.0) * 10.0).round() as usize;
+    let c = if e < 0.0 { '-' } else { '+' };
+    std::iter::repeat_n(c, n).collect()
+}
