@@ -3,9 +3,11 @@
 //! No I/O, no terminal, no globals, no panics. Quantities are SI base units
 //! in `f64`; formatting happens at the edges (see [`units`]). Read in this
 //! order: [`types`] (inputs), [`cost`] (what a step costs), [`roofline`]
-//! (how long it takes), [`fit`] (memory), [`sensitivity`], [`synthesis`]
+//! (how long it takes), [`fit`] (memory), [`compare`] (fit verdicts,
+//! speedups and why), [`sensitivity`], [`synthesis`]
 //! (inverse roofline), [`sweep`], [`serving`], [`economics`], [`fleet`].
 
+pub mod compare;
 pub mod cost;
 pub mod economics;
 pub mod error;
@@ -25,5 +27,7 @@ pub use sensitivity::{Param, Sensitivity, sensitivity};
 pub use synthesis::{Match, RankBy, Requirement, Target, rank, synthesize};
 pub use types::*;
 
+#[cfg(test)]
+mod compare_tests;
 #[cfg(test)]
 mod tests;

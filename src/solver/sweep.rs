@@ -11,6 +11,38 @@ pub struct BatchSweep {
     /// Batch at which t_compute = t_memory (None: compute-bound already at
     /// batch 1, or still memory-bound at 2^30).
     pub crossover_batch: Option<f64>,
+    /// The largest batch that fits at this context and layout (0: none).
+    pub max_fitting_batch: u64,
+}
+
+impl BatchSweep {
+    /// The point with the most tokens/s among those that fit: the answer a
+    /// headline may give (a batch that does not fit is not an answer).
+    pub fn best_fitting(&self) -> Option<usize> {
+        best_fitting(&self.points)
+    }
+}
+
+/// The index of the evaluation with the most tokens/s among those that fit.
+pub fn best_fitting(points: &[Evaluation]) -> Option<usize> {
+    points
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.memory.fits)
+        .max_by(|a, b| a.1.tokens_per_s.total_cmp(&b.1.tokens_per_s))
+        .map(|(i, _)| i)
+}
+
+/// The batches of a sweep from `lo` to `hi`: powers of two, with the
+/// largest batch that fits (`max_fit`) added when it falls inside the range,
+/// so a table or plot can show where fitting stops.
+pub fn batches_with_limit(lo: u64, hi: u64, max_fit: u64) -> Vec<u64> {
+    let mut v = powers_of_two(lo, hi);
+    if max_fit > lo && max_fit < hi && !v.contains(&max_fit) {
+        let at = v.partition_point(|&b| b < max_fit);
+        v.insert(at, max_fit);
+    }
+    v
 }
 
 /// Powers of two from `lo` to `hi` (both included, `hi` even when it is not
@@ -45,6 +77,7 @@ pub fn batch_sweep(
     a: &Assumptions,
     batches: &[u64],
 ) -> Result<BatchSweep> {
+    let max_fitting_batch = roofline::evaluate(hw, model, wl, a)?.max_batch;
     let mut points = Vec::with_capacity(batches.len());
     for &b in batches {
         let w = Workload {
@@ -56,6 +89,7 @@ pub fn batch_sweep(
     Ok(BatchSweep {
         points,
         crossover_batch: crossover_batch(hw, model, wl, a)?,
+        max_fitting_batch,
     })
 }
 

@@ -12,7 +12,7 @@ use proptest::prelude::*;
 
 /// NVIDIA A100 SXM 80GB datasheet: 312 TFLOPS bf16 dense, 19.5 fp32,
 /// 2,039 GB/s, 80 GB, NVLink 600 GB/s total = 300 GB/s per direction, 8 per HGX node.
-fn a100() -> Hardware {
+pub(super) fn a100() -> Hardware {
     let mut peaks = Peaks::default();
     peaks.set(Precision::Bf16, Some(312e12));
     peaks.set(Precision::Fp16, Some(312e12));
@@ -35,7 +35,14 @@ fn a100() -> Hardware {
     }
 }
 
-fn decoder(layers: u32, hidden: u32, heads: u32, kv_heads: u32, ffn: u32, vocab: u32) -> Decoder {
+pub(super) fn decoder(
+    layers: u32,
+    hidden: u32,
+    heads: u32,
+    kv_heads: u32,
+    ffn: u32,
+    vocab: u32,
+) -> Decoder {
     Decoder {
         layers,
         hidden,
@@ -52,7 +59,7 @@ fn decoder(layers: u32, hidden: u32, heads: u32, kv_heads: u32, ffn: u32, vocab:
 }
 
 /// Llama-3.1-70B config.json: 80 layers, d 8192, 64 heads, 8 KV heads, ffn 28672, V 128256.
-fn llama70() -> Model {
+pub(super) fn llama70() -> Model {
     Model {
         id: "llama-3.1-70b".into(),
         name: "Llama 3.1 70B".into(),
@@ -63,7 +70,7 @@ fn llama70() -> Model {
 }
 
 /// Llama-3.1-8B config.json: 32 layers, d 4096, 32 heads, 8 KV heads, ffn 14336, V 128256.
-fn llama8() -> Model {
+pub(super) fn llama8() -> Model {
     Model {
         id: "llama-3.1-8b".into(),
         name: "Llama 3.1 8B".into(),
@@ -74,7 +81,7 @@ fn llama8() -> Model {
 }
 
 /// Mixtral-8x7B: 46.7B total, 12.9B active, 8 experts, top-2, V 32000, d 4096.
-fn mixtral() -> Model {
+pub(super) fn mixtral() -> Model {
     let mut d = decoder(32, 4096, 32, 8, 14336, 32000);
     d.moe = Some(Moe {
         experts: 8,
@@ -91,7 +98,7 @@ fn mixtral() -> Model {
 }
 
 /// ResNet-50 at 224x224: 25.6M parameters, 8.2 GFLOP per image.
-fn resnet() -> Model {
+pub(super) fn resnet() -> Model {
     Model {
         id: "resnet-50".into(),
         name: "ResNet-50".into(),
@@ -104,7 +111,7 @@ fn resnet() -> Model {
     }
 }
 
-fn rel(a: f64, b: f64) -> f64 {
+pub(super) fn rel(a: f64, b: f64) -> f64 {
     ((a - b) / b).abs()
 }
 
@@ -501,6 +508,59 @@ fn batch_sweep_and_crossover() {
     );
 }
 
+/// An H100 SXM as in the catalog (NVIDIA datasheet: 989 TFLOPS bf16
+/// dense, 3.35 TB/s, 80 GB).
+fn h100_80() -> Hardware {
+    let mut hw = a100();
+    hw.id = "h100-sxm".into();
+    hw.peaks = Peaks::default();
+    hw.peaks.set(Precision::Bf16, Some(989e12));
+    hw.memory_bandwidth = 3.35e12;
+    hw
+}
+
+#[test]
+fn a_batch_sweep_knows_the_largest_batch_that_fits_and_answers_only_among_those() {
+    // assets/scenarios/batch-sweep-8b-h100.toml: Llama-3.1-8B on an H100,
+    // decode at context 1024, batches 1..1024. Usable 80 GB x 0.9 = 72e9 B;
+    // weights 8.03e9 x 2 = 16.06e9 B leave 55.94e9 B. Each sequence holds
+    // 1025 x 131,072 = 134,348,800 B of KV and (4 x 4096 + 2 x 14,336) x 2
+    // + 128,256 x 4 = 603,136 B of workspace: 134,951,936 B, so
+    // floor(55.94e9 / 134,951,936) = floor(414.5) = 414 sequences fit.
+    let wl = Workload {
+        context: 1024.0,
+        ..Workload::default()
+    };
+    let batches = sweep::batches_with_limit(1, 1024, 414);
+    assert_eq!(
+        batches,
+        vec![1, 2, 4, 8, 16, 32, 64, 128, 256, 414, 512, 1024]
+    );
+    assert_eq!(
+        sweep::batches_with_limit(1, 256, 414),
+        powers_of_two(1, 256)
+    );
+    assert_eq!(
+        sweep::batches_with_limit(1, 1024, 512),
+        powers_of_two(1, 1024)
+    );
+    let s = batch_sweep(
+        &h100_80(),
+        &llama8(),
+        &wl,
+        &Assumptions::default(),
+        &batches,
+    )
+    .unwrap();
+    assert_eq!(s.max_fitting_batch, 414);
+    // 512 and 1024 give more tokens/s but do not fit: the answer is 414.
+    let last = s.points.len() - 1;
+    assert!(s.points[last].tokens_per_s > s.points[9].tokens_per_s);
+    assert!(!s.points[10].memory.fits && !s.points[last].memory.fits);
+    assert_eq!(s.best_fitting(), Some(9));
+    assert_eq!(s.points[9].batch, 414.0);
+}
+
 #[test]
 fn invalid_inputs_are_typed_errors() {
     let bad = [
@@ -569,7 +629,7 @@ fn footprint_splits_over_pipeline_stages() {
     assert_eq!(f.weights, 141.1e9 / 4.0);
 }
 
-fn arb_hw() -> impl Strategy<Value = Hardware> {
+pub(super) fn arb_hw() -> impl Strategy<Value = Hardware> {
     (1e9f64..1e16, 1e6f64..1e13, 1e6f64..1e12, 1e9f64..1e12).prop_map(|(f, bw, mem, link)| {
         let mut hw = a100();
         hw.peaks = Peaks::default();
@@ -581,7 +641,7 @@ fn arb_hw() -> impl Strategy<Value = Hardware> {
     })
 }
 
-fn arb_wl() -> impl Strategy<Value = Workload> {
+pub(super) fn arb_wl() -> impl Strategy<Value = Workload> {
     (1u32..512, 0u32..65536, 0u32..4, 1u32..4, any::<bool>()).prop_map(|(b, s, tp, pp, pre)| {
         Workload {
             phase: if pre { Phase::Prefill } else { Phase::Decode },
@@ -594,7 +654,7 @@ fn arb_wl() -> impl Strategy<Value = Workload> {
     })
 }
 
-fn arb_model() -> impl Strategy<Value = Model> {
+pub(super) fn arb_model() -> impl Strategy<Value = Model> {
     prop_oneof![
         Just(llama8()),
         Just(llama70()),
