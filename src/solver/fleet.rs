@@ -2,11 +2,15 @@
 //! and inter-token SLAs, the cheapest per-replica configuration (device,
 //! tensor and pipeline degrees, batch) and how many replicas it takes.
 //!
-//! Per replica: TTFT = prefill of one prompt; ITL = a decode step of B
-//! sequences at the mean context P + O/2; capacity = 1 / (TTFT + (O - 1) ITL / B)
-//! requests/s (serving::replica_capacity). Replicas = ceil(qps / (capacity *
-//! max utilization)). Queueing delay is not modelled beyond that headroom:
-//! TTFT is the service time of a prompt.
+//! Per replica: TTFT = prefill of one prompt, run alone; decode steps of the
+//! sequences in generation at the mean context P + O/2 run between prefills.
+//! Its capacity is the request rate its full batch B carries, 1 / (TTFT +
+//! (O - 1) ITL(B) / B) requests/s (serving::replica_capacity). Replicas are
+//! the fewest that keep each under the utilization ceiling and meet the
+//! SLAs, and each replica runs at the batch its share of the load produces
+//! (Little's law, [`steady_state`]), not at the most that fit. Queueing
+//! delay is not modelled beyond the utilization headroom: TTFT is the
+//! service time of a prompt.
 
 use super::economics::{self, HOURS_PER_YEAR};
 use super::error::{self, Result};
@@ -43,17 +47,27 @@ pub struct FleetOption {
     pub device: usize,
     pub hardware_id: String,
     pub layout: Parallelism,
-    /// Concurrent sequences per replica.
+    /// Sequences decoding together on one replica at this load, rounded up:
+    /// the batch the load produces (Little's law), not the most that fit.
     pub batch: u64,
+    /// Sequences in flight on one replica (prefilling or decoding): its
+    /// arrival rate times the time a request spends in the system.
+    pub in_flight: f64,
+    /// Most sequences one replica holds at full context (prompt + output).
+    pub max_batch: u64,
     pub replicas: u64,
     /// replicas * tp * pp.
     pub devices: u64,
     pub ttft_s: f64,
+    /// One decode step at `batch` sequences.
+    pub step_s: f64,
+    /// Mean gap between a user's tokens: the decode step stretched by the
+    /// prefills that run between steps (step / (1 - arrival rate x TTFT)).
     pub itl_s: f64,
     pub e2e_s: f64,
-    /// Requests per second one replica completes.
+    /// Requests per second one replica completes at its full batch.
     pub replica_capacity_rps: f64,
-    /// qps / (replicas * capacity).
+    /// Per-replica arrival rate / capacity.
     pub utilization: f64,
     pub cost_per_hour_usd: f64,
     pub cost_per_million_tokens_usd: f64,
@@ -100,8 +114,181 @@ pub fn validate_spec(s: &FleetSpec) -> Result<()> {
     Ok(())
 }
 
-/// Evaluate one configuration (device, layout, batch) at `replicas`
-/// replicas: its SLAs, capacity, cost and power. None if it does not fit.
+/// How one replica of a layout runs at a per-replica arrival rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Steady {
+    /// Sequences decoding together (may be below 1 at a light load).
+    pub decoding: f64,
+    /// One decode step at that batch (at least one sequence).
+    pub step_s: f64,
+    /// Mean gap between a user's tokens.
+    pub itl_s: f64,
+    pub e2e_s: f64,
+    /// Arrival rate x time in system.
+    pub in_flight: f64,
+}
+
+/// Sequences one replica is sized for at most.
+const MAX_REPLICA_BATCH: u64 = 1 << 20;
+
+/// One replica's layout and request: device, model, layout and precisions
+/// (`wl`), the request shape and the assumptions.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout<'a> {
+    pub hw: &'a Hardware,
+    pub model: &'a Model,
+    pub wl: &'a Workload,
+    pub req: &'a Request,
+    pub a: &'a Assumptions,
+}
+
+/// A replica of one layout: what does not depend on the load.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Replica {
+    pub ttft_s: f64,
+    /// Most sequences that fit at full context.
+    pub max_batch: u64,
+    /// Requests/s at the full batch: 1 / (TTFT + (O - 1) ITL(B) / B).
+    pub capacity_rps: f64,
+}
+
+impl Layout<'_> {
+    /// The decode step of `batch` sequences at the generation's mean context.
+    pub fn step(&self, batch: f64) -> Result<f64> {
+        let Layout {
+            hw,
+            model,
+            wl,
+            req,
+            a,
+        } = *self;
+        let w = Workload {
+            phase: Phase::Decode,
+            batch,
+            context: req.prompt + req.output / 2.0,
+            ..*wl
+        };
+        Ok(roofline::time_step(hw, model, &w, a)?.latency_s)
+    }
+
+    /// The load-independent figures of a layout; None if not one full sequence fits.
+    pub fn replica(&self) -> Result<Option<Replica>> {
+        let Layout {
+            hw,
+            model,
+            wl,
+            req,
+            a,
+        } = *self;
+        let full = Workload {
+            phase: Phase::Decode,
+            batch: 1.0,
+            context: req.prompt + req.output,
+            ..*wl
+        };
+        let max_batch = fit::max_batch(hw, model, &full, a).min(MAX_REPLICA_BATCH);
+        if max_batch == 0 {
+            return Ok(None);
+        }
+        let prefill = Workload {
+            phase: Phase::Prefill,
+            batch: 1.0,
+            context: req.prompt,
+            ..*wl
+        };
+        let ttft_s = roofline::time_step(hw, model, &prefill, a)?.latency_s;
+        let b = max_batch as f64;
+        let capacity_rps = serving::replica_capacity(ttft_s, self.step(b)?, b, req.output);
+        Ok(Some(Replica {
+            ttft_s,
+            max_batch,
+            capacity_rps,
+        }))
+    }
+
+    /// The steady state of one replica at arrival rate `lambda` (requests/s).
+    ///
+    /// The replica runs each prompt's prefill alone, and between prefills one
+    /// decode step for every sequence in generation. Prefills take a share
+    /// p = lambda x TTFT of its time, so a sequence's O - 1 decode steps take
+    /// (O - 1) ITL(n) / (1 - p), and by Little's law the n sequences decoding
+    /// together satisfy n = lambda (O - 1) ITL(n) / (1 - p), that is
+    /// lambda (TTFT + (O - 1) ITL(n) / n) = 1: the replica's capacity at batch n
+    /// equals the load. ITL(n) / n falls as n grows, so there is one n, found
+    /// here between 1 and the most that fit; below one sequence the replica
+    /// idles between requests. None when the load exceeds what the full batch
+    /// carries.
+    pub fn steady_state(&self, r: &Replica, lambda: f64) -> Result<Option<Steady>> {
+        let (ttft_s, max_batch) = (r.ttft_s, r.max_batch);
+        let p = lambda * ttft_s;
+        if p.is_nan() || p >= 1.0 || max_batch == 0 {
+            return Ok(None);
+        }
+        let steps = (self.req.output - 1.0).max(0.0);
+        // h(n) = lambda (TTFT + steps ITL(n) / n) - 1, falling in n.
+        let h = |n: f64| -> Result<(f64, f64)> {
+            let t = self.step(n)?;
+            Ok((lambda * (ttft_s + steps * t / n) - 1.0, t))
+        };
+        let (h1, t1) = h(1.0)?;
+        let (decoding, step_s) = if steps == 0.0 || h1 <= 0.0 {
+            // One sequence at a time keeps up: it decodes alone.
+            (lambda * steps * t1 / (1.0 - p), t1)
+        } else {
+            let hi = max_batch as f64;
+            let (h_hi, t_hi) = h(hi)?;
+            if h_hi > 0.0 {
+                return Ok(None);
+            }
+            if h_hi == 0.0 {
+                (hi, t_hi)
+            } else {
+                // Illinois false position in u = 1/n, where h is piecewise
+                // linear (ITL is affine in n on each side of the roofline's kink).
+                let (mut u0, mut f0, mut u1, mut f1) = (1.0, h1, 1.0 / hi, h_hi);
+                let mut side = 0i8;
+                let mut best = (hi, t_hi);
+                for _ in 0..60 {
+                    let u = (u0 * f1 - u1 * f0) / (f1 - f0);
+                    let (f, t) = h(1.0 / u)?;
+                    best = (1.0 / u, t);
+                    if f.abs() < 1e-12 || (u0 - u1).abs() < 1e-12 * u {
+                        break;
+                    }
+                    if (f > 0.0) == (f0 > 0.0) {
+                        (u0, f0) = (u, f);
+                        if side == 1 {
+                            f1 /= 2.0;
+                        }
+                        side = 1;
+                    } else {
+                        (u1, f1) = (u, f);
+                        if side == -1 {
+                            f0 /= 2.0;
+                        }
+                        side = -1;
+                    }
+                }
+                best
+            }
+        };
+        let itl_s = step_s / (1.0 - p);
+        let e2e_s = ttft_s + steps * itl_s;
+        Ok(Some(Steady {
+            decoding,
+            step_s,
+            itl_s,
+            e2e_s,
+            in_flight: lambda * e2e_s,
+        }))
+    }
+}
+
+/// Evaluate one layout (`wl`'s tensor and pipeline degrees and precisions)
+/// at `replicas` replicas, or at the fewest that meet the SLAs and the
+/// utilization ceiling when None. None if not one full sequence fits, the
+/// replicas given cannot carry the load, or (when searching) no count
+/// meets the inter-token SLA.
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate_option(
     device: usize,
@@ -114,41 +301,66 @@ pub fn evaluate_option(
     replicas: Option<u64>,
 ) -> Result<Option<FleetOption>> {
     let req = spec.request;
-    let full = Workload {
-        phase: Phase::Decode,
-        context: req.prompt + req.output,
-        ..*wl
+    let layout = Layout {
+        hw,
+        model,
+        wl,
+        req: &req,
+        a,
     };
-    if fit::max_batch(hw, model, &full, a) < wl.batch as u64 {
+    let Some(r) = layout.replica()? else {
+        return Ok(None);
+    };
+    let at = |n: u64| -> Result<Option<FleetOption>> {
+        let lambda = spec.qps / n as f64;
+        Ok(layout
+            .steady_state(&r, lambda)?
+            .map(|st| option(device, hw, wl, spec, idle_share, &r, &st, n)))
+    };
+    if let Some(n) = replicas {
+        return at(n.max(1));
+    }
+    // The fewest replicas that keep each under the utilization ceiling...
+    let planned = r.capacity_rps * spec.max_utilization;
+    let first = (spec.qps / planned).ceil();
+    if first.is_nan() || first > MAX_REPLICAS as f64 {
         return Ok(None);
     }
-    let ttft_s = roofline::time_step(
-        hw,
-        model,
-        &Workload {
-            phase: Phase::Prefill,
-            batch: 1.0,
-            context: req.prompt,
-            ..*wl
-        },
-        a,
-    )?
-    .latency_s;
-    let itl_s = roofline::time_step(
-        hw,
-        model,
-        &Workload {
-            phase: Phase::Decode,
-            context: req.prompt + req.output / 2.0,
-            ..*wl
-        },
-        a,
-    )?
-    .latency_s;
-    Ok(Some(option(
-        device, hw, wl, spec, idle_share, ttft_s, itl_s, replicas,
-    )))
+    let first = (first as u64).max(1);
+    let ok = |o: &Option<FleetOption>| o.as_ref().is_some_and(|o| meets(o, spec));
+    let o = at(first)?;
+    if ok(&o) {
+        return Ok(o);
+    }
+    // ...then more, while the inter-token latency misses: it falls as the
+    // load per replica falls, down to one sequence decoding alone.
+    if layout.step(1.0)? > spec.itl_sla_s {
+        return Ok(None);
+    }
+    let (mut lo, mut hi) = (first, first.saturating_mul(2));
+    loop {
+        if ok(&at(hi)?) {
+            break;
+        }
+        if hi >= MAX_REPLICAS {
+            return Ok(None);
+        }
+        lo = hi;
+        hi = hi.saturating_mul(2).min(MAX_REPLICAS);
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if ok(&at(mid)?) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    at(hi)
 }
+
+/// Most replicas a plan may have: beyond this, a load is not a fleet.
+pub const MAX_REPLICAS: u64 = 1 << 32;
 
 #[allow(clippy::too_many_arguments)]
 fn option(
@@ -157,21 +369,24 @@ fn option(
     wl: &Workload,
     spec: &FleetSpec,
     idle_share: f64,
-    ttft_s: f64,
-    itl_s: f64,
-    replicas: Option<u64>,
+    r: &Replica,
+    st: &Steady,
+    replicas: u64,
 ) -> FleetOption {
     let out = spec.request.output;
-    let capacity = serving::replica_capacity(ttft_s, itl_s, wl.batch, out);
-    let planned = capacity * spec.max_utilization;
-    let replicas = replicas.unwrap_or_else(|| (spec.qps / planned).ceil().max(1.0) as u64);
-    let per_replica = (wl.tp * wl.pp) as u64;
-    let devices = replicas * per_replica;
-    let utilization = (spec.qps / (replicas as f64 * capacity)).min(1.0);
+    let per_replica = (wl.tp as u64).saturating_mul(wl.pp as u64);
+    let devices = replicas.saturating_mul(per_replica);
+    let utilization = spec.qps / (replicas as f64 * r.capacity_rps);
     let price = hw.price_per_hour_usd.unwrap_or(f64::INFINITY);
     let cost_per_hour_usd = price * devices as f64;
     let tokens_per_s = spec.qps * out;
-    let e = economics::economics(hw, devices as u32, tokens_per_s, utilization, idle_share);
+    let e = economics::economics(
+        hw,
+        devices.min(u32::MAX as u64) as u32,
+        tokens_per_s,
+        utilization.min(1.0),
+        idle_share,
+    );
     FleetOption {
         device,
         hardware_id: hw.id.clone(),
@@ -179,13 +394,16 @@ fn option(
             tp: wl.tp,
             pp: wl.pp,
         },
-        batch: wl.batch as u64,
+        batch: st.decoding.ceil().max(1.0) as u64,
+        in_flight: st.in_flight,
+        max_batch: r.max_batch,
         replicas,
         devices,
-        ttft_s,
-        itl_s,
-        e2e_s: ttft_s + (out - 1.0).max(0.0) * itl_s,
-        replica_capacity_rps: capacity,
+        ttft_s: r.ttft_s,
+        step_s: st.step_s,
+        itl_s: st.itl_s,
+        e2e_s: st.e2e_s,
+        replica_capacity_rps: r.capacity_rps,
         utilization,
         cost_per_hour_usd,
         cost_per_million_tokens_usd: economics::cost_per_million_tokens(
@@ -201,19 +419,18 @@ fn option(
     }
 }
 
-/// Whether an option meets both SLAs and the load.
+/// Whether an option meets both SLAs under the utilization ceiling.
 pub fn meets(o: &FleetOption, spec: &FleetSpec) -> bool {
     o.ttft_s <= spec.ttft_sla_s
         && o.itl_s <= spec.itl_sla_s
-        && o.replicas as f64 * o.replica_capacity_rps * spec.max_utilization
-            >= spec.qps * (1.0 - 1e-12)
+        && o.utilization <= spec.max_utilization * (1.0 + 1e-12)
 }
 
-/// Search every priced device, tensor degree (powers of two inside a node),
-/// the fewest pipeline stages that hold one full sequence, and batches in
-/// powers of two up to the most that fit, for the cheapest fleet that meets
-/// both SLAs. `wl` gives the precisions; its batch, phase, context and
-/// layout are searched over.
+/// Search every priced device and tensor degree (powers of two inside a
+/// node, with the fewest pipeline stages that hold one full sequence) for
+/// the cheapest fleet that meets both SLAs. Each replica runs at the batch
+/// its share of the load produces (see [`Layout::steady_state`]). `wl` gives the
+/// precisions; its batch, phase, context and layout are searched over.
 pub fn size_fleet(
     devices: &[Hardware],
     model: &Model,
@@ -257,39 +474,27 @@ pub fn size_fleet(
                 ..*wl
             };
             if let Some(pp) = fit::fewest_stages(hw, model, &full1, a, tp) {
-                let layout = Workload { pp, ..full1 };
-                let max_b = fit::max_batch(hw, model, &layout, a).min(1 << 20);
-                let prefill = Workload {
-                    phase: Phase::Prefill,
-                    context: req.prompt,
-                    ..layout
+                let wl = Workload { pp, ..full1 };
+                let layout = Layout {
+                    hw,
+                    model,
+                    wl: &wl,
+                    req: &req,
+                    a,
                 };
                 // A layout the device cannot run (no link for its stages) is skipped.
-                let ttft_s = roofline::time_step(hw, model, &prefill, a)
-                    .map_or(f64::INFINITY, |t| t.latency_s);
-                best_ttft = best_ttft.min(ttft_s);
-                if ttft_s <= spec.ttft_sla_s {
-                    let mut b = 1u64;
-                    while b <= max_b {
-                        let step = Workload {
-                            batch: b as f64,
-                            context: req.prompt + req.output / 2.0,
-                            ..layout
-                        };
-                        let Ok(t) = roofline::time_step(hw, model, &step, a) else {
-                            break;
-                        };
-                        let itl_s = t.latency_s;
-                        best_itl = best_itl.min(itl_s);
-                        // ITL only grows with batch: stop at the first miss.
-                        if itl_s > spec.itl_sla_s {
-                            break;
-                        }
-                        let o = option(i, hw, &step, spec, idle_share, ttft_s, itl_s, None);
-                        if best_here.as_ref().is_none_or(|x| cheaper(&o, x)) {
-                            best_here = Some(o);
-                        }
-                        b *= 2;
+                if let Ok(Some(r)) = layout.replica() {
+                    best_ttft = best_ttft.min(r.ttft_s);
+                    if let Ok(t) = layout.step(1.0) {
+                        best_itl = best_itl.min(t);
+                    }
+                    if r.ttft_s <= spec.ttft_sla_s
+                        && let Ok(Some(o)) =
+                            evaluate_option(i, hw, model, &wl, spec, a, idle_share, None)
+                        && meets(&o, spec)
+                        && best_here.as_ref().is_none_or(|x| cheaper(&o, x))
+                    {
+                        best_here = Some(o);
                     }
                 }
             }
@@ -313,7 +518,7 @@ pub fn size_fleet(
             )
         } else {
             format!(
-                "no priced device meets the inter-token SLA where its TTFT is met (best {:.4} s)",
+                "no priced device meets the inter-token SLA where its TTFT is met (best {:.4} s, one sequence decoding alone)",
                 best_itl
             )
         }

@@ -831,6 +831,58 @@ mod serving_and_fleet {
     }
 
     #[test]
+    fn a_replica_runs_at_the_batch_its_share_of_the_load_produces() {
+        // Llama-3.1-8B bf16 on an ideal H100 (no overheads), 1024-token
+        // prompts, 128-token answers, 20 requests/s on this replica.
+        // TTFT: a compute-bound prefill of 2 x 7,504,663,424 x 1024 +
+        // 32 x 32 x 256 x 1024^2 = 15,644,428,599,296 FLOP / 989e12 =
+        // 15.818 ms. A decode step of n sequences at context 1024 + 64 is
+        // memory-bound: (W + n K) / 3.35e12 with W = 15,009,326,848 B of
+        // weights and K = 1088 x 131,072 + 3,932,160 = 146,538,496 B a
+        // sequence. Steady state: 20 (TTFT + 127 (W / n + K) / 3.35e12) = 1,
+        // so n = W / (3.35e12 (1/20 - TTFT) / 127 - K) = 19.877 sequences
+        // decoding, each step 5.350 ms; prefills take p = 20 x TTFT = 31.6%
+        // of the time, so a user sees 5.350 / (1 - p) = 7.826 ms between
+        // tokens, e2e = TTFT + 127 x 7.826 ms = 1.0097 s, and 20 x 1.0097 =
+        // 20.19 sequences are in flight (19.88 decoding + 0.32 prefilling).
+        let (hw, m, a) = (h100(), llama8(), Assumptions::ideal());
+        let wl = Workload::default();
+        let req = Request {
+            prompt: 1024.0,
+            output: 128.0,
+        };
+        let layout = fleet::Layout {
+            hw: &hw,
+            model: &m,
+            wl: &wl,
+            req: &req,
+            a: &a,
+        };
+        let r = layout.replica().unwrap().unwrap();
+        assert!(rel(r.ttft_s, 15_644_428_599_296.0 / 989e12) < 1e-12);
+        let st = layout.steady_state(&r, 20.0).unwrap().unwrap();
+        let ttft = r.ttft_s;
+        let n = 15_009_326_848.0 / (3.35e12 * (1.0 / 20.0 - ttft) / 127.0 - 146_538_496.0);
+        assert!(rel(st.decoding, n) < 1e-9, "{} vs {n}", st.decoding);
+        assert!(rel(st.decoding, 19.877) < 1e-4);
+        assert!(rel(st.step_s, (15_009_326_848.0 + n * 146_538_496.0) / 3.35e12) < 1e-9);
+        assert!(rel(st.itl_s, st.step_s / (1.0 - 20.0 * ttft)) < 1e-12);
+        assert!(rel(st.e2e_s, 1.009_680_2) < 1e-6);
+        // Little's law: in flight = arrival rate x time in system.
+        assert!(rel(st.in_flight, 20.0 * st.e2e_s) < 1e-12);
+        assert!(rel(st.in_flight, 20.193_6) < 1e-5);
+        // More load than the full batch carries has no steady state.
+        assert_eq!(
+            layout.steady_state(&r, r.capacity_rps * 1.01).unwrap(),
+            None
+        );
+        // A light load decodes one sequence at a time, less than one on average.
+        let light = layout.steady_state(&r, 0.5).unwrap().unwrap();
+        assert!(light.decoding < 1.0);
+        assert!(rel(light.step_s, layout.step(1.0).unwrap()) < 1e-12);
+    }
+
+    #[test]
     fn fleet_picks_the_cheapest_that_meets_both_slas() {
         let devices = vec![a100(), h100()];
         let s = spec(0.5, 0.05);
@@ -846,16 +898,30 @@ mod serving_and_fleet {
         let best = plan.best.expect("an 8B model at 50 qps is servable");
         assert!(fleet::meets(&best, &s));
         assert!(best.ttft_s <= 0.5 && best.itl_s <= 0.05);
-        // Replicas: the fewest that carry 50 qps at no more than 80 % utilization.
-        assert_eq!(
-            best.replicas,
-            (50.0 / (0.8 * best.replica_capacity_rps)).ceil() as u64
-        );
-        assert!(
-            best.replicas == 1
-                || ((best.replicas - 1) as f64) * best.replica_capacity_rps * 0.8 < 50.0
-        );
+        // Replicas: the fewest that carry 50 qps at no more than 80 % of
+        // what each replica's full batch carries.
         assert!(best.utilization <= 0.8 + 1e-12);
+        let fewer = fleet::evaluate_option(
+            best.device,
+            &devices[best.device],
+            &llama8(),
+            &Workload {
+                tp: best.layout.tp,
+                pp: best.layout.pp,
+                ..Workload::default()
+            },
+            &s,
+            &Assumptions::default(),
+            DEFAULT_IDLE_SHARE,
+            Some(best.replicas - 1),
+        )
+        .unwrap();
+        assert!(best.replicas == 1 || fewer.is_none_or(|o| !fleet::meets(&o, &s)));
+        // Each replica runs at the batch its load produces, and holds it.
+        let lambda = 50.0 / best.replicas as f64;
+        assert!(rel(best.in_flight, lambda * best.e2e_s) < 1e-12);
+        assert!(best.batch <= best.max_batch);
+        assert!((best.batch as f64) < best.in_flight + 1.0);
         assert_eq!(best.devices, best.replicas * best.layout.devices() as u64);
         // Cost: devices * price; cheapest of every device's best.
         let price = devices[best.device].price_per_hour_usd.unwrap();
@@ -902,16 +968,19 @@ mod serving_and_fleet {
         }
 
         #[test]
-        fn more_replicas_never_violate_an_sla_fewer_met(batch in 0u32..8, replicas in 1u64..64, qps in 1.0f64..200.0) {
+        fn more_replicas_never_violate_an_sla_fewer_met(tp in 0u32..3, replicas in 1u64..64, qps in 1.0f64..200.0) {
             let s = FleetSpec { qps, ..spec(1.0, 0.1) };
-            let wl = Workload { batch: (1u64 << batch) as f64, ..Workload::default() };
+            let wl = Workload { tp: 1 << tp, ..Workload::default() };
             let a = Assumptions::default();
             let n = fleet::evaluate_option(0, &h100(), &llama8(), &wl, &s, &a, 0.3, Some(replicas)).unwrap();
             let n1 = fleet::evaluate_option(0, &h100(), &llama8(), &wl, &s, &a, 0.3, Some(replicas + 1)).unwrap();
-            if let (Some(n), Some(n1)) = (n, n1) && fleet::meets(&n, &s) {
-                prop_assert!(fleet::meets(&n1, &s));
+            if let (Some(n), Some(n1)) = (&n, &n1) && fleet::meets(n, &s) {
+                prop_assert!(fleet::meets(n1, &s));
                 prop_assert!(n1.utilization <= n.utilization);
+                prop_assert!(n1.batch <= n.batch && n1.itl_s <= n.itl_s);
             }
+            // A replica count that carries the load also carries it with one more.
+            prop_assert!(n.is_none() || n1.is_some());
         }
 
         #[test]
