@@ -295,7 +295,10 @@ mod tests {
         let d = Dir::new("new");
         let p = d.0.join("s.toml");
         let w = write_atomic(&p, b"one").unwrap();
-        assert_eq!((w.file.as_path(), w.via_symlink, w.replaced), (p.as_path(), false, false));
+        assert_eq!(
+            (w.file.as_path(), w.via_symlink, w.replaced),
+            (p.as_path(), false, false)
+        );
         let w = write_atomic(&p, b"two").unwrap();
         assert!(w.replaced);
         assert_eq!(fs::read_to_string(&p).unwrap(), "two");
@@ -324,7 +327,12 @@ mod tests {
         write_atomic(&p, b"new").unwrap();
         assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
         assert_eq!(fs::read_to_string(&p).unwrap(), "new");
-        assert!(fs::symlink_metadata(&planted).unwrap().file_type().is_symlink());
+        assert!(
+            fs::symlink_metadata(&planted)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
     }
 
     #[cfg(unix)]
@@ -343,7 +351,10 @@ mod tests {
         assert_eq!(tmp, d.0.join(".s.toml.c.tmp"));
         f.write_all(b"x").unwrap();
         assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
-        assert_eq!(fs::read_to_string(d.0.join(".s.toml.b.tmp")).unwrap(), "mine");
+        assert_eq!(
+            fs::read_to_string(d.0.join(".s.toml.b.tmp")).unwrap(),
+            "mine"
+        );
         // When every name is taken: an error, not a write through a link.
         let e = create_temp(&d.0, "s.toml", None, || "a".into()).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
@@ -392,16 +403,27 @@ mod tests {
         symlink("link.toml", d.0.join("link2.toml")).unwrap();
         let w = write_atomic(&d.0.join("link2.toml"), b"new").unwrap();
         assert!(w.via_symlink && w.replaced);
-        assert_eq!(fs::canonicalize(&w.file).unwrap(), fs::canonicalize(&real).unwrap());
+        assert_eq!(
+            fs::canonicalize(&w.file).unwrap(),
+            fs::canonicalize(&real).unwrap()
+        );
         assert_eq!(fs::read_to_string(&real).unwrap(), "new");
         for l in ["link.toml", "link2.toml"] {
-            assert!(fs::symlink_metadata(d.0.join(l)).unwrap().file_type().is_symlink());
+            assert!(
+                fs::symlink_metadata(d.0.join(l))
+                    .unwrap()
+                    .file_type()
+                    .is_symlink()
+            );
         }
         // A dangling link: the file it names is created.
         symlink("real/later.toml", d.0.join("dangling.toml")).unwrap();
         let w = write_atomic(&d.0.join("dangling.toml"), b"x").unwrap();
         assert!(w.via_symlink && !w.replaced);
-        assert_eq!(fs::read_to_string(d.0.join("real/later.toml")).unwrap(), "x");
+        assert_eq!(
+            fs::read_to_string(d.0.join("real/later.toml")).unwrap(),
+            "x"
+        );
         // A loop of links: an error.
         symlink("loop-b", d.0.join("loop-a")).unwrap();
         symlink("loop-a", d.0.join("loop-b")).unwrap();
@@ -416,7 +438,10 @@ mod tests {
             expand_tilde("~/runs/a.toml", Some(home)),
             PathBuf::from("/home/ada/runs/a.toml")
         );
-        assert_eq!(expand_tilde("~bob/a.toml", Some(home)), PathBuf::from("~bob/a.toml"));
+        assert_eq!(
+            expand_tilde("~bob/a.toml", Some(home)),
+            PathBuf::from("~bob/a.toml")
+        );
         assert_eq!(expand_tilde("a/~/b", Some(home)), PathBuf::from("a/~/b"));
         assert_eq!(expand_tilde("~/a", None), PathBuf::from("~/a"));
     }

@@ -17,14 +17,58 @@ use toml::de::{DeTable, DeValue};
 /// The keys of each table of the format (a test keeps them equal to the
 /// fields of `Scenario`).
 pub(super) const SCHEMA: [(&str, &[&str]); 8] = [
-    ("", &["title", "description", "view", "hardware", "compare", "model", "workload", "assumptions", "serving", "synthesis", "sweep", "generations", "fleet"]),
-    ("workload", &["phase", "batch", "context", "precision", "weights", "activations", "kv", "tp", "pp"]),
-    ("assumptions", &["compute_efficiency", "memory_efficiency", "link_efficiency", "overhead", "link_latency", "usable_memory", "overlap"]),
+    (
+        "",
+        &[
+            "title",
+            "description",
+            "view",
+            "hardware",
+            "compare",
+            "model",
+            "workload",
+            "assumptions",
+            "serving",
+            "synthesis",
+            "sweep",
+            "generations",
+            "fleet",
+        ],
+    ),
+    (
+        "workload",
+        &[
+            "phase",
+            "batch",
+            "context",
+            "precision",
+            "weights",
+            "activations",
+            "kv",
+            "tp",
+            "pp",
+        ],
+    ),
+    (
+        "assumptions",
+        &[
+            "compute_efficiency",
+            "memory_efficiency",
+            "link_efficiency",
+            "overhead",
+            "link_latency",
+            "usable_memory",
+            "overlap",
+        ],
+    ),
     ("serving", &["prompt", "output", "region"]),
     ("synthesis", &["target"]),
     ("sweep", &["batches", "over"]),
     ("generations", &["family"]),
-    ("fleet", &["qps", "ttft", "itl", "regions", "budget", "max_utilization"]),
+    (
+        "fleet",
+        &["qps", "ttft", "itl", "regions", "budget", "max_utilization"],
+    ),
 ];
 
 fn keys_of(table: &str) -> Option<&'static [&'static str]> {
@@ -32,7 +76,11 @@ fn keys_of(table: &str) -> Option<&'static [&'static str]> {
 }
 
 /// Read `text` as a scenario; with a catalog, check its names too.
-pub(super) fn read(file: &str, text: &str, catalog: Option<&Catalog>) -> Result<Scenario, ScenarioErrors> {
+pub(super) fn read(
+    file: &str,
+    text: &str,
+    catalog: Option<&Catalog>,
+) -> Result<Scenario, ScenarioErrors> {
     let at = |pos: usize, message: String| {
         let (line, column) = line_col(text, pos);
         ScenarioError {
@@ -46,7 +94,12 @@ pub(super) fn read(file: &str, text: &str, catalog: Option<&Catalog>) -> Result<
     if !syntax.is_empty() {
         let errors = syntax
             .iter()
-            .map(|e| at(e.span().map_or(0, |s| s.start), e.message().trim().to_string()))
+            .map(|e| {
+                at(
+                    e.span().map_or(0, |s| s.start),
+                    e.message().trim().to_string(),
+                )
+            })
             .collect();
         return Err(sorted(errors));
     }
@@ -221,17 +274,36 @@ mod tests {
             ..Scenario::default()
         };
         let w = &mut s.workload;
-        (w.phase, w.batch, w.context, w.precision) = (Some("decode".into()), Some(1.0), Some(8.0), Some("bf16".into()));
-        (w.weights, w.activations, w.kv, w.tp, w.pp) = (Some("bf16".into()), Some("bf16".into()), Some("bf16".into()), Some(1), Some(1));
+        (w.phase, w.batch, w.context, w.precision) = (
+            Some("decode".into()),
+            Some(1.0),
+            Some(8.0),
+            Some("bf16".into()),
+        );
+        (w.weights, w.activations, w.kv, w.tp, w.pp) = (
+            Some("bf16".into()),
+            Some("bf16".into()),
+            Some("bf16".into()),
+            Some(1),
+            Some(1),
+        );
         let a = &mut s.assumptions;
-        (a.compute_efficiency, a.memory_efficiency, a.link_efficiency) = (Some(0.5), Some(0.5), Some(0.5));
-        (a.overhead, a.link_latency, a.usable_memory, a.overlap) = (Some("1us".into()), Some("1us".into()), Some(0.9), Some(1.0));
-        (s.serving.prompt, s.serving.output, s.serving.region) = (Some(1.0), Some(1.0), Some("us-east".into()));
+        (a.compute_efficiency, a.memory_efficiency, a.link_efficiency) =
+            (Some(0.5), Some(0.5), Some(0.5));
+        (a.overhead, a.link_latency, a.usable_memory, a.overlap) =
+            (Some("1us".into()), Some("1us".into()), Some(0.9), Some(1.0));
+        (s.serving.prompt, s.serving.output, s.serving.region) =
+            (Some(1.0), Some(1.0), Some("us-east".into()));
         s.synthesis.target = Some("50ms".into());
         (s.sweep.batches, s.sweep.over) = (Some("1..2".into()), Some("batch".into()));
         s.generations.family = Some("marked".into());
         let f = &mut s.fleet;
-        (f.qps, f.ttft, f.itl, f.regions) = (Some(1.0), Some("1s".into()), Some("1s".into()), vec!["us-east".into()]);
+        (f.qps, f.ttft, f.itl, f.regions) = (
+            Some(1.0),
+            Some("1s".into()),
+            Some("1s".into()),
+            vec!["us-east".into()],
+        );
         (f.budget, f.max_utilization) = (Some("1M".into()), Some(0.8));
         let text = s.to_toml();
         let doc = DeTable::parse(&text).unwrap();

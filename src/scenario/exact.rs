@@ -118,7 +118,10 @@ mod tests {
         assert_eq!(count(5e6), "5M");
         assert_eq!(count(1_234_567.0), "1.234567M");
         assert_eq!(count(999.5), "999.5");
-        assert_eq!(target(&SynthTarget::parse("12.345ms itl").unwrap()), "12.345ms itl");
+        assert_eq!(
+            target(&SynthTarget::parse("12.345ms itl").unwrap()),
+            "12.345ms itl"
+        );
         assert_eq!(
             target(&SynthTarget::PerUser(33.3333)),
             "33.3333 tok/s per user"

@@ -86,19 +86,19 @@ pub struct Scenario {
     pub compare: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub workload: WorkloadSection,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub assumptions: AssumptionsSection,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub serving: ServingSection,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub synthesis: SynthesisSection,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub sweep: SweepSection,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub generations: GenerationsSection,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub fleet: FleetSection,
 }
 
@@ -201,6 +201,11 @@ pub struct FleetSection {
     pub budget: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_utilization: Option<f64>,
+}
+
+/// A section with nothing set is left out of the file.
+fn is_default<T: Default + PartialEq>(t: &T) -> bool {
+    *t == T::default()
 }
 
 /// A number that is written as a TOML integer when it is whole (`batch =
@@ -348,7 +353,11 @@ impl Scenario {
 
     /// As `parse`, and every name (devices, model, regions, family) is
     /// checked against `catalog` too.
-    pub fn parse_with(file: &str, text: &str, catalog: &Catalog) -> Result<Scenario, ScenarioErrors> {
+    pub fn parse_with(
+        file: &str,
+        text: &str,
+        catalog: &Catalog,
+    ) -> Result<Scenario, ScenarioErrors> {
         check::read(file, text, Some(catalog))
     }
 
@@ -365,20 +374,10 @@ impl Scenario {
         Scenario::parse_with(&file, &text, catalog)
     }
 
-    /// The TOML text of this scenario.
+    /// The TOML text of this scenario (empty sections left out).
     pub fn to_toml(&self) -> String {
         let body = toml::to_string_pretty(self).unwrap_or_default();
-        // Empty sections say nothing: leave them out.
-        let mut out = String::from("# ridgeline scenario: open with `ridgeline --scenario FILE`\n");
-        for chunk in body.split("\n\n") {
-            let t = chunk.trim();
-            if t.is_empty() || (t.starts_with('[') && !t.contains('\n')) {
-                continue;
-            }
-            out.push_str(t);
-            out.push_str("\n\n");
-        }
-        out.trim_end().to_string() + "\n"
+        format!("# ridgeline scenario: open with `ridgeline --scenario FILE`\n{body}")
     }
 
     /// Write the scenario with `fsutil::write_atomic`: all or nothing,

@@ -47,7 +47,8 @@ impl Scenario {
     pub fn workload(&self, base: &Workload) -> Result<Workload, Vec<Problem>> {
         let w = &self.workload;
         let mut p = Problems::default();
-        let mut prec = |key: &str, v: &Option<String>, d: Precision| match v {
+        let mut prec = |key: &str, v: &Option<String>, d: Precision| {
+            match v {
             None => d,
             Some(s) => Precision::parse(s).unwrap_or_else(|| {
                 p.push(
@@ -56,16 +57,24 @@ impl Scenario {
                 );
                 d
             }),
+        }
         };
         let all = prec("workload.precision", &w.precision, base.weights);
         let given = |d: Precision| if w.precision.is_some() { all } else { d };
         let weights = prec("workload.weights", &w.weights, given(base.weights));
-        let activations = prec("workload.activations", &w.activations, given(base.activations));
+        let activations = prec(
+            "workload.activations",
+            &w.activations,
+            given(base.activations),
+        );
         let kv = prec("workload.kv", &w.kv, given(base.kv));
         let phase = match &w.phase {
             None => base.phase,
             Some(s) => Phase::parse(s).unwrap_or_else(|| {
-                p.push("workload.phase", format!("unknown phase {s:?}; use decode or prefill"));
+                p.push(
+                    "workload.phase",
+                    format!("unknown phase {s:?}; use decode or prefill"),
+                );
                 base.phase
             }),
         };
@@ -87,12 +96,29 @@ impl Scenario {
             }
         };
         if w.batch.is_some() {
-            alone("workload.batch", Workload { batch: wl.batch, ..*base });
+            alone(
+                "workload.batch",
+                Workload {
+                    batch: wl.batch,
+                    ..*base
+                },
+            );
         }
         if w.context.is_some() || w.phase.is_some() {
             // A prompt of zero tokens is a problem of a prefill only.
-            let key = if w.context.is_some() { "workload.context" } else { "workload.phase" };
-            alone(key, Workload { context: wl.context, phase: wl.phase, ..*base });
+            let key = if w.context.is_some() {
+                "workload.context"
+            } else {
+                "workload.phase"
+            };
+            alone(
+                key,
+                Workload {
+                    context: wl.context,
+                    phase: wl.phase,
+                    ..*base
+                },
+            );
         }
         if w.tp.is_some() {
             alone("workload.tp", Workload { tp: wl.tp, ..*base });
@@ -117,18 +143,72 @@ impl Scenario {
             memory_efficiency: s.memory_efficiency.unwrap_or(base.memory_efficiency),
             link_efficiency: s.link_efficiency.unwrap_or(base.link_efficiency),
             overhead_s: time(&mut p, "assumptions.overhead", &s.overhead, base.overhead_s),
-            link_latency_s: time(&mut p, "assumptions.link_latency", &s.link_latency, base.link_latency_s),
+            link_latency_s: time(
+                &mut p,
+                "assumptions.link_latency",
+                &s.link_latency,
+                base.link_latency_s,
+            ),
             usable_memory: s.usable_memory.unwrap_or(base.usable_memory),
             overlap: s.overlap.unwrap_or(base.overlap),
         };
         let given: [(&str, bool, Assumptions); 7] = [
-            ("assumptions.compute_efficiency", s.compute_efficiency.is_some(), Assumptions { compute_efficiency: a.compute_efficiency, ..*base }),
-            ("assumptions.memory_efficiency", s.memory_efficiency.is_some(), Assumptions { memory_efficiency: a.memory_efficiency, ..*base }),
-            ("assumptions.link_efficiency", s.link_efficiency.is_some(), Assumptions { link_efficiency: a.link_efficiency, ..*base }),
-            ("assumptions.overhead", s.overhead.is_some(), Assumptions { overhead_s: a.overhead_s, ..*base }),
-            ("assumptions.link_latency", s.link_latency.is_some(), Assumptions { link_latency_s: a.link_latency_s, ..*base }),
-            ("assumptions.usable_memory", s.usable_memory.is_some(), Assumptions { usable_memory: a.usable_memory, ..*base }),
-            ("assumptions.overlap", s.overlap.is_some(), Assumptions { overlap: a.overlap, ..*base }),
+            (
+                "assumptions.compute_efficiency",
+                s.compute_efficiency.is_some(),
+                Assumptions {
+                    compute_efficiency: a.compute_efficiency,
+                    ..*base
+                },
+            ),
+            (
+                "assumptions.memory_efficiency",
+                s.memory_efficiency.is_some(),
+                Assumptions {
+                    memory_efficiency: a.memory_efficiency,
+                    ..*base
+                },
+            ),
+            (
+                "assumptions.link_efficiency",
+                s.link_efficiency.is_some(),
+                Assumptions {
+                    link_efficiency: a.link_efficiency,
+                    ..*base
+                },
+            ),
+            (
+                "assumptions.overhead",
+                s.overhead.is_some(),
+                Assumptions {
+                    overhead_s: a.overhead_s,
+                    ..*base
+                },
+            ),
+            (
+                "assumptions.link_latency",
+                s.link_latency.is_some(),
+                Assumptions {
+                    link_latency_s: a.link_latency_s,
+                    ..*base
+                },
+            ),
+            (
+                "assumptions.usable_memory",
+                s.usable_memory.is_some(),
+                Assumptions {
+                    usable_memory: a.usable_memory,
+                    ..*base
+                },
+            ),
+            (
+                "assumptions.overlap",
+                s.overlap.is_some(),
+                Assumptions {
+                    overlap: a.overlap,
+                    ..*base
+                },
+            ),
         ];
         for (key, present, alone) in given {
             if present && let Err(e) = validate_assumptions(&alone) {
@@ -152,12 +232,18 @@ impl Scenario {
             output: self.serving.output.unwrap_or(d.output),
         };
         if self.serving.prompt.is_some()
-            && let Err(e) = validate_request(&Request { prompt: r.prompt, ..d })
+            && let Err(e) = validate_request(&Request {
+                prompt: r.prompt,
+                ..d
+            })
         {
             p.push("serving.prompt", e.to_string());
         }
         if self.serving.output.is_some()
-            && let Err(e) = validate_request(&Request { output: r.output, ..d })
+            && let Err(e) = validate_request(&Request {
+                output: r.output,
+                ..d
+            })
         {
             p.push("serving.output", e.to_string());
         }
@@ -182,7 +268,10 @@ impl Scenario {
         let itl_s = positive_time(&mut p, "fleet.itl", &f.itl, d.itl_s);
         let qps = f.qps.unwrap_or(d.qps);
         if !(qps.is_finite() && qps > 0.0) {
-            p.push("fleet.qps", format!("qps must be greater than zero, got {qps}"));
+            p.push(
+                "fleet.qps",
+                format!("qps must be greater than zero, got {qps}"),
+            );
         }
         let budget = match f.budget.as_deref() {
             None => None,
@@ -212,7 +301,10 @@ impl Scenario {
             regions: if f.regions.is_empty() {
                 d.regions
             } else {
-                f.regions.iter().map(|r| r.trim().to_ascii_lowercase()).collect()
+                f.regions
+                    .iter()
+                    .map(|r| r.trim().to_ascii_lowercase())
+                    .collect()
             },
             budget_usd_per_year: budget,
             max_utilization,
@@ -241,7 +333,12 @@ impl Scenario {
 
     /// What the sweep runs over: Some(true) for context, Some(false) for batch.
     pub fn sweep_over_context(&self) -> Result<Option<bool>, Vec<Problem>> {
-        match self.sweep.over.as_deref().map(|s| s.trim().to_ascii_lowercase()) {
+        match self
+            .sweep
+            .over
+            .as_deref()
+            .map(|s| s.trim().to_ascii_lowercase())
+        {
             None => Ok(None),
             Some(s) if s == "batch" => Ok(Some(false)),
             Some(s) if s == "context" => Ok(Some(true)),
@@ -265,7 +362,11 @@ impl Scenario {
         }
         let wl = Workload::default();
         all.extend(self.workload(&wl).err().unwrap_or_default());
-        all.extend(self.assumptions(&Assumptions::default()).err().unwrap_or_default());
+        all.extend(
+            self.assumptions(&Assumptions::default())
+                .err()
+                .unwrap_or_default(),
+        );
         all.extend(self.request().err().unwrap_or_default());
         all.extend(self.fleet_inputs().err().unwrap_or_default());
         all.extend(self.target().err().unwrap_or_default());
@@ -308,7 +409,10 @@ impl Scenario {
             if f != "marked" && !fams.contains(&f) {
                 p.push(
                     "generations.family",
-                    format!("no family {f:?} of two devices or more; use marked or one of {}", fams.join(", ")),
+                    format!(
+                        "no family {f:?} of two devices or more; use marked or one of {}",
+                        fams.join(", ")
+                    ),
                 );
             }
         }

@@ -91,8 +91,10 @@ impl App {
             let id = cat.hardware(name).map(|e| e.hw.id.as_str()).unwrap_or("");
             cat.hardware.iter().position(|x| x.hw.id == id).unwrap_or(0)
         };
-        let region_id =
-            |name: &str| cat.region(name).map_or_else(|_| name.to_string(), |r| r.id.clone());
+        let region_id = |name: &str| {
+            cat.region(name)
+                .map_or_else(|_| name.to_string(), |r| r.id.clone())
+        };
         let hw = s
             .hardware
             .as_deref()
@@ -102,7 +104,10 @@ impl App {
         let model = match &s.model {
             Some(m) => {
                 let id = cat.model(m).map(|e| e.model.id.as_str()).unwrap_or("");
-                cat.models.iter().position(|x| x.model.id == id).unwrap_or(0)
+                cat.models
+                    .iter()
+                    .position(|x| x.model.id == id)
+                    .unwrap_or(0)
             }
             None => self.model,
         };
@@ -122,7 +127,12 @@ impl App {
         v.budget = f.budget_usd_per_year;
         v.max_utilization = f.max_utilization;
         v.regions = f.regions.iter().map(|r| region_id(r)).collect();
-        if let Some(r) = s.serving.region.as_deref().or(v.regions.first().map(String::as_str)) {
+        if let Some(r) = s
+            .serving
+            .region
+            .as_deref()
+            .or(v.regions.first().map(String::as_str))
+        {
             v.region = region_id(r);
         }
         if let Some(t) = s.target().map_err(joined)? {
@@ -132,9 +142,17 @@ impl App {
             v.batches = b;
         }
         if let Some(context) = s.sweep_over_context().map_err(joined)? {
-            v.sweep = if context { SweepAxis::Context } else { SweepAxis::Batch };
+            v.sweep = if context {
+                SweepAxis::Context
+            } else {
+                SweepAxis::Batch
+            };
         }
-        let view = s.view.as_deref().and_then(View::parse).unwrap_or(View::Roofline);
+        let view = s
+            .view
+            .as_deref()
+            .and_then(View::parse)
+            .unwrap_or(View::Roofline);
         v.family = match s.generations.family.as_deref().map(str::to_ascii_lowercase) {
             Some(f) if f == "marked" => Family::Marked,
             Some(f) => Family::Named(f),
@@ -227,7 +245,10 @@ pub(crate) fn submit(app: &mut App) {
     if path.exists() && !app.session.owns(&path) {
         app.say(
             Level::Warn,
-            format!("{} exists: y overwrites it, n changes the path", path.display()),
+            format!(
+                "{} exists: y overwrites it, n changes the path",
+                path.display()
+            ),
         );
         app.session.confirm = Some(path);
         return;

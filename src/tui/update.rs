@@ -3,8 +3,8 @@
 
 use super::action::{Action, Command};
 use super::app::{App, DEFAULT_SCENARIO_PATH, KnobEdit, Level, Mode, Pane, filter_box};
-use super::scenario_io;
 use super::knobs::Knob;
+use super::scenario_io;
 use super::theme::Theme;
 use super::views::View;
 use crate::solver;
