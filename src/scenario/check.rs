@@ -9,7 +9,7 @@
 //! could be many, are all found in one pass before).
 
 use super::{Scenario, ScenarioError, ScenarioErrors};
-use crate::catalog::{Catalog, line_col};
+use crate::catalog::Catalog;
 use serde::Deserialize;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -81,8 +81,14 @@ pub(super) fn read(
     text: &str,
     catalog: Option<&Catalog>,
 ) -> Result<Scenario, ScenarioErrors> {
+    // Line starts, found once: many problems must not rescan the text.
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
     let at = |pos: usize, message: String| {
-        let (line, column) = line_col(text, pos);
+        let pos = pos.min(text.len());
+        let line = starts.partition_point(|&s| s <= pos);
+        let (line, column) = (line, pos - starts[line - 1] + 1);
         ScenarioError {
             file: file.to_string(),
             line,
