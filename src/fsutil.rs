@@ -459,6 +459,13 @@ mod tests {
         assert!(e.to_string().contains("not a regular file"), "{e}");
         let e = read_text(&d.0, 1 << 20).unwrap_err();
         assert!(e.to_string().contains("not a regular file"), "{e}");
+        // A FIFO is refused without waiting for a writer.
+        let fifo = d.0.join("fifo.toml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let e = read_text(&fifo, 1 << 20).unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+        }
         fs::write(&p, [0xff, 0xfe]).unwrap();
         assert!(read_text(&p, 10).unwrap_err().to_string().contains("UTF-8"));
     }

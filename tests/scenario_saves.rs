@@ -237,6 +237,12 @@ fn a_failed_save_keeps_the_entry_and_says_why() {
     assert_eq!(a.message.as_ref().unwrap().0, Level::Error);
     let s = screen(&a, 80, 24);
     assert!(s.contains("not saved: /proc/no/such/dir/x.toml"), "{s}");
+    // A directory is not a file to overwrite: said at once, no question.
+    go(&mut a, &[Command::Cancel]);
+    let d = Dir::new("isdir");
+    save_as(&mut a, d.0.to_str().unwrap());
+    assert!(a.session.confirm.is_none());
+    assert!(message(&a).contains("is a directory"), "{}", message(&a));
     go(&mut a, &[Command::Cancel]);
     assert_eq!(a.mode, Mode::Normal);
 }

@@ -146,7 +146,7 @@ pub(super) fn read(
 }
 
 fn sorted(mut errors: Vec<ScenarioError>) -> ScenarioErrors {
-    errors.sort_by(|a, b| (a.line, a.column).cmp(&(b.line, b.column)));
+    errors.sort_by_key(|e| (e.line, e.column));
     errors.dedup();
     ScenarioErrors(errors)
 }

@@ -46,9 +46,7 @@ pub fn number(x: f64) -> String {
 pub fn time(x: f64) -> String {
     let read = |t: &str| units::parse(t, Kind::Time).ok();
     let a = x.abs();
-    let natural: &[(&str, f64)] = if a == 0.0 {
-        &[("s", 1.0)]
-    } else if a >= 1.0 {
+    let natural: &[(&str, f64)] = if a == 0.0 || a >= 1.0 {
         &[("s", 1.0)]
     } else if a >= 1e-3 {
         &[("ms", 1e3), ("s", 1.0)]

@@ -242,6 +242,14 @@ pub(crate) fn submit(app: &mut App) {
         text
     };
     let path = fsutil::expand_tilde(text, app.session.home.as_deref());
+    if path.is_dir() {
+        let msg = format!(
+            "not saved: {} is a directory; add a file name",
+            path.display()
+        );
+        app.say(Level::Error, msg);
+        return;
+    }
     if path.exists() && !app.session.owns(&path) {
         app.say(
             Level::Warn,
