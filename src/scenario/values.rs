@@ -2,7 +2,9 @@
 //! the dotted key it belongs to ("workload.batch", "compare.1"), so that
 //! `check` can say where it is in the file.
 
-use super::{FleetInputs, Scenario, SynthTarget, VIEWS, generation_families, parse_batches};
+use super::{
+    FleetInputs, Scenario, SynthTarget, VIEWS, WorkloadSection, generation_families, parse_batches,
+};
 use crate::catalog::Catalog;
 use crate::solver::roofline::{validate_assumptions, validate_workload};
 use crate::solver::serving::{Request, validate_request};
@@ -38,6 +40,43 @@ fn time(p: &mut Problems, key: &str, v: &Option<String>, default: f64) -> f64 {
             p.push(key, e.to_string());
             default
         }
+    }
+}
+
+/// Each workload value the file gives, checked alone over `base`, so that
+/// a problem names its own key.
+fn check_alone(w: &WorkloadSection, wl: &Workload, base: &Workload, p: &mut Problems) {
+    let mut alone = |key: &str, changed: Workload| {
+        if let Err(e) = validate_workload(&changed) {
+            p.push(key, e.to_string());
+        }
+    };
+    if w.batch.is_some() {
+        let batch = wl.batch;
+        alone("workload.batch", Workload { batch, ..*base });
+    }
+    if w.context.is_some() || w.phase.is_some() {
+        // A prompt of zero tokens is a problem of a prefill only.
+        let key = if w.context.is_some() {
+            "workload.context"
+        } else {
+            "workload.phase"
+        };
+        let (context, phase) = (wl.context, wl.phase);
+        alone(
+            key,
+            Workload {
+                context,
+                phase,
+                ..*base
+            },
+        );
+    }
+    if w.tp.is_some() {
+        alone("workload.tp", Workload { tp: wl.tp, ..*base });
+    }
+    if w.pp.is_some() {
+        alone("workload.pp", Workload { pp: wl.pp, ..*base });
     }
 }
 
@@ -88,44 +127,7 @@ impl Scenario {
             tp: w.tp.unwrap_or(base.tp),
             pp: w.pp.unwrap_or(base.pp),
         };
-        // Each value the file gives, checked alone over the base, so that a
-        // problem names its own key.
-        let mut alone = |key: &str, changed: Workload| {
-            if let Err(e) = validate_workload(&changed) {
-                p.push(key, e.to_string());
-            }
-        };
-        if w.batch.is_some() {
-            alone(
-                "workload.batch",
-                Workload {
-                    batch: wl.batch,
-                    ..*base
-                },
-            );
-        }
-        if w.context.is_some() || w.phase.is_some() {
-            // A prompt of zero tokens is a problem of a prefill only.
-            let key = if w.context.is_some() {
-                "workload.context"
-            } else {
-                "workload.phase"
-            };
-            alone(
-                key,
-                Workload {
-                    context: wl.context,
-                    phase: wl.phase,
-                    ..*base
-                },
-            );
-        }
-        if w.tp.is_some() {
-            alone("workload.tp", Workload { tp: wl.tp, ..*base });
-        }
-        if w.pp.is_some() {
-            alone("workload.pp", Workload { pp: wl.pp, ..*base });
-        }
+        check_alone(w, &wl, base, &mut p);
         if p.0.is_empty()
             && let Err(e) = validate_workload(&wl)
         {
@@ -152,67 +154,38 @@ impl Scenario {
             usable_memory: s.usable_memory.unwrap_or(base.usable_memory),
             overlap: s.overlap.unwrap_or(base.overlap),
         };
-        let given: [(&str, bool, Assumptions); 7] = [
+        // Each value the file gives, checked alone over the base.
+        type Set = fn(&mut Assumptions, &Assumptions);
+        let given: [(&str, bool, Set); 7] = [
             (
-                "assumptions.compute_efficiency",
+                "compute_efficiency",
                 s.compute_efficiency.is_some(),
-                Assumptions {
-                    compute_efficiency: a.compute_efficiency,
-                    ..*base
-                },
+                |x, a| x.compute_efficiency = a.compute_efficiency,
             ),
             (
-                "assumptions.memory_efficiency",
+                "memory_efficiency",
                 s.memory_efficiency.is_some(),
-                Assumptions {
-                    memory_efficiency: a.memory_efficiency,
-                    ..*base
-                },
+                |x, a| x.memory_efficiency = a.memory_efficiency,
             ),
-            (
-                "assumptions.link_efficiency",
-                s.link_efficiency.is_some(),
-                Assumptions {
-                    link_efficiency: a.link_efficiency,
-                    ..*base
-                },
-            ),
-            (
-                "assumptions.overhead",
-                s.overhead.is_some(),
-                Assumptions {
-                    overhead_s: a.overhead_s,
-                    ..*base
-                },
-            ),
-            (
-                "assumptions.link_latency",
-                s.link_latency.is_some(),
-                Assumptions {
-                    link_latency_s: a.link_latency_s,
-                    ..*base
-                },
-            ),
-            (
-                "assumptions.usable_memory",
-                s.usable_memory.is_some(),
-                Assumptions {
-                    usable_memory: a.usable_memory,
-                    ..*base
-                },
-            ),
-            (
-                "assumptions.overlap",
-                s.overlap.is_some(),
-                Assumptions {
-                    overlap: a.overlap,
-                    ..*base
-                },
-            ),
+            ("link_efficiency", s.link_efficiency.is_some(), |x, a| {
+                x.link_efficiency = a.link_efficiency
+            }),
+            ("overhead", s.overhead.is_some(), |x, a| {
+                x.overhead_s = a.overhead_s
+            }),
+            ("link_latency", s.link_latency.is_some(), |x, a| {
+                x.link_latency_s = a.link_latency_s
+            }),
+            ("usable_memory", s.usable_memory.is_some(), |x, a| {
+                x.usable_memory = a.usable_memory
+            }),
+            ("overlap", s.overlap.is_some(), |x, a| x.overlap = a.overlap),
         ];
-        for (key, present, alone) in given {
+        for (key, present, set) in given {
+            let mut alone = *base;
+            set(&mut alone, &a);
             if present && let Err(e) = validate_assumptions(&alone) {
-                p.push(key, e.to_string());
+                p.push(&format!("assumptions.{key}"), e.to_string());
             }
         }
         if p.0.is_empty()

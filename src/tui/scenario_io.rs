@@ -91,10 +91,6 @@ impl App {
             let id = cat.hardware(name).map(|e| e.hw.id.as_str()).unwrap_or("");
             cat.hardware.iter().position(|x| x.hw.id == id).unwrap_or(0)
         };
-        let region_id = |name: &str| {
-            cat.region(name)
-                .map_or_else(|_| name.to_string(), |r| r.id.clone())
-        };
         let hw = s
             .hardware
             .as_deref()
@@ -113,6 +109,37 @@ impl App {
         };
         let wl = s.workload(&Workload::default()).map_err(joined)?;
         let a = s.assumptions(&Assumptions::default()).map_err(joined)?;
+        let view = s
+            .view
+            .as_deref()
+            .and_then(View::parse)
+            .unwrap_or(View::Roofline);
+        let v = self.view_inputs_of(s, hw, !marked.is_empty() && view == View::Generations)?;
+        self.hw = hw;
+        self.marked = marked;
+        self.model = model;
+        self.workload = wl;
+        self.assumptions = a;
+        self.view_inputs = v;
+        self.session.title = s.title.clone();
+        self.session.description = s.description.clone();
+        self.set_view(view);
+        Ok(())
+    }
+
+    /// The view inputs of a checked scenario: what it sets over the
+    /// defaults; the Generations family from the device unless it says.
+    fn view_inputs_of(
+        &self,
+        s: &Scenario,
+        hw: usize,
+        generations_of_marked: bool,
+    ) -> Result<ViewInputs, String> {
+        let cat = &self.catalog;
+        let region_id = |name: &str| {
+            cat.region(name)
+                .map_or_else(|_| name.to_string(), |r| r.id.clone())
+        };
         let f = s.fleet_inputs().map_err(joined)?;
         let mut v = ViewInputs::default();
         if !self.choices.regions.contains(&v.region)
@@ -148,30 +175,16 @@ impl App {
                 SweepAxis::Batch
             };
         }
-        let view = s
-            .view
-            .as_deref()
-            .and_then(View::parse)
-            .unwrap_or(View::Roofline);
         v.family = match s.generations.family.as_deref().map(str::to_ascii_lowercase) {
             Some(f) if f == "marked" => Family::Marked,
             Some(f) => Family::Named(f),
-            None if view == View::Generations && !marked.is_empty() => Family::Marked,
+            None if generations_of_marked => Family::Marked,
             None => match &cat.hardware[hw].family {
                 Some(f) => Family::Named(f.clone()),
                 None => v.family,
             },
         };
-        self.hw = hw;
-        self.marked = marked;
-        self.model = model;
-        self.workload = wl;
-        self.assumptions = a;
-        self.view_inputs = v;
-        self.session.title = s.title.clone();
-        self.session.description = s.description.clone();
-        self.set_view(view);
-        Ok(())
+        Ok(v)
     }
 
     /// The whole workbench state as a scenario, every value written so that
