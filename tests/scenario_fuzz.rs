@@ -42,6 +42,9 @@ fn read(text: &str, cat: &Catalog) -> Result<(), TestCaseError> {
             for p in &e.0 {
                 prop_assert!(p.line >= 1 && p.line <= lines, "{} of {} lines", p, lines);
                 prop_assert!(p.column >= 1 && !p.message.is_empty(), "{}", p);
+                // One line each, and nothing from the file reaches a
+                // terminal raw (no escape sequences, no line breaks).
+                prop_assert!(!p.message.chars().any(char::is_control), "{:?}", p.message);
             }
             prop_assert!(
                 e.0.windows(2)
@@ -130,6 +133,10 @@ fn token() -> impl Strategy<Value = String> {
             "\u{7f}",
             "é",
             "\t",
+            "\r",
+            "\"\\u001b[31m\"",
+            "\u{1b}]0;x\u{7}",
+            "\"\\u001b\" = 1",
         ])
         .prop_map(str::to_string),
         "[a-z_.]{1,12}",

@@ -196,7 +196,8 @@ fn unknown_keys(doc: &mut DeTable<'_>) -> Vec<(usize, String)> {
             found.push((
                 pos,
                 format!(
-                    "unknown key `{key}`{place}; the keys here are: {}",
+                    "unknown key `{}`{place}; the keys here are: {}",
+                    key.escape_debug(),
                     known.join(", ")
                 ),
             ));

@@ -241,3 +241,13 @@ fn saves_atomically_and_leaves_no_temporary_file() {
     assert!(s.save(&dir.join("missing/s.toml")).is_err());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn nothing_from_the_file_reaches_a_terminal_raw() {
+    // A quoted key holding an escape sequence: named, escaped.
+    let e = one("\"\\u001b[31mred\" = 1\n");
+    assert!(e.message.contains("\\u{1b}[31mred"), "{e}");
+    assert!(!e.message.chars().any(char::is_control), "{:?}", e.message);
+    let e = one("view = \"\\u001b]0;owned\\u0007\"\n");
+    assert!(!e.message.chars().any(char::is_control), "{:?}", e.message);
+}

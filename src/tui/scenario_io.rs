@@ -303,9 +303,9 @@ fn write(app: &mut App, path: &Path) {
             app.session.own(&w.file);
             let msg = if w.via_symlink {
                 format!(
-                    "scenario saved to {} (through the link {})",
-                    w.file.display(),
-                    path.display()
+                    "saved through the link {} -> {}",
+                    path.display(),
+                    w.file.display()
                 )
             } else {
                 format!("scenario saved to {}", path.display())
