@@ -1,5 +1,6 @@
 pub mod catalog;
 pub mod cli;
+pub mod fsutil;
 pub mod scenario;
 pub mod solver;
 pub mod tui;

@@ -319,13 +319,17 @@ fn the_capstone_scenario_opens_on_the_fleet() {
     });
     t.keys(&["q"]);
     assert_eq!(t.exit_and_restored().0, "EXIT=0");
-    // A bad file: the message, and the default screen.
+    // A file that cannot be opened: the reason and status 2, no workbench.
     let t = Tmux::start(80, 24, "--scenario /no/such/scenario.toml");
-    t.wait("the defaults and the message", |s| {
-        s.contains("scenario not opened, defaults shown") && s.contains("[1 Roofline]")
-    });
-    t.keys(&["q"]);
-    assert_eq!(t.exit_and_restored().0, "EXIT=0");
+    let (exit, restored) = t.exit_and_restored();
+    assert_eq!(exit, "EXIT=2");
+    assert!(restored);
+    let s = t.screen();
+    assert!(
+        s.contains("/no/such/scenario.toml") && s.contains("cannot read"),
+        "{s}"
+    );
+    assert!(!s.contains("[1 Roofline]"), "{s}");
 }
 
 #[test]
@@ -399,6 +403,35 @@ fn ascii_mode_draws_ascii_only() {
     t.keys(&["Tab", "Tab", "Tab"]);
     let s = t.wait_for("FLOP/byte");
     assert!(s.is_ascii(), "{s}");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_and_restored().0, "EXIT=0");
+}
+
+#[test]
+fn saving_over_a_file_asks_first_in_ascii_at_80x24() {
+    need_tmux!();
+    let t = Tmux::start(80, 24, "--ascii");
+    let file = t.dir.join("notes.toml");
+    std::fs::write(&file, "my notes\n").unwrap();
+    t.wait_for("tok/s");
+    t.keys(&["s"]);
+    t.wait_for("save scenario to");
+    t.text(file.to_str().unwrap());
+    t.keys(&["Enter"]);
+    let s = t.wait_for("overwrite it? y/n");
+    assert!(
+        s.contains("y overwrite . n change the path . Esc cancel"),
+        "{s}"
+    );
+    assert!(s.is_ascii(), "{s}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "my notes\n");
+    t.keys(&["y"]);
+    t.wait_for("scenario saved to");
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("[workload]")
+    );
     t.keys(&["q"]);
     assert_eq!(t.exit_and_restored().0, "EXIT=0");
 }

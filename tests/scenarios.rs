@@ -14,7 +14,7 @@ fn all() -> Vec<(String, Scenario)> {
         .map(|p| {
             (
                 p.file_name().unwrap().to_string_lossy().into_owned(),
-                Scenario::load(&p).unwrap(),
+                Scenario::load_with(&p, &Catalog::builtin()).unwrap(),
             )
         })
         .collect();
@@ -114,4 +114,65 @@ fn the_capstone_answers_device_count_parallelism_cost_carbon_and_budget() {
     assert!(best.ttft_s <= 0.1 && best.itl_s <= 0.05);
     assert!(best.replicas >= 1 && best.devices >= best.replicas);
     assert!(best.within_budget.is_some());
+}
+
+/// `ridgeline --scenario FILE` with stdin and stdout not a terminal: the
+/// status, stderr and stdout.
+fn open_bin(file: &Path) -> (Option<i32>, String, Vec<u8>) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ridgeline"))
+        .arg("--scenario")
+        .arg(file)
+        .env(
+            "RIDGELINE_CONFIG_DIR",
+            std::env::temp_dir().join("ridgeline-no-config"),
+        )
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.stdout,
+    )
+}
+
+#[test]
+fn a_scenario_that_cannot_be_opened_exits_2_before_the_terminal_is_touched() {
+    // The first version opened the workbench on defaults with a note in the
+    // status line (and, without a terminal, failed with status 1).
+    let dir = std::env::temp_dir().join(format!("ridgeline-open-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.toml");
+    std::fs::write(
+        &bad,
+        "view = \"fleet\"\nhardware = \"h999\"\n[fleet]\nqps = -3\n",
+    )
+    .unwrap();
+    let missing = dir.join("missing.toml");
+    for (file, want) in [
+        (&bad, vec!["bad.toml:2:1", "h999", "bad.toml:4:1", "qps"]),
+        (&missing, vec!["missing.toml", "cannot read"]),
+        (&dir, vec!["not a regular file"]),
+    ] {
+        let (code, err, out) = open_bin(file);
+        assert_eq!(code, Some(2), "{}: {err}", file.display());
+        for w in want {
+            assert!(err.contains(w), "{w}: {err}");
+        }
+        assert!(
+            out.is_empty(),
+            "nothing on stdout: {:?}",
+            String::from_utf8_lossy(&out)
+        );
+        assert!(!err.contains('\x1b'), "no escape codes: {err:?}");
+    }
+    // Every problem on its own line, in file order.
+    let (_, err, _) = open_bin(&bad);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("bad.toml:")).collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].contains(":2:1") && lines[1].contains(":4:1"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -5,13 +5,12 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui_textarea::Key;
-use ridgeline::catalog::Catalog;
 use ridgeline::scenario::Scenario;
 use ridgeline::solver::{self, Phase, fleet, serving, synthesis};
 use ridgeline::tui::keymap::action_for;
 use ridgeline::tui::knobs::{Family, Knob, SweepAxis};
 use ridgeline::tui::views::{View, ViewData};
-use ridgeline::tui::{Action, App, Command, Mode, Pane, Settings};
+use ridgeline::tui::{Action, App, Command, Mode, Pane};
 use std::path::{Path, PathBuf};
 
 mod common;
@@ -386,13 +385,8 @@ fn every_shipped_scenario_opens_in_its_view_with_its_selection() {
         }
         n += 1;
         let s = Scenario::load(&p).unwrap();
-        let a = App::new(
-            Catalog::builtin(),
-            Settings {
-                scenario: Some(p.clone()),
-                ..Settings::default()
-            },
-        );
+        let mut a = app();
+        a.open_scenario(&p).unwrap();
         let name = p.display();
         assert!(a.notices.is_empty(), "{name}: {:?}", a.notices);
         assert_eq!(
@@ -432,36 +426,23 @@ fn every_shipped_scenario_opens_in_its_view_with_its_selection() {
 }
 
 #[test]
-fn a_bad_scenario_says_where_and_opens_with_defaults() {
+fn a_bad_scenario_says_where_and_changes_nothing() {
     let dir = std::env::temp_dir().join(format!("ridgeline-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("bad.toml");
     std::fs::write(&p, "view = \"fleet\"\n[fleet]\nqps = -3\n").unwrap();
-    let a = App::new(
-        Catalog::builtin(),
-        Settings {
-            scenario: Some(p.clone()),
-            ..Settings::default()
-        },
-    );
-    let n = a.notices.join(" ");
-    assert!(n.contains("bad.toml:3:1"), "{n}");
-    assert!(n.contains("scenario not opened, defaults shown"), "{n}");
-    assert_eq!(a.view, View::Roofline);
-    assert_eq!(a.catalog.hardware[a.hw].hw.id, "h100-sxm");
-    let missing = App::new(
-        Catalog::builtin(),
-        Settings {
-            scenario: Some(dir.join("nope.toml")),
-            ..Settings::default()
-        },
-    );
-    assert!(missing.notices.join(" ").contains("cannot read"));
-    // A scenario naming a device the catalog lacks.
-    std::fs::write(&p, "hardware = \"h999\"\n").unwrap();
     let mut a = app();
     let e = a.open_scenario(&p).unwrap_err();
-    assert!(e.contains("h999"), "{e}");
+    assert!(e.contains("bad.toml:3:1"), "{e}");
+    assert_eq!(a.view, View::Roofline);
+    assert_eq!(a.catalog.hardware[a.hw].hw.id, "h100-sxm");
+    let e = a.open_scenario(&dir.join("nope.toml")).unwrap_err();
+    assert!(e.contains("cannot read"), "{e}");
+    // A scenario naming a device the catalog lacks: at its key.
+    std::fs::write(&p, "title = \"t\"\nhardware = \"h999\"\n").unwrap();
+    let e = a.open_scenario(&p).unwrap_err();
+    assert!(e.contains("bad.toml:2:1") && e.contains("h999"), "{e}");
+    assert_eq!(a.catalog.hardware[a.hw].hw.id, "h100-sxm");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

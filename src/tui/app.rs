@@ -4,16 +4,15 @@
 
 use super::keymap::Keymap;
 use super::knobs::{Choices, Family, Inputs, Knob, ViewInputs};
+use super::scenario_io::Session;
 use super::theme::{Theme, ThemeSet};
 use super::views::{self, View, ViewData};
 use crate::catalog::Catalog;
-use crate::scenario::Scenario;
 use crate::solver::{
     self, Arch, Assumptions, Evaluation, Hardware, Phase, Precision, Sensitivity, Tier, Workload,
 };
 use ratatui::style::Style;
 use ratatui_textarea::TextArea;
-use std::path::{Path, PathBuf};
 
 /// Device and model the workbench opens on.
 pub const DEFAULT_HARDWARE: &str = "h100-sxm";
@@ -190,6 +189,9 @@ pub struct App {
     pub bar_view: bool,
     /// The path entry of a scenario save.
     pub save_path: TextArea<'static>,
+    /// The scenario files of this session: title kept, files owned, a save
+    /// waiting for its y/n.
+    pub session: Session,
     /// The hardware of the catalog as solver types (for ranking and fleets).
     pub devices: Vec<Hardware>,
     /// Region ids and hardware families, for the view knobs.
@@ -237,8 +239,6 @@ pub struct Settings {
     pub keymap: Keymap,
     /// Problems to show in the status line at start.
     pub notices: Vec<String>,
-    /// A scenario to open (`--scenario FILE`).
-    pub scenario: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -250,7 +250,6 @@ impl Default for Settings {
             themes: ThemeSet::load(crate::catalog::builtin_themes(), &[]),
             keymap: Keymap::default(),
             notices: Vec::new(),
-            scenario: None,
         }
     }
 }
@@ -327,24 +326,9 @@ impl App {
             .or_else(|| model_order.first().copied())
             .unwrap_or(0);
         let devices: Vec<Hardware> = catalog.hardware.iter().map(|e| e.hw.clone()).collect();
-        // Families of two devices or more: a generation needs a successor.
-        let mut fams: Vec<String> = Vec::new();
-        for e in &catalog.hardware {
-            if let Some(f) = &e.family
-                && !fams.contains(f)
-                && catalog
-                    .hardware
-                    .iter()
-                    .filter(|x| x.family.as_ref() == Some(f))
-                    .count()
-                    > 1
-            {
-                fams.push(f.clone());
-            }
-        }
         let choices = Choices {
             regions: catalog.regions.iter().map(|r| r.id.clone()).collect(),
-            families: fams,
+            families: crate::scenario::generation_families(&catalog),
         };
         let mut view_inputs = ViewInputs::default();
         if !choices.regions.contains(&view_inputs.region)
@@ -382,6 +366,7 @@ impl App {
             in_bar: false,
             bar_view: false,
             save_path: filter_box(DEFAULT_SCENARIO_PATH),
+            session: Session::new(),
             devices,
             choices,
             view_data: Ok(ViewData::Roofline),
@@ -404,155 +389,7 @@ impl App {
             dirty: true,
         };
         app.recompute();
-        if let Some(path) = settings.scenario
-            && let Err(e) = app.open_scenario(&path)
-        {
-            app.notices
-                .push(format!("scenario not opened, defaults shown: {e}"));
-        }
         app
-    }
-
-    /// Open a scenario file: selection, knobs and view. On error nothing
-    /// changes and the message says where the problem is.
-    pub fn open_scenario(&mut self, path: &Path) -> Result<(), String> {
-        let s = Scenario::load(path).map_err(|e| e.to_string())?;
-        self.apply_scenario(&s)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        let name = s.title.unwrap_or_else(|| path.display().to_string());
-        self.say(Level::Info, format!("scenario: {name}"));
-        Ok(())
-    }
-
-    /// Take a parsed scenario's state. All or nothing.
-    pub fn apply_scenario(&mut self, s: &Scenario) -> Result<(), String> {
-        let hw_index = |name: &str| -> Result<usize, String> {
-            let e = self.catalog.hardware(name).map_err(|e| e.to_string())?;
-            Ok(self
-                .catalog
-                .hardware
-                .iter()
-                .position(|x| x.hw.id == e.hw.id)
-                .unwrap_or(0))
-        };
-        let hw = match &s.hardware {
-            Some(h) => hw_index(h)?,
-            None => match s.compare.first() {
-                Some(h) => hw_index(h)?,
-                None => self.hw,
-            },
-        };
-        let marked = s
-            .compare
-            .iter()
-            .map(|h| hw_index(h))
-            .collect::<Result<Vec<_>, _>>()?;
-        let model = match &s.model {
-            Some(m) => {
-                let e = self.catalog.model(m).map_err(|e| e.to_string())?;
-                self.catalog
-                    .models
-                    .iter()
-                    .position(|x| x.model.id == e.model.id)
-                    .unwrap_or(0)
-            }
-            None => self.model,
-        };
-        let fail = |(k, m): (&str, String)| format!("{k}: {m}");
-        let wl = s.workload(&Workload::default()).map_err(fail)?;
-        let a = s.assumptions(&Assumptions::default()).map_err(fail)?;
-        let mut v = ViewInputs::default();
-        if !self.choices.regions.contains(&v.region)
-            && let Some(r) = self.choices.regions.first()
-        {
-            v.region = r.clone();
-        }
-        v.request = s.request().map_err(fail)?;
-        let f = s.fleet_inputs().map_err(fail)?;
-        for r in &f.regions {
-            self.catalog.region(r).map_err(|e| e.to_string())?;
-        }
-        v.qps = f.qps;
-        v.ttft_s = f.ttft_s;
-        v.itl_s = f.itl_s;
-        v.budget = f.budget_usd_per_year;
-        v.max_utilization = f.max_utilization;
-        if let Some(first) = f.regions.first() {
-            v.region = first.to_ascii_lowercase();
-        }
-        v.regions = f.regions.iter().map(|r| r.to_ascii_lowercase()).collect();
-        if let Some(t) = &s.synthesis.target {
-            v.target = crate::scenario::SynthTarget::parse(t)?;
-        }
-        if let Some(b) = &s.sweep.batches {
-            v.batches = crate::scenario::parse_batches(b)?;
-        }
-        let view = match &s.view {
-            Some(name) => View::parse(name).ok_or_else(|| format!("unknown view {name:?}"))?,
-            None => View::Roofline,
-        };
-        v.family = if view == View::Generations && !marked.is_empty() {
-            Family::Marked
-        } else {
-            match &self.catalog.hardware[hw].family {
-                Some(f) => Family::Named(f.clone()),
-                None => v.family,
-            }
-        };
-        self.hw = hw;
-        self.marked = marked;
-        self.model = model;
-        self.workload = wl;
-        self.assumptions = a;
-        self.view_inputs = v;
-        self.set_view(view);
-        Ok(())
-    }
-
-    /// The whole workbench state as a scenario.
-    pub fn to_scenario(&self) -> Scenario {
-        let mut s = Scenario {
-            title: Some("saved from the ridgeline workbench".into()),
-            view: Some(self.view.name().into()),
-            hardware: Some(self.catalog.hardware[self.hw].hw.id.clone()),
-            compare: self
-                .marked
-                .iter()
-                .map(|&i| self.catalog.hardware[i].hw.id.clone())
-                .collect(),
-            model: Some(self.catalog.models[self.model].model.id.clone()),
-            ..Scenario::default()
-        };
-        let (wl, a, v) = (&self.workload, &self.assumptions, &self.view_inputs);
-        let w = &mut s.workload;
-        w.phase = Some(wl.phase.name().into());
-        w.batch = Some(wl.batch.round().max(1.0) as u64);
-        w.context = Some(wl.context.round().max(1.0) as u64);
-        w.weights = Some(wl.weights.name().into());
-        w.activations = Some(wl.activations.name().into());
-        w.kv = Some(wl.kv.name().into());
-        w.tp = Some(wl.tp);
-        w.pp = Some(wl.pp);
-        let t = |x: f64| crate::solver::units::format_time(x).replace(' ', "");
-        let asm = &mut s.assumptions;
-        asm.compute_efficiency = Some(a.compute_efficiency);
-        asm.memory_efficiency = Some(a.memory_efficiency);
-        asm.link_efficiency = Some(a.link_efficiency);
-        asm.overhead = Some(t(a.overhead_s));
-        asm.link_latency = Some(t(a.link_latency_s));
-        asm.usable_memory = Some(a.usable_memory);
-        asm.overlap = Some(a.overlap);
-        s.serving.prompt = Some(v.request.prompt as u64);
-        s.serving.output = Some(v.request.output as u64);
-        s.synthesis.target = Some(v.target.to_string());
-        s.sweep.batches = Some(format!("{}..{}", v.batches.0, v.batches.1));
-        s.fleet.qps = Some(v.qps);
-        s.fleet.ttft = Some(t(v.ttft_s));
-        s.fleet.itl = Some(t(v.itl_s));
-        s.fleet.regions = v.regions.clone();
-        s.fleet.budget = v.budget.map(|b| format!("{b}"));
-        s.fleet.max_utilization = Some(v.max_utilization);
-        s
     }
 
     /// Switch to a view: its panes, its knobs, its figures.

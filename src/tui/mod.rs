@@ -8,6 +8,7 @@ pub mod app;
 pub mod keymap;
 pub mod knobs;
 pub mod panes;
+pub mod scenario_io;
 pub mod theme;
 pub mod ui;
 pub mod update;
@@ -43,8 +44,8 @@ pub struct TuiOptions {
     pub theme: Option<String>,
     /// The config directory (themes/, config.toml); default: catalog::config_dir().
     pub config_dir: Option<PathBuf>,
-    /// A scenario file to open (`--scenario FILE`); a bad one is reported
-    /// in the status line and the workbench opens with defaults.
+    /// A scenario file to open (`--scenario FILE`); one that cannot be
+    /// opened ends the program with status 2 before the terminal is touched.
     pub scenario: Option<PathBuf>,
 }
 
@@ -55,6 +56,9 @@ pub enum Exit {
     Quit,
     /// A signal ended it (SIGTERM 15, SIGHUP 1).
     Signal(i32),
+    /// It did not start: bad input (a `--scenario` file that cannot be
+    /// opened), said on stderr before the terminal was touched.
+    BadInput,
 }
 
 impl Exit {
@@ -63,6 +67,7 @@ impl Exit {
     pub fn code(self) -> u8 {
         match self {
             Exit::Quit => 0,
+            Exit::BadInput => 2,
             Exit::Signal(n) => (128 + n).clamp(0, 255) as u8,
         }
     }
@@ -77,8 +82,9 @@ fn env(k: &str) -> Option<String> {
 }
 
 /// Build the app from the options and the environment: catalog, themes,
-/// keymap, NO_COLOR and the locale.
-pub fn app_from_env(opts: &TuiOptions) -> App {
+/// keymap, NO_COLOR and the locale; then open `--scenario`, whose every
+/// problem is the error.
+pub fn app_from_env(opts: &TuiOptions) -> Result<App, String> {
     let catalog = Catalog::load(catalog::user_catalog_dir(opts.catalog_dir.as_deref()).as_deref());
     let config = opts.config_dir.clone().or_else(catalog::config_dir);
     let mut notices = Vec::new();
@@ -108,9 +114,12 @@ pub fn app_from_env(opts: &TuiOptions) -> App {
         themes,
         keymap,
         notices,
-        scenario: opts.scenario.clone(),
     };
-    App::new(catalog, settings)
+    let mut app = App::new(catalog, settings);
+    if let Some(path) = &opts.scenario {
+        app.open_scenario(path)?;
+    }
+    Ok(app)
 }
 
 /// Put the terminal back: raw mode off, main screen, cursor shown. Safe to
@@ -133,7 +142,13 @@ fn install_panic_hook() {
 /// Run the workbench until the user quits or a SIGTERM/SIGHUP arrives.
 /// The terminal is restored on every way out.
 pub fn run(opts: TuiOptions) -> io::Result<Exit> {
-    let mut app = app_from_env(&opts);
+    let mut app = match app_from_env(&opts) {
+        Ok(app) => app,
+        Err(e) => {
+            eprintln!("error: --scenario: the file cannot be opened; nothing was started:\n{e}");
+            return Ok(Exit::BadInput);
+        }
+    };
     let stop = Arc::new(AtomicBool::new(false));
     let term_flag = Arc::new(AtomicBool::new(false));
     let hup_flag = Arc::new(AtomicBool::new(false));

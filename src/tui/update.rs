@@ -4,12 +4,12 @@
 use super::action::{Action, Command};
 use super::app::{App, DEFAULT_SCENARIO_PATH, KnobEdit, Level, Mode, Pane, filter_box};
 use super::knobs::Knob;
+use super::scenario_io;
 use super::theme::Theme;
 use super::views::View;
 use crate::solver;
 use ratatui::style::{Modifier, Style};
-use ratatui_textarea::TextArea;
-use std::path::Path;
+use ratatui_textarea::{Key, TextArea};
 
 /// Move within a list of visible entries: the new selection.
 fn moved(visible: &[usize], current: usize, delta: isize) -> Option<usize> {
@@ -50,9 +50,15 @@ pub fn update(app: &mut App, action: Action) {
                     }
                     apply_entry(app);
                 }
-                Mode::Save => {
-                    app.save_path.input(input);
-                }
+                Mode::Save => match (app.session.confirm.is_some(), input.key) {
+                    (false, _) => {
+                        app.save_path.input(input);
+                    }
+                    (true, Key::Char(c @ ('y' | 'Y' | 'n' | 'N'))) => {
+                        scenario_io::answer(app, c.eq_ignore_ascii_case(&'y'))
+                    }
+                    (true, _) => {}
+                },
                 _ => {}
             }
             return;
@@ -239,24 +245,12 @@ fn command(app: &mut App, cmd: Command) {
         Mode::Save => {
             match cmd {
                 Command::Quit => app.quit = true,
-                Command::Edit => {
-                    app.mode = Mode::Normal;
-                    let text = app.save_path.lines().first().cloned().unwrap_or_default();
-                    let text = text.trim();
-                    let path = if text.is_empty() {
-                        DEFAULT_SCENARIO_PATH
-                    } else {
-                        text
-                    };
-                    match app.to_scenario().save(Path::new(path)) {
-                        Ok(()) => app.say(Level::Info, format!("scenario saved to {path}")),
-                        Err(e) => app.say(Level::Error, format!("not saved: {path}: {e}")),
-                    }
-                }
-                Command::Cancel => {
-                    app.mode = Mode::Normal;
-                    app.say(Level::Info, "save cancelled");
-                }
+                Command::Edit if app.session.confirm.is_some() => app.say(
+                    Level::Warn,
+                    "y overwrites the file, n changes the path, Esc cancels",
+                ),
+                Command::Edit => scenario_io::submit(app),
+                Command::Cancel => scenario_io::cancel(app),
                 _ => {}
             }
             return;
@@ -324,6 +318,7 @@ fn command(app: &mut App, cmd: Command) {
             t.select_all();
             style_entry(&mut t, app.theme());
             app.save_path = t;
+            app.session.confirm = None;
         }
         Command::PageUp => move_selection(app, -10, false),
         Command::PageDown => move_selection(app, 10, false),

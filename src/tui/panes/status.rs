@@ -269,7 +269,7 @@ fn message_line<'a>(app: &App) -> Option<Line<'a>> {
     if let Err(e) = &app.current {
         return Some(Line::from(Span::styled(format!(" error: {e}"), t.error())));
     }
-    if app.mode == Mode::Save {
+    if app.mode == Mode::Save && app.message.is_none() {
         return Some(hint_line(app));
     }
     if let Err(e) = &app.view_data {
@@ -313,6 +313,9 @@ fn hint_line<'a>(app: &App) -> Line<'a> {
     let hint = match app.mode {
         Mode::Filter(_) => " type to filter · up/down move · Enter keep · Esc clear".to_string(),
         Mode::Edit => " Enter apply · Esc cancel".to_string(),
+        Mode::Save if app.session.confirm.is_some() => {
+            " y overwrite · n change the path · Esc cancel".to_string()
+        }
         Mode::Save => " type a path · Enter save · Esc cancel".to_string(),
         _ => format!(
             " {} help · 1-6 views · {} filter · {} mark · {} edit · {} save · {} quit",
@@ -331,6 +334,7 @@ fn hint_line<'a>(app: &App) -> Line<'a> {
 pub fn render_save(app: &App, frame: &mut Frame, screen: Rect) {
     use ratatui::widgets::{Block, Borders, Clear};
     let t = app.theme();
+    let confirm = app.session.confirm.as_ref();
     let width = 64u16.min(screen.width);
     let r = Rect::new(
         screen.x,
@@ -344,14 +348,41 @@ pub fn render_save(app: &App, frame: &mut Frame, screen: Rect) {
         .border_style(t.border(true))
         .style(t.base())
         .title(Line::from(Span::styled(
-            " save scenario to ",
+            if confirm.is_some() {
+                " overwrite? "
+            } else {
+                " save scenario to "
+            },
             t.title(true),
         )))
         .title_bottom(Line::from(Span::styled(
-            " Enter save · Esc cancel ",
+            if confirm.is_some() {
+                " y overwrite · n change the path · Esc cancel "
+            } else {
+                " Enter save · Esc cancel "
+            },
             t.dim(),
         )));
     let inner = b.inner(r);
     frame.render_widget(b, r);
-    frame.render_widget(&app.save_path, inner);
+    match confirm {
+        Some(path) => {
+            // The end of the path is the part that tells files apart.
+            let tail = ": it exists; overwrite it? y/n";
+            let room = (inner.width as usize).saturating_sub(tail.chars().count());
+            let p = path.display().to_string();
+            let n = p.chars().count();
+            let shown = if n <= room {
+                p
+            } else {
+                let keep: String = p.chars().skip(n + 3 - room.max(3)).collect();
+                format!("...{keep}")
+            };
+            frame.render_widget(
+                Line::from(Span::styled(format!("{shown}{tail}"), t.warn())),
+                inner,
+            );
+        }
+        None => frame.render_widget(&app.save_path, inner),
+    }
 }

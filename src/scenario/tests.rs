@@ -1,0 +1,253 @@
+use super::*;
+use crate::solver::{Phase, Workload};
+
+const CAPSTONE: &str = r#"
+title = "capstone"
+view = "fleet"
+model = "llama-3-70b"
+[workload]
+precision = "bf16"
+[serving]
+prompt = 2048
+output = 256
+[fleet]
+qps = 1000
+ttft = "100ms"
+itl = "50ms"
+regions = ["us-east", "eu-west"]
+budget = "5M"
+"#;
+
+#[test]
+fn parses_and_resolves() {
+    let s = Scenario::parse("c.toml", CAPSTONE).unwrap();
+    let f = s.fleet_inputs().unwrap();
+    assert_eq!(f.qps, 1000.0);
+    assert_eq!(f.ttft_s, 0.1);
+    assert_eq!(f.itl_s, 0.05);
+    assert_eq!(f.budget_usd_per_year, Some(5e6));
+    assert_eq!(f.regions, ["us-east", "eu-west"]);
+    let r = s.request().unwrap();
+    assert_eq!((r.prompt, r.output), (2048.0, 256.0));
+    assert_eq!(s.view.as_deref(), Some("fleet"));
+}
+
+#[test]
+fn synthesis_targets_as_users_type_them() {
+    assert_eq!(SynthTarget::parse("50ms itl"), Ok(SynthTarget::Itl(0.05)));
+    assert_eq!(SynthTarget::parse("50ms"), Ok(SynthTarget::Itl(0.05)));
+    assert_eq!(SynthTarget::parse("100ms TTFT"), Ok(SynthTarget::Ttft(0.1)));
+    assert_eq!(
+        SynthTarget::parse("30 tok/s per user"),
+        Ok(SynthTarget::PerUser(30.0))
+    );
+    assert_eq!(
+        SynthTarget::parse("5k tok/s"),
+        Ok(SynthTarget::Aggregate(5000.0))
+    );
+    assert!(SynthTarget::parse("fast").is_err());
+    assert!(SynthTarget::parse("0ms").is_err());
+    assert!(SynthTarget::parse("-3 tok/s per user").is_err());
+    // 30 tok/s per user is a 33.3 ms inter-token target; 5000 tok/s over
+    // a batch of 50 is a 10 ms step.
+    let wl = Workload {
+        batch: 50.0,
+        ..Workload::default()
+    };
+    assert_eq!(
+        SynthTarget::PerUser(30.0).resolve(&wl).1.latency_s,
+        1.0 / 30.0
+    );
+    assert_eq!(
+        SynthTarget::Aggregate(5000.0).resolve(&wl).1.latency_s,
+        0.01
+    );
+    assert_eq!(SynthTarget::Ttft(0.1).resolve(&wl).0, Phase::Prefill);
+    for t in ["50ms itl", "100ms ttft", "30 tok/s per user", "5k tok/s"] {
+        let p = SynthTarget::parse(t).unwrap();
+        assert_eq!(SynthTarget::parse(&p.to_string()), Ok(p), "{t}");
+    }
+    assert_eq!(parse_batches("1..512"), Ok((1, 512)));
+    assert!(parse_batches("8..2").is_err());
+}
+
+#[test]
+fn round_trips_through_toml() {
+    let s = Scenario::parse("c.toml", CAPSTONE).unwrap();
+    let again = Scenario::parse("again.toml", &s.to_toml()).unwrap();
+    assert_eq!(s, again);
+}
+
+/// The one problem of a file that has one.
+fn one(text: &str) -> ScenarioError {
+    let mut e = Scenario::parse("c.toml", text).unwrap_err().0;
+    assert_eq!(e.len(), 1, "{e:?}");
+    e.remove(0)
+}
+
+#[test]
+fn bad_values_are_reported_with_their_line() {
+    let bad = CAPSTONE.replace("\"100ms\"", "\"soon\"");
+    let e = one(&bad);
+    let line = bad.lines().position(|l| l.contains("soon")).unwrap() + 1;
+    assert_eq!(e.line, line, "{e}");
+    assert!(e.to_string().contains("ttft"), "{e}");
+    let e = one("model = \n");
+    assert_eq!((e.line, e.column), (1, 9), "{e}");
+    let e = one("colour = \"red\"\n");
+    assert!(e.message.contains("unknown key `colour`"), "{e}");
+    let e = one("view = \"lobby\"\n");
+    assert!(e.message.contains("roofline"), "{e}");
+    let e = one("[workload]\nbatch = 0\n");
+    assert!(e.message.contains("batch"), "{e}");
+}
+
+#[test]
+fn semantic_problems_are_at_their_key_not_at_1_1() {
+    // The first version reported every value problem of [workload],
+    // [assumptions] and [serving] at 1:1 (it looked for `workload =`).
+    let e = one("title = \"x\"\n[workload]\nbatch = 0\n");
+    assert_eq!((e.line, e.column), (3, 1), "{e}");
+    assert!(e.message.starts_with("batch "), "{e}");
+    let e = one("[assumptions]\n  memory_efficiency = 1.5\n");
+    assert_eq!((e.line, e.column), (2, 3), "{e}");
+    let e = one("[serving]\nprompt = 0\n");
+    assert_eq!((e.line, e.column), (2, 1), "{e}");
+    // A zero-token prompt is a problem of a prefill: at the context key.
+    let e = one("[workload]\nphase = \"prefill\"\ncontext = 0\n");
+    assert_eq!(e.line, 3, "{e}");
+    // Dotted keys and inline tables too.
+    let e = one("workload.tp = 0\n");
+    assert_eq!((e.line, e.column), (1, 10), "{e}");
+    let e = one("workload = { pp = 70000 }\n");
+    assert_eq!((e.line, e.column), (1, 14), "{e}");
+}
+
+#[test]
+fn every_problem_of_a_file_is_reported_sorted_by_line() {
+    let text = "\
+view = \"lobby\"
+colour = \"red\"
+[workload]
+batch = \"many\"
+tp = 0
+precision = \"fp7\"
+[fleet]
+qps = -3
+ttft = \"soon\"
+[sweep]
+batches = \"8..2\"
+";
+    let e = Scenario::parse("c.toml", text).unwrap_err();
+    let at: Vec<(usize, usize)> = e.0.iter().map(|e| (e.line, e.column)).collect();
+    assert_eq!(
+        at,
+        [
+            (1, 1),
+            (2, 1),
+            (4, 1),
+            (5, 1),
+            (6, 1),
+            (8, 1),
+            (9, 1),
+            (11, 1)
+        ],
+        "{e}"
+    );
+    let text = e.to_string();
+    assert_eq!(text.lines().count(), 8, "one problem per line:\n{text}");
+    for word in [
+        "lobby", "colour", "batch", "tp", "fp7", "qps", "soon", "8..2",
+    ] {
+        assert!(text.contains(word), "{word}:\n{text}");
+    }
+    // Every syntax error, not only the first.
+    let e = Scenario::parse("c.toml", "title = \n[workload\nbatch = = 1\n").unwrap_err();
+    assert!(e.0.len() >= 2, "{e}");
+    assert!(e.0.windows(2).all(|w| w[0].line <= w[1].line), "{e}");
+}
+
+#[test]
+fn names_the_catalog_lacks_are_at_their_key() {
+    let cat = crate::catalog::Catalog::builtin();
+    let text = "\
+hardware = \"h999\"
+compare = [\"h100\", \"a999\"]
+model = \"llama-9\"
+[serving]
+region = \"mars\"
+[generations]
+family = \"nope\"
+[fleet]
+regions = [\"us-east\", \"moon\"]
+";
+    assert!(
+        Scenario::parse("c.toml", text).is_ok(),
+        "names are checked with a catalog"
+    );
+    let e = Scenario::parse_with("c.toml", text, &cat).unwrap_err();
+    let at: Vec<(usize, usize)> = e.0.iter().map(|e| (e.line, e.column)).collect();
+    assert_eq!(
+        at,
+        [(1, 1), (2, 20), (3, 1), (5, 1), (7, 1), (9, 23)],
+        "{e}"
+    );
+    for word in [
+        "h999",
+        "compare[1]",
+        "a999",
+        "llama-9",
+        "mars",
+        "nope",
+        "regions[1]",
+        "moon",
+    ] {
+        assert!(e.to_string().contains(word), "{word}: {e}");
+    }
+}
+
+#[test]
+fn numbers_read_whole_or_not_and_are_written_whole_when_whole() {
+    let s = Scenario::parse("c.toml", "[workload]\nbatch = 1.5\ncontext = 4096\n").unwrap();
+    assert_eq!(
+        (s.workload.batch, s.workload.context),
+        (Some(1.5), Some(4096.0))
+    );
+    let t = s.to_toml();
+    assert!(
+        t.contains("batch = 1.5\n") && t.contains("context = 4096\n"),
+        "{t}"
+    );
+    let e = one("[workload]\nbatch = \"8\"\n");
+    assert_eq!(e.line, 2, "{e}");
+}
+
+#[test]
+fn saves_atomically_and_leaves_no_temporary_file() {
+    let dir = std::env::temp_dir().join(format!("ridgeline-scn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("s.toml");
+    std::fs::write(&path, "old").unwrap();
+    let s = Scenario::parse("c.toml", CAPSTONE).unwrap();
+    let w = s.save(&path).unwrap();
+    assert!(w.replaced && !w.via_symlink);
+    assert_eq!(Scenario::load(&path).unwrap(), s);
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    // A save into a directory that does not exist fails and leaves the old file alone.
+    assert!(s.save(&dir.join("missing/s.toml")).is_err());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn nothing_from_the_file_reaches_a_terminal_raw() {
+    // A quoted key holding an escape sequence: named, escaped.
+    let e = one("\"\\u001b[31mred\" = 1\n");
+    assert!(e.message.contains("\\u{1b}[31mred"), "{e}");
+    assert!(!e.message.chars().any(char::is_control), "{:?}", e.message);
+    let e = one("view = \"\\u001b]0;owned\\u0007\"\n");
+    assert!(!e.message.chars().any(char::is_control), "{:?}", e.message);
+}

@@ -1,0 +1,394 @@
+//! A scenario's values, resolved and checked key by key: each problem names
+//! the dotted key it belongs to ("workload.batch", "compare.1"), so that
+//! `check` can say where it is in the file.
+
+use super::{
+    FleetInputs, Scenario, SynthTarget, VIEWS, WorkloadSection, generation_families, parse_batches,
+};
+use crate::catalog::Catalog;
+use crate::solver::roofline::{validate_assumptions, validate_workload};
+use crate::solver::serving::{Request, validate_request};
+use crate::solver::units::{self, Kind};
+use crate::solver::{Assumptions, Phase, Precision, Workload};
+
+/// A problem with one key: its dotted path and what is wrong.
+pub type Problem = (String, String);
+
+/// Problems gathered while resolving.
+#[derive(Default)]
+struct Problems(Vec<Problem>);
+
+impl Problems {
+    fn push(&mut self, key: &str, message: impl Into<String>) {
+        self.0.push((key.to_string(), message.into()));
+    }
+    fn or<T>(self, value: T) -> Result<T, Vec<Problem>> {
+        if self.0.is_empty() {
+            Ok(value)
+        } else {
+            Err(self.0)
+        }
+    }
+}
+
+/// A time as written ("50ms"), or the problem with it.
+fn time(p: &mut Problems, key: &str, v: &Option<String>, default: f64) -> f64 {
+    match v.as_deref().map(|t| units::parse(t, Kind::Time)) {
+        None => default,
+        Some(Ok(x)) => x,
+        Some(Err(e)) => {
+            p.push(key, e.to_string());
+            default
+        }
+    }
+}
+
+/// Each workload value the file gives, checked alone over `base`, so that
+/// a problem names its own key.
+fn check_alone(w: &WorkloadSection, wl: &Workload, base: &Workload, p: &mut Problems) {
+    let mut alone = |key: &str, changed: Workload| {
+        if let Err(e) = validate_workload(&changed) {
+            p.push(key, e.to_string());
+        }
+    };
+    if w.batch.is_some() {
+        let batch = wl.batch;
+        alone("workload.batch", Workload { batch, ..*base });
+    }
+    if w.context.is_some() || w.phase.is_some() {
+        // A prompt of zero tokens is a problem of a prefill only.
+        let key = if w.context.is_some() {
+            "workload.context"
+        } else {
+            "workload.phase"
+        };
+        let (context, phase) = (wl.context, wl.phase);
+        alone(
+            key,
+            Workload {
+                context,
+                phase,
+                ..*base
+            },
+        );
+    }
+    if w.tp.is_some() {
+        alone("workload.tp", Workload { tp: wl.tp, ..*base });
+    }
+    if w.pp.is_some() {
+        alone("workload.pp", Workload { pp: wl.pp, ..*base });
+    }
+}
+
+impl Scenario {
+    /// The workload, over `base` (a valid workload) for what the scenario
+    /// leaves out.
+    pub fn workload(&self, base: &Workload) -> Result<Workload, Vec<Problem>> {
+        let w = &self.workload;
+        let mut p = Problems::default();
+        let mut prec = |key: &str, v: &Option<String>, d: Precision| {
+            match v {
+            None => d,
+            Some(s) => Precision::parse(s).unwrap_or_else(|| {
+                p.push(
+                    key,
+                    format!("unknown precision {s:?}; use fp32, tf32, bf16, fp16, fp8, int8, fp4 or int4"),
+                );
+                d
+            }),
+        }
+        };
+        let all = prec("workload.precision", &w.precision, base.weights);
+        let given = |d: Precision| if w.precision.is_some() { all } else { d };
+        let weights = prec("workload.weights", &w.weights, given(base.weights));
+        let activations = prec(
+            "workload.activations",
+            &w.activations,
+            given(base.activations),
+        );
+        let kv = prec("workload.kv", &w.kv, given(base.kv));
+        let phase = match &w.phase {
+            None => base.phase,
+            Some(s) => Phase::parse(s).unwrap_or_else(|| {
+                p.push(
+                    "workload.phase",
+                    format!("unknown phase {s:?}; use decode or prefill"),
+                );
+                base.phase
+            }),
+        };
+        let wl = Workload {
+            phase,
+            batch: w.batch.unwrap_or(base.batch),
+            context: w.context.unwrap_or(base.context),
+            weights,
+            activations,
+            kv,
+            tp: w.tp.unwrap_or(base.tp),
+            pp: w.pp.unwrap_or(base.pp),
+        };
+        check_alone(w, &wl, base, &mut p);
+        if p.0.is_empty()
+            && let Err(e) = validate_workload(&wl)
+        {
+            p.push("workload", e.to_string());
+        }
+        p.or(wl)
+    }
+
+    /// The assumptions, over `base` (valid assumptions).
+    pub fn assumptions(&self, base: &Assumptions) -> Result<Assumptions, Vec<Problem>> {
+        let s = &self.assumptions;
+        let mut p = Problems::default();
+        let a = Assumptions {
+            compute_efficiency: s.compute_efficiency.unwrap_or(base.compute_efficiency),
+            memory_efficiency: s.memory_efficiency.unwrap_or(base.memory_efficiency),
+            link_efficiency: s.link_efficiency.unwrap_or(base.link_efficiency),
+            overhead_s: time(&mut p, "assumptions.overhead", &s.overhead, base.overhead_s),
+            link_latency_s: time(
+                &mut p,
+                "assumptions.link_latency",
+                &s.link_latency,
+                base.link_latency_s,
+            ),
+            usable_memory: s.usable_memory.unwrap_or(base.usable_memory),
+            overlap: s.overlap.unwrap_or(base.overlap),
+        };
+        // Each value the file gives, checked alone over the base.
+        type Set = fn(&mut Assumptions, &Assumptions);
+        let given: [(&str, bool, Set); 7] = [
+            (
+                "compute_efficiency",
+                s.compute_efficiency.is_some(),
+                |x, a| x.compute_efficiency = a.compute_efficiency,
+            ),
+            (
+                "memory_efficiency",
+                s.memory_efficiency.is_some(),
+                |x, a| x.memory_efficiency = a.memory_efficiency,
+            ),
+            ("link_efficiency", s.link_efficiency.is_some(), |x, a| {
+                x.link_efficiency = a.link_efficiency
+            }),
+            ("overhead", s.overhead.is_some(), |x, a| {
+                x.overhead_s = a.overhead_s
+            }),
+            ("link_latency", s.link_latency.is_some(), |x, a| {
+                x.link_latency_s = a.link_latency_s
+            }),
+            ("usable_memory", s.usable_memory.is_some(), |x, a| {
+                x.usable_memory = a.usable_memory
+            }),
+            ("overlap", s.overlap.is_some(), |x, a| x.overlap = a.overlap),
+        ];
+        for (key, present, set) in given {
+            let mut alone = *base;
+            set(&mut alone, &a);
+            if present && let Err(e) = validate_assumptions(&alone) {
+                p.push(&format!("assumptions.{key}"), e.to_string());
+            }
+        }
+        if p.0.is_empty()
+            && let Err(e) = validate_assumptions(&a)
+        {
+            p.push("assumptions", e.to_string());
+        }
+        p.or(a)
+    }
+
+    /// Prompt and output lengths (default 2048 and 256).
+    pub fn request(&self) -> Result<Request, Vec<Problem>> {
+        let d = Request::default();
+        let mut p = Problems::default();
+        let r = Request {
+            prompt: self.serving.prompt.unwrap_or(d.prompt),
+            output: self.serving.output.unwrap_or(d.output),
+        };
+        if self.serving.prompt.is_some()
+            && let Err(e) = validate_request(&Request {
+                prompt: r.prompt,
+                ..d
+            })
+        {
+            p.push("serving.prompt", e.to_string());
+        }
+        if self.serving.output.is_some()
+            && let Err(e) = validate_request(&Request {
+                output: r.output,
+                ..d
+            })
+        {
+            p.push("serving.output", e.to_string());
+        }
+        p.or(r)
+    }
+
+    /// The fleet inputs (defaults: the capstone's figures).
+    pub fn fleet_inputs(&self) -> Result<FleetInputs, Vec<Problem>> {
+        let f = &self.fleet;
+        let d = FleetInputs::default();
+        let mut p = Problems::default();
+        let positive_time = |p: &mut Problems, key: &str, v: &Option<String>, dv: f64| {
+            let x = time(p, key, v, dv);
+            if x > 0.0 {
+                x
+            } else {
+                p.push(key, format!("{} must be greater than zero", &key[6..]));
+                dv
+            }
+        };
+        let ttft_s = positive_time(&mut p, "fleet.ttft", &f.ttft, d.ttft_s);
+        let itl_s = positive_time(&mut p, "fleet.itl", &f.itl, d.itl_s);
+        let qps = f.qps.unwrap_or(d.qps);
+        if !(qps.is_finite() && qps > 0.0) {
+            p.push(
+                "fleet.qps",
+                format!("qps must be greater than zero, got {qps}"),
+            );
+        }
+        let budget = match f.budget.as_deref() {
+            None => None,
+            Some(b) => match units::parse(b, Kind::Count) {
+                Ok(x) if x > 0.0 => Some(x),
+                Ok(_) => {
+                    p.push("fleet.budget", "budget must be greater than zero");
+                    None
+                }
+                Err(e) => {
+                    p.push("fleet.budget", e.to_string());
+                    None
+                }
+            },
+        };
+        let max_utilization = f.max_utilization.unwrap_or(d.max_utilization);
+        if !(max_utilization > 0.0 && max_utilization <= 1.0) {
+            p.push(
+                "fleet.max_utilization",
+                "max_utilization must be greater than 0 and at most 1",
+            );
+        }
+        p.or(FleetInputs {
+            qps,
+            ttft_s,
+            itl_s,
+            regions: if f.regions.is_empty() {
+                d.regions
+            } else {
+                f.regions
+                    .iter()
+                    .map(|r| r.trim().to_ascii_lowercase())
+                    .collect()
+            },
+            budget_usd_per_year: budget,
+            max_utilization,
+        })
+    }
+
+    /// The synthesis target, if the scenario sets one.
+    pub fn target(&self) -> Result<Option<SynthTarget>, Vec<Problem>> {
+        match &self.synthesis.target {
+            None => Ok(None),
+            Some(t) => SynthTarget::parse(t)
+                .map(Some)
+                .map_err(|m| vec![("synthesis.target".into(), m)]),
+        }
+    }
+
+    /// The batch range of the sweep, if the scenario sets one.
+    pub fn batches(&self) -> Result<Option<(u64, u64)>, Vec<Problem>> {
+        match &self.sweep.batches {
+            None => Ok(None),
+            Some(b) => parse_batches(b)
+                .map(Some)
+                .map_err(|m| vec![("sweep.batches".into(), m)]),
+        }
+    }
+
+    /// What the sweep runs over: Some(true) for context, Some(false) for batch.
+    pub fn sweep_over_context(&self) -> Result<Option<bool>, Vec<Problem>> {
+        match self
+            .sweep
+            .over
+            .as_deref()
+            .map(|s| s.trim().to_ascii_lowercase())
+        {
+            None => Ok(None),
+            Some(s) if s == "batch" => Ok(Some(false)),
+            Some(s) if s == "context" => Ok(Some(true)),
+            Some(s) => Err(vec![(
+                "sweep.over".into(),
+                format!("sweep over {s:?}? use batch or context"),
+            )]),
+        }
+    }
+
+    /// Every problem of the values, without a catalog.
+    pub fn value_problems(&self) -> Vec<Problem> {
+        let mut all = Vec::new();
+        if let Some(v) = &self.view
+            && !VIEWS.contains(&v.as_str())
+        {
+            all.push((
+                "view".to_string(),
+                format!("unknown view {v:?}; use one of {}", VIEWS.join(", ")),
+            ));
+        }
+        let wl = Workload::default();
+        all.extend(self.workload(&wl).err().unwrap_or_default());
+        all.extend(
+            self.assumptions(&Assumptions::default())
+                .err()
+                .unwrap_or_default(),
+        );
+        all.extend(self.request().err().unwrap_or_default());
+        all.extend(self.fleet_inputs().err().unwrap_or_default());
+        all.extend(self.target().err().unwrap_or_default());
+        all.extend(self.batches().err().unwrap_or_default());
+        all.extend(self.sweep_over_context().err().unwrap_or_default());
+        all
+    }
+
+    /// Every name the catalog does not know: devices, model, regions, family.
+    pub fn catalog_problems(&self, catalog: &Catalog) -> Vec<Problem> {
+        let mut p = Problems::default();
+        if let Some(h) = &self.hardware
+            && let Err(e) = catalog.hardware(h)
+        {
+            p.push("hardware", e.to_string());
+        }
+        for (i, h) in self.compare.iter().enumerate() {
+            if let Err(e) = catalog.hardware(h) {
+                p.push(&format!("compare.{i}"), e.to_string());
+            }
+        }
+        if let Some(m) = &self.model
+            && let Err(e) = catalog.model(m)
+        {
+            p.push("model", e.to_string());
+        }
+        if let Some(r) = &self.serving.region
+            && let Err(e) = catalog.region(r)
+        {
+            p.push("serving.region", e.to_string());
+        }
+        for (i, r) in self.fleet.regions.iter().enumerate() {
+            if let Err(e) = catalog.region(r) {
+                p.push(&format!("fleet.regions.{i}"), e.to_string());
+            }
+        }
+        if let Some(f) = &self.generations.family {
+            let fams = generation_families(catalog);
+            let f = f.trim().to_ascii_lowercase();
+            if f != "marked" && !fams.contains(&f) {
+                p.push(
+                    "generations.family",
+                    format!(
+                        "no family {f:?} of two devices or more; use marked or one of {}",
+                        fams.join(", ")
+                    ),
+                );
+            }
+        }
+        p.0
+    }
+}

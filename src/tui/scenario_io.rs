@@ -1,0 +1,320 @@
+//! The workbench and its scenario files: opening one (all or nothing, every
+//! problem at its file:line:column), the whole state as a scenario (every
+//! value exact, the opened title and description kept), and the save flow
+//! of `s`: a typed path (`~` is the home directory), a y/n before
+//! overwriting a file this session did not open or save, a symbolic link
+//! written through and said so.
+
+use super::app::{App, Level, Mode};
+use super::knobs::{Family, SweepAxis, ViewInputs};
+use super::views::View;
+use crate::fsutil;
+use crate::scenario::{Problem, Scenario, exact};
+use crate::solver::{Assumptions, Workload};
+use std::path::{Path, PathBuf};
+
+/// What the workbench keeps of the scenario files of a session.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Session {
+    /// The title and description of the scenario opened, written back on save.
+    pub title: Option<String>,
+    pub description: Option<String>,
+    /// Files opened or saved this session (their real paths): a save over
+    /// one of them does not ask.
+    pub owned: Vec<PathBuf>,
+    /// A save waiting for y/n: the path typed, a file that exists and was
+    /// neither opened nor saved this session.
+    pub confirm: Option<PathBuf>,
+    /// The home directory `~` stands for (None: `~` is taken literally).
+    pub home: Option<PathBuf>,
+}
+
+impl Session {
+    /// A new session, `~` being the user's home directory.
+    pub fn new() -> Session {
+        Session {
+            home: fsutil::home_dir(),
+            ..Session::default()
+        }
+    }
+
+    fn own(&mut self, path: &Path) {
+        if let Some(p) = real_path(path)
+            && !self.owned.contains(&p)
+        {
+            self.owned.push(p);
+        }
+    }
+
+    fn owns(&self, path: &Path) -> bool {
+        real_path(path).is_some_and(|p| self.owned.contains(&p))
+    }
+}
+
+/// The file a path stands for, links followed, when it exists.
+fn real_path(path: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok()
+}
+
+fn joined(problems: Vec<Problem>) -> String {
+    problems
+        .iter()
+        .map(|(k, m)| format!("{k}: {m}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl App {
+    /// Open a scenario file: selection, knobs, view, title. On error nothing
+    /// changes and the message lists every problem, one per line, each at
+    /// its file:line:column.
+    pub fn open_scenario(&mut self, path: &Path) -> Result<(), String> {
+        let s = Scenario::load_with(path, &self.catalog).map_err(|e| e.to_string())?;
+        self.apply_scenario(&s)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        self.session.own(path);
+        let name = s.title.unwrap_or_else(|| path.display().to_string());
+        self.say(Level::Info, format!("scenario: {name}"));
+        Ok(())
+    }
+
+    /// Take a parsed scenario's state. All or nothing: a value or name the
+    /// catalog does not know changes nothing and is named in the error.
+    pub fn apply_scenario(&mut self, s: &Scenario) -> Result<(), String> {
+        let mut problems = s.value_problems();
+        problems.extend(s.catalog_problems(&self.catalog));
+        if !problems.is_empty() {
+            return Err(joined(problems));
+        }
+        let cat = &self.catalog;
+        let hw_index = |name: &str| {
+            let id = cat.hardware(name).map(|e| e.hw.id.as_str()).unwrap_or("");
+            cat.hardware.iter().position(|x| x.hw.id == id).unwrap_or(0)
+        };
+        let hw = s
+            .hardware
+            .as_deref()
+            .or(s.compare.first().map(String::as_str))
+            .map_or(self.hw, hw_index);
+        let marked: Vec<usize> = s.compare.iter().map(|h| hw_index(h)).collect();
+        let model = match &s.model {
+            Some(m) => {
+                let id = cat.model(m).map(|e| e.model.id.as_str()).unwrap_or("");
+                cat.models
+                    .iter()
+                    .position(|x| x.model.id == id)
+                    .unwrap_or(0)
+            }
+            None => self.model,
+        };
+        let wl = s.workload(&Workload::default()).map_err(joined)?;
+        let a = s.assumptions(&Assumptions::default()).map_err(joined)?;
+        let view = s
+            .view
+            .as_deref()
+            .and_then(View::parse)
+            .unwrap_or(View::Roofline);
+        let v = self.view_inputs_of(s, hw, !marked.is_empty() && view == View::Generations)?;
+        self.hw = hw;
+        self.marked = marked;
+        self.model = model;
+        self.workload = wl;
+        self.assumptions = a;
+        self.view_inputs = v;
+        self.session.title = s.title.clone();
+        self.session.description = s.description.clone();
+        self.set_view(view);
+        Ok(())
+    }
+
+    /// The view inputs of a checked scenario: what it sets over the
+    /// defaults; the Generations family from the device unless it says.
+    fn view_inputs_of(
+        &self,
+        s: &Scenario,
+        hw: usize,
+        generations_of_marked: bool,
+    ) -> Result<ViewInputs, String> {
+        let cat = &self.catalog;
+        let region_id = |name: &str| {
+            cat.region(name)
+                .map_or_else(|_| name.to_string(), |r| r.id.clone())
+        };
+        let f = s.fleet_inputs().map_err(joined)?;
+        let mut v = ViewInputs::default();
+        if !self.choices.regions.contains(&v.region)
+            && let Some(r) = self.choices.regions.first()
+        {
+            v.region = r.clone();
+        }
+        v.request = s.request().map_err(joined)?;
+        v.qps = f.qps;
+        v.ttft_s = f.ttft_s;
+        v.itl_s = f.itl_s;
+        v.budget = f.budget_usd_per_year;
+        v.max_utilization = f.max_utilization;
+        v.regions = f.regions.iter().map(|r| region_id(r)).collect();
+        if let Some(r) = s
+            .serving
+            .region
+            .as_deref()
+            .or(v.regions.first().map(String::as_str))
+        {
+            v.region = region_id(r);
+        }
+        if let Some(t) = s.target().map_err(joined)? {
+            v.target = t;
+        }
+        if let Some(b) = s.batches().map_err(joined)? {
+            v.batches = b;
+        }
+        if let Some(context) = s.sweep_over_context().map_err(joined)? {
+            v.sweep = if context {
+                SweepAxis::Context
+            } else {
+                SweepAxis::Batch
+            };
+        }
+        v.family = match s.generations.family.as_deref().map(str::to_ascii_lowercase) {
+            Some(f) if f == "marked" => Family::Marked,
+            Some(f) => Family::Named(f),
+            None if generations_of_marked => Family::Marked,
+            None => match &cat.hardware[hw].family {
+                Some(f) => Family::Named(f.clone()),
+                None => v.family,
+            },
+        };
+        Ok(v)
+    }
+
+    /// The whole workbench state as a scenario, every value written so that
+    /// it reads back equal.
+    pub fn to_scenario(&self) -> Scenario {
+        let mut s = Scenario {
+            title: self.session.title.clone(),
+            description: self.session.description.clone(),
+            view: Some(self.view.name().into()),
+            hardware: Some(self.catalog.hardware[self.hw].hw.id.clone()),
+            compare: self
+                .marked
+                .iter()
+                .map(|&i| self.catalog.hardware[i].hw.id.clone())
+                .collect(),
+            model: Some(self.catalog.models[self.model].model.id.clone()),
+            ..Scenario::default()
+        };
+        let (wl, a, v) = (&self.workload, &self.assumptions, &self.view_inputs);
+        let w = &mut s.workload;
+        w.phase = Some(wl.phase.name().into());
+        w.batch = Some(wl.batch);
+        w.context = Some(wl.context);
+        w.weights = Some(wl.weights.name().into());
+        w.activations = Some(wl.activations.name().into());
+        w.kv = Some(wl.kv.name().into());
+        w.tp = Some(wl.tp);
+        w.pp = Some(wl.pp);
+        let asm = &mut s.assumptions;
+        asm.compute_efficiency = Some(a.compute_efficiency);
+        asm.memory_efficiency = Some(a.memory_efficiency);
+        asm.link_efficiency = Some(a.link_efficiency);
+        asm.overhead = Some(exact::time(a.overhead_s));
+        asm.link_latency = Some(exact::time(a.link_latency_s));
+        asm.usable_memory = Some(a.usable_memory);
+        asm.overlap = Some(a.overlap);
+        s.serving.prompt = Some(v.request.prompt);
+        s.serving.output = Some(v.request.output);
+        s.serving.region = Some(v.region.clone());
+        s.synthesis.target = Some(exact::target(&v.target));
+        s.sweep.batches = Some(format!("{}..{}", v.batches.0, v.batches.1));
+        s.sweep.over = Some(match v.sweep {
+            SweepAxis::Batch => "batch".into(),
+            SweepAxis::Context => "context".into(),
+        });
+        s.generations.family = Some(match &v.family {
+            Family::Named(f) => f.clone(),
+            Family::Marked => "marked".into(),
+        });
+        s.fleet.qps = Some(v.qps);
+        s.fleet.ttft = Some(exact::time(v.ttft_s));
+        s.fleet.itl = Some(exact::time(v.itl_s));
+        s.fleet.regions = v.regions.clone();
+        s.fleet.budget = v.budget.map(exact::count);
+        s.fleet.max_utilization = Some(v.max_utilization);
+        s
+    }
+}
+
+/// Enter in the save entry: save, or ask first when the path is a file
+/// this session neither opened nor saved.
+pub(crate) fn submit(app: &mut App) {
+    let text = app.save_path.lines().first().cloned().unwrap_or_default();
+    let text = text.trim();
+    let text = if text.is_empty() {
+        super::app::DEFAULT_SCENARIO_PATH
+    } else {
+        text
+    };
+    let path = fsutil::expand_tilde(text, app.session.home.as_deref());
+    if path.is_dir() {
+        let msg = format!(
+            "not saved: {} is a directory; add a file name",
+            path.display()
+        );
+        app.say(Level::Error, msg);
+        return;
+    }
+    if path.exists() && !app.session.owns(&path) {
+        app.say(
+            Level::Warn,
+            format!(
+                "{} exists: y overwrites it, n changes the path",
+                path.display()
+            ),
+        );
+        app.session.confirm = Some(path);
+        return;
+    }
+    write(app, &path);
+}
+
+/// y or n while a save waits for its confirmation.
+pub(crate) fn answer(app: &mut App, yes: bool) {
+    let Some(path) = app.session.confirm.take() else {
+        return;
+    };
+    if yes {
+        write(app, &path);
+    } else {
+        app.say(Level::Info, "not overwritten: type another path");
+    }
+}
+
+/// Esc in the save entry (or its confirmation).
+pub(crate) fn cancel(app: &mut App) {
+    app.session.confirm = None;
+    app.mode = Mode::Normal;
+    app.say(Level::Info, "save cancelled: nothing written");
+}
+
+fn write(app: &mut App, path: &Path) {
+    match app.to_scenario().save(path) {
+        Ok(w) => {
+            app.mode = Mode::Normal;
+            app.session.own(&w.file);
+            let msg = if w.via_symlink {
+                format!(
+                    "saved through the link {} -> {}",
+                    path.display(),
+                    w.file.display()
+                )
+            } else {
+                format!("scenario saved to {}", path.display())
+            };
+            app.say(Level::Info, msg);
+        }
+        Err(e) => {
+            // The entry stays open with the path, to fix it or press Esc.
+            app.say(Level::Error, format!("not saved: {}: {e}", path.display()));
+        }
+    }
+}
