@@ -4,7 +4,7 @@
 use clap::Parser;
 use ridgeline::cli::{self, args::Cli};
 use ridgeline::tui::{self, TuiOptions};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -13,6 +13,15 @@ fn main() -> ExitCode {
     let stderr = std::io::stderr();
     let code = match &cli.command {
         Some(command) => cli::run(&cli, command, &mut stdout.lock(), &mut stderr.lock()),
+        // The workbench draws on a terminal and reads keys from it: without
+        // one (input or output redirected) say so, and write nothing else.
+        None if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) => {
+            let _ = writeln!(
+                stderr.lock(),
+                "error: the workbench needs a terminal; use a subcommand for scripts (ridgeline --help lists them)"
+            );
+            2
+        }
         None => {
             let opts = TuiOptions {
                 catalog_dir: cli.catalog.clone(),

@@ -29,16 +29,38 @@ impl Tmux {
     /// Start the binary at `w`x`h`; after it exits the pane shows
     /// `EXIT=<code>` and the terminal modes are saved to `stty.txt`.
     fn start(w: u16, h: u16, args: &str) -> Tmux {
+        Tmux::run(w, h, |dir| {
+            let bin = env!("CARGO_BIN_EXE_ridgeline");
+            let stty = dir.join("stty.txt");
+            // The program waits for `go`, so that everything it writes to the
+            // terminal is also copied to `out.raw` (pipe-pane, set up in `run`).
+            let go = dir.join("go");
+            format!(
+                "while [ ! -e {go} ]; do sleep 0.02; done; {bin} {args}; echo EXIT=$?; stty -a > {}; sleep 30",
+                stty.display(),
+                go = go.display(),
+            )
+        })
+    }
+
+    /// An interactive shell with job control (bash without line editing,
+    /// so that it waits for a command in cooked mode), prompt `shell$ `.
+    fn shell(w: u16, h: u16) -> Tmux {
+        let t = Tmux::run(w, h, |_| {
+            "env PS1='shell$ ' bash --norc --noprofile --noediting -i".to_string()
+        });
+        t.wait_for("shell$");
+        t
+    }
+
+    /// Run `script(dir)` in a new tmux server, its output copied to `out.raw`.
+    fn run(w: u16, h: u16, script: impl FnOnce(&std::path::Path) -> String) -> Tmux {
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
         let sock = format!("ridgeline-e2e-{}-{n}", std::process::id());
         let dir = std::env::temp_dir().join(&sock);
         std::fs::create_dir_all(dir.join("config")).unwrap();
-        let bin = env!("CARGO_BIN_EXE_ridgeline");
-        let stty = dir.join("stty.txt");
-        let script = format!(
-            "{bin} {args}; echo EXIT=$?; stty -a > {}; sleep 30",
-            stty.display()
-        );
+        let go = dir.join("go");
+        let script = script(&dir);
         let status = Command::new("tmux")
             .args([
                 "-L",
@@ -51,6 +73,8 @@ impl Tmux {
                 "t",
             ])
             .args(["-x", &w.to_string(), "-y", &h.to_string()])
+            // Run in the private directory: relative paths land there.
+            .args(["-c", &dir.display().to_string()])
             .args([
                 "-e",
                 "LANG=C.UTF-8",
@@ -67,7 +91,90 @@ impl Tmux {
             .status()
             .expect("tmux runs");
         assert!(status.success(), "tmux new-session failed");
-        Tmux { sock, dir }
+        let t = Tmux { sock, dir };
+        let raw = t.dir.join("out.raw");
+        t.tmux(&[
+            "pipe-pane",
+            "-o",
+            "-t",
+            "t",
+            &format!("cat >> {}", raw.display()),
+        ]);
+        std::fs::write(&go, "").unwrap();
+        t
+    }
+
+    /// Everything the program wrote to the terminal so far.
+    fn raw(&self) -> String {
+        String::from_utf8_lossy(&std::fs::read(self.dir.join("out.raw")).unwrap_or_default())
+            .into_owned()
+    }
+
+    /// Paste text the way a terminal does: with `bracketed`, wrapped in
+    /// ESC[200~ ... ESC[201~ when the program asked for it (tmux
+    /// paste-buffer -p); without, as typed characters (a terminal without
+    /// bracketed paste).
+    fn paste(&self, text: &str, bracketed: bool) {
+        let file = self.dir.join("paste.txt");
+        std::fs::write(&file, text).unwrap();
+        let f = file.display().to_string();
+        self.tmux(&["load-buffer", "-b", "p", &f]);
+        let mut args = vec!["paste-buffer", "-b", "p", "-t", "t"];
+        if bracketed {
+            args.push("-p");
+        }
+        self.tmux(&args);
+    }
+
+    /// The pane's tty device (/dev/pts/N).
+    fn tty(&self) -> String {
+        self.tmux(&["display", "-p", "-t", "t", "#{pane_tty}"])
+            .trim()
+            .to_string()
+    }
+
+    /// The terminal modes as the terminal sees them now.
+    fn modes(&self) -> Modes {
+        let flags = self.tmux(&["display", "-p", "-t", "t", "#{alternate_on} #{cursor_flag}"]);
+        let mut f = flags.split_whitespace();
+        let alternate = f.next() == Some("1");
+        let cursor_shown = f.next() == Some("1");
+        let stty = Command::new("stty")
+            .args(["-a", "-F", &self.tty()])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default();
+        let words: Vec<&str> = stty.split_whitespace().collect();
+        let cooked = words.contains(&"icanon") && words.contains(&"echo");
+        // tmux has no format for bracketed paste: the last switch the
+        // program wrote decides.
+        let raw = self.raw();
+        let paste = match (raw.rfind("\x1b[?2004h"), raw.rfind("\x1b[?2004l")) {
+            (Some(on), Some(off)) => on > off,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        Modes {
+            alternate,
+            cursor_shown,
+            cooked,
+            paste,
+        }
+    }
+
+    /// Wait until the terminal modes are `want`.
+    fn wait_modes(&self, what: &str, want: Modes) {
+        let start = Instant::now();
+        loop {
+            let m = self.modes();
+            if m == want {
+                return;
+            }
+            if start.elapsed() > DEADLINE {
+                panic!("{what}: terminal modes {m:?}, want {want:?}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     fn tmux(&self, args: &[&str]) -> String {
@@ -155,6 +262,61 @@ impl Tmux {
             && modes.split_whitespace().any(|w| w == "echo");
         (line, restored)
     }
+}
+
+/// What a terminal program changes: the alternate screen, the cursor, the
+/// line discipline (raw or cooked) and bracketed paste.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Modes {
+    alternate: bool,
+    cursor_shown: bool,
+    cooked: bool,
+    paste: bool,
+}
+
+/// The workbench running: raw mode, alternate screen, cursor hidden,
+/// bracketed paste on.
+const RUNNING: Modes = Modes {
+    alternate: true,
+    cursor_shown: false,
+    cooked: false,
+    paste: true,
+};
+
+/// The terminal as the shell had it.
+const RESTORED: Modes = Modes {
+    alternate: false,
+    cursor_shown: true,
+    cooked: true,
+    paste: false,
+};
+
+/// The state letter of a process (R, S, T for stopped, Z), from /proc.
+fn process_state(pid: u32) -> char {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(')')
+        .and_then(|(_, r)| r.trim_start().chars().next())
+        .unwrap_or('?')
+}
+
+fn wait_state(pid: u32, want: char) {
+    let start = Instant::now();
+    while process_state(pid) != want {
+        assert!(
+            start.elapsed() < DEADLINE,
+            "pid {pid} is in state {}, want {want}",
+            process_state(pid)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn kill(sig: &str, target: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{sig}"), "--", target])
+        .status()
+        .unwrap();
+    assert!(ok.success(), "kill -{sig} {target}");
 }
 
 /// The first process whose parent is `parent`, from /proc/*/stat.
@@ -401,4 +563,159 @@ fn ascii_mode_draws_ascii_only() {
     assert!(s.is_ascii(), "{s}");
     t.keys(&["q"]);
     assert_eq!(t.exit_and_restored().0, "EXIT=0");
+}
+
+#[test]
+fn a_burst_of_keys_is_read_to_the_end() {
+    need_tmux!();
+    // 2000 `j` and a `q` in one write: more than the 1 KB the terminal
+    // reader takes at a time. The q must quit without another key.
+    let t = Tmux::start(80, 24, "");
+    t.wait_for("tok/s");
+    t.text(&format!("{}q", "j".repeat(2000)));
+    let (exit, restored) = t.exit_and_restored();
+    assert_eq!(exit, "EXIT=0");
+    assert!(restored);
+}
+
+#[test]
+fn a_paste_is_one_edit_and_ctrl_c_after_it_quits() {
+    need_tmux!();
+    let t = Tmux::start(80, 24, "");
+    t.wait_for("tok/s");
+    t.wait_modes("the workbench running", RUNNING);
+    // Bracketed: the newline of a pasted line is text, not Enter, so the
+    // filter stays open (Enter would say "filter kept").
+    t.keys(&["/"]);
+    t.wait_for("type to filter");
+    t.paste("h200\n", true);
+    // The entry shows as "/ TEXT_": no space where the newline was.
+    let s = t.wait_for("/ h200_ ");
+    assert!(
+        s.contains("h200-sxm") && s.contains("type to filter"),
+        "{s}"
+    );
+    // 100 KB at once: one edit, cut to the entry's limit, said so.
+    t.paste(&"x".repeat(100_000), true);
+    t.wait_for("at most 256 characters");
+    t.keys(&["C-c"]);
+    let (exit, restored) = t.exit_and_restored();
+    assert_eq!(exit, "EXIT=0");
+    assert!(restored);
+    t.wait_modes("after the exit", RESTORED);
+}
+
+#[test]
+fn a_paste_without_brackets_is_coalesced() {
+    need_tmux!();
+    // A terminal without bracketed paste types the text: 100 KB of keys.
+    let t = Tmux::start(80, 24, "");
+    t.wait_for("tok/s");
+    t.keys(&["/"]);
+    t.wait_for("type to filter");
+    t.paste(&"y".repeat(100_000), false);
+    t.wait_for("at most 256 characters");
+    t.keys(&["C-c"]);
+    assert_eq!(t.exit_and_restored().0, "EXIT=0");
+}
+
+#[test]
+fn ctrl_l_redraws_the_whole_screen() {
+    need_tmux!();
+    let t = Tmux::start(80, 24, "");
+    t.wait_for("tok/s");
+    // Another program scribbles on the terminal behind the workbench's back.
+    std::fs::write(t.tty(), "\x1b[5;5HSCRIBBLE-SCRIBBLE").unwrap();
+    t.wait_for("SCRIBBLE-SCRIBBLE");
+    t.keys(&["C-l"]);
+    let s = t.wait("the scribble to go", |s| !s.contains("SCRIBBLE"));
+    assert!(s.contains("tok/s") && s.contains("Hardware"), "{s}");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_and_restored().0, "EXIT=0");
+}
+
+#[test]
+fn other_signals_restore_the_terminal() {
+    need_tmux!();
+    // 128 + the signal number (Linux numbering: INT 2, QUIT 3, USR1 10, ALRM 14).
+    for (sig, code) in [
+        ("INT", "EXIT=130"),
+        ("QUIT", "EXIT=131"),
+        ("USR1", "EXIT=138"),
+        ("ALRM", "EXIT=142"),
+    ] {
+        let t = Tmux::start(80, 24, "");
+        t.wait_for("tok/s");
+        t.wait_modes("the workbench running", RUNNING);
+        kill(sig, &t.program_pid().to_string());
+        let (exit, restored) = t.exit_and_restored();
+        assert_eq!(exit, code, "SIG{sig}");
+        assert!(restored, "SIG{sig} left the terminal in raw mode");
+        t.wait_modes(&format!("after SIG{sig}"), RESTORED);
+    }
+}
+
+#[test]
+fn suspend_restores_the_terminal_and_fg_redraws() {
+    need_tmux!();
+    if !Command::new("bash")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("SKIPPED: bash is not installed; the job-control test needs it");
+        return;
+    }
+    // A user at a shell prompt, with job control: Ctrl-Z and fg.
+    let t = Tmux::shell(80, 24);
+    t.text(env!("CARGO_BIN_EXE_ridgeline"));
+    t.keys(&["Enter"]);
+    t.wait_for("tok/s");
+    let pid = t.program_pid();
+    // Ctrl-Z from the keyboard, then kill -TSTP from outside.
+    for (round, how) in ["ctrl-z", "kill -TSTP"].into_iter().enumerate() {
+        t.wait_modes("the workbench running", RUNNING);
+        if how == "ctrl-z" {
+            t.keys(&["C-z"]);
+        } else {
+            kill("TSTP", &pid.to_string());
+        }
+        wait_state(pid, 'T');
+        t.wait_modes(&format!("stopped by {how}"), RESTORED);
+        // The shell's screen is back, with the job reported stopped.
+        let s = t.wait("the shell to report the job", |s| {
+            s.matches("Stopped").count() == round + 1
+        });
+        assert!(!s.contains("tok/s"), "{how}:\n{s}");
+        t.text("fg");
+        t.keys(&["Enter"]);
+        t.wait_modes(&format!("fg after {how}"), RUNNING);
+        // Everything is drawn again, not only what changed.
+        t.wait("the whole screen again", |s| {
+            s.contains("tok/s") && s.contains("Hardware") && s.contains("? help")
+        });
+    }
+    // Still working: keys move the selection, q quits.
+    t.keys(&["Up"]);
+    t.wait_for("a100-sxm-80gb");
+    t.keys(&["q"]);
+    t.wait_modes("after q", RESTORED);
+    t.text("echo EXIT=$?");
+    t.keys(&["Enter"]);
+    t.wait_for("EXIT=0");
+}
+
+#[test]
+fn without_a_terminal_for_output_it_says_so() {
+    need_tmux!();
+    // Standard input is the terminal, standard output a file.
+    let t = Tmux::start(80, 24, "> out.txt");
+    let s = t.wait_for("EXIT=");
+    assert!(s.contains("EXIT=2"), "{s}");
+    assert!(
+        s.contains("the workbench needs a terminal; use a subcommand for scripts"),
+        "{s}"
+    );
+    let out = std::fs::read(t.dir.join("out.txt")).unwrap_or_default();
+    assert!(out.is_empty(), "wrote {} bytes into the file", out.len());
 }
