@@ -154,7 +154,7 @@ pub fn run(opts: TuiOptions) -> io::Result<Exit> {
 /// all, draw once.
 fn event_loop(term: &mut DefaultTerminal, app: &mut App, inbox: &Inbox) -> io::Result<Exit> {
     let mut queue = VecDeque::new();
-    let mut redraw_all = false;
+    let (mut redraw_all, mut suspend) = (false, false);
     loop {
         if let Some(sig) = inbox.fatal() {
             return Ok(Exit::Signal(sig));
@@ -162,12 +162,15 @@ fn event_loop(term: &mut DefaultTerminal, app: &mut App, inbox: &Inbox) -> io::R
         if app.quit {
             return Ok(Exit::Quit);
         }
-        if inbox.take_suspend() {
+        if suspend || inbox.take_suspend() {
             term::suspend();
+            // Continued (`fg`): the SIGCONT needs no second resume.
+            inbox.take_resumed();
             term::resume()?;
             redraw_all = true;
-        }
-        if inbox.take_resumed() {
+        } else if inbox.take_resumed() {
+            // Continued after a stop from outside (SIGSTOP): the shell may
+            // have reset the terminal meanwhile.
             term::resume()?;
             redraw_all = true;
         }
@@ -191,16 +194,13 @@ fn event_loop(term: &mut DefaultTerminal, app: &mut App, inbox: &Inbox) -> io::R
             while queue.len() < BATCH {
                 match inbox.try_next()? {
                     Next::Input(ev) => queue.push_back(ev),
-                    Next::Signal => {}
-                    Next::Empty => break,
+                    // A signal is seen to before more input.
+                    Next::Signal | Next::Empty => break,
                 }
             }
         }
         let req = events::apply(app, &mut queue);
-        if req.suspend {
-            term::suspend();
-            term::resume()?;
-        }
-        redraw_all |= req.redraw_all || req.suspend;
+        redraw_all |= req.redraw_all;
+        suspend = req.suspend;
     }
 }

@@ -275,20 +275,29 @@ fn watchdog(tx: SyncSender<Msg>, flags: Arc<Flags>) {
 /// When the channel is full the reader waits, and the rest of the input
 /// stays in the terminal.
 fn read_input(tx: SyncSender<Msg>) {
+    /// Tells the loop when the reader ends, even by a panic, so that it
+    /// does not wait for input that will never come.
+    struct Ended(SyncSender<Msg>);
+    impl Drop for Ended {
+        fn drop(&mut self) {
+            let e = io::Error::other("the terminal reader stopped");
+            let _ = self.0.try_send(Msg::Failed(e));
+        }
+    }
     let _ = std::thread::Builder::new()
         .name("ridgeline-input".into())
         .spawn(move || {
+            let ended = Ended(tx.clone());
             loop {
                 let msg = match event::read() {
                     Ok(ev) => Msg::Input(ev),
-                    Err(e) => {
-                        let _ = tx.send(Msg::Failed(e));
-                        return;
-                    }
+                    Err(e) => Msg::Failed(e),
                 };
-                if tx.send(msg).is_err() {
-                    return;
+                let failed = matches!(msg, Msg::Failed(_));
+                if tx.send(msg).is_err() || failed {
+                    break;
                 }
             }
+            drop(ended);
         });
 }
