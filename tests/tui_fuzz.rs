@@ -107,8 +107,17 @@ fn check_entries(a: &App) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// 48 cases by default (a few seconds in a debug build); PROPTEST_CASES
+/// asks for more.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn random_actions_never_panic_and_cost_at_most_two_recomputes(

@@ -8,9 +8,9 @@
 //! instead of one per character.
 
 use super::action::{Action, Command};
-use super::app::{App, Mode};
+use super::app::App;
 use super::keymap;
-use super::update::update;
+use super::update::{entry_limit, update};
 use ratatui::crossterm::event::Event;
 use ratatui_textarea::{Input, Key};
 use std::collections::VecDeque;
@@ -68,7 +68,7 @@ pub fn apply(app: &mut App, queue: &mut VecDeque<Event>) -> Requests {
 
 /// A plain character for an open entry (what typing there inserts).
 fn typed_char(app: &App, action: &Action) -> Option<char> {
-    let entry = matches!(app.mode, Mode::Filter(_) | Mode::Edit | Mode::Save);
+    let entry = entry_limit(app).is_some();
     match action {
         Action::Input(Input {
             key: Key::Char(c),

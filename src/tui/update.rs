@@ -46,7 +46,7 @@ pub fn update(app: &mut App, action: Action) {
         }
         Action::Paste(text) => {
             app.message = None;
-            if entry_limit(app.mode).is_none() {
+            if entry_limit(app).is_none() {
                 let k = app.keymap.first_key(Command::Filter);
                 let msg = format!("paste ignored: no entry is open ({k} filters a list)");
                 app.say(Level::Info, msg);
@@ -63,9 +63,10 @@ pub fn update(app: &mut App, action: Action) {
     app.recompute();
 }
 
-/// What the open entry is called and how many characters it takes.
-fn entry_limit(mode: Mode) -> Option<(&'static str, usize)> {
-    match mode {
+/// The entry that takes typed and pasted text now, if one does: what it
+/// is called and how many characters it takes.
+pub(crate) fn entry_limit(app: &App) -> Option<(&'static str, usize)> {
+    match app.mode {
         Mode::Filter(_) => Some(("the filter", FILTER_MAX)),
         Mode::Edit => Some(("a knob value", KNOB_MAX)),
         Mode::Save => Some(("the path", PATH_MAX)),
@@ -76,7 +77,7 @@ fn entry_limit(mode: Mode) -> Option<(&'static str, usize)> {
 /// Change the open entry with `edit` (which returns how many characters
 /// the limit left out), then recompute once.
 fn edit_entry(app: &mut App, edit: impl FnOnce(&mut TextArea<'static>, usize) -> usize) {
-    let Some((what, max)) = entry_limit(app.mode) else {
+    let Some((what, max)) = entry_limit(app) else {
         return;
     };
     let left_out = match app.mode {
