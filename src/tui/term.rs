@@ -273,7 +273,9 @@ fn watchdog(tx: SyncSender<Msg>, flags: Arc<Flags>) {
 /// Read the terminal on a thread of its own. crossterm's reader (with
 /// `use-dev-tty`) waits with poll(2), so input left after one read is seen.
 /// When the channel is full the reader waits, and the rest of the input
-/// stays in the terminal.
+/// stays in the terminal. Nothing calls crossterm's `poll` to drain: with
+/// `use-dev-tty` a zero timeout misses events it has already read
+/// (crossterm#839); the channel says exactly what is ready.
 fn read_input(tx: SyncSender<Msg>) {
     /// Tells the loop when the reader ends, even by a panic, so that it
     /// does not wait for input that will never come.
