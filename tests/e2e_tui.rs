@@ -2,196 +2,13 @@
 //! keys are typed with send-keys, and the screen is read with capture-pane
 //! until the expected text shows up (or a deadline passes). Skipped, with a
 //! message, when tmux is not installed (.ci/run installs it).
+//! The harness is in tests/tmux/.
 
-use std::path::PathBuf;
+mod tmux;
+
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-
-const DEADLINE: Duration = Duration::from_secs(10);
-
-fn have_tmux() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// A tmux server of our own, killed on drop.
-struct Tmux {
-    sock: String,
-    dir: PathBuf,
-}
-
-static NEXT: AtomicUsize = AtomicUsize::new(0);
-
-impl Tmux {
-    /// Start the binary at `w`x`h`; after it exits the pane shows
-    /// `EXIT=<code>` and the terminal modes are saved to `stty.txt`.
-    fn start(w: u16, h: u16, args: &str) -> Tmux {
-        let n = NEXT.fetch_add(1, Ordering::SeqCst);
-        let sock = format!("ridgeline-e2e-{}-{n}", std::process::id());
-        let dir = std::env::temp_dir().join(&sock);
-        std::fs::create_dir_all(dir.join("config")).unwrap();
-        let bin = env!("CARGO_BIN_EXE_ridgeline");
-        let stty = dir.join("stty.txt");
-        let script = format!(
-            "{bin} {args}; echo EXIT=$?; stty -a > {}; sleep 30",
-            stty.display()
-        );
-        let status = Command::new("tmux")
-            .args([
-                "-L",
-                &sock,
-                "-f",
-                "/dev/null",
-                "new-session",
-                "-d",
-                "-s",
-                "t",
-            ])
-            .args(["-x", &w.to_string(), "-y", &h.to_string()])
-            .args([
-                "-e",
-                "LANG=C.UTF-8",
-                "-e",
-                "LC_ALL=C.UTF-8",
-                "-e",
-                "NO_COLOR=",
-            ])
-            .args([
-                "-e",
-                &format!("RIDGELINE_CONFIG_DIR={}", dir.join("config").display()),
-            ])
-            .arg(script)
-            .status()
-            .expect("tmux runs");
-        assert!(status.success(), "tmux new-session failed");
-        Tmux { sock, dir }
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .args(["-L", &self.sock])
-            .args(args)
-            .output()
-            .expect("tmux runs");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        for k in keys {
-            self.tmux(&["send-keys", "-t", "t", k]);
-        }
-    }
-
-    fn text(&self, s: &str) {
-        self.tmux(&["send-keys", "-t", "t", "-l", s]);
-    }
-
-    fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-t", "t"])
-    }
-
-    /// Poll the screen until `pred` holds; panic with the screen if it never does.
-    fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if pred(&s) {
-                return s;
-            }
-            if start.elapsed() > DEADLINE {
-                panic!("timed out waiting for {what}; screen:\n{s}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn wait_for(&self, text: &str) -> String {
-        self.wait(text, |s| s.contains(text))
-    }
-
-    /// The pid of the program (the child of the pane's shell).
-    fn program_pid(&self) -> u32 {
-        let shell = self.tmux(&["display", "-p", "-t", "t", "#{pane_pid}"]);
-        let shell = shell.trim();
-        let path = format!("/proc/{shell}/task/{shell}/children");
-        let start = Instant::now();
-        loop {
-            let children = std::fs::read_to_string(&path).unwrap_or_default();
-            if let Some(pid) = children.split_whitespace().next() {
-                return pid.parse().unwrap();
-            }
-            // Kernels without /proc/.../children: look for the parent in /proc/*/stat.
-            if let Some(pid) = child_by_stat(shell) {
-                return pid;
-            }
-            assert!(start.elapsed() < DEADLINE, "no child of the pane shell");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// After the program exits: its exit line, and whether canonical mode
-    /// (cooked terminal) is back on.
-    fn exit_and_restored(&self) -> (String, bool) {
-        let s = self.wait("the program to exit", |s| s.contains("EXIT="));
-        let line = s
-            .lines()
-            .find(|l| l.contains("EXIT="))
-            .unwrap_or("")
-            .trim()
-            .to_string();
-        let stty = self.dir.join("stty.txt");
-        let start = Instant::now();
-        let modes = loop {
-            let m = std::fs::read_to_string(&stty).unwrap_or_default();
-            if !m.is_empty() || start.elapsed() > DEADLINE {
-                break m;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let restored = modes.split_whitespace().any(|w| w == "icanon")
-            && modes.split_whitespace().any(|w| w == "echo");
-        (line, restored)
-    }
-}
-
-/// The first process whose parent is `parent`, from /proc/*/stat.
-fn child_by_stat(parent: &str) -> Option<u32> {
-    for e in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
-        // pid (comm) state ppid ...: comm may hold spaces, so split after ')'.
-        let ppid = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1));
-        if ppid == Some(parent) {
-            return Some(pid);
-        }
-    }
-    None
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.sock, "kill-server"])
-            .output();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-macro_rules! need_tmux {
-    () => {
-        if !have_tmux() {
-            eprintln!("SKIPPED: tmux is not installed; the end-to-end TUI tests need it");
-            return;
-        }
-    };
-}
+use tmux::*;
 
 #[test]
 fn a_user_at_80x24_with_arrow_keys() {
@@ -434,4 +251,163 @@ fn saving_over_a_file_asks_first_in_ascii_at_80x24() {
     );
     t.keys(&["q"]);
     assert_eq!(t.exit_and_restored().0, "EXIT=0");
+}
+
+#[test]
+fn a_burst_of_keys_is_read_to_the_end() {
+    need_tmux!();
+    // 2000 `j` and a `q` in one write: more than the 1 KB the terminal
+    // reader takes at a time. The q must quit without another key.
+    let t = Tmux::start(80, 24, "");
+    t.wait_for("tok/s");
+    t.text(&format!("{}q", "j".repeat(2000)));
+    let (exit, restored) = t.exit_and_restored();
+    assert_eq!(exit, "EXIT=0");
+    assert!(restored);
+}
+
+#[test]
+fn a_paste_is_one_edit_and_ctrl_c_after_it_quits() {
+    need_tmux!();
+    let t = Tmux::start(80, 24, "");
+    t.wait_for("tok/s");
+    t.wait_modes("the workbench running", RUNNING);
+    // Bracketed: the newline of a pasted line is text, not Enter, so the
+    // filter stays open (Enter would say "filter kept").
+    t.keys(&["/"]);
+    t.wait_for("type to filter");
+    t.paste("h200\n", true);
+    // The entry shows as "/ TEXT_": no space where the newline was.
+    let s = t.wait_for("/ h200_ ");
+    assert!(
+        s.contains("h200-sxm") && s.contains("type to filter"),
+        "{s}"
+    );
+    // 100 KB at once: one edit, cut to the entry's limit, said so.
+    t.paste(&"x".repeat(100_000), true);
+    t.wait_for("at most 256 characters");
+    // Another 100 KB and Ctrl-C right behind it: it quits at once.
+    t.paste(&"z".repeat(100_000), true);
+    t.keys(&["C-c"]);
+    let (exit, restored) = t.exit_and_restored();
+    assert_eq!(exit, "EXIT=0");
+    assert!(restored);
+    t.wait_modes("after the exit", RESTORED);
+}
+
+#[test]
+fn a_paste_without_brackets_is_coalesced() {
+    need_tmux!();
+    // A terminal without bracketed paste types the text: 100 KB of keys.
+    let t = Tmux::start(80, 24, "");
+    t.wait_for("tok/s");
+    t.keys(&["/"]);
+    t.wait_for("type to filter");
+    t.paste(&"y".repeat(100_000), false);
+    t.wait_for("at most 256 characters");
+    // 100 000 keys more and Ctrl-C right behind them: it quits at once.
+    t.paste(&"z".repeat(100_000), false);
+    t.keys(&["C-c"]);
+    assert_eq!(t.exit_and_restored().0, "EXIT=0");
+}
+
+#[test]
+fn ctrl_l_redraws_the_whole_screen() {
+    need_tmux!();
+    let t = Tmux::start(80, 24, "");
+    t.wait_for("tok/s");
+    // Another program scribbles on the terminal behind the workbench's back.
+    std::fs::write(t.tty(), "\x1b[5;5HSCRIBBLE-SCRIBBLE").unwrap();
+    t.wait_for("SCRIBBLE-SCRIBBLE");
+    t.keys(&["C-l"]);
+    let s = t.wait("the scribble to go", |s| !s.contains("SCRIBBLE"));
+    assert!(s.contains("tok/s") && s.contains("Hardware"), "{s}");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_and_restored().0, "EXIT=0");
+}
+
+#[test]
+fn other_signals_restore_the_terminal() {
+    need_tmux!();
+    // 128 + the signal number (Linux numbering: INT 2, QUIT 3, USR1 10, ALRM 14).
+    for (sig, code) in [
+        ("INT", "EXIT=130"),
+        ("QUIT", "EXIT=131"),
+        ("USR1", "EXIT=138"),
+        ("ALRM", "EXIT=142"),
+    ] {
+        let t = Tmux::start(80, 24, "");
+        t.wait_for("tok/s");
+        t.wait_modes("the workbench running", RUNNING);
+        kill(sig, &t.program_pid().to_string());
+        let (exit, restored) = t.exit_and_restored();
+        assert_eq!(exit, code, "SIG{sig}");
+        assert!(restored, "SIG{sig} left the terminal in raw mode");
+        t.wait_modes(&format!("after SIG{sig}"), RESTORED);
+    }
+}
+
+#[test]
+fn suspend_restores_the_terminal_and_fg_redraws() {
+    need_tmux!();
+    if !Command::new("bash")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("SKIPPED: bash is not installed; the job-control test needs it");
+        return;
+    }
+    // A user at a shell prompt, with job control: Ctrl-Z and fg.
+    let t = Tmux::shell(80, 24);
+    t.text(env!("CARGO_BIN_EXE_ridgeline"));
+    t.keys(&["Enter"]);
+    t.wait_for("tok/s");
+    let pid = t.program_pid();
+    // Ctrl-Z from the keyboard, then kill -TSTP from outside.
+    for (round, how) in ["ctrl-z", "kill -TSTP"].into_iter().enumerate() {
+        t.wait_modes("the workbench running", RUNNING);
+        if how == "ctrl-z" {
+            t.keys(&["C-z"]);
+        } else {
+            kill("TSTP", &pid.to_string());
+        }
+        wait_state(pid, 'T');
+        t.wait_modes(&format!("stopped by {how}"), RESTORED);
+        // The shell's screen is back, with the job reported stopped.
+        let s = t.wait("the shell to report the job", |s| {
+            s.matches("Stopped").count() == round + 1
+        });
+        assert!(!s.contains("tok/s"), "{how}:\n{s}");
+        t.text("fg");
+        t.keys(&["Enter"]);
+        t.wait_modes(&format!("fg after {how}"), RUNNING);
+        // Everything is drawn again, not only what changed.
+        t.wait("the whole screen again", |s| {
+            s.contains("tok/s") && s.contains("Hardware") && s.contains("? help")
+        });
+    }
+    // Still working: keys move the selection, q quits.
+    t.keys(&["Up"]);
+    t.wait_for("a100-sxm-80gb");
+    t.keys(&["q"]);
+    t.wait_modes("after q", RESTORED);
+    t.text("echo EXIT=$?");
+    t.keys(&["Enter"]);
+    t.wait_for("EXIT=0");
+}
+
+#[test]
+fn without_a_terminal_for_output_it_says_so() {
+    need_tmux!();
+    // Standard input is the terminal, standard output a file.
+    let t = Tmux::start(80, 24, "> out.txt");
+    let s = t.wait_for("EXIT=");
+    assert!(s.contains("EXIT=2"), "{s}");
+    assert!(
+        s.contains("the workbench needs a terminal; use a subcommand for scripts"),
+        "{s}"
+    );
+    let out = std::fs::read(t.dir.join("out.txt")).unwrap_or_default();
+    assert!(out.is_empty(), "wrote {} bytes into the file", out.len());
 }

@@ -34,11 +34,13 @@ pub enum Command {
     View6,
     NextFamily,
     Save,
+    Redraw,
+    Suspend,
 }
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 28] = [
+    pub const ALL: [Command; 30] = [
         Command::View1,
         Command::View2,
         Command::View3,
@@ -65,6 +67,8 @@ impl Command {
         Command::NextFamily,
         Command::Save,
         Command::NextTheme,
+        Command::Redraw,
+        Command::Suspend,
         Command::Help,
         Command::Quit,
     ];
@@ -113,6 +117,8 @@ impl Command {
             Command::View6 => "view_fleet",
             Command::NextFamily => "next_family",
             Command::Save => "save",
+            Command::Redraw => "redraw",
+            Command::Suspend => "suspend",
         }
     }
 
@@ -147,6 +153,8 @@ impl Command {
             Command::View6 => "view 6: Fleet (cheapest fleet for a load and SLAs)",
             Command::NextFamily => "next hardware family (Generations), or the marked devices",
             Command::Save => "save the workbench state to a scenario file",
+            Command::Redraw => "redraw the whole screen",
+            Command::Suspend => "suspend to the shell (fg resumes)",
         }
     }
 
@@ -162,6 +170,11 @@ pub enum Action {
     Do(Command),
     /// A key for the open text entry (filter or knob value).
     Input(Input),
+    /// Text for the open entry, inserted as one edit: a bracketed paste, or
+    /// a run of characters typed faster than the screen is drawn, which the
+    /// event loop folds together. Control characters are dropped, line
+    /// breaks become spaces, and the entry keeps its length limit.
+    Paste(String),
     /// The terminal changed size: draw again.
     Resize,
 }

@@ -225,6 +225,9 @@ pub struct App {
     pub quit: bool,
     /// Something changed since the last draw.
     pub dirty: bool,
+    /// How many times every figure was recomputed (the work an action
+    /// costs; tests bound it).
+    pub recomputes: u64,
 }
 
 /// What the app starts from; `run` fills it from the environment, tests
@@ -387,6 +390,7 @@ impl App {
             view_scroll: 0,
             quit: false,
             dirty: true,
+            recomputes: 0,
         };
         app.recompute();
         app
@@ -503,6 +507,7 @@ impl App {
 
     /// Recompute every figure from the solver for the current state.
     pub fn recompute(&mut self) {
+        self.recomputes += 1;
         self.hw_visible = visible(&self.hw_order, self.filter_text(Pane::Hardware), |i| {
             let e = &self.catalog.hardware[i];
             let mut s = vec![e.hw.id.as_str(), e.hw.name.as_str(), e.vendor.as_str()];

@@ -49,6 +49,13 @@ impl Key {
     pub const fn ch(c: char) -> Key {
         Key::plain(KeyCodeOrd::Char(c))
     }
+    pub const fn ctrl(c: char) -> Key {
+        Key {
+            code: KeyCodeOrd::Char(c),
+            ctrl: true,
+            alt: false,
+        }
+    }
 
     /// The key of a terminal event, if it is one the keymap can bind.
     pub fn from_event(ev: &KeyEvent) -> Option<Key> {
@@ -238,6 +245,8 @@ impl Default for Keymap {
         b.insert(Command::View6, vec![c('6')]);
         b.insert(Command::NextFamily, vec![c('f')]);
         b.insert(Command::Save, vec![c('s')]);
+        b.insert(Command::Redraw, vec![Key::ctrl('l')]);
+        b.insert(Command::Suspend, vec![Key::ctrl('z')]);
         Keymap { bindings: b }
     }
 }
@@ -426,6 +435,12 @@ pub fn action_for(app: &App, ev: &KeyEvent) -> Option<Action> {
         Mode::Filter(_) | Mode::Edit | Mode::Save => {
             if key == CTRL_C {
                 return Some(Command::Quit.into());
+            }
+            // Control keys that act on the terminal work while typing too.
+            if key.ctrl
+                && let Some(cmd @ (Command::Redraw | Command::Suspend)) = app.keymap.command(key)
+            {
+                return Some(cmd.into());
             }
             match key.code {
                 KeyCodeOrd::Enter if !key.ctrl && !key.alt => Some(Command::Edit.into()),

@@ -5,10 +5,12 @@
 
 pub mod action;
 pub mod app;
+pub mod events;
 pub mod keymap;
 pub mod knobs;
 pub mod panes;
 pub mod scenario_io;
+pub mod term;
 pub mod theme;
 pub mod ui;
 pub mod update;
@@ -25,13 +27,10 @@ pub use views::View;
 
 use crate::catalog::{self, Catalog};
 use ratatui::DefaultTerminal;
-use ratatui::crossterm::event::{self, Event};
-use ratatui::crossterm::{cursor, execute, terminal};
-use std::io;
+use std::collections::VecDeque;
+use std::io::{self, IsTerminal};
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use term::{Inbox, Next};
 
 /// How the workbench starts.
 #[derive(Debug, Clone, Default)]
@@ -54,7 +53,7 @@ pub struct TuiOptions {
 pub enum Exit {
     /// The user quit.
     Quit,
-    /// A signal ended it (SIGTERM 15, SIGHUP 1).
+    /// A signal ended it (`term::TERMINATING`; a closed terminal is SIGHUP).
     Signal(i32),
     /// It did not start: bad input (a `--scenario` file that cannot be
     /// opened), said on stderr before the terminal was touched.
@@ -63,7 +62,7 @@ pub enum Exit {
 
 impl Exit {
     /// The conventional exit status: 0, or 128 + the signal number
-    /// (143 for SIGTERM, 129 for SIGHUP).
+    /// (129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM).
     pub fn code(self) -> u8 {
         match self {
             Exit::Quit => 0,
@@ -73,9 +72,9 @@ impl Exit {
     }
 }
 
-/// How often the loop wakes to check for SIGTERM/SIGHUP. Not a redraw
-/// timer: nothing is drawn unless something changed.
-const SIGNAL_POLL: Duration = Duration::from_millis(250);
+/// The most events applied before the screen is drawn: under a flood of
+/// input the screen still follows, a batch at a time.
+const BATCH: usize = 1024;
 
 fn env(k: &str) -> Option<String> {
     std::env::var(k).ok()
@@ -122,11 +121,10 @@ pub fn app_from_env(opts: &TuiOptions) -> Result<App, String> {
     Ok(app)
 }
 
-/// Put the terminal back: raw mode off, main screen, cursor shown. Safe to
-/// call more than once and on a terminal that is gone.
+/// Put the terminal back: bracketed paste off, main screen, cursor shown,
+/// raw mode off. Safe to call more than once and on a terminal that is gone.
 pub fn restore_terminal() {
-    let _ = terminal::disable_raw_mode();
-    let _ = execute!(io::stdout(), terminal::LeaveAlternateScreen, cursor::Show);
+    term::restore();
 }
 
 /// Restore the terminal before the previous panic hook prints, so the
@@ -139,7 +137,7 @@ fn install_panic_hook() {
     }));
 }
 
-/// Run the workbench until the user quits or a SIGTERM/SIGHUP arrives.
+/// Run the workbench until the user quits or a terminating signal arrives.
 /// The terminal is restored on every way out.
 pub fn run(opts: TuiOptions) -> io::Result<Exit> {
     let mut app = match app_from_env(&opts) {
@@ -149,108 +147,83 @@ pub fn run(opts: TuiOptions) -> io::Result<Exit> {
             return Ok(Exit::BadInput);
         }
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    let term_flag = Arc::new(AtomicBool::new(false));
-    let hup_flag = Arc::new(AtomicBool::new(false));
-    for (sig, flag) in [
-        (signal_hook::consts::SIGTERM, &term_flag),
-        (signal_hook::consts::SIGHUP, &hup_flag),
-    ] {
-        signal_hook::flag::register(sig, Arc::clone(&stop))?;
-        signal_hook::flag::register(sig, Arc::clone(flag))?;
+    // The workbench draws on a terminal and reads keys from it: without one
+    // (input or output redirected) say so, and write nothing else.
+    if !(io::stdin().is_terminal() && io::stdout().is_terminal()) {
+        eprintln!(
+            "error: the workbench needs a terminal; use a subcommand for scripts (ridgeline --help lists them)"
+        );
+        return Ok(Exit::BadInput);
     }
+    let inbox = Inbox::start()?;
     install_panic_hook();
-    let done = Arc::new(AtomicBool::new(false));
-    watchdog(
-        Arc::clone(&term_flag),
-        Arc::clone(&hup_flag),
-        Arc::clone(&done),
-    );
-    terminal::enable_raw_mode()?;
-    if let Err(e) = execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide) {
+    if let Err(e) = term::enter() {
         restore_terminal();
         return Err(e);
     }
+    inbox.read_input();
     let result = ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(io::stdout()))
-        .and_then(|mut term| event_loop(&mut term, &mut app, &stop));
+        .and_then(|mut t| event_loop(&mut t, &mut app, &inbox));
     restore_terminal();
-    done.store(true, Ordering::SeqCst);
-    result?;
-    Ok(if term_flag.load(Ordering::Relaxed) {
-        Exit::Signal(signal_hook::consts::SIGTERM)
-    } else if hup_flag.load(Ordering::Relaxed) {
-        Exit::Signal(signal_hook::consts::SIGHUP)
-    } else {
-        Exit::Quit
-    })
+    inbox.done();
+    match (result, inbox.fatal()) {
+        // A terminal that went away fails to draw: the signal says why.
+        (Err(_), Some(sig)) => Ok(Exit::Signal(sig)),
+        (result, _) => result,
+    }
 }
 
-/// True when the process has no controlling terminal any more (the terminal
-/// was closed: a dropped SSH session, a killed tmux).
-fn terminal_gone() -> bool {
-    std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/tty")
-        .is_err()
-}
-
-/// Make sure a SIGTERM, a SIGHUP or a closed terminal ends the program even
-/// when the main thread cannot see it: crossterm's reader loops forever on a
-/// terminal that has hung up (read returns 0), so the event loop never gets
-/// back to its flags. The watchdog gives the loop a moment to end on its
-/// own, then restores the terminal and exits with 128 + the signal number.
-fn watchdog(term: Arc<AtomicBool>, hup: Arc<AtomicBool>, done: Arc<AtomicBool>) {
-    // Only watch the terminal if there was one to begin with.
-    let had_tty = !terminal_gone();
-    let _ = std::thread::Builder::new()
-        .name("ridgeline-watchdog".into())
-        .spawn(move || {
-            loop {
-                std::thread::sleep(SIGNAL_POLL);
-                if done.load(Ordering::SeqCst) {
-                    return;
-                }
-                let signal = if term.load(Ordering::SeqCst) {
-                    Some(signal_hook::consts::SIGTERM)
-                } else if hup.load(Ordering::SeqCst) || (had_tty && terminal_gone()) {
-                    Some(signal_hook::consts::SIGHUP)
-                } else {
-                    None
-                };
-                if let Some(sig) = signal {
-                    // The event loop checks its flags every SIGNAL_POLL.
-                    std::thread::sleep(SIGNAL_POLL * 3);
-                    if done.load(Ordering::SeqCst) {
-                        return;
-                    }
-                    restore_terminal();
-                    std::process::exit(Exit::Signal(sig).code() as i32);
-                }
-            }
-        });
-}
-
-fn event_loop(term: &mut DefaultTerminal, app: &mut App, stop: &AtomicBool) -> io::Result<()> {
+/// Wait for input or a signal, take every event that is ready, apply them
+/// all, draw once.
+fn event_loop(term: &mut DefaultTerminal, app: &mut App, inbox: &Inbox) -> io::Result<Exit> {
+    let mut queue = VecDeque::new();
+    let (mut redraw_all, mut suspend) = (false, false);
     loop {
+        if let Some(sig) = inbox.fatal() {
+            return Ok(Exit::Signal(sig));
+        }
+        if app.quit {
+            return Ok(Exit::Quit);
+        }
+        if suspend || inbox.take_suspend() {
+            term::suspend();
+            // Continued (`fg`): the SIGCONT needs no second resume.
+            inbox.take_resumed();
+            term::resume()?;
+            redraw_all = true;
+        } else if inbox.take_resumed() {
+            // Continued after a stop from outside (SIGSTOP): the shell may
+            // have reset the terminal meanwhile.
+            term::resume()?;
+            redraw_all = true;
+        }
+        if redraw_all {
+            // Clear the screen and forget what was drawn. (`clear` would
+            // first ask the terminal where its cursor is: a round trip that
+            // the input thread stands in the way of.)
+            let size = term.size()?;
+            term.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+            app.dirty = true;
+            redraw_all = false;
+        }
         if app.dirty {
             term.draw(|f| render(app, f))?;
             app.dirty = false;
         }
-        if app.quit || stop.load(Ordering::Relaxed) {
-            return Ok(());
-        }
-        if !event::poll(SIGNAL_POLL)? {
-            continue;
-        }
-        match event::read()? {
-            Event::Key(k) => {
-                if let Some(a) = keymap::action_for(app, &k) {
-                    update(app, a);
+        if queue.is_empty() {
+            if let Next::Input(ev) = inbox.next()? {
+                queue.push_back(ev);
+            }
+            while queue.len() < BATCH {
+                match inbox.try_next()? {
+                    Next::Input(ev) => queue.push_back(ev),
+                    // A signal is seen to before more input.
+                    Next::Signal | Next::Empty => break,
                 }
             }
-            Event::Resize(_, _) => update(app, Action::Resize),
-            _ => {}
         }
+        let req = events::apply(app, &mut queue);
+        redraw_all |= req.redraw_all;
+        suspend = req.suspend;
     }
 }

@@ -9,7 +9,7 @@ use super::theme::Theme;
 use super::views::View;
 use crate::solver;
 use ratatui::style::{Modifier, Style};
-use ratatui_textarea::{Key, TextArea};
+use ratatui_textarea::{Input, Key, TextArea};
 
 /// Move within a list of visible entries: the new selection.
 fn moved(visible: &[usize], current: usize, delta: isize) -> Option<usize> {
@@ -24,48 +24,151 @@ fn moved(visible: &[usize], current: usize, delta: isize) -> Option<usize> {
     Some(visible[next])
 }
 
+/// The longest filter, in characters: a filter is a few words.
+pub const FILTER_MAX: usize = 256;
+/// The longest knob value, in characters: the longest is a list of region
+/// ids (the built-in twelve take about 100).
+pub const KNOB_MAX: usize = 1024;
+/// The longest save path, in characters: Linux's PATH_MAX is 4096 bytes.
+pub const PATH_MAX: usize = 4096;
+
 /// Change state for one action, then recompute. The only mutator.
 pub fn update(app: &mut App, action: Action) {
     app.dirty = true;
-    if action != Action::Resize {
-        app.message = None;
-    }
     match action {
-        Action::Resize => return,
+        // The terminal's business (the event loop's): draw everything
+        // again, change nothing.
+        Action::Resize | Action::Do(Command::Redraw | Command::Suspend) => return,
         Action::Input(input) => {
-            match app.mode {
-                Mode::Filter(pane) => {
-                    let t = if pane == Pane::Models {
-                        &mut app.model_filter
-                    } else {
-                        &mut app.hw_filter
-                    };
-                    t.input(input);
-                    app.recompute();
-                    follow_filter(app, pane);
+            app.message = None;
+            if app.mode == Mode::Save && app.session.confirm.is_some() {
+                // A pending "overwrite?" question takes y or n, nothing else.
+                if let Key::Char(c @ ('y' | 'Y' | 'n' | 'N')) = input.key {
+                    scenario_io::answer(app, c.eq_ignore_ascii_case(&'y'));
                 }
-                Mode::Edit => {
-                    if let Some(e) = app.edit.as_mut() {
-                        e.text.input(input);
-                    }
-                    apply_entry(app);
-                }
-                Mode::Save => match (app.session.confirm.is_some(), input.key) {
-                    (false, _) => {
-                        app.save_path.input(input);
-                    }
-                    (true, Key::Char(c @ ('y' | 'Y' | 'n' | 'N'))) => {
-                        scenario_io::answer(app, c.eq_ignore_ascii_case(&'y'))
-                    }
-                    (true, _) => {}
-                },
-                _ => {}
+            } else {
+                edit_entry(app, |t, max| key_into(t, input, max));
             }
             return;
         }
-        Action::Do(cmd) => command(app, cmd),
+        Action::Paste(text) => {
+            app.message = None;
+            if entry_limit(app).is_none() {
+                let k = app.keymap.first_key(Command::Filter);
+                let msg = format!("paste ignored: no entry is open ({k} filters a list)");
+                app.say(Level::Info, msg);
+                return;
+            }
+            edit_entry(app, |t, max| paste_into(t, &text, max));
+            return;
+        }
+        Action::Do(cmd) => {
+            app.message = None;
+            command(app, cmd)
+        }
     }
     app.recompute();
+}
+
+/// The entry that takes typed and pasted text now, if one does: what it
+/// is called and how many characters it takes.
+pub(crate) fn entry_limit(app: &App) -> Option<(&'static str, usize)> {
+    match app.mode {
+        Mode::Filter(_) => Some(("the filter", FILTER_MAX)),
+        Mode::Edit => Some(("a knob value", KNOB_MAX)),
+        // A pending "overwrite?" question takes y or n, not text.
+        Mode::Save if app.session.confirm.is_some() => None,
+        Mode::Save => Some(("the path", PATH_MAX)),
+        Mode::Normal | Mode::Help => None,
+    }
+}
+
+/// Change the open entry with `edit` (which returns how many characters
+/// the limit left out), then recompute once.
+fn edit_entry(app: &mut App, edit: impl FnOnce(&mut TextArea<'static>, usize) -> usize) {
+    let Some((what, max)) = entry_limit(app) else {
+        return;
+    };
+    let left_out = match app.mode {
+        Mode::Filter(pane) => {
+            let t = if pane == Pane::Models {
+                &mut app.model_filter
+            } else {
+                &mut app.hw_filter
+            };
+            let n = edit(t, max);
+            app.recompute();
+            follow_filter(app, pane);
+            n
+        }
+        Mode::Edit => {
+            let n = app.edit.as_mut().map_or(0, |e| edit(&mut e.text, max));
+            apply_entry(app);
+            n
+        }
+        _ => edit(&mut app.save_path, max),
+    };
+    if left_out > 0 {
+        let msg = format!("{what} takes at most {max} characters; {left_out} left out");
+        app.say(Level::Warn, msg);
+    }
+}
+
+fn chars(t: &TextArea) -> usize {
+    t.lines().iter().map(|l| l.chars().count()).sum()
+}
+
+/// One key into an entry. A key that would break the line is ignored (an
+/// entry is one line); one that takes the entry past `max` characters is
+/// undone. Returns the characters left out.
+fn key_into(t: &mut TextArea<'static>, input: Input, max: usize) -> usize {
+    let breaks = matches!(input.key, Key::Enter | Key::Char('\n' | '\r'))
+        || (input.ctrl && input.key == Key::Char('m'));
+    if breaks {
+        return 0;
+    }
+    let before = chars(t);
+    t.input(input);
+    let after = chars(t);
+    if after > max && after > before {
+        t.undo();
+        return after - before;
+    }
+    0
+}
+
+/// Pasted text as one edit: line breaks and tabs become spaces, other
+/// control characters (escape sequences inside the paste) are dropped, a
+/// final line break is left out, and the text is cut to what fits in
+/// `max`. Returns the characters left out.
+fn paste_into(t: &mut TextArea<'static>, text: &str, max: usize) -> usize {
+    let clean = text.trim_end_matches(['\r', '\n']).chars().filter_map(|c| {
+        if matches!(c, '\n' | '\r' | '\t') {
+            Some(' ')
+        } else if c.is_control() {
+            None
+        } else {
+            Some(c)
+        }
+    });
+    // The selection (all of a knob's value when its entry opens) is replaced.
+    let selected = t
+        .selection_range()
+        .map_or(0, |((_, a), (_, b))| b.saturating_sub(a));
+    let room = max.saturating_sub(chars(t).saturating_sub(selected));
+    let (mut kept, mut n, mut left_out) = (String::new(), 0, 0);
+    for c in clean {
+        if n < room {
+            kept.push(c);
+            n += 1;
+        } else {
+            left_out += 1;
+        }
+    }
+    if !kept.is_empty() {
+        t.insert_str(&kept);
+    }
+    left_out
 }
 
 /// After the filter changed: keep the selection on a visible row.
@@ -258,6 +361,8 @@ fn command(app: &mut App, cmd: Command) {
         Mode::Normal => {}
     }
     match cmd {
+        // Handled before `command` (the event loop acts on the terminal).
+        Command::Redraw | Command::Suspend => {}
         Command::Quit => app.quit = true,
         Command::Help => {
             app.mode = Mode::Help;

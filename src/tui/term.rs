@@ -1,0 +1,305 @@
+//! The terminal around the workbench. While it runs: raw mode, the
+//! alternate screen, bracketed paste, the cursor hidden. Every way out puts
+//! them back: quit, a terminating signal, a closed terminal, a panic, and a
+//! suspend (Ctrl-Z or SIGTSTP), after which SIGCONT takes them again and
+//! the whole screen is drawn anew.
+//!
+//! Input is read on a thread of its own and signals are caught on another;
+//! both hand over through one channel, so the loop wakes for either at once
+//! and takes everything that is ready before it draws.
+
+use ratatui::crossterm::event::{self, DisableBracketedPaste, EnableBracketedPaste, Event};
+use ratatui::crossterm::{cursor, execute, terminal};
+use signal_hook::consts::signal::*;
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::mpsc::{Receiver, RecvError, SyncSender, TryRecvError, sync_channel};
+use std::time::{Duration, Instant};
+
+/// Signals that end the program, as 128 + the number (restoring the
+/// terminal first): those whose default action is to terminate and that a
+/// user or a script sends (kill, timeout, a closed SSH session). SIGPIPE is
+/// ignored by the Rust runtime; SIGTSTP and SIGCONT suspend and resume.
+pub const TERMINATING: [i32; 9] = [
+    SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM, SIGVTALRM, SIGPROF,
+];
+
+/// How many events the channel holds before the reader waits (the rest
+/// stays in the terminal): memory stays bounded under any flood.
+const CHANNEL: usize = 4096;
+
+/// How often the watchdog looks at the terminal and the signals.
+const WATCH: Duration = Duration::from_millis(250);
+
+/// How long the loop has to end by itself after a terminating signal or a
+/// closed terminal before the watchdog restores the terminal and exits.
+const GRACE: Duration = Duration::from_millis(750);
+
+/// Take the terminal: raw mode, alternate screen, bracketed paste, no
+/// cursor. Raw mode is set afresh (crossterm skips it when it believes it is
+/// on, which is wrong after a stop: the shell may have reset the terminal).
+pub fn enter() -> io::Result<()> {
+    let _ = terminal::disable_raw_mode();
+    terminal::enable_raw_mode()?;
+    execute!(
+        io::stdout(),
+        terminal::EnterAlternateScreen,
+        EnableBracketedPaste,
+        cursor::Hide
+    )
+}
+
+/// Put the terminal back: bracketed paste off, main screen, cursor shown,
+/// raw mode off. Safe to call more than once and on a terminal that is gone.
+pub fn restore() {
+    let _ = execute!(
+        io::stdout(),
+        DisableBracketedPaste,
+        terminal::LeaveAlternateScreen,
+        cursor::Show
+    );
+    let _ = terminal::disable_raw_mode();
+}
+
+/// Give the terminal back and stop, as the terminal's own Ctrl-Z would:
+/// the whole process group, so a parent waiting on the workbench (a script,
+/// `git commit`) stops too and the shell gets the terminal. SIGSTOP rather
+/// than SIGTSTP, which would only come back to this program's handler.
+/// Returns once continued; the caller takes the terminal again.
+pub fn suspend() {
+    restore();
+    #[cfg(unix)]
+    let _ = rustix::process::kill_current_process_group(rustix::process::Signal::STOP);
+}
+
+/// Take the terminal again after a stop. Right after SIGCONT the terminal
+/// can refuse for a moment (an interrupted call): try a few times.
+pub fn resume() -> io::Result<()> {
+    let mut tries = 0;
+    loop {
+        match enter() {
+            Ok(()) => return Ok(()),
+            Err(e) if tries >= 10 => return Err(e),
+            Err(_) => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    }
+}
+
+/// True when the process has no controlling terminal any more (the
+/// terminal was closed: a dropped SSH session, a killed tmux).
+fn terminal_gone() -> bool {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .is_err()
+}
+
+/// What the input and signal threads hand to the loop.
+enum Msg {
+    Input(Event),
+    /// The terminal could not be read.
+    Failed(io::Error),
+    /// A signal arrived (its flag is set in `Flags`).
+    Signal,
+}
+
+/// What signals asked for, set by the threads, taken by the loop.
+#[derive(Default)]
+struct Flags {
+    /// The first terminating signal (0: none).
+    fatal: AtomicI32,
+    suspend: AtomicBool,
+    resumed: AtomicBool,
+    /// The loop has ended and restored the terminal.
+    done: AtomicBool,
+}
+
+impl Flags {
+    /// Keep the first terminating signal.
+    fn set_fatal(&self, sig: i32) {
+        let _ = self
+            .fatal
+            .compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
+    }
+}
+
+/// One item for the loop.
+pub enum Next {
+    Input(Event),
+    /// Nothing more is ready (only from `try_next`).
+    Empty,
+    /// A signal flag changed: look at `fatal`, `take_suspend`, `take_resumed`.
+    Signal,
+}
+
+/// The loop's side of the channel, with the signal flags.
+pub struct Inbox {
+    rx: Receiver<Msg>,
+    tx: SyncSender<Msg>,
+    flags: Arc<Flags>,
+}
+
+impl Inbox {
+    /// Catch the signals and start the watchdog: before the terminal is
+    /// taken, so that no signal finds it taken and unguarded.
+    pub fn start() -> io::Result<Inbox> {
+        let (tx, rx) = sync_channel(CHANNEL);
+        let flags = Arc::new(Flags::default());
+        watch_signals(tx.clone(), Arc::clone(&flags))?;
+        watchdog(tx.clone(), Arc::clone(&flags));
+        Ok(Inbox { rx, tx, flags })
+    }
+
+    /// Start reading the terminal: after it is in raw mode.
+    pub fn read_input(&self) {
+        read_input(self.tx.clone());
+    }
+
+    /// Wait for the next item.
+    pub fn next(&self) -> io::Result<Next> {
+        match self.rx.recv() {
+            Ok(m) => self.item(m),
+            Err(RecvError) => Err(io::Error::other("the terminal reader stopped")),
+        }
+    }
+
+    /// The next item if one is ready.
+    pub fn try_next(&self) -> io::Result<Next> {
+        match self.rx.try_recv() {
+            Ok(m) => self.item(m),
+            Err(TryRecvError::Empty) => Ok(Next::Empty),
+            Err(TryRecvError::Disconnected) => Err(io::Error::other("the terminal reader stopped")),
+        }
+    }
+
+    fn item(&self, m: Msg) -> io::Result<Next> {
+        match m {
+            Msg::Input(e) => Ok(Next::Input(e)),
+            // A terminal that is gone reads as a hang-up.
+            Msg::Failed(_) if terminal_gone() => {
+                self.flags.set_fatal(SIGHUP);
+                Ok(Next::Signal)
+            }
+            Msg::Failed(e) => Err(e),
+            Msg::Signal => Ok(Next::Signal),
+        }
+    }
+
+    /// The terminating signal that arrived, if one did.
+    pub fn fatal(&self) -> Option<i32> {
+        match self.flags.fatal.load(Ordering::SeqCst) {
+            0 => None,
+            n => Some(n),
+        }
+    }
+
+    /// A SIGTSTP arrived since the last call.
+    pub fn take_suspend(&self) -> bool {
+        self.flags.suspend.swap(false, Ordering::SeqCst)
+    }
+
+    /// A SIGCONT arrived since the last call.
+    pub fn take_resumed(&self) -> bool {
+        self.flags.resumed.swap(false, Ordering::SeqCst)
+    }
+
+    /// The loop has restored the terminal: the watchdog stands down.
+    pub fn done(&self) {
+        self.flags.done.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Catch the terminating signals, SIGTSTP and SIGCONT on a thread: set the
+/// flag and wake the loop. The wake-up is dropped if the channel is full:
+/// the loop is busy and looks at the flags after every batch.
+fn watch_signals(tx: SyncSender<Msg>, flags: Arc<Flags>) -> io::Result<()> {
+    let mut wanted = TERMINATING.to_vec();
+    wanted.extend([SIGTSTP, SIGCONT]);
+    let mut signals = signal_hook::iterator::Signals::new(&wanted)?;
+    std::thread::Builder::new()
+        .name("ridgeline-signals".into())
+        .spawn(move || {
+            for sig in signals.forever() {
+                match sig {
+                    SIGTSTP => flags.suspend.store(true, Ordering::SeqCst),
+                    SIGCONT => flags.resumed.store(true, Ordering::SeqCst),
+                    n => flags.set_fatal(n),
+                }
+                let _ = tx.try_send(Msg::Signal);
+            }
+        })?;
+    Ok(())
+}
+
+/// Make sure a terminating signal or a closed terminal ends the program
+/// even when the loop cannot: crossterm's reader spins on a terminal that
+/// has hung up, and a loop can be busy. After `GRACE` the watchdog
+/// restores the terminal and exits with 128 + the signal number (a closed
+/// terminal counts as SIGHUP).
+fn watchdog(tx: SyncSender<Msg>, flags: Arc<Flags>) {
+    // Only watch the terminal if there was one to begin with.
+    let had_tty = !terminal_gone();
+    let _ = std::thread::Builder::new()
+        .name("ridgeline-watchdog".into())
+        .spawn(move || {
+            let mut since: Option<Instant> = None;
+            loop {
+                std::thread::sleep(WATCH);
+                if flags.done.load(Ordering::SeqCst) {
+                    return;
+                }
+                if had_tty && terminal_gone() {
+                    flags.set_fatal(SIGHUP);
+                    let _ = tx.try_send(Msg::Signal);
+                }
+                let sig = flags.fatal.load(Ordering::SeqCst);
+                if sig == 0 {
+                    continue;
+                }
+                let first = *since.get_or_insert_with(Instant::now);
+                if first.elapsed() >= GRACE {
+                    restore();
+                    std::process::exit(128 + sig);
+                }
+            }
+        });
+}
+
+/// Read the terminal on a thread of its own. crossterm's reader (with
+/// `use-dev-tty`) waits with poll(2), so input left after one read is seen.
+/// When the channel is full the reader waits, and the rest of the input
+/// stays in the terminal. Nothing calls crossterm's `poll` to drain: with
+/// `use-dev-tty` a zero timeout misses events it has already read
+/// (crossterm#839); the channel says exactly what is ready.
+fn read_input(tx: SyncSender<Msg>) {
+    /// Tells the loop when the reader ends, even by a panic, so that it
+    /// does not wait for input that will never come.
+    struct Ended(SyncSender<Msg>);
+    impl Drop for Ended {
+        fn drop(&mut self) {
+            let e = io::Error::other("the terminal reader stopped");
+            let _ = self.0.try_send(Msg::Failed(e));
+        }
+    }
+    let _ = std::thread::Builder::new()
+        .name("ridgeline-input".into())
+        .spawn(move || {
+            let ended = Ended(tx.clone());
+            loop {
+                let msg = match event::read() {
+                    Ok(ev) => Msg::Input(ev),
+                    Err(e) => Msg::Failed(e),
+                };
+                let failed = matches!(msg, Msg::Failed(_));
+                if tx.send(msg).is_err() || failed {
+                    break;
+                }
+            }
+            drop(ended);
+        });
+}
