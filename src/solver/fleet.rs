@@ -36,6 +36,15 @@ pub struct FleetSpec {
 /// waits 4x the service time on average, at 0.95 it waits 19x.
 pub const DEFAULT_MAX_UTILIZATION: f64 = 0.8;
 
+/// The lowest planned utilization accepted: below 1 % a fleet is sized for
+/// a load it will not see (and the replica count runs to absurd sizes).
+pub const MIN_UTILIZATION: f64 = 0.01;
+
+/// The most devices a fleet option may take (2^30, about a billion): a
+/// configuration that needs more is not an answer, and counts beyond it
+/// would overflow the device arithmetic.
+pub const MAX_FLEET_DEVICES: u64 = 1 << 30;
+
 /// One way to serve the load.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FleetOption {
@@ -97,11 +106,19 @@ pub fn validate_spec(s: &FleetSpec) -> Result<()> {
         error::positive("budget", b)?;
     }
     error::fraction("maximum utilization", s.max_utilization)?;
+    if s.max_utilization < MIN_UTILIZATION {
+        return Err(error::SolverError::Invalid {
+            field: "maximum utilization",
+            value: s.max_utilization,
+            expected: "at least 0.01 (1%): a fleet planned below 1% utilization is sized for a load it will not see",
+        });
+    }
     Ok(())
 }
 
 /// Evaluate one configuration (device, layout, batch) at `replicas`
-/// replicas: its SLAs, capacity, cost and power. None if it does not fit.
+/// replicas: its SLAs, capacity, cost and power. None if it does not fit,
+/// or if it would take more than [`MAX_FLEET_DEVICES`] devices.
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate_option(
     device: usize,
@@ -145,9 +162,9 @@ pub fn evaluate_option(
         a,
     )?
     .latency_s;
-    Ok(Some(option(
+    Ok(option(
         device, hw, wl, spec, idle_share, ttft_s, itl_s, replicas,
-    )))
+    ))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -160,19 +177,27 @@ fn option(
     ttft_s: f64,
     itl_s: f64,
     replicas: Option<u64>,
-) -> FleetOption {
+) -> Option<FleetOption> {
     let out = spec.request.output;
     let capacity = serving::replica_capacity(ttft_s, itl_s, wl.batch, out);
     let planned = capacity * spec.max_utilization;
-    let replicas = replicas.unwrap_or_else(|| (spec.qps / planned).ceil().max(1.0) as u64);
-    let per_replica = (wl.tp * wl.pp) as u64;
+    let per_replica = wl.tp as u64 * wl.pp as u64;
+    // Counts in f64 first: a replica count past the limit is rejected, not wrapped.
+    let needed = match replicas {
+        Some(r) => r as f64,
+        None => (spec.qps / planned).ceil().max(1.0),
+    };
+    if !(needed * per_replica as f64 <= MAX_FLEET_DEVICES as f64) {
+        return None;
+    }
+    let replicas = needed as u64;
     let devices = replicas * per_replica;
     let utilization = (spec.qps / (replicas as f64 * capacity)).min(1.0);
     let price = hw.price_per_hour_usd.unwrap_or(f64::INFINITY);
     let cost_per_hour_usd = price * devices as f64;
     let tokens_per_s = spec.qps * out;
     let e = economics::economics(hw, devices as u32, tokens_per_s, utilization, idle_share);
-    FleetOption {
+    Some(FleetOption {
         device,
         hardware_id: hw.id.clone(),
         layout: Parallelism {
@@ -198,7 +223,7 @@ fn option(
         within_budget: spec
             .budget_usd_per_year
             .map(|b| cost_per_hour_usd * HOURS_PER_YEAR <= b),
-    }
+    })
 }
 
 /// Whether an option meets both SLAs and the load.
@@ -237,6 +262,7 @@ pub fn size_fleet(
     let mut unpriced = Vec::new();
     let mut best_ttft = f64::INFINITY;
     let mut best_itl = f64::INFINITY;
+    let mut too_large = false;
     for (i, hw) in devices.iter().enumerate() {
         if roofline::validate_hardware(hw).is_err() {
             continue;
@@ -248,6 +274,10 @@ pub fn size_fleet(
         let mut best_here: Option<FleetOption> = None;
         let mut tp = 1;
         while tp <= fit::max_tp(hw, model) {
+            if !fit::tp_splits(model, tp) {
+                tp *= 2;
+                continue;
+            }
             let full1 = Workload {
                 phase: Phase::Decode,
                 batch: 1.0,
@@ -285,7 +315,12 @@ pub fn size_fleet(
                         if itl_s > spec.itl_sla_s {
                             break;
                         }
-                        let o = option(i, hw, &step, spec, idle_share, ttft_s, itl_s, None);
+                        let Some(o) = option(i, hw, &step, spec, idle_share, ttft_s, itl_s, None)
+                        else {
+                            too_large = true;
+                            b *= 2;
+                            continue;
+                        };
                         if best_here.as_ref().is_none_or(|x| cheaper(&o, x)) {
                             best_here = Some(o);
                         }
@@ -306,7 +341,13 @@ pub fn size_fleet(
     });
     let best = per_device.first().cloned();
     let reason = best.is_none().then(|| {
-        if best_ttft > spec.ttft_sla_s {
+        if too_large && best_ttft <= spec.ttft_sla_s && best_itl <= spec.itl_sla_s {
+            format!(
+                "every configuration that meets the SLAs needs more than {MAX_FLEET_DEVICES} devices for {} requests/s at {:.0}% utilization",
+                super::units::format_number(spec.qps),
+                spec.max_utilization * 100.0
+            )
+        } else if best_ttft > spec.ttft_sla_s {
             format!(
                 "no priced device prefills a {}-token prompt within the TTFT SLA (best {:.3} s)",
                 req.prompt, best_ttft
