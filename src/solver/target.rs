@@ -26,7 +26,7 @@ pub enum SynthTarget {
 }
 
 /// The forms a target takes, for messages.
-pub const FORMS: &str = "\"50ms itl\", \"100ms ttft\", \"30 tok/s per user\", \"5000 tok/s\" or a plain \"50ms\"";
+pub const FORMS: &str = "\"50ms itl\", \"100ms ttft\", \"30 tok/s per user\"";
 
 fn positive(v: f64, what: &str) -> Result<f64, String> {
     if v > 0.0 {
