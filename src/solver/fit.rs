@@ -2,7 +2,7 @@
 //! a workload. Never silent: callers report these beside every latency.
 
 use super::cost;
-use super::roofline::Parallelism;
+use super::roofline::{self, Parallelism};
 use super::types::{Arch, Assumptions, Hardware, Model, Workload};
 
 /// Largest pipeline degree searched before giving up.
@@ -98,6 +98,19 @@ pub fn valid_tp_degrees(model: &Model, up_to: u32) -> Vec<u32> {
         .collect()
 }
 
+/// Whether the device has the links a layout needs: a decoder split over
+/// more than one device communicates (all-reduces over `tp`, hand-offs over
+/// `tp * pp`); a single-pass model's split is not modelled as communication.
+pub fn linked(hw: &Hardware, model: &Model, tp: u32, pp: u32) -> bool {
+    match &model.arch {
+        Arch::Decoder(_) => {
+            (tp == 1 || roofline::link_for(hw, tp).is_some())
+                && (pp == 1 || roofline::link_for(hw, tp.saturating_mul(pp)).is_some())
+        }
+        Arch::SinglePass(_) => true,
+    }
+}
+
 /// The largest tensor-parallel degree worth trying: the scale-up domain,
 /// and for a decoder at most its head count. A single-pass model is not
 /// split by tensor parallelism here (its communication is not modelled).
@@ -113,7 +126,7 @@ pub fn max_tp(hw: &Hardware, model: &Model) -> u32 {
 /// workload's batch and context. Tensor parallelism stays inside one
 /// scale-up domain (powers of two up to [`max_tp`]); pipeline stages extend
 /// beyond it, at most one per layer. Degrees that do not split the heads
-/// evenly are skipped. Ties go to the larger tp, which shortens a step.
+/// evenly, and layouts over links the device does not have, are skipped. Ties go to the larger tp, which shortens a step.
 /// None if nothing fits.
 pub fn min_devices(
     hw: &Hardware,
@@ -128,7 +141,8 @@ pub fn min_devices(
             tp *= 2;
             continue;
         }
-        if let Some(pp) = fewest_stages(hw, model, wl, a, tp) {
+        if let Some(pp) = fewest_stages(hw, model, wl, a, tp).filter(|&pp| linked(hw, model, tp, pp))
+        {
             let cand = Parallelism { tp, pp };
             if best.is_none_or(|b| cand.devices() <= b.devices()) {
                 best = Some(cand);
