@@ -36,10 +36,10 @@
 use crate::catalog::line_col;
 use crate::solver::fleet::DEFAULT_MAX_UTILIZATION;
 use crate::solver::serving::Request;
-use crate::solver::units::{self, Kind};
-use crate::solver::{Assumptions, Phase, Precision, Workload};
 /// Synthesis targets are read by the solver's one parser (CLI and workbench).
 pub use crate::solver::target::SynthTarget;
+use crate::solver::units::{self, Kind};
+use crate::solver::{Assumptions, Phase, Precision, Workload};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
@@ -92,7 +92,12 @@ pub struct WorkloadSection {
     pub phase: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Tokens: a number, or a string with k = 1024 ("8k" = 8192).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "tokens"
+    )]
     pub context: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision: Option<String>,
@@ -130,10 +135,43 @@ pub struct AssumptionsSection {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServingSection {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Tokens: a number, or a string with k = 1024 ("2k" = 2048).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "tokens"
+    )]
     pub prompt: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "tokens"
+    )]
     pub output: Option<u64>,
+}
+
+/// A token count in a scenario: 8192, or "8k" (k = 1024, as the command
+/// line and the knobs read it).
+fn tokens<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Tokens {
+        Whole(u64),
+        Text(String),
+    }
+    let n = match Tokens::deserialize(d)? {
+        Tokens::Whole(n) => n,
+        Tokens::Text(t) => {
+            let v = units::parse(&t, Kind::Tokens).map_err(serde::de::Error::custom)?;
+            if !(0.0..=1e9).contains(&v) || v.fract() != 0.0 {
+                return Err(serde::de::Error::custom(format!(
+                    "{t:?} must be a whole number of tokens up to 1e9"
+                )));
+            }
+            v as u64
+        }
+    };
+    Ok(Some(n))
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

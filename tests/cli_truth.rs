@@ -171,7 +171,12 @@ fn compare_has_a_baseline_a_speedup_the_ratio_behind_it_and_sorts() {
 
     // --sort latency: fastest first; --sort cost: cheapest first; fitting rows always first.
     let v = json(&["compare", "-H", "a100,h100,h200", "--sort", "latency"]);
-    let l: Vec<f64> = v.as_array().unwrap().iter().map(|r| f(&r["latency_s"])).collect();
+    let l: Vec<f64> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| f(&r["latency_s"]))
+        .collect();
     assert!(l.windows(2).all(|w| w[0] <= w[1]), "{l:?}");
     let v = json(&compare(&["--sort", "tokens"]));
     let ids: Vec<&str> = v
@@ -211,7 +216,10 @@ fn sweep_adds_the_largest_batch_that_fits_and_answers_among_fitting_batches_only
     // The most tokens/s of all is at 1024, which does not fit: the summary
     // and the headline stop at 104.
     let t = text(&["sweep", "-H", "h100", "--batch", "1..1024"]);
-    assert!(t.contains("the largest batch that fits at context 4096 is 104"), "{t}");
+    assert!(
+        t.contains("the largest batch that fits at context 4096 is 104"),
+        "{t}"
+    );
     assert!(t.contains("the most tokens/s is 3422 at batch 104"), "{t}");
     let l104 = t.lines().find(|l| l.contains(" 104 ")).unwrap();
     assert!(l104.contains("fits (max)"), "{l104}");
@@ -233,7 +241,10 @@ fn token_counts_read_k_as_1024() {
     assert_eq!(v["prompt_tokens"], 2048.0);
     assert_eq!(v["output_tokens"], 1024.0);
     // Batches are sequences, not tokens: 1k batch is 1000.
-    assert_eq!(json(&["eval", "--batch", "1k", "-H", "b200"])["batch"], 1000.0);
+    assert_eq!(
+        json(&["eval", "--batch", "1k", "-H", "b200"])["batch"],
+        1000.0
+    );
 }
 
 #[test]
@@ -243,7 +254,11 @@ fn synth_target_takes_the_workbench_forms() {
         let mut a = base.to_vec();
         a.extend(["--target", t]);
         let o = run(&[&a[..], &["-f", "json"]].concat());
-        assert!(matches!(o.status.code(), Some(0) | Some(3)), "{t}: {}", stderr(&o));
+        assert!(
+            matches!(o.status.code(), Some(0) | Some(3)),
+            "{t}: {}",
+            stderr(&o)
+        );
         serde_json::from_slice::<Value>(&o.stdout).unwrap()
     };
     let v = with("100ms ttft");
@@ -288,8 +303,19 @@ fn tables_fit_80_columns_and_wide_shows_every_column() {
         &["sweep", "-H", "h100,a100-sxm-40gb", "--contexts", "1k..1M"],
         &["serve", "-m", "llama-3.1-70b", "-H", "a100-sxm-40gb"],
         &[
-            "fleet", "-m", "llama-3-70b", "--qps", "1000", "--ttft", "100ms", "--itl", "50ms",
-            "--region", "us-east,eu-west", "--budget", "5M",
+            "fleet",
+            "-m",
+            "llama-3-70b",
+            "--qps",
+            "1000",
+            "--ttft",
+            "100ms",
+            "--itl",
+            "50ms",
+            "--region",
+            "us-east,eu-west",
+            "--budget",
+            "5M",
         ],
         &["sens", "-m", "llama-3.1-70b", "-H", "a100"],
         &["zoo", "hardware"],
@@ -308,7 +334,11 @@ fn tables_fit_80_columns_and_wide_shows_every_column() {
 
 #[test]
 fn help_wraps_at_the_terminal_width() {
-    for args in [&["--help"][..], &["compare", "--help"], &["fleet", "--help"]] {
+    for args in [
+        &["--help"][..],
+        &["compare", "--help"],
+        &["fleet", "--help"],
+    ] {
         let o = cmd(args, "C.UTF-8", "60").output().unwrap();
         assert!(o.status.success());
         let t = String::from_utf8(o.stdout).unwrap();
@@ -340,15 +370,23 @@ fn markdown_and_csv_name_every_column_and_have_no_decoration() {
     ] {
         let csv = text(&[args, &["-f", "csv"]].concat());
         let head = csv.lines().next().unwrap();
-        assert!(head.split(',').all(|h| !h.trim().is_empty()), "{args:?}: {head}");
+        assert!(
+            head.split(',').all(|h| !h.trim().is_empty()),
+            "{args:?}: {head}"
+        );
         let md = text(&[args, &["-f", "markdown"]].concat());
         let head = md.lines().find(|l| l.starts_with('|')).unwrap();
         assert!(
-            head.trim_matches('|').split('|').all(|h| !h.trim().is_empty()),
+            head.trim_matches('|')
+                .split('|')
+                .all(|h| !h.trim().is_empty()),
             "{args:?}: {head}"
         );
         // No bars of dashes or arrows in cells.
-        assert!(!md.contains("<-") && !md.contains("-----|"), "{args:?}: {md}");
+        assert!(
+            !md.contains("<-") && !md.contains("-----|"),
+            "{args:?}: {md}"
+        );
     }
 }
 
@@ -357,7 +395,11 @@ fn layouts_that_cannot_split_the_model_are_errors_and_the_hint_stays_valid() {
     // Llama-3.1-8B: 32 attention heads, 8 KV heads, 32 layers.
     let o = run(&["eval", "--tp", "3"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("does not divide the 32 attention heads"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("does not divide the 32 attention heads"),
+        "{}",
+        stderr(&o)
+    );
     let o = run(&["eval", "--pp", "65536"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("32 layers"), "{}", stderr(&o));
@@ -379,7 +421,10 @@ fn perturb_top_comm_share_utilization_and_floors_say_what_is_wrong() {
     let o = run(&["sens", "--perturb", "10"]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
-    assert!(e.contains("--perturb") && e.contains("\"10%\"") && e.contains("\"0.1\""), "{e}");
+    assert!(
+        e.contains("--perturb") && e.contains("\"10%\"") && e.contains("\"0.1\""),
+        "{e}"
+    );
     for p in ["10%", "0.1"] {
         assert_eq!(json(&["sens", "--perturb", p])["perturb"], 0.1);
     }
@@ -388,20 +433,43 @@ fn perturb_top_comm_share_utilization_and_floors_say_what_is_wrong() {
     assert!(stderr(&o).contains("--top"), "{}", stderr(&o));
     for share in ["0", "1"] {
         let o = run(&[
-            "synth", "-m", "llama-3.1-70b", "--tp", "2", "--target", "50ms", "--comm-share", share,
+            "synth",
+            "-m",
+            "llama-3.1-70b",
+            "--tp",
+            "2",
+            "--target",
+            "50ms",
+            "--comm-share",
+            share,
         ]);
         assert_eq!(o.status.code(), Some(3), "{share}");
         let e = stderr(&o);
-        assert!(e.contains(&format!("communication share of {share}")), "{e}");
+        assert!(
+            e.contains(&format!("communication share of {share}")),
+            "{e}"
+        );
     }
     // Batch 1 at 200k tokens/s must step in 1 / 200000 s = 5 us, below the
     // 10 us overhead: the floor, not the 50 ms, makes it infeasible.
     let o = run(&["synth", "--target", "50ms", "--min-tokens-per-s", "200k"]);
     assert_eq!(o.status.code(), Some(3));
-    assert!(stderr(&o).contains("throughput floor of 200k tokens/s"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("throughput floor of 200k tokens/s"),
+        "{}",
+        stderr(&o)
+    );
     // 1e-308 used to plan 18446744073709551615 replicas.
     let o = run(&[
-        "fleet", "--qps", "10", "--ttft", "1s", "--itl", "50ms", "--max-utilization", "1e-308",
+        "fleet",
+        "--qps",
+        "10",
+        "--ttft",
+        "1s",
+        "--itl",
+        "50ms",
+        "--max-utilization",
+        "1e-308",
     ]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
@@ -421,7 +489,11 @@ fn echoed_values_are_short_and_escaped() {
     assert_eq!(o.status.code(), Some(2));
     assert!(!o.stderr.contains(&0x1b), "{:?}", stderr(&o));
     let o = run(&["eval", "--model", &"m".repeat(5000)]);
-    assert!(!stderr(&o).contains(&"m".repeat(81)), "{}", stderr(&o).len());
+    assert!(
+        !stderr(&o).contains(&"m".repeat(81)),
+        "{}",
+        stderr(&o).len()
+    );
 }
 
 #[test]

@@ -62,7 +62,10 @@ fn baseline_index(
 ) -> Result<Option<usize>, CliError> {
     let Some(id) = id else { return Ok(None) };
     let want = cat.hardware(id).map_err(|e| {
-        CliError::Input(format!("--baseline: {}", e.to_string().trim_start_matches("--hardware: ")))
+        CliError::Input(format!(
+            "--baseline: {}",
+            e.to_string().trim_start_matches("--hardware: ")
+        ))
     })?;
     entries
         .iter()
@@ -168,7 +171,9 @@ fn speedup_cell(cmp: &Comparison, i: usize, sp: Option<Speedup>) -> String {
     if cmp.baseline == Some(i) {
         return "base".into();
     }
-    sp.map_or("-".into(), |s| format!("{}x", units::format_number(s.factor)))
+    sp.map_or("-".into(), |s| {
+        format!("{}x", units::format_number(s.factor))
+    })
 }
 
 /// The ratio behind a speedup; None for the baseline and rows without one.

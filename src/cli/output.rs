@@ -241,9 +241,8 @@ pub fn render_list(
                 markdown(&headers, &rows, &right)
             } else {
                 let keep = fitting_columns(cols, &headers, &rows, style.width);
-                let pick = |v: &[String]| -> Vec<String> {
-                    keep.iter().map(|&i| v[i].clone()).collect()
-                };
+                let pick =
+                    |v: &[String]| -> Vec<String> { keep.iter().map(|&i| v[i].clone()).collect() };
                 let rows: Vec<Vec<String>> = rows.iter().map(|r| pick(r)).collect();
                 let right: Vec<bool> = keep.iter().map(|&i| right[i]).collect();
                 let mut t = text_table(&pick(&headers), &rows, &right);
@@ -270,7 +269,12 @@ pub fn render_list(
 /// The columns of a text table that fit `width`: optional columns are
 /// dropped, the highest rank first, until the table fits (the columns
 /// ranked 0 are always kept).
-fn fitting_columns(cols: &[Col], headers: &[String], rows: &[Vec<String>], width: usize) -> Vec<usize> {
+fn fitting_columns(
+    cols: &[Col],
+    headers: &[String],
+    rows: &[Vec<String>],
+    width: usize,
+) -> Vec<usize> {
     let w = widths(headers, rows);
     let mut keep: Vec<usize> = (0..cols.len()).collect();
     let total = |k: &[usize]| -> usize {

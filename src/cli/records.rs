@@ -195,7 +195,14 @@ pub(crate) fn table_row(r: &Map<String, Value>, c: &Compared, style: Style) -> M
     let mut t = r.clone();
     t.insert("fit".into(), json!(c.verdict.cell(style.ascii)));
     if !c.verdict.fits() {
-        for k in ["latency_s", "tokens_per_s", "bottleneck", "mfu", "mbu", "speedup"] {
+        for k in [
+            "latency_s",
+            "tokens_per_s",
+            "bottleneck",
+            "mfu",
+            "mbu",
+            "speedup",
+        ] {
             t.insert(k.into(), Value::Null);
         }
         let at = c
@@ -223,7 +230,9 @@ pub(crate) fn not_fit_line(c: &Compared, style: Style) -> String {
                 .map(|m| format!(", {} per million tokens", units::format_usd(m)))
                 .unwrap_or_default()
         ),
-        (Verdict::Needs(p), None) => format!("{x} needs {} devices ({})", p.devices(), layout_flags(p)),
+        (Verdict::Needs(p), None) => {
+            format!("{x} needs {} devices ({})", p.devices(), layout_flags(p))
+        }
         _ => format!("{x} never fits: {NO_LAYOUT}"),
     }
 }

@@ -188,10 +188,7 @@ pub(super) fn sweep_cmd(
         let extra = [
             ("crossover_batch", json!(s.crossover_batch)),
             ("largest_fitting_batch", json!(largest)),
-            (
-                "best_fitting_batch",
-                json!(best.map(|i| s.points[i].batch)),
-            ),
+            ("best_fitting_batch", json!(best.map(|i| s.points[i].batch))),
         ];
         for (e, b) in s.points.iter().zip(&batches) {
             let wl = Workload {
@@ -260,8 +257,9 @@ fn sweep_summary(
             "; compute time overtakes memory time at batch {}\n",
             units::format_number(x)
         ),
-        None => "; no crossover: memory-bound at every batch (or compute-bound from batch 1)\n"
-            .into(),
+        None => {
+            "; no crossover: memory-bound at every batch (or compute-bound from batch 1)\n".into()
+        }
     });
     out
 }

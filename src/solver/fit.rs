@@ -81,8 +81,10 @@ pub fn tp_splits(model: &Model, tp: u32) -> bool {
     match &model.arch {
         Arch::Decoder(d) => {
             tp >= 1
-                && d.heads % tp == 0
-                && (d.mla.is_some() || d.kv_heads % tp == 0 || tp % d.kv_heads.max(1) == 0)
+                && d.heads.is_multiple_of(tp)
+                && (d.mla.is_some()
+                    || d.kv_heads.is_multiple_of(tp)
+                    || tp.is_multiple_of(d.kv_heads.max(1)))
         }
         Arch::SinglePass(_) => tp == 1,
     }
@@ -141,7 +143,8 @@ pub fn min_devices(
             tp *= 2;
             continue;
         }
-        if let Some(pp) = fewest_stages(hw, model, wl, a, tp).filter(|&pp| linked(hw, model, tp, pp))
+        if let Some(pp) =
+            fewest_stages(hw, model, wl, a, tp).filter(|&pp| linked(hw, model, tp, pp))
         {
             let cand = Parallelism { tp, pp };
             if best.is_none_or(|b| cand.devices() <= b.devices()) {

@@ -187,7 +187,8 @@ fn option(
         Some(r) => r as f64,
         None => (spec.qps / planned).ceil().max(1.0),
     };
-    if !(needed * per_replica as f64 <= MAX_FLEET_DEVICES as f64) {
+    let total = needed * per_replica as f64;
+    if total.is_nan() || total > MAX_FLEET_DEVICES as f64 {
         return None;
     }
     let replicas = needed as u64;

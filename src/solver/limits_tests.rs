@@ -122,7 +122,7 @@ proptest! {
         let a = Assumptions::default();
         if let Some(p) = fit::min_devices(&a100(), &m, &w, &a) {
             prop_assert!(p.pp <= 32, "{p:?}");
-            prop_assert!(heads % p.tp == 0, "{p:?} on {heads} heads");
+            prop_assert!(heads.is_multiple_of(p.tp), "{p:?} on {heads} heads");
             let at = Workload { tp: p.tp, pp: p.pp, ..w };
             let e = evaluate(&a100(), &m, &at, &a);
             prop_assert!(e.is_ok_and(|e| e.memory.fits), "{p:?}");
@@ -145,7 +145,10 @@ fn a_communication_share_of_0_or_1_is_infeasible_with_the_reason() {
         let r = synthesize(&llama70(), &wl(2, 1), &a, &target(0.05, None), share).unwrap();
         assert!(!r.feasible, "share {share}");
         let why = r.reason.unwrap();
-        assert!(why.contains(&format!("communication share of {share}")), "{why}");
+        assert!(
+            why.contains(&format!("communication share of {share}")),
+            "{why}"
+        );
     }
     // Without communication the share is not used: 0 is fine.
     let r = synthesize(&llama8(), &wl(1, 1), &a, &target(0.05, None), 0.0).unwrap();
@@ -187,13 +190,27 @@ fn fleet_counts_never_wrap() {
     let a = Assumptions::default();
     let m = llama8();
     // A utilization of 1e-308 used to plan 18446744073709551615 replicas.
-    let e = fleet::size_fleet(&[a100()], &m, &Workload::default(), &spec(1e-308, 10.0), &a, 0.3);
+    let e = fleet::size_fleet(
+        &[a100()],
+        &m,
+        &Workload::default(),
+        &spec(1e-308, 10.0),
+        &a,
+        0.3,
+    );
     assert!(e.unwrap_err().to_string().contains("at least 0.01"));
     // 1e9 requests/s at 1% utilization: more than 2^30 devices on one A100
     // per replica (a replica serves well under 1000 requests/s), so no
     // option is offered, and the reason says why.
-    let plan =
-        fleet::size_fleet(&[a100()], &m, &Workload::default(), &spec(0.01, 1e9), &a, 0.3).unwrap();
+    let plan = fleet::size_fleet(
+        &[a100()],
+        &m,
+        &Workload::default(),
+        &spec(0.01, 1e9),
+        &a,
+        0.3,
+    )
+    .unwrap();
     assert!(plan.best.is_none());
     let why = plan.reason.unwrap();
     assert!(why.contains(&MAX_FLEET_DEVICES.to_string()), "{why}");

@@ -345,7 +345,7 @@ pub fn validate_layout(model: &Model, wl: &Workload) -> Result<()> {
     let Arch::Decoder(d) = &model.arch else {
         return Ok(());
     };
-    if d.heads % wl.tp != 0 {
+    if !d.heads.is_multiple_of(wl.tp) {
         return Err(SolverError::Unsupported(format!(
             "tensor parallelism {} does not divide the {} attention heads of {}: use one of {}",
             wl.tp,
@@ -354,7 +354,7 @@ pub fn validate_layout(model: &Model, wl: &Workload) -> Result<()> {
             list(&fit::valid_tp_degrees(model, d.heads))
         )));
     }
-    if d.mla.is_none() && d.kv_heads % wl.tp != 0 && wl.tp % d.kv_heads != 0 {
+    if !fit::tp_splits(model, wl.tp) {
         return Err(SolverError::Unsupported(format!(
             "tensor parallelism {} splits the {} KV heads of {} unevenly (neither divides the other): use one of {}",
             wl.tp,

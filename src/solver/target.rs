@@ -154,15 +154,19 @@ mod tests {
         );
         // Either order, and the long names.
         assert_eq!(SynthTarget::parse("ttft 100ms"), Ok(SynthTarget::Ttft(0.1)));
-        assert_eq!(
-            SynthTarget::parse("itl=50ms"),
-            Ok(SynthTarget::Itl(0.05))
-        );
+        assert_eq!(SynthTarget::parse("itl=50ms"), Ok(SynthTarget::Itl(0.05)));
         assert_eq!(
             SynthTarget::parse("30 tokens/s/user"),
             Ok(SynthTarget::PerUser(30.0))
         );
-        for bad in ["fast", "0ms", "-3 tok/s per user", "itl", "50", "50ms itl ttft"] {
+        for bad in [
+            "fast",
+            "0ms",
+            "-3 tok/s per user",
+            "itl",
+            "50",
+            "50ms itl ttft",
+        ] {
             assert!(SynthTarget::parse(bad).is_err(), "{bad}");
         }
         let e = SynthTarget::parse("soon").unwrap_err();

@@ -533,7 +533,15 @@ mod tests {
         assert_eq!(format_tokens(1048576.0), "1M");
         assert_eq!(format_tokens(4096.0), "4096");
         assert_eq!(format_tokens(200000.0), "200000");
-        for x in [1.0, 4096.0, 8192.0, 131072.0, 200000.0, 1048576.0, 3.0 * 1048576.0] {
+        for x in [
+            1.0,
+            4096.0,
+            8192.0,
+            131072.0,
+            200000.0,
+            1048576.0,
+            3.0 * 1048576.0,
+        ] {
             let s = format_tokens(x);
             assert_eq!(parse(&s, Kind::Tokens).unwrap(), x, "{x} -> {s}");
         }
@@ -554,7 +562,11 @@ mod tests {
         assert_eq!(format_usd(1.586e19), "$15.9e18");
         assert_eq!(format_usd(4.5e6), "$4.5M");
         assert_eq!(format_usd(1.2e9), "$1.2B");
-        for s in [format_bytes(1e300), format_number(-1e300), format_time(1e300)] {
+        for s in [
+            format_bytes(1e300),
+            format_number(-1e300),
+            format_time(1e300),
+        ] {
             assert!(s.len() < 16, "{s}");
         }
         // Engineering notation reads back.
