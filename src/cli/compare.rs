@@ -4,7 +4,7 @@
 
 use super::args::{CompareArgs, Format, SortArg};
 use super::output::{Col, Fmt, Style, col, render_list, wrap};
-use super::records::{add_verdict, eval_record, not_fit_line, table_row};
+use super::records::{add_verdict, eval_record, not_fit_line, table_row, workload_line};
 use super::{CliError, Out, assumptions, devices, single_batch, workload, write};
 use crate::catalog::{Catalog, HardwareEntry};
 use crate::solver::compare::{self, Compared, Comparison, SortBy, Speedup};
@@ -139,15 +139,10 @@ pub(super) fn compare(
         Format::Csv => render_list(&csv, CSV_COLS, Format::Csv, style),
         fmt => {
             let mut s = wrap(
-                &format!(
-                    "{}: {}, batch {}, context {}, {}, TP {} x PP {}\n\n",
-                    model.model.name,
-                    wl.phase.name(),
-                    units::format_count(wl.batch),
-                    units::format_tokens(wl.context),
-                    wl.weights,
-                    wl.tp,
-                    wl.pp
+                &workload_line(
+                    model,
+                    &wl,
+                    &format!("{}, TP {} x PP {}", wl.weights, wl.tp, wl.pp),
                 ),
                 style.width,
             );

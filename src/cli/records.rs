@@ -81,6 +81,17 @@ pub fn eval_record(
     m
 }
 
+/// "Llama 3.1 8B: decode, batch 1, context 4096, " and then `rest`.
+pub(crate) fn workload_line(model: &ModelEntry, wl: &Workload, rest: &str) -> String {
+    format!(
+        "{}: {}, batch {}, context {}, {rest}\n\n",
+        model.model.name,
+        wl.phase.name(),
+        units::format_count(wl.batch),
+        units::format_tokens(wl.context),
+    )
+}
+
 /// Headline of a human-readable result.
 pub(crate) fn headline(hw: &HardwareEntry, model: &ModelEntry, wl: &Workload) -> String {
     let shape = match model.model.arch {

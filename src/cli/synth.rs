@@ -2,7 +2,7 @@
 
 use super::args::{self, Format};
 use super::output::{Fmt, Style, col, render_list, wrap};
-use super::records::num_or_null;
+use super::records::{num_or_null, workload_line};
 use super::{CliError, Out, assumptions, devices, single_batch, workload, write};
 use crate::catalog::Catalog;
 use crate::solver::{self, RankBy, Workload, units};
@@ -85,19 +85,18 @@ pub(super) fn synth(
         fmt => {
             let mut s = String::new();
             if fmt != Format::Csv {
-                s.push_str(&format!(
-                    "{}: {}, batch {}, context {}, {} math, TP {} x PP {}; target {}{}\n\n",
-                    model.model.name,
-                    wl.phase.name(),
-                    units::format_count(wl.batch),
-                    units::format_tokens(wl.context),
-                    req.compute_precision,
-                    wl.tp,
-                    wl.pp,
-                    target_text,
-                    a.min_tokens_per_s
-                        .map(|r| format!(" and at least {} tokens/s", units::format_number(r)))
-                        .unwrap_or_default()
+                s.push_str(&workload_line(
+                    model,
+                    &wl,
+                    &format!(
+                        "{} math, TP {} x PP {}; target {target_text}{}",
+                        req.compute_precision,
+                        wl.tp,
+                        wl.pp,
+                        a.min_tokens_per_s
+                            .map(|r| format!(" and at least {} tokens/s", units::format_number(r)))
+                            .unwrap_or_default()
+                    ),
                 ));
                 if req.feasible {
                     s.push_str(&format!(

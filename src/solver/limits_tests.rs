@@ -35,7 +35,7 @@ fn tensor_parallelism_must_divide_the_heads_and_stages_the_layers() {
     // 256 x 256 = 65536 devices is the most; 512 x 256 is past it (and would
     // be 131072, which a u32 product holds, but 65536 x 65536 would wrap).
     assert!(
-        super::roofline::validate_layout(&llama8(), &wl(65536, 65536))
+        super::roofline::validate_workload(&wl(65536, 65536))
             .unwrap_err()
             .to_string()
             .contains("4294967296 devices")

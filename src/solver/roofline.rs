@@ -313,6 +313,13 @@ pub fn validate_workload(wl: &Workload) -> Result<()> {
             expected: "at most 65536 devices",
         });
     }
+    let devices = wl.tp as u64 * wl.pp as u64;
+    if devices > MAX_DEGREE as u64 {
+        return Err(SolverError::Unsupported(format!(
+            "TP {} x PP {} is {devices} devices; at most {MAX_DEGREE}",
+            wl.tp, wl.pp
+        )));
+    }
     if wl.tp == 0 {
         return Err(SolverError::Invalid {
             field: "tensor parallelism",
@@ -333,15 +340,8 @@ pub fn validate_workload(wl: &Workload) -> Result<()> {
 /// Check that the layout can split this model: tensor parallelism divides
 /// the attention heads (and the KV heads divide it, or it divides them, so
 /// each KV head lives on a whole number of ranks); pipeline stages are at
-/// most the layers; tp x pp is at most 65536 devices.
+/// most the layers. (tp x pp is at most 65536: [`validate_workload`].)
 pub fn validate_layout(model: &Model, wl: &Workload) -> Result<()> {
-    let devices = wl.tp as u64 * wl.pp as u64;
-    if devices > MAX_DEGREE as u64 {
-        return Err(SolverError::Unsupported(format!(
-            "TP {} x PP {} is {devices} devices; at most {MAX_DEGREE}",
-            wl.tp, wl.pp
-        )));
-    }
     let Arch::Decoder(d) = &model.arch else {
         return Ok(());
     };
@@ -431,7 +431,8 @@ pub fn comm_time(hw: &Hardware, wl: &Workload, c: &StepCost, a: &Assumptions) ->
         total += c.allreduces * per;
     }
     if c.handoffs > 0.0 {
-        let link = link_for(hw, wl.tp * wl.pp).ok_or_else(|| no_link(hw, "pipeline"))?;
+        let link =
+            link_for(hw, wl.tp.saturating_mul(wl.pp)).ok_or_else(|| no_link(hw, "pipeline"))?;
         total += c.handoffs * (c.handoff_bytes / (link * a.link_efficiency) + a.link_latency_s);
     }
     Ok(total)

@@ -58,7 +58,7 @@ impl Requirement {
             memory_bytes: self.required_memory_bytes,
             memory_bandwidth: self.required_memory_bandwidth,
             link_bandwidth: self.required_link_bandwidth,
-            devices_per_node: wl.tp * wl.pp,
+            devices_per_node: wl.tp.saturating_mul(wl.pp),
             scaleout_bandwidth: None,
             tdp_w: None,
             price_per_hour_usd: None,
@@ -275,7 +275,7 @@ fn layout_match(
     if !e.memory.fits || e.latency_s > limit {
         return None;
     }
-    let devices = layout.tp * layout.pp;
+    let devices = layout.tp.saturating_mul(layout.pp);
     Some(Match {
         device: i,
         hardware_id: hw.id.clone(),
