@@ -151,7 +151,7 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
                 units::format_time(spec.ttft_sla_s),
                 units::format_time(spec.itl_sla_s),
                 spec.budget_usd_per_year
-                    .map(|b| format!("; budget ${}/year", units::format_count(b)))
+                    .map(|b| format!("; budget {}/year", units::format_usd(b)))
                     .unwrap_or_default()
             ));
             match &plan.best {

@@ -99,7 +99,7 @@ pub(crate) fn headline(hw: &HardwareEntry, model: &ModelEntry, wl: &Workload) ->
             "{}, batch {}, context {}",
             wl.phase.name(),
             units::format_count(wl.batch),
-            units::format_count(wl.context)
+            units::format_tokens(wl.context)
         ),
         Arch::SinglePass(_) => format!(
             "forward pass, batch {}{}",

@@ -84,8 +84,8 @@ impl fmt::Display for Note {
             Note::BeyondMaxContext { context, max } => write!(
                 f,
                 "context {} exceeds the model's maximum of {}",
-                units::format_count(*context),
-                units::format_count(*max as f64)
+                units::format_tokens(*context),
+                units::format_tokens(*max as f64)
             ),
             Note::TpBeyondNode {
                 tp,
