@@ -1,14 +1,13 @@
 //! ridgeline: with no subcommand, the interactive workbench; with one, the
 //! scriptable command line. Both call the same pure solver.
 
-use clap::Parser;
-use ridgeline::cli::{self, args::Cli};
+use ridgeline::cli;
 use ridgeline::tui::{self, TuiOptions};
 use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = cli::parse_args();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let code = match &cli.command {

@@ -333,7 +333,8 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
         prop_oneof![(1u32..100_000).prop_map(f64::from), magnitude(0.0, 9.0)],
         prop_oneof![(1u32..1_000_000).prop_map(f64::from), magnitude(0.0, 9.0)],
         prop::array::uniform3(prop::sample::select(Precision::ALL.to_vec())),
-        (1u32..=65536, 1u32..=65536),
+        // TP x PP is at most 65536 devices (validate_workload).
+        (1u32..=65536).prop_flat_map(|tp| (Just(tp), 1u32..=65536 / tp)),
     )
         .prop_map(|(phase, batch, context, [w, act, kv], (tp, pp))| Workload {
             phase,

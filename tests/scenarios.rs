@@ -116,6 +116,23 @@ fn the_capstone_answers_device_count_parallelism_cost_carbon_and_budget() {
     assert!(best.within_budget.is_some());
 }
 
+#[test]
+fn scenario_token_counts_read_k_as_1024() {
+    // As on the command line and in the knobs: "8k" = 8 x 1024 = 8192
+    // tokens, "2k" = 2048; a plain number is still a number.
+    let s = Scenario::parse(
+        "t.toml",
+        "[workload]\ncontext = \"8k\"\n[serving]\nprompt = \"2k\"\noutput = 256\n",
+    )
+    .unwrap();
+    let wl = s.workload(&ridgeline::solver::Workload::default()).unwrap();
+    assert_eq!(wl.context, 8192.0);
+    let r = s.request().unwrap();
+    assert_eq!((r.prompt, r.output), (2048.0, 256.0));
+    let e = Scenario::parse("t.toml", "[workload]\ncontext = \"lots\"\n").unwrap_err();
+    assert!(e.to_string().contains("t.toml:2:"), "{e}");
+}
+
 /// `ridgeline --scenario FILE` with stdin and stdout not a terminal: the
 /// status, stderr and stdout.
 fn open_bin(file: &Path) -> (Option<i32>, String, Vec<u8>) {

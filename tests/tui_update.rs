@@ -140,7 +140,8 @@ fn typed_units_apply_as_you_type() {
     typed(&mut a, "8k");
     go(&mut a, &[Command::Edit]);
     assert_eq!(a.mode, Mode::Normal);
-    assert_eq!(result(&a).workload.context, 8000.0);
+    // Token counts read k as 1024: 8k = 8192.
+    assert_eq!(result(&a).workload.context, 8192.0);
     focus_knob(&mut a, ridgeline::tui::knobs::Knob::Overhead);
     go(&mut a, &[Command::Edit]);
     typed(&mut a, "50ms");

@@ -2,6 +2,8 @@
 //! and is checked when parsed, so a bad value exits with code 2 and a
 //! message that names the flag and shows a valid form.
 
+use super::output::echo;
+use crate::solver::target::SynthTarget;
 use crate::solver::units::{self, Kind};
 use crate::solver::{Phase, Precision};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -11,6 +13,7 @@ use std::path::PathBuf;
 #[command(
     name = "ridgeline",
     version,
+    max_term_width = 100,
     about = "A terminal workbench for roofline analysis of machine-learning workloads",
     long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, sens, synth, compare, sweep, zoo, catalog."
 )]
@@ -18,9 +21,14 @@ pub struct Cli {
     /// A catalog directory (hardware/*.toml, models/*.toml, regions.toml) to lay over the built-in one.
     #[arg(long, global = true, value_name = "DIR")]
     pub catalog: Option<PathBuf>,
-    /// Draw with plain ASCII (no Braille or box drawing).
-    #[arg(long)]
+    /// Draw with plain ASCII (no Braille or box drawing); tables mark what
+    /// does not fit with "x" rather than "✗".
+    #[arg(long, global = true)]
     pub ascii: bool,
+    /// Tables show every column. Without it a table fits the terminal
+    /// ($COLUMNS, else 80 columns) by leaving out its optional columns.
+    #[arg(long, global = true)]
+    pub wide: bool,
     /// Theme name for the workbench (dark, light, high-contrast, mono, or a user theme).
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
@@ -85,7 +93,7 @@ fn positive(s: &str, kind: Kind) -> Result<f64, String> {
     if v > 0.0 {
         Ok(v)
     } else {
-        Err(format!("{s:?} must be greater than zero"))
+        Err(format!("{} must be greater than zero", echo(s)))
     }
 }
 
@@ -94,7 +102,7 @@ fn non_negative_time(s: &str) -> Result<f64, String> {
     if v >= 0.0 {
         Ok(v)
     } else {
-        Err(format!("{s:?} must be zero or more"))
+        Err(format!("{} must be zero or more", echo(s)))
     }
 }
 
@@ -102,26 +110,43 @@ fn positive_time(s: &str) -> Result<f64, String> {
     positive(s, Kind::Time)
 }
 
-/// A whole count >= 1 ("8", "8k"), at most 1e9.
-pub fn parse_count(s: &str) -> Result<u64, String> {
-    let v = quantity(s, Kind::Count)?;
+/// A whole count >= 1 of `kind` ("8", "8k"), at most 1e9.
+fn whole(s: &str, kind: Kind) -> Result<u64, String> {
+    let v = quantity(s, kind)?;
     if v < 1.0 || v.fract() != 0.0 {
-        return Err(format!("{s:?} must be a whole number, 1 or more"));
+        return Err(format!("{} must be a whole number, 1 or more", echo(s)));
     }
     if v > 1e9 {
-        return Err(format!("{s:?} is larger than 1e9; is it a typo?"));
+        return Err(format!("{} is larger than 1e9; is it a typo?", echo(s)));
     }
     Ok(v as u64)
 }
 
-/// A context length: a whole count >= 0 ("8k", "0").
+/// A whole count >= 1 ("8", "8k" = 8000), at most 1e9.
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    whole(s, Kind::Count)
+}
+
+/// A number of tokens >= 1, `k` = 1024 ("2k" = 2048), at most 1e9.
+pub fn parse_tokens(s: &str) -> Result<u64, String> {
+    whole(s, Kind::Tokens)
+}
+
+/// A context length: a whole number of tokens >= 0, `k` = 1024 ("8k" =
+/// 8192, "0").
 fn parse_context(s: &str) -> Result<u64, String> {
-    let v = quantity(s, Kind::Count)?;
+    let v = quantity(s, Kind::Tokens)?;
     if v < 0.0 || v.fract() != 0.0 {
-        return Err(format!("{s:?} must be a whole number of tokens, 0 or more"));
+        return Err(format!(
+            "{} must be a whole number of tokens, 0 or more",
+            echo(s)
+        ));
     }
     if v > 1e9 {
-        return Err(format!("{s:?} is larger than 1e9 tokens; is it a typo?"));
+        return Err(format!(
+            "{} is larger than 1e9 tokens; is it a typo?",
+            echo(s)
+        ));
     }
     Ok(v as u64)
 }
@@ -129,7 +154,7 @@ fn parse_context(s: &str) -> Result<u64, String> {
 fn parse_degree(s: &str) -> Result<u32, String> {
     let v = parse_count(s)?;
     if v > 65536 {
-        return Err(format!("{s:?}: at most 65536 devices"));
+        return Err(format!("{}: at most 65536 devices", echo(s)));
     }
     Ok(v as u32)
 }
@@ -140,7 +165,8 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
         Ok(v)
     } else {
         Err(format!(
-            "{s:?} must be greater than 0 and at most 1 (or 100%)"
+            "{} must be greater than 0 and at most 1 (or 100%)",
+            echo(s)
         ))
     }
 }
@@ -150,13 +176,16 @@ fn parse_unit_interval(s: &str) -> Result<f64, String> {
     if (0.0..=1.0).contains(&v) {
         Ok(v)
     } else {
-        Err(format!("{s:?} must be from 0 to 1"))
+        Err(format!("{} must be from 0 to 1", echo(s)))
     }
 }
 
 fn parse_precision(s: &str) -> Result<Precision, String> {
     Precision::parse(s).ok_or_else(|| {
-        format!("unknown precision {s:?}; use one of fp32, tf32, bf16, fp16, fp8, int8, fp4, int4")
+        format!(
+            "unknown precision {}; use one of fp32, tf32, bf16, fp16, fp8, int8, fp4, int4",
+            echo(s)
+        )
     })
 }
 
@@ -168,27 +197,91 @@ pub enum BatchSpec {
     Range(u64, u64),
 }
 
-/// "64", "1k", or a range "1..512" (also "1..=512").
-pub fn parse_batch(s: &str) -> Result<BatchSpec, String> {
+/// One count, or a range "LO..HI" (also "LO..=HI"), each read by `one`.
+fn parse_range(s: &str, one: fn(&str) -> Result<u64, String>) -> Result<BatchSpec, String> {
     match s.split_once("..") {
-        None => parse_count(s.trim()).map(BatchSpec::One),
+        None => one(s.trim()).map(BatchSpec::One),
         Some((a, b)) => {
-            let lo = parse_count(a.trim())?;
-            let hi = parse_count(b.trim_start_matches('=').trim())?;
+            let lo = one(a.trim())?;
+            let hi = one(b.trim_start_matches('=').trim())?;
             if hi < lo {
-                return Err(format!("{s:?}: a range goes from low to high, like 1..512"));
+                return Err(format!(
+                    "{}: a range goes from low to high, like 1..512",
+                    echo(s)
+                ));
             }
             Ok(BatchSpec::Range(lo, hi))
         }
     }
 }
 
+/// "64", "1k" (1000 sequences), or a range "1..512" (also "1..=512").
+pub fn parse_batch(s: &str) -> Result<BatchSpec, String> {
+    parse_range(s, parse_count)
+}
+
+/// Contexts in tokens, `k` = 1024: "8k", or a range "1k..128k".
+pub fn parse_contexts(s: &str) -> Result<BatchSpec, String> {
+    parse_range(s, parse_tokens)
+}
+
+/// A finite step, written explicitly as a percentage ("10%") or a fraction
+/// ("0.1"). A bare number above 1 is refused: "10" could mean 10% or
+/// +1000%.
 fn parse_percent(s: &str) -> Result<f64, String> {
     let v = quantity(s, Kind::Fraction)?;
+    if !s.trim().ends_with('%') && v > 1.0 {
+        return Err(format!(
+            "{} is ambiguous: write a percentage (\"{}%\") or a fraction (\"{}\")",
+            echo(s),
+            units::format_number(v),
+            units::format_number(v / 100.0)
+        ));
+    }
     if v > 0.0 && v <= 10.0 {
         Ok(v)
     } else {
-        Err(format!("{s:?} must be a positive step such as 10% or 0.1"))
+        Err(format!(
+            "{} must be a positive step such as 10% or 0.1, at most 1000%",
+            echo(s)
+        ))
+    }
+}
+
+/// A planned utilization: from 1% to 100%.
+fn parse_utilization(s: &str) -> Result<f64, String> {
+    let v = parse_fraction(s)?;
+    if v < crate::solver::fleet::MIN_UTILIZATION {
+        return Err(format!(
+            "{} is below 1%: a fleet planned that idle is sized for a load it will not see; use 0.01 to 1 (1% to 100%)",
+            echo(s)
+        ));
+    }
+    Ok(v)
+}
+
+/// How many rows to show: 1 or more.
+fn parse_top(s: &str) -> Result<usize, String> {
+    let v = parse_count(s)?;
+    Ok(v as usize)
+}
+
+/// A synthesis target: "50ms", "50ms itl", "100ms ttft", "30 tok/s per
+/// user", "5000 tok/s" (the workbench's parser).
+fn parse_target(s: &str) -> Result<TargetArg, String> {
+    SynthTarget::parse(s)?;
+    Ok(TargetArg(s.to_string()))
+}
+
+/// The target text, read against the phase once the workload is known (a
+/// plain time is the latency of `--phase`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetArg(pub String);
+
+impl TargetArg {
+    pub fn resolve(&self, phase: Phase) -> SynthTarget {
+        // Checked when parsed; the fallback is never reached.
+        SynthTarget::parse_for(&self.0, phase).unwrap_or(SynthTarget::Itl(0.05))
     }
 }
 
@@ -205,7 +298,8 @@ pub struct WorkloadArgs {
     /// `sweep` takes a range "1..512" (powers of two between).
     #[arg(long, short = 'b', value_parser = parse_batch, allow_hyphen_values = true)]
     pub batch: Option<BatchSpec>,
-    /// Tokens in the KV cache (decode) or prompt length (prefill); "4096", "8k".
+    /// Tokens in the KV cache (decode) or prompt length (prefill); "4096",
+    /// "8k" (k = 1024: 8192 tokens).
     #[arg(long, short = 's', value_parser = parse_context, default_value = "4096", allow_hyphen_values = true)]
     pub context: u64,
     /// Precision of weights, activations and KV cache at once.
@@ -271,7 +365,8 @@ pub struct SensArgs {
     /// Device id or alias.
     #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
     pub hardware: String,
-    /// The finite step for the "change for +p%" column.
+    /// The finite step for the "change for +p%" column: "10%" or "0.1" (a
+    /// bare "10" is refused as ambiguous).
     #[arg(long, value_parser = parse_percent, default_value = "10%", allow_hyphen_values = true)]
     pub perturb: f64,
 }
@@ -286,9 +381,11 @@ pub enum RankArg {
 pub struct SynthArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
-    /// The latency to meet: inter-token (decode), time to first token (prefill); "50ms".
-    #[arg(long, value_parser = positive_time, allow_hyphen_values = true)]
-    pub target: f64,
+    /// The target: "50ms itl", "100ms ttft", "30 tok/s per user", "5000
+    /// tok/s" (over the batch), or a plain "50ms" (inter-token for decode,
+    /// time to first token for prefill).
+    #[arg(long, value_parser = parse_target, allow_hyphen_values = true)]
+    pub target: TargetArg,
     /// Optional throughput floor, tokens (or samples) per second over the batch.
     #[arg(long, value_parser = |s: &str| positive(s, Kind::Count), allow_hyphen_values = true)]
     pub min_tokens_per_s: Option<f64>,
@@ -301,9 +398,21 @@ pub struct SynthArgs {
     /// Share of the time budget given to communication when TP/PP > 1.
     #[arg(long, value_parser = parse_unit_interval, default_value = "0.1", allow_hyphen_values = true)]
     pub comm_share: f64,
-    /// How many matches to show in a table (JSON lists all).
-    #[arg(long, default_value_t = 15)]
+    /// How many matches to show in a table, 1 or more (JSON lists all).
+    #[arg(long, value_parser = parse_top, default_value = "15", allow_hyphen_values = true)]
     pub top: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    /// As listed.
+    Listed,
+    /// Fastest step first.
+    Latency,
+    /// Most tokens (or samples) per second first.
+    Tokens,
+    /// Cheapest per million tokens first.
+    Cost,
 }
 
 #[derive(Debug, Args)]
@@ -313,6 +422,12 @@ pub struct CompareArgs {
     /// Comma-separated device ids, or "all".
     #[arg(long = "hardware", short = 'H', default_value = "a100,h100,h200")]
     pub hardware: String,
+    /// The device speedups are measured against [default: the first that fits].
+    #[arg(long, value_name = "ID")]
+    pub baseline: Option<String>,
+    /// Order of the rows; devices that do not fit always come after those that do.
+    #[arg(long, value_enum, default_value = "listed")]
+    pub sort: SortArg,
 }
 
 #[derive(Debug, Args)]
@@ -322,19 +437,20 @@ pub struct SweepArgs {
     /// Comma-separated device ids, or "all".
     #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
     pub hardware: String,
-    /// Sweep the context instead of the batch: "1k..128k" (powers of two between).
-    #[arg(long, value_parser = parse_batch, allow_hyphen_values = true)]
+    /// Sweep the context instead of the batch: "1k..128k" (k = 1024;
+    /// powers of two between).
+    #[arg(long, value_parser = parse_contexts, allow_hyphen_values = true)]
     pub contexts: Option<BatchSpec>,
 }
 
 /// Prompt and output lengths and the idle power share, shared by serve and fleet.
 #[derive(Debug, Args)]
 pub struct RequestArgs {
-    /// Prompt length, tokens ("2k").
-    #[arg(long, value_parser = parse_count, default_value = "2048", allow_hyphen_values = true)]
+    /// Prompt length, tokens ("2k" = 2048: k = 1024).
+    #[arg(long, value_parser = parse_tokens, default_value = "2048", allow_hyphen_values = true)]
     pub prompt: u64,
-    /// Output length, tokens.
-    #[arg(long, value_parser = parse_count, default_value = "256", allow_hyphen_values = true)]
+    /// Output length, tokens (k = 1024).
+    #[arg(long, value_parser = parse_tokens, default_value = "256", allow_hyphen_values = true)]
     pub output: u64,
     /// Share of TDP a device draws when idle [default 0.3].
     #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
@@ -373,8 +489,8 @@ pub struct FleetArgs {
     /// Grid regions, comma-separated (`ridgeline zoo regions`).
     #[arg(long, default_value = "us-east")]
     pub region: String,
-    /// Highest planned utilization of a replica [default 0.8].
-    #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
+    /// Highest planned utilization of a replica, 1% to 100% [default 0.8].
+    #[arg(long, value_parser = parse_utilization, allow_hyphen_values = true)]
     pub max_utilization: Option<f64>,
     /// Budget in USD per year ("5M").
     #[arg(long, value_parser = |s: &str| positive(s, Kind::Count), allow_hyphen_values = true)]

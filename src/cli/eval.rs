@@ -64,7 +64,7 @@ pub(super) fn eval(cat: &Catalog, a: &args::EvalArgs, out: Out) -> Result<(), Cl
         return Err(CliError::Verdict(format!(
             "--require-fit: {} does not fit on {} x {}",
             model.model.id,
-            wl.tp * wl.pp,
+            wl.tp.saturating_mul(wl.pp),
             hw.hw.id
         )));
     }

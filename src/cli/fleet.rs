@@ -1,7 +1,7 @@
 //! `ridgeline fleet`: the cheapest fleet that meets serving SLAs.
 
 use super::args::{FleetArgs, Format};
-use super::output::{Fmt, col, render_list};
+use super::output::{Fmt, Style, col, render_list, wrap};
 use super::serve::{regions, request};
 use super::{CliError, Out, assumptions, devices, workload, write};
 use crate::catalog::Catalog;
@@ -10,7 +10,16 @@ use crate::solver::fleet::{self, FleetSpec};
 use crate::solver::units;
 use serde_json::{Map, Value, json};
 
-pub fn fleet(cat: &Catalog, a: &FleetArgs, out: Out) -> Result<(), CliError> {
+/// A count in full below 100k, with a prefix beyond ("1.07G").
+fn count(n: u64) -> String {
+    if n < 100_000 {
+        n.to_string()
+    } else {
+        units::format_count(n as f64)
+    }
+}
+
+pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(), CliError> {
     let model = cat.model(&a.workload.model)?;
     let regions = regions(cat, &a.region)?;
     if regions.is_empty() {
@@ -137,12 +146,12 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, out: Out) -> Result<(), CliError> {
                 "{}: {} requests/s, prompt {} tokens, output {} tokens; SLAs: TTFT {}, inter-token {}{}\n\n",
                 model.model.name,
                 units::format_number(spec.qps),
-                units::format_count(spec.request.prompt),
-                units::format_count(spec.request.output),
+                units::format_tokens(spec.request.prompt),
+                units::format_tokens(spec.request.output),
                 units::format_time(spec.ttft_sla_s),
                 units::format_time(spec.itl_sla_s),
                 spec.budget_usd_per_year
-                    .map(|b| format!("; budget ${}/year", units::format_count(b)))
+                    .map(|b| format!("; budget {}/year", units::format_usd(b)))
                     .unwrap_or_default()
             ));
             match &plan.best {
@@ -150,21 +159,21 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, out: Out) -> Result<(), CliError> {
                     s.push_str(&format!(
                         "cheapest: {} replicas of {} x {} (TP {} x PP {}), batch {} each = {} devices\n\
                          TTFT {}, inter-token {}, end-to-end {}; utilization {:.0}%\n\
-                         ${:.2}/hour, ${}/year, ${:.3} per million output tokens{}\n",
-                        b.replicas,
+                         {}/hour, {}/year, {} per million output tokens{}\n",
+                        count(b.replicas),
                         b.layout.devices(),
                         b.hardware_id,
                         b.layout.tp,
                         b.layout.pp,
                         b.batch,
-                        b.devices,
+                        count(b.devices),
                         units::format_time(b.ttft_s),
                         units::format_time(b.itl_s),
                         units::format_time(b.e2e_s),
                         b.utilization * 100.0,
-                        b.cost_per_hour_usd,
-                        units::format_count(b.cost_per_hour_usd * HOURS_PER_YEAR),
-                        b.cost_per_million_tokens_usd,
+                        units::format_usd(b.cost_per_hour_usd),
+                        units::format_usd(b.cost_per_hour_usd * HOURS_PER_YEAR),
+                        units::format_usd(b.cost_per_million_tokens_usd),
                         match b.within_budget {
                             Some(true) => "; within budget".to_string(),
                             Some(false) => "; OVER BUDGET".to_string(),
@@ -197,18 +206,19 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, out: Out) -> Result<(), CliError> {
         let cols = [
             col("hardware", "hardware", Fmt::Text),
             col("TP", "tp", Fmt::Int),
-            col("PP", "pp", Fmt::Int),
+            col("PP", "pp", Fmt::Int).opt(3),
             col("batch", "batch", Fmt::Int),
             col("replicas", "replicas", Fmt::Int),
             col("devices", "devices", Fmt::Int),
-            col("TTFT", "ttft_s", Fmt::Time),
-            col("ITL", "itl_s", Fmt::Time),
+            col("TTFT", "ttft_s", Fmt::Time).opt(2),
+            col("ITL", "itl_s", Fmt::Time).opt(1),
             col("$/hour", "cost_per_hour_usd", Fmt::Usd),
             col("$/M tok", "cost_per_million_tokens_usd", Fmt::Usd),
-            col("in budget", "within_budget", Fmt::Text),
+            col("in budget", "within_budget", Fmt::Text).opt(4),
         ];
         let opts: Vec<Map<String, Value>> = plan.per_device.iter().map(option_rec).collect();
-        s.push_str(&render_list(&opts, &cols, fmt));
+        s = wrap(&s, style.width);
+        s.push_str(&render_list(&opts, &cols, fmt, style));
         write(out, &s)?;
     }
     match &plan.best {
@@ -217,9 +227,9 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, out: Out) -> Result<(), CliError> {
             plan.reason.unwrap_or_default()
         ))),
         Some(b) if b.within_budget == Some(false) => Err(CliError::Verdict(format!(
-            "the cheapest fleet costs ${}/year, over the budget of ${}/year",
-            units::format_count(b.cost_per_year_usd()),
-            units::format_count(spec.budget_usd_per_year.unwrap_or(0.0))
+            "the cheapest fleet costs {}/year, over the budget of {}/year",
+            units::format_usd(b.cost_per_year_usd()),
+            units::format_usd(spec.budget_usd_per_year.unwrap_or(0.0))
         ))),
         Some(_) => Ok(()),
     }

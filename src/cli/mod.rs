@@ -20,6 +20,7 @@ pub use records::{eval_record, hardware_record, model_record};
 use crate::catalog::{self, Catalog, HardwareEntry};
 use crate::solver::{self, Assumptions, Workload};
 use args::{BatchSpec, Cli, Command, WorkloadArgs};
+use output::Style;
 use std::io::Write;
 
 /// What went wrong, and the exit code it maps to.
@@ -29,6 +30,10 @@ pub enum CliError {
     Input(String),
     /// A requested verdict failed: exit 3 (the output was printed).
     Verdict(String),
+    /// The reader closed the pipe (`| head -1`): stop quietly, exit 0.
+    Closed,
+    /// Output could not be written for another reason: exit 1.
+    Output(String),
 }
 
 impl CliError {
@@ -36,6 +41,8 @@ impl CliError {
         match self {
             CliError::Input(_) => 2,
             CliError::Verdict(_) => 3,
+            CliError::Closed => 0,
+            CliError::Output(_) => 1,
         }
     }
 }
@@ -43,7 +50,8 @@ impl CliError {
 impl std::fmt::Display for CliError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CliError::Input(m) | CliError::Verdict(m) => f.write_str(m),
+            CliError::Input(m) | CliError::Verdict(m) | CliError::Output(m) => f.write_str(m),
+            CliError::Closed => f.write_str("the output was closed"),
         }
     }
 }
@@ -61,7 +69,7 @@ impl From<catalog::LookupError> for CliError {
             "model" => "--model",
             _ => "--region",
         };
-        CliError::Input(format!("{flag}: {e}"))
+        CliError::Input(sanitize_message(&format!("{flag}: {e}")))
     }
 }
 
@@ -83,21 +91,24 @@ pub fn load_catalog(cli: &Cli, err: Out) -> Catalog {
 
 /// Run a subcommand; returns the process exit code.
 pub fn run(cli: &Cli, command: &Command, out: Out, err: Out) -> i32 {
+    let style = style(cli, |k| std::env::var(k).ok(), terminal_width());
     let result = match command {
         Command::Catalog(args::CatalogArgs {
             action: args::CatalogAction::Check { dir },
         }) => catalog_check::catalog_check(cli, dir.as_deref(), out),
         other => {
             let cat = load_catalog(cli, err);
-            dispatch(&cat, other, out)
+            dispatch(&cat, other, style, out)
         }
     };
+    let result = result.and_then(|()| out.flush().map_err(write_error));
     match result {
         Ok(()) => 0,
+        Err(CliError::Closed) => 0,
         Err(e) => {
             let prefix = match e {
-                CliError::Input(_) => "error",
                 CliError::Verdict(_) => "verdict",
+                _ => "error",
             };
             let _ = writeln!(err, "{prefix}: {e}");
             e.code()
@@ -105,20 +116,120 @@ pub fn run(cli: &Cli, command: &Command, out: Out, err: Out) -> i32 {
     }
 }
 
-fn dispatch(cat: &Catalog, command: &Command, out: Out) -> Result<(), CliError> {
+/// How tables are drawn: ASCII unless the locale is UTF-8 (as the
+/// workbench decides) or with `--ascii`; as wide as `--wide`, `COLUMNS`,
+/// the terminal, or else 80 columns.
+pub fn style(cli: &Cli, env: impl Fn(&str) -> Option<String>, terminal: Option<usize>) -> Style {
+    let ascii = cli.ascii || !crate::tui::ui::locale_is_utf8(&env);
+    let columns = env("COLUMNS")
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0);
+    let width = if cli.wide {
+        usize::MAX
+    } else {
+        columns.or(terminal).unwrap_or(Style::DEFAULT_WIDTH).max(40)
+    };
+    Style { ascii, width }
+}
+
+/// The width of the terminal standard output goes to, if it is one.
+fn terminal_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    ratatui::crossterm::terminal::size()
+        .ok()
+        .map(|(w, _)| w as usize)
+        .filter(|&w| w > 0)
+}
+
+/// Parse the command line. A bad argument is reported with its value
+/// escaped and cut to 80 characters (clap echoes it whole and raw), and
+/// exits with status 2; help and version print as usual.
+pub fn parse_args() -> Cli {
+    use clap::Parser;
+    use clap::error::ErrorKind;
+    match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => match e.kind() {
+            ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+            _ => {
+                let text = sanitize_message(&e.render().to_string());
+                let _ = std::io::stderr().write_all(text.as_bytes());
+                std::process::exit(2)
+            }
+        },
+    }
+}
+
+/// Escape control characters (newlines kept) and cut every quoted value
+/// ('...' or "...") past 80 characters.
+pub fn sanitize_message(text: &str) -> String {
+    const MAX: usize = 80;
+    let mut out = String::new();
+    let mut quoted: Option<(char, usize)> = None;
+    for c in text.chars() {
+        let shown = if c.is_control() && c != '\n' {
+            c.escape_default().to_string()
+        } else {
+            c.to_string()
+        };
+        match quoted {
+            Some((q, n)) if c == q => {
+                if n > MAX {
+                    out.push_str(&format!("... ({} more characters)", n - MAX));
+                }
+                out.push(c);
+                quoted = None;
+            }
+            Some((q, n)) => {
+                if n < MAX {
+                    out.push_str(&shown);
+                }
+                quoted = Some((q, n + 1));
+            }
+            None => {
+                out.push_str(&shown);
+                if c == '\'' || c == '"' {
+                    quoted = Some((c, 0));
+                }
+            }
+        }
+    }
+    if let Some((_, n)) = quoted
+        && n > MAX
+    {
+        out.push_str(&format!("... ({} more characters)", n - MAX));
+    }
+    out
+}
+
+fn dispatch(cat: &Catalog, command: &Command, style: Style, out: Out) -> Result<(), CliError> {
     match command {
         Command::Eval(a) => eval::eval(cat, a, out),
-        Command::Sens(a) => sens::sens(cat, a, out),
-        Command::Synth(a) => synth::synth(cat, a, out),
-        Command::Compare(a) => compare::compare(cat, &a.workload, &a.hardware, out),
+        Command::Sens(a) => sens::sens(cat, a, style, out),
+        Command::Synth(a) => synth::synth(cat, a, style, out),
+        Command::Compare(a) => compare::compare(cat, a, style, out),
         Command::Sweep(a) => match a.contexts {
-            Some(c) => sweep::context_sweep_cmd(cat, &a.workload, &a.hardware, c, out),
-            None => sweep::sweep_cmd(cat, &a.workload, &a.hardware, out),
+            Some(c) => sweep::context_sweep_cmd(cat, &a.workload, &a.hardware, c, style, out),
+            None => sweep::sweep_cmd(cat, &a.workload, &a.hardware, style, out),
         },
-        Command::Zoo(a) => zoo::zoo(cat, a.kind, a.format, out),
-        Command::Serve(a) => serve::serve(cat, a, out),
-        Command::Fleet(a) => fleet::fleet(cat, a, out),
+        Command::Zoo(a) => zoo::zoo(cat, a.kind, a.format, style, out),
+        Command::Serve(a) => serve::serve(cat, a, style, out),
+        Command::Fleet(a) => fleet::fleet(cat, a, style, out),
         Command::Catalog(_) => unreachable_catalog(),
+    }
+}
+
+/// A failed write: a closed pipe ends quietly, anything else is reported.
+fn write_error(e: std::io::Error) -> CliError {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        CliError::Closed
+    } else {
+        CliError::Output(format!("cannot write output: {e}"))
     }
 }
 
@@ -127,8 +238,7 @@ fn unreachable_catalog() -> Result<(), CliError> {
 }
 
 pub(crate) fn write(out: Out, s: &str) -> Result<(), CliError> {
-    out.write_all(s.as_bytes())
-        .map_err(|e| CliError::Input(format!("cannot write output: {e}")))
+    out.write_all(s.as_bytes()).map_err(write_error)
 }
 
 /// The assumptions from the flags, defaults where a flag is absent.

@@ -1,9 +1,34 @@
 //! Output formats: records as JSON objects (the contract), rendered as JSON,
 //! CSV (raw SI values), or aligned text and Markdown tables (human units).
+//! Text tables fit the terminal (80 columns when it is not known): the
+//! columns ranked optional are dropped, last-ranked first, and a line says
+//! which (`--wide` keeps them all). Markdown and CSV keep every column.
 
 use super::args::Format;
 use crate::solver::units;
 use serde_json::{Map, Value};
+
+/// How text output is drawn: ASCII only or not, and the width to fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    /// Plain ASCII marks ("x needs 2" rather than "✗ needs 2").
+    pub ascii: bool,
+    /// Columns a text table may take; `usize::MAX` with `--wide`.
+    pub width: usize,
+}
+
+impl Style {
+    /// The width when neither `COLUMNS` nor the terminal says.
+    pub const DEFAULT_WIDTH: usize = 80;
+
+    /// ASCII at 80 columns: what tests and pipes without a locale get.
+    pub fn plain() -> Style {
+        Style {
+            ascii: true,
+            width: Style::DEFAULT_WIDTH,
+        }
+    }
+}
 
 /// How a column's raw value reads to a human.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,8 +39,12 @@ pub enum Fmt {
     Flops,
     /// Three significant digits.
     Num,
-    /// A whole number.
+    /// A whole number ("1.07G" from 100k on).
     Int,
+    /// A parameter count as model cards write it ("8.03B", "671B").
+    Params,
+    /// A number of tokens, `k` = 1024 ("4096", "128k").
+    Tokens,
     /// US dollars.
     Usd,
     /// A percentage of a fraction.
@@ -23,15 +52,34 @@ pub enum Fmt {
     Text,
 }
 
-/// One column: header, JSON key, format.
+/// One column: header, JSON key, format, and whether a narrow text table
+/// may drop it (0: always kept; otherwise the higher, the sooner dropped).
+#[derive(Debug, Clone, Copy)]
 pub struct Col {
     pub header: &'static str,
     pub key: &'static str,
     pub fmt: Fmt,
+    pub optional: u8,
 }
 
 pub const fn col(header: &'static str, key: &'static str, fmt: Fmt) -> Col {
-    Col { header, key, fmt }
+    Col {
+        header,
+        key,
+        fmt,
+        optional: 0,
+    }
+}
+
+impl Col {
+    /// This column may be dropped from a narrow text table; `rank` orders
+    /// the dropping (the highest goes first).
+    pub const fn opt(self, rank: u8) -> Col {
+        Col {
+            optional: rank,
+            ..self
+        }
+    }
 }
 
 /// A raw value for a human.
@@ -39,7 +87,7 @@ pub fn human(v: &Value, fmt: Fmt) -> String {
     match v {
         Value::Null => "-".into(),
         Value::Bool(b) => if *b { "yes" } else { "no" }.into(),
-        Value::String(s) => s.clone(),
+        Value::String(s) => escape(s),
         Value::Number(n) => {
             let x = n.as_f64().unwrap_or(f64::NAN);
             match fmt {
@@ -48,19 +96,101 @@ pub fn human(v: &Value, fmt: Fmt) -> String {
                 Fmt::Bandwidth => units::format_bandwidth(x),
                 Fmt::Flops => units::format_flops(x),
                 Fmt::Num | Fmt::Text => units::format_number(x),
-                Fmt::Int => format!("{}", x.round() as i64),
-                Fmt::Usd => format!("${x:.2}"),
+                Fmt::Int if x.abs() < 1e5 => format!("{}", x.round() as i64),
+                Fmt::Int => units::format_count(x.round()),
+                Fmt::Params => units::format_params(x),
+                Fmt::Tokens => units::format_tokens(x),
+                Fmt::Usd => units::format_usd(x),
                 Fmt::Pct => format!("{:.1}%", x * 100.0),
             }
         }
-        other => other.to_string(),
+        other => escape(&other.to_string()),
     }
+}
+
+/// Control characters shown as escapes, so no text reaches the terminal
+/// as a command: "\u{1b}[31m" prints as written.
+pub fn escape(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A value the user typed, echoed in a message: escaped, and cut to 80
+/// characters with the length of the rest said.
+pub fn echo(s: &str) -> String {
+    const MAX: usize = 80;
+    let e = escape(s);
+    let n = e.chars().count();
+    if n <= MAX {
+        format!("\"{e}\"")
+    } else {
+        let head: String = e.chars().take(MAX).collect();
+        format!("\"{head}\"... ({} more characters)", n - MAX)
+    }
+}
+
+/// Wrap prose at word boundaries to `width` columns; a continued line is
+/// indented two spaces more than the line it continues. The spacing inside
+/// a line (aligned columns) is kept; short lines are left alone.
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    for line in text.split_inclusive('\n') {
+        let (body, nl) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        if body.chars().count() <= width {
+            out.push_str(line);
+            continue;
+        }
+        let indent = body.len() - body.trim_start_matches(' ').len();
+        let cont = " ".repeat(indent + 2);
+        // Tokens: a run of spaces and the word after it.
+        let mut tokens: Vec<(&str, &str)> = Vec::new();
+        let mut rest = &body[indent..];
+        while !rest.is_empty() {
+            let w0 = rest.len() - rest.trim_start_matches(' ').len();
+            let after = &rest[w0..];
+            let w1 = after.find(' ').unwrap_or(after.len());
+            tokens.push((&rest[..w0], &after[..w1]));
+            rest = &after[w1..];
+        }
+        let mut cur = body[..indent].to_string();
+        let mut fresh = true;
+        for (space, word) in tokens {
+            let len = cur.chars().count();
+            if fresh {
+                cur.push_str(word);
+                fresh = false;
+            } else if len + space.chars().count() + word.chars().count() <= width {
+                cur.push_str(space);
+                cur.push_str(word);
+            } else {
+                out.push_str(&cur);
+                out.push('\n');
+                cur = format!("{cont}{word}");
+            }
+        }
+        out.push_str(&cur);
+        out.push_str(nl);
+    }
+    out
 }
 
 fn csv_cell(v: &Value) -> String {
     let s = match v {
         Value::Null => String::new(),
-        Value::String(s) => s.clone(),
+        Value::String(s) => escape(s),
         other => other.to_string(),
     };
     if s.contains([',', '"', '\n']) {
@@ -70,8 +200,14 @@ fn csv_cell(v: &Value) -> String {
     }
 }
 
-/// Render a list of records. JSON prints every key; the other formats print `cols`.
-pub fn render_list(records: &[Map<String, Value>], cols: &[Col], format: Format) -> String {
+/// Render a list of records. JSON prints every key; the other formats print
+/// `cols`, a text table only those that fit `style.width`.
+pub fn render_list(
+    records: &[Map<String, Value>],
+    cols: &[Col],
+    format: Format,
+    style: Style,
+) -> String {
     match format {
         Format::Json => {
             let arr = Value::Array(records.iter().cloned().map(Value::Object).collect());
@@ -104,10 +240,59 @@ pub fn render_list(records: &[Map<String, Value>], cols: &[Col], format: Format)
             if format == Format::Markdown {
                 markdown(&headers, &rows, &right)
             } else {
-                text_table(&headers, &rows, &right)
+                let keep = fitting_columns(cols, &headers, &rows, style.width);
+                let pick =
+                    |v: &[String]| -> Vec<String> { keep.iter().map(|&i| v[i].clone()).collect() };
+                let rows: Vec<Vec<String>> = rows.iter().map(|r| pick(r)).collect();
+                let right: Vec<bool> = keep.iter().map(|&i| right[i]).collect();
+                let mut t = text_table(&pick(&headers), &rows, &right);
+                let dropped: Vec<&str> = (0..cols.len())
+                    .filter(|i| !keep.contains(i))
+                    .map(|i| cols[i].header)
+                    .collect();
+                if !dropped.is_empty() {
+                    t.push_str(&wrap(
+                        &format!(
+                            "(not shown at {} columns: {}; --wide shows every column)\n",
+                            style.width,
+                            dropped.join(", ")
+                        ),
+                        style.width,
+                    ));
+                }
+                t
             }
         }
     }
+}
+
+/// The columns of a text table that fit `width`: optional columns are
+/// dropped, the highest rank first, until the table fits (the columns
+/// ranked 0 are always kept).
+fn fitting_columns(
+    cols: &[Col],
+    headers: &[String],
+    rows: &[Vec<String>],
+    width: usize,
+) -> Vec<usize> {
+    let w = widths(headers, rows);
+    let mut keep: Vec<usize> = (0..cols.len()).collect();
+    let total = |k: &[usize]| -> usize {
+        k.iter().map(|&i| w[i]).sum::<usize>() + 2 * k.len().saturating_sub(1)
+    };
+    while total(&keep) > width {
+        let Some(pos) = keep
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| cols[**i].optional > 0)
+            .max_by_key(|(p, i)| (cols[**i].optional, *p))
+            .map(|(p, _)| p)
+        else {
+            break;
+        };
+        keep.remove(pos);
+    }
+    keep
 }
 
 /// Render one record as key/value rows.
@@ -116,7 +301,7 @@ pub fn render_record(record: &Map<String, Value>, cols: &[Col], format: Format) 
         Format::Json => {
             serde_json::to_string_pretty(&Value::Object(record.clone())).unwrap_or_default() + "\n"
         }
-        Format::Csv => render_list(std::slice::from_ref(record), cols, format),
+        Format::Csv => render_list(std::slice::from_ref(record), cols, format, Style::plain()),
         Format::Table | Format::Markdown => {
             let rows: Vec<Vec<String>> = cols
                 .iter()
@@ -232,10 +417,52 @@ mod tests {
         r.insert("b".into(), json!(2.5));
         let cols = [col("A", "a", Fmt::Text), col("B", "b", Fmt::Num)];
         assert_eq!(
-            render_list(std::slice::from_ref(&r), &cols, Format::Csv),
+            render_list(std::slice::from_ref(&r), &cols, Format::Csv, Style::plain()),
             "a,b\n\"x, y\",2.5\n"
         );
-        let t = render_list(&[r], &cols, Format::Table);
+        let t = render_list(&[r], &cols, Format::Table, Style::plain());
         assert_eq!(t, "A       B\n----  ---\nx, y  2.5\n");
+    }
+
+    #[test]
+    fn a_narrow_table_drops_optional_columns_highest_rank_first() {
+        let mut r = Map::new();
+        r.insert("a".into(), json!("aaaaaaaaaa"));
+        r.insert("b".into(), json!("bbbbbbbbbb"));
+        r.insert("c".into(), json!("cccccccccc"));
+        let cols = [
+            col("A", "a", Fmt::Text),
+            col("B", "b", Fmt::Text).opt(1),
+            col("C", "c", Fmt::Text).opt(2),
+        ];
+        // Three columns of 10 with two gaps of 2 = 34; at 30 wide C (rank 2)
+        // goes, leaving 10 + 2 + 10 = 22.
+        let style = Style {
+            ascii: true,
+            width: 30,
+        };
+        let t = render_list(std::slice::from_ref(&r), &cols, Format::Table, style);
+        assert!(t.starts_with("A           B\n"), "{t}");
+        assert!(t.contains("not shown at 30 columns: C"), "{t}");
+        let wide = Style {
+            width: usize::MAX,
+            ..style
+        };
+        let t = render_list(std::slice::from_ref(&r), &cols, Format::Table, wide);
+        assert!(t.contains("cccccccccc") && !t.contains("not shown"), "{t}");
+        // Markdown keeps every column.
+        let t = render_list(&[r], &cols, Format::Markdown, style);
+        assert!(t.starts_with("| A | B | C |"), "{t}");
+    }
+
+    #[test]
+    fn text_is_escaped_wrapped_and_echoed_short() {
+        assert_eq!(escape("a\u{1b}[31mb"), "a\\u{1b}[31mb");
+        let long = "x".repeat(500);
+        let e = echo(&long);
+        assert!(e.len() < 120 && e.contains("420 more characters"), "{e}");
+        let w = wrap("one two three four five six\n", 10);
+        assert!(w.lines().all(|l| l.chars().count() <= 10), "{w}");
+        assert_eq!(w, "one two\n  three\n  four\n  five six\n");
     }
 }

@@ -1,8 +1,9 @@
 //! Records and sentences the subcommands share: an evaluation as a JSON
 //! record, the headline and the fit verdict, catalog entries.
 
-use super::output::{Col, Fmt, col};
+use super::output::Style;
 use crate::catalog::{HardwareEntry, ModelEntry};
+use crate::solver::compare::{Compared, Verdict};
 use crate::solver::{self, Arch, Evaluation, Workload, units};
 use serde_json::{Map, Value, json};
 
@@ -62,9 +63,15 @@ pub fn eval_record(
     put("memory_usable_bytes", json!(e.memory.usable_bytes));
     put("min_tp_to_fit", json!(e.min_devices.map(|p| p.tp)));
     put("min_pp_to_fit", json!(e.min_devices.map(|p| p.pp)));
+    // A configuration that does not fit does not run: no cost as if it did.
     put(
         "cost_per_hour_usd",
-        json!(hw.hw.price_per_hour_usd.map(|p| p * (wl.tp * wl.pp) as f64)),
+        json!(
+            hw.hw
+                .price_per_hour_usd
+                .filter(|_| e.memory.fits)
+                .map(|p| p * e.devices() as f64)
+        ),
     );
     put(
         "notes",
@@ -74,6 +81,17 @@ pub fn eval_record(
     m
 }
 
+/// "Llama 3.1 8B: decode, batch 1, context 4096, " and then `rest`.
+pub(crate) fn workload_line(model: &ModelEntry, wl: &Workload, rest: &str) -> String {
+    format!(
+        "{}: {}, batch {}, context {}, {rest}\n\n",
+        model.model.name,
+        wl.phase.name(),
+        units::format_count(wl.batch),
+        units::format_tokens(wl.context),
+    )
+}
+
 /// Headline of a human-readable result.
 pub(crate) fn headline(hw: &HardwareEntry, model: &ModelEntry, wl: &Workload) -> String {
     let shape = match model.model.arch {
@@ -81,7 +99,7 @@ pub(crate) fn headline(hw: &HardwareEntry, model: &ModelEntry, wl: &Workload) ->
             "{}, batch {}, context {}",
             wl.phase.name(),
             units::format_count(wl.batch),
-            units::format_count(wl.context)
+            units::format_tokens(wl.context)
         ),
         Arch::SinglePass(_) => format!(
             "forward pass, batch {}{}",
@@ -113,19 +131,13 @@ pub(crate) fn fit_sentence(e: &Evaluation, wl: &Workload) -> String {
         );
     }
     let fix = match e.min_devices {
-        Some(p) if p.pp == 1 => format!("needs {} devices: try --tp {}", p.devices(), p.tp),
-        Some(p) => format!(
-            "needs {} devices: try --tp {} --pp {}",
-            p.devices(),
-            p.tp,
-            p.pp
-        ),
-        None => "no layout of up to 4096 pipeline stages holds it".to_string(),
+        Some(p) => format!("needs {} devices: try {}", p.devices(), layout_flags(p)),
+        None => NO_LAYOUT.to_string(),
     };
+    let n = wl.tp.saturating_mul(wl.pp);
     format!(
-        "DOES NOT FIT on {} device{}: needs {} per device but {} is usable ({} x {:.0}%); {fix}\n",
-        wl.tp * wl.pp,
-        if wl.tp * wl.pp == 1 { "" } else { "s" },
+        "DOES NOT FIT on {n} device{}: needs {} per device but {} is usable ({} x {:.0}%); {fix}\n",
+        if n == 1 { "" } else { "s" },
         units::format_bytes(f),
         units::format_bytes(e.memory.usable_bytes),
         units::format_bytes(e.memory.capacity_bytes),
@@ -133,22 +145,112 @@ pub(crate) fn fit_sentence(e: &Evaluation, wl: &Workload) -> String {
     )
 }
 
+/// Why nothing holds a workload, in the words of the fit search.
+pub(crate) const NO_LAYOUT: &str = "no layout holds it (TP within one node, at most one pipeline stage per layer, over the links the device has)";
+
+/// "--tp 2" or "--tp 4 --pp 2".
+pub(crate) fn layout_flags(p: solver::Parallelism) -> String {
+    if p.pp == 1 {
+        format!("--tp {}", p.tp)
+    } else {
+        format!("--tp {} --pp {}", p.tp, p.pp)
+    }
+}
+
+/// The verdict as a JSON value: "fits", "needs_more_devices", "never_fits".
+pub(crate) fn verdict_key(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Fits => "fits",
+        Verdict::Needs(_) => "needs_more_devices",
+        Verdict::Never => "never_fits",
+    }
+}
+
+/// The figures of a configuration that does not fit, at the fewest devices
+/// that hold it (`at_min_devices_to_fit` in JSON); null when it fits or
+/// when nothing holds it.
+pub(crate) fn at_fit_record(c: &Compared, hw: &HardwareEntry) -> Value {
+    match (&c.at_fit, c.verdict.fits()) {
+        (Some(e), false) => json!({
+            "tp": e.parallelism.tp,
+            "pp": e.parallelism.pp,
+            "devices": e.devices(),
+            "latency_s": e.latency_s,
+            "tokens_per_s": e.tokens_per_s,
+            "bottleneck": e.bottleneck.name(),
+            "memory_required_bytes": e.memory.footprint.total(),
+            "cost_per_hour_usd": hw.hw.price_per_hour_usd.map(|p| p * e.devices() as f64),
+            "cost_per_million_tokens_usd": c.cost_per_mtok,
+        }),
+        _ => Value::Null,
+    }
+}
+
+/// Add the verdict keys to an evaluation record: `verdict`,
+/// `cost_per_million_tokens_usd` (only when it fits) and
+/// `at_min_devices_to_fit`.
+pub(crate) fn add_verdict(r: &mut Map<String, Value>, c: &Compared, hw: &HardwareEntry) {
+    r.insert("verdict".into(), json!(verdict_key(c.verdict)));
+    r.insert(
+        "cost_per_million_tokens_usd".into(),
+        json!(c.cost_per_mtok.filter(|_| c.verdict.fits())),
+    );
+    r.insert("at_min_devices_to_fit".into(), at_fit_record(c, hw));
+}
+
+/// The row a table shows for a record: a configuration that does not fit
+/// gets its verdict ("✗ needs 2") in the `fit` cell and no latency,
+/// tokens/s, speedup or cost as if it ran; the cost at the fewest devices
+/// that hold it is shown, labelled ("$1.23 on 2").
+pub(crate) fn table_row(r: &Map<String, Value>, c: &Compared, style: Style) -> Map<String, Value> {
+    let mut t = r.clone();
+    t.insert("fit".into(), json!(c.verdict.cell(style.ascii)));
+    if !c.verdict.fits() {
+        for k in [
+            "latency_s",
+            "tokens_per_s",
+            "bottleneck",
+            "mfu",
+            "mbu",
+            "speedup",
+        ] {
+            t.insert(k.into(), Value::Null);
+        }
+        let at = c
+            .at_fit
+            .as_ref()
+            .zip(c.cost_per_mtok)
+            .map(|(e, cost)| format!("{} on {}", units::format_usd(cost), e.devices()));
+        t.insert("cost_per_million_tokens_usd".into(), json!(at));
+    }
+    t
+}
+
+/// A one-line account of a configuration that does not fit: the fix and
+/// its figures at that count.
+pub(crate) fn not_fit_line(c: &Compared, style: Style) -> String {
+    let x = Verdict::cross(style.ascii);
+    match (c.verdict, &c.at_fit) {
+        (Verdict::Needs(p), Some(e)) => format!(
+            "{x} needs {} devices ({}): there {}, {} tok/s{}",
+            p.devices(),
+            layout_flags(p),
+            units::format_time(e.latency_s),
+            units::format_number(e.tokens_per_s),
+            c.cost_per_mtok
+                .map(|m| format!(", {} per million tokens", units::format_usd(m)))
+                .unwrap_or_default()
+        ),
+        (Verdict::Needs(p), None) => {
+            format!("{x} needs {} devices ({})", p.devices(), layout_flags(p))
+        }
+        _ => format!("{x} never fits: {NO_LAYOUT}"),
+    }
+}
+
 pub(crate) fn num_or_null(x: f64) -> Value {
     if x.is_finite() { json!(x) } else { Value::Null }
 }
-
-pub(crate) const LIST_COLS: &[Col] = &[
-    col("hardware", "hardware", Fmt::Text),
-    col("batch", "batch", Fmt::Int),
-    col("latency", "latency_s", Fmt::Time),
-    col("tokens/s", "tokens_per_s", Fmt::Num),
-    col("bottleneck", "bottleneck", Fmt::Text),
-    col("AI", "arithmetic_intensity", Fmt::Num),
-    col("ridge", "ridge_point", Fmt::Num),
-    col("fits", "fits", Fmt::Text),
-    col("min dev", "min_devices_to_fit", Fmt::Int),
-    col("max batch", "max_batch", Fmt::Int),
-];
 
 /// A device with its figures, for `zoo hardware`.
 pub fn hardware_record(e: &HardwareEntry) -> Map<String, Value> {

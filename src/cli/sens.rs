@@ -1,14 +1,19 @@
 //! `ridgeline sens`: elasticities, finite changes, binding constraint.
 
 use super::args::{self, Format};
-use super::output::{Fmt, col, render_list};
+use super::output::{Fmt, Style, col, render_list, wrap};
 use super::records::{fit_sentence, headline};
 use super::{CliError, Out, assumptions, single_batch, workload, write};
 use crate::catalog::Catalog;
 use crate::solver::{self, Param, units};
 use serde_json::{Map, Value, json};
 
-pub(super) fn sens(cat: &Catalog, a: &args::SensArgs, out: Out) -> Result<(), CliError> {
+pub(super) fn sens(
+    cat: &Catalog,
+    a: &args::SensArgs,
+    style: Style,
+    out: Out,
+) -> Result<(), CliError> {
     let hw = cat.hardware(&a.hardware)?;
     let model = cat.model(&a.workload.model)?;
     let wl = workload(&a.workload, single_batch(&a.workload)?);
@@ -59,39 +64,49 @@ pub(super) fn sens(cat: &Catalog, a: &args::SensArgs, out: Out) -> Result<(), Cl
                 .iter()
                 .map(|r| {
                     let mut m = Map::new();
-                    let bind = if Some(r.param) == s.binding {
-                        "<- binding"
-                    } else {
-                        ""
-                    };
+                    let binding = Some(r.param) == s.binding;
                     m.insert("parameter".into(), json!(r.param.key()));
                     m.insert("elasticity".into(), json!(r.elasticity));
                     m.insert("finite_change".into(), json!(r.finite_change));
                     m.insert("bar".into(), json!(bar(r.elasticity)));
-                    m.insert("binding".into(), json!(bind));
+                    // CSV and Markdown: a plain yes/no; the text table an arrow.
+                    m.insert(
+                        "binding".into(),
+                        match fmt {
+                            Format::Table => json!(if binding { "<- binding" } else { "" }),
+                            _ => json!(binding),
+                        },
+                    );
                     m
                 })
                 .collect();
             let pct = format!("{:.0}", a.perturb * 100.0);
-            let cols = [
+            // Every column has a header; the bar is drawn in the text table only.
+            let mut cols = vec![
                 col("parameter", "parameter", Fmt::Text),
-                col("elasticity d lnT/d lnx", "elasticity", Fmt::Num),
-                col("latency change for +step", "finite_change", Fmt::Pct),
-                col("", "bar", Fmt::Text),
-                col("", "binding", Fmt::Text),
+                col("elasticity", "elasticity", Fmt::Num),
+                col("change at +step", "finite_change", Fmt::Pct),
+                col("binding", "binding", Fmt::Text),
             ];
+            if fmt == Format::Table {
+                cols.insert(3, col("|elasticity|", "bar", Fmt::Text).opt(1));
+            }
             let mut txt = String::new();
             if fmt != Format::Csv {
-                txt.push_str(&headline(hw, model, &wl));
-                txt.push_str(&format!(
-                    "latency {} ({}-bound); step = +{pct}%\n\n",
-                    units::format_time(s.base.latency_s),
-                    s.base.bottleneck
+                txt.push_str(&wrap(&headline(hw, model, &wl), style.width));
+                txt.push_str(&wrap(
+                    &format!(
+                        "latency {} ({}-bound); elasticity = d ln T / d ln x; step = +{pct}%\n\n",
+                        units::format_time(s.base.latency_s),
+                        s.base.bottleneck
+                    ),
+                    style.width,
                 ));
             }
-            txt.push_str(&render_list(&rows, &cols, fmt));
+            txt.push_str(&render_list(&rows, &cols, fmt, style));
             if fmt != Format::Csv {
-                txt.push_str(&format!(
+                let mut tail = String::new();
+                tail.push_str(&format!(
                     "\nbinding constraint: {}\nheadroom: {} could fall {}x before it binds\nmemory capacity: fit margin {} (usable / needed); {} would hold twice the batch\n",
                     s.binding.map_or("none (fixed costs dominate)", Param::label),
                     s.headroom.param.label(),
@@ -100,7 +115,7 @@ pub(super) fn sens(cat: &Catalog, a: &args::SensArgs, out: Out) -> Result<(), Cl
                     units::format_bytes(s.capacity_for_double_batch),
                 ));
                 if let Some(p) = s.precision_step {
-                    txt.push_str(&format!(
+                    tail.push_str(&format!(
                         "precision: weights {} and KV {} (math stays {}) change latency by {}\n",
                         p.weights,
                         p.kv,
@@ -109,8 +124,9 @@ pub(super) fn sens(cat: &Catalog, a: &args::SensArgs, out: Out) -> Result<(), Cl
                     ));
                 }
                 if !s.base.memory.fits {
-                    txt.push_str(&fit_sentence(&s.base, &wl));
+                    tail.push_str(&fit_sentence(&s.base, &wl));
                 }
+                txt.push_str(&wrap(&tail, style.width));
             }
             write(out, &txt)
         }

@@ -1,7 +1,7 @@
 //! `ridgeline serve`: serving figures of one replica, money and carbon.
 
 use super::args::{Format, RequestArgs, ServeArgs};
-use super::output::{Fmt, col, render_record};
+use super::output::{Fmt, Style, col, render_record, wrap};
 use super::{CliError, Out, assumptions, single_batch, workload, write};
 use crate::catalog::{Catalog, Region};
 use crate::solver::economics::{self, DEFAULT_IDLE_SHARE};
@@ -25,7 +25,7 @@ pub(crate) fn regions<'c>(cat: &'c Catalog, list: &str) -> Result<Vec<&'c Region
         .collect()
 }
 
-pub fn serve(cat: &Catalog, a: &ServeArgs, out: Out) -> Result<(), CliError> {
+pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(), CliError> {
     let hw = cat.hardware(&a.hardware)?;
     let model = cat.model(&a.workload.model)?;
     let region = cat.region(&a.region)?;
@@ -34,7 +34,7 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, out: Out) -> Result<(), CliError> {
     let req = request(&a.request);
     let s = serving::serve(&hw.hw, &model.model, &wl, &req, &asm)?;
     let idle = a.request.idle_power.unwrap_or(DEFAULT_IDLE_SHARE);
-    let devices = wl.tp * wl.pp;
+    let devices = wl.tp.saturating_mul(wl.pp);
     let e = economics::economics(&hw.hw, devices, s.tokens_per_s, 1.0, idle);
     let grid = region.grid();
     let mut r = Map::new();
@@ -107,27 +107,29 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, out: Out) -> Result<(), CliError> {
     let fmt = a.workload.format;
     let mut text = String::new();
     if matches!(fmt, Format::Table | Format::Markdown) {
-        text.push_str(&format!(
+        let mut head = String::new();
+        head.push_str(&format!(
             "{} on {}: weights {} / activations {} / KV {}, TP {} x PP {}\n",
             model.model.name, hw.hw.name, wl.weights, wl.activations, wl.kv, wl.tp, wl.pp
         ));
-        text.push_str(&format!(
+        head.push_str(&format!(
             "prompt {} tokens, output {} tokens, {} concurrent sequences; prefill is {}-bound, decode {}-bound; carbon for {}\n",
-            units::format_count(req.prompt),
-            units::format_count(req.output),
+            units::format_tokens(req.prompt),
+            units::format_tokens(req.output),
             units::format_count(wl.batch),
             s.prefill.bottleneck,
             s.decode.bottleneck,
             region.name
         ));
         if !s.fits {
-            text.push_str(&format!(
+            head.push_str(&format!(
                 "DOES NOT FIT at full context: {} per device, {} usable; at most {} sequences\n",
                 units::format_bytes(s.footprint.total()),
                 units::format_bytes(s.usable_bytes),
                 s.max_concurrent
             ));
         }
+        text.push_str(&wrap(&head, style.width));
         text.push('\n');
     }
     text.push_str(&render_record(&r, COLS, fmt));

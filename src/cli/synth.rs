@@ -1,21 +1,29 @@
 //! `ridgeline synth`: the inverse roofline and the catalog devices that meet a target.
 
 use super::args::{self, Format};
-use super::output::{Fmt, col, render_list};
-use super::records::num_or_null;
+use super::output::{Fmt, Style, col, render_list, wrap};
+use super::records::{num_or_null, workload_line};
 use super::{CliError, Out, assumptions, devices, single_batch, workload, write};
 use crate::catalog::Catalog;
-use crate::solver::{self, RankBy, Target, units};
+use crate::solver::{self, RankBy, Workload, units};
 use serde_json::{Map, Value, json};
 
-pub(super) fn synth(cat: &Catalog, a: &args::SynthArgs, out: Out) -> Result<(), CliError> {
+pub(super) fn synth(
+    cat: &Catalog,
+    a: &args::SynthArgs,
+    style: Style,
+    out: Out,
+) -> Result<(), CliError> {
     let model = cat.model(&a.workload.model)?;
     let wl = workload(&a.workload, single_batch(&a.workload)?);
     let asm = assumptions(&a.workload);
-    let target = Target {
-        latency_s: a.target,
-        min_tokens_per_s: a.min_tokens_per_s,
-    };
+    // The target's words decide the phase ("100ms ttft" is a prefill); a
+    // plain time is the latency of --phase.
+    let said = a.target.resolve(wl.phase);
+    let (phase, mut target) = said.resolve(&wl);
+    target.min_tokens_per_s = a.min_tokens_per_s;
+    let wl = Workload { phase, ..wl };
+    let target_text = said.to_string();
     let req = solver::synthesize(&model.model, &wl, &asm, &target, a.comm_share)?;
     let entries = devices(cat, &a.hardware)?;
     let hws: Vec<solver::Hardware> = entries.iter().map(|e| e.hw.clone()).collect();
@@ -40,7 +48,9 @@ pub(super) fn synth(cat: &Catalog, a: &args::SynthArgs, out: Out) -> Result<(), 
         .collect();
     let mut rec = Map::new();
     rec.insert("model".into(), json!(model.model.id));
-    rec.insert("target_latency_s".into(), json!(a.target));
+    rec.insert("target_latency_s".into(), json!(target.latency_s));
+    rec.insert("target".into(), json!(target_text));
+    rec.insert("phase".into(), json!(wl.phase.name()));
     rec.insert(
         "required_flops_per_s".into(),
         num_or_null(req.required_flops_per_s),
@@ -75,16 +85,18 @@ pub(super) fn synth(cat: &Catalog, a: &args::SynthArgs, out: Out) -> Result<(), 
         fmt => {
             let mut s = String::new();
             if fmt != Format::Csv {
-                s.push_str(&format!(
-                    "{}: {}, batch {}, context {}, {} math, TP {} x PP {}; target {}\n\n",
-                    model.model.name,
-                    wl.phase.name(),
-                    units::format_count(wl.batch),
-                    units::format_count(wl.context),
-                    req.compute_precision,
-                    wl.tp,
-                    wl.pp,
-                    units::format_time(a.target)
+                s.push_str(&workload_line(
+                    model,
+                    &wl,
+                    &format!(
+                        "{} math, TP {} x PP {}; target {target_text}{}",
+                        req.compute_precision,
+                        wl.tp,
+                        wl.pp,
+                        a.min_tokens_per_s
+                            .map(|r| format!(" and at least {} tokens/s", units::format_number(r)))
+                            .unwrap_or_default()
+                    ),
                 ));
                 if req.feasible {
                     s.push_str(&format!(
@@ -110,6 +122,7 @@ pub(super) fn synth(cat: &Catalog, a: &args::SynthArgs, out: Out) -> Result<(), 
                     s.push_str(&format!(" (first {} shown; --top N for more)", a.top));
                 }
                 s.push_str(":\n");
+                s = wrap(&s, style.width);
             }
             let cols = [
                 col("hardware", "hardware", Fmt::Text),
@@ -125,21 +138,23 @@ pub(super) fn synth(cat: &Catalog, a: &args::SynthArgs, out: Out) -> Result<(), 
             } else {
                 &match_recs[..match_recs.len().min(a.top)]
             };
-            s.push_str(&render_list(shown, &cols, fmt));
+            s.push_str(&render_list(shown, &cols, fmt, style));
             write(out, &s)?;
         }
     }
     if !req.feasible {
         return Err(CliError::Verdict(format!(
-            "the target of {} cannot be met: {}",
-            units::format_time(a.target),
+            "the target of {target_text} cannot be met: {}",
             req.reason.unwrap_or_default()
         )));
     }
     if matches.is_empty() {
+        let floor = a
+            .min_tokens_per_s
+            .map(|r| format!(" with at least {} tokens/s", units::format_number(r)))
+            .unwrap_or_default();
         return Err(CliError::Verdict(format!(
-            "no catalog device meets {} and fits",
-            units::format_time(a.target)
+            "no catalog device meets {target_text}{floor} and fits"
         )));
     }
     Ok(())

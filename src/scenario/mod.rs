@@ -110,8 +110,9 @@ pub struct WorkloadSection {
     /// Sequences per step: a number, whole or not.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "number")]
     pub batch: Option<f64>,
-    /// Tokens in the cache (decode) or the prompt (prefill).
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "number")]
+    /// Tokens in the cache (decode) or the prompt (prefill); a number, or
+    /// a string with k = 1024 ("8k" = 8192).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "tokens")]
     pub context: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision: Option<String>,
@@ -149,9 +150,10 @@ pub struct AssumptionsSection {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServingSection {
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "number")]
+    /// Tokens: a number, or a string with k = 1024 ("2k" = 2048).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "tokens")]
     pub prompt: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "number")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "tokens")]
     pub output: Option<f64>,
     /// The region whose grid the Serving view's carbon figures use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -243,6 +245,43 @@ mod number {
         }
         fn visit_f64<E>(self, v: f64) -> Result<f64, E> {
             Ok(v)
+        }
+    }
+}
+
+/// A token count: written as `number` writes it, read from a number or
+/// from a string with k = 1024 ("8k" = 8192), as the command line and the
+/// knobs read token counts.
+mod tokens {
+    use crate::solver::units::{self, Kind};
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        super::number::serialize(v, s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        d.deserialize_any(Tokens).map(Some)
+    }
+
+    struct Tokens;
+
+    impl serde::de::Visitor<'_> for Tokens {
+        type Value = f64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a number of tokens, like 8192 or \"8k\"")
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<f64, E> {
+            Ok(v)
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<f64, E> {
+            units::parse(v, Kind::Tokens).map_err(E::custom)
         }
     }
 }

@@ -111,8 +111,19 @@ pub fn validate_spec(s: &FleetSpec) -> Result<()> {
         error::positive("budget", b)?;
     }
     error::fraction("maximum utilization", s.max_utilization)?;
+    if s.max_utilization < MIN_UTILIZATION {
+        return Err(error::SolverError::Invalid {
+            field: "maximum utilization",
+            value: s.max_utilization,
+            expected: "at least 0.01 (1%): a fleet planned below 1% utilization is sized for a load it will not see",
+        });
+    }
     Ok(())
 }
+
+/// The lowest planned utilization accepted: below 1 % a fleet is sized for
+/// a load it will not see (and the replica count runs to absurd sizes).
+pub const MIN_UTILIZATION: f64 = 0.01;
 
 /// How one replica of a layout runs at a per-replica arrival rate.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -465,6 +476,10 @@ pub fn size_fleet(
         let mut best_here: Option<FleetOption> = None;
         let mut tp = 1;
         while tp <= fit::max_tp(hw, model) {
+            if !fit::tp_splits(model, tp) {
+                tp *= 2;
+                continue;
+            }
             let full1 = Workload {
                 phase: Phase::Decode,
                 batch: 1.0,

@@ -18,6 +18,7 @@ pub mod sensitivity;
 pub mod serving;
 pub mod sweep;
 pub mod synthesis;
+pub mod target;
 pub mod types;
 pub mod units;
 
@@ -29,5 +30,7 @@ pub use types::*;
 
 #[cfg(test)]
 mod compare_tests;
+#[cfg(test)]
+mod limits_tests;
 #[cfg(test)]
 mod tests;

@@ -46,7 +46,7 @@ pub struct Parallelism {
 
 impl Parallelism {
     pub fn devices(&self) -> u32 {
-        self.tp * self.pp
+        self.tp.saturating_mul(self.pp)
     }
 }
 
@@ -78,13 +78,14 @@ impl fmt::Display for Note {
             ),
             Note::KvReplicated { kv_heads, tp } => write!(
                 f,
-                "{kv_heads} KV heads over TP {tp}: KV heads are replicated"
+                "{kv_heads} KV heads over TP {tp}: each KV head is replicated on {} ranks",
+                tp / (*kv_heads).max(1)
             ),
             Note::BeyondMaxContext { context, max } => write!(
                 f,
                 "context {} exceeds the model's maximum of {}",
-                units::format_count(*context),
-                units::format_count(*max as f64)
+                units::format_tokens(*context),
+                units::format_tokens(*max as f64)
             ),
             Note::TpBeyondNode {
                 tp,
@@ -149,7 +150,7 @@ pub struct Evaluation {
     pub mfu: f64,
     pub mbu: f64,
     pub memory: MemoryFit,
-    /// Fewest devices that hold this workload (None: not within 4096).
+    /// Fewest devices that hold this workload (None: no layout does).
     pub min_devices: Option<Parallelism>,
     /// Largest batch that fits at this context and layout.
     pub max_batch: u64,
@@ -312,6 +313,13 @@ pub fn validate_workload(wl: &Workload) -> Result<()> {
             expected: "at most 65536 devices",
         });
     }
+    let devices = wl.tp as u64 * wl.pp as u64;
+    if devices > MAX_DEGREE as u64 {
+        return Err(SolverError::Unsupported(format!(
+            "TP {} x PP {} is {devices} devices; at most {MAX_DEGREE}",
+            wl.tp, wl.pp
+        )));
+    }
     if wl.tp == 0 {
         return Err(SolverError::Invalid {
             field: "tensor parallelism",
@@ -327,6 +335,50 @@ pub fn validate_workload(wl: &Workload) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// Check that the layout can split this model: tensor parallelism divides
+/// the attention heads (and the KV heads divide it, or it divides them, so
+/// each KV head lives on a whole number of ranks); pipeline stages are at
+/// most the layers. (tp x pp is at most 65536: [`validate_workload`].)
+pub fn validate_layout(model: &Model, wl: &Workload) -> Result<()> {
+    let Arch::Decoder(d) = &model.arch else {
+        return Ok(());
+    };
+    if !d.heads.is_multiple_of(wl.tp) {
+        return Err(SolverError::Unsupported(format!(
+            "tensor parallelism {} does not divide the {} attention heads of {}: use one of {}",
+            wl.tp,
+            d.heads,
+            model.id,
+            list(&fit::valid_tp_degrees(model, d.heads))
+        )));
+    }
+    if !fit::tp_splits(model, wl.tp) {
+        return Err(SolverError::Unsupported(format!(
+            "tensor parallelism {} splits the {} KV heads of {} unevenly (neither divides the other): use one of {}",
+            wl.tp,
+            d.kv_heads,
+            model.id,
+            list(&fit::valid_tp_degrees(model, d.heads))
+        )));
+    }
+    if wl.pp > d.layers {
+        return Err(SolverError::Unsupported(format!(
+            "{} pipeline stages for the {} layers of {}: at most one stage per layer",
+            wl.pp, d.layers, model.id
+        )));
+    }
+    Ok(())
+}
+
+/// "1, 2, 4 or 8".
+fn list(v: &[u32]) -> String {
+    let s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+    match s.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => s.join(""),
+    }
 }
 
 /// Check the assumptions.
@@ -351,6 +403,7 @@ pub fn evaluate(
     validate_hardware(hw)?;
     validate_model(model)?;
     validate_workload(wl)?;
+    validate_layout(model, wl)?;
     validate_assumptions(a)?;
     evaluate_unchecked(hw, model, wl, a)
 }
@@ -378,7 +431,8 @@ pub fn comm_time(hw: &Hardware, wl: &Workload, c: &StepCost, a: &Assumptions) ->
         total += c.allreduces * per;
     }
     if c.handoffs > 0.0 {
-        let link = link_for(hw, wl.tp * wl.pp).ok_or_else(|| no_link(hw, "pipeline"))?;
+        let link =
+            link_for(hw, wl.tp.saturating_mul(wl.pp)).ok_or_else(|| no_link(hw, "pipeline"))?;
         total += c.handoffs * (c.handoff_bytes / (link * a.link_efficiency) + a.link_latency_s);
     }
     Ok(total)

@@ -1,4 +1,5 @@
-//! Batch sweeps and device comparisons: plain loops over the forward solver.
+//! Batch and context sweeps: plain loops over the forward solver.
+//! (Comparisons of devices are in [`super::compare`].)
 
 use super::error::Result;
 use super::roofline::{self, Evaluation};
@@ -147,17 +148,4 @@ pub fn crossover_batch(
         }
     }
     Ok(Some(hi))
-}
-
-/// One workload on several devices, side by side.
-pub fn compare(
-    devices: &[Hardware],
-    model: &Model,
-    wl: &Workload,
-    a: &Assumptions,
-) -> Vec<Result<Evaluation>> {
-    devices
-        .iter()
-        .map(|hw| roofline::evaluate(hw, model, wl, a))
-        .collect()
 }

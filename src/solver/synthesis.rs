@@ -58,7 +58,7 @@ impl Requirement {
             memory_bytes: self.required_memory_bytes,
             memory_bandwidth: self.required_memory_bandwidth,
             link_bandwidth: self.required_link_bandwidth,
-            devices_per_node: wl.tp * wl.pp,
+            devices_per_node: wl.tp.saturating_mul(wl.pp),
             scaleout_bandwidth: None,
             tdp_w: None,
             price_per_hour_usd: None,
@@ -85,6 +85,7 @@ pub fn synthesize(
 ) -> Result<Requirement> {
     roofline::validate_model(model)?;
     roofline::validate_workload(wl)?;
+    roofline::validate_layout(model, wl)?;
     roofline::validate_assumptions(a)?;
     error::positive("target latency", target.latency_s)?;
     if let Some(r) = target.min_tokens_per_s {
@@ -93,6 +94,19 @@ pub fn synthesize(
     error::unit_interval("communication share", comm_share)?;
     let c = cost::step_cost(model, wl);
     let t_target = effective_target(target, c.tokens);
+    // When a throughput floor is tighter than the latency, it sets the step.
+    let floor = target
+        .min_tokens_per_s
+        .filter(|_| t_target < target.latency_s)
+        .map(|r| {
+            format!(
+                "the throughput floor of {} tokens/s over {} tokens a step allows a step of only {} (tighter than the {} target)",
+                units::format_number(r),
+                units::format_number(c.tokens),
+                units::format_time(t_target),
+                units::format_time(target.latency_s)
+            )
+        });
     let is_decoder = matches!(model.arch, Arch::Decoder(_));
     let t = wl.tp as f64;
     // Fixed costs that no bandwidth can buy down.
@@ -120,24 +134,39 @@ pub fn synthesize(
     let footprint = cost::footprint(model, wl).total();
     let required_memory_bytes = footprint / a.usable_memory;
     let compute_precision = wl.activations;
+    let infeasible = |why: String| Requirement {
+        feasible: false,
+        reason: Some(match &floor {
+            Some(f) => format!("{f}; {why}"),
+            None => why,
+        }),
+        compute_precision,
+        required_flops_per_s: f64::INFINITY,
+        required_memory_bandwidth: f64::INFINITY,
+        required_memory_bytes,
+        required_link_bandwidth: None,
+    };
     if budget <= 0.0 {
-        return Ok(Requirement {
-            feasible: false,
-            reason: Some(format!(
-                "the fixed per-step overhead ({}) and link latencies ({}) alone use the whole target of {}",
-                units::format_time(a.overhead_s),
-                units::format_time(fixed_link),
-                units::format_time(t_target)
-            )),
-            compute_precision,
-            required_flops_per_s: f64::INFINITY,
-            required_memory_bandwidth: f64::INFINITY,
-            required_memory_bytes,
-            required_link_bandwidth: None,
-        });
+        return Ok(infeasible(format!(
+            "the fixed per-step overhead ({}) and link latencies ({}) alone use the whole target of {}",
+            units::format_time(a.overhead_s),
+            units::format_time(fixed_link),
+            units::format_time(t_target)
+        )));
+    }
+    if comm_bytes > 0.0 && comm_share <= 0.0 {
+        return Ok(infeasible(format!(
+            "TP {} x PP {} communicates every step, and a communication share of 0 leaves it no time: give it a share between 0 and 1 (default {DEFAULT_COMM_SHARE})",
+            wl.tp, wl.pp
+        )));
+    }
+    if comm_bytes > 0.0 && comm_share >= 1.0 {
+        return Ok(infeasible(format!(
+            "a communication share of 1 leaves no time for the math and the memory traffic: give communication a share between 0 and 1 (default {DEFAULT_COMM_SHARE})"
+        )));
     }
     let (roof_budget, required_link_bandwidth) = if comm_bytes > 0.0 {
-        let share = comm_share.clamp(1e-6, 1.0 - 1e-6);
+        let share = comm_share;
         let link = comm_bytes / (a.link_efficiency * share * budget);
         (budget * (1.0 - share), Some(link))
     } else {
@@ -197,6 +226,7 @@ pub fn rank(
 ) -> Result<Vec<Match>> {
     roofline::validate_model(model)?;
     roofline::validate_workload(wl)?;
+    roofline::validate_layout(model, wl)?;
     roofline::validate_assumptions(a)?;
     error::positive("target latency", target.latency_s)?;
     let mut out = Vec::new();
@@ -207,6 +237,10 @@ pub fn rank(
         let mut tp = 1;
         let first = out.len();
         while tp <= fit::max_tp(hw, model) {
+            if !fit::tp_splits(model, tp) {
+                tp *= 2;
+                continue;
+            }
             if let Some(m) = layout_match(i, hw, model, wl, a, target, tp) {
                 // One layout per device count: the fastest.
                 match out[first..]
@@ -241,7 +275,7 @@ fn layout_match(
     if !e.memory.fits || e.latency_s > limit {
         return None;
     }
-    let devices = layout.tp * layout.pp;
+    let devices = layout.tp.saturating_mul(layout.pp);
     Some(Match {
         device: i,
         hardware_id: hw.id.clone(),

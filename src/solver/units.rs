@@ -3,8 +3,12 @@
 //!
 //! Decimal prefixes (k, M, G, T, P) are powers of 1000; binary prefixes (Ki,
 //! Mi, Gi, Ti) powers of 1024. A lower-case `b` means bits, an upper-case `B`
-//! bytes ("400 Gb/s" is 50 GB/s). Formatting keeps three significant digits,
-//! so `parse(format(x))` returns `x` to within 0.5 %.
+//! bytes ("400 Gb/s" is 50 GB/s). Token counts are the exception: as model
+//! cards and serving benchmarks write them, `k` is 1024 ("8k" context =
+//! 8192, "128k" = 131072) and `M` is 1024^2 ([`Kind::Tokens`]). Formatting
+//! keeps three significant digits, so `parse(format(x))` returns `x` to
+//! within 0.5 %; beyond the largest prefix a value prints in engineering
+//! notation ("1e300 B"), never as a 300-digit number.
 
 use std::fmt;
 
@@ -23,6 +27,8 @@ pub enum Kind {
     Power,
     /// a plain count with an optional k/M/G suffix ("8k" = 8000).
     Count,
+    /// a number of tokens: `k` is 1024 and `M` 1024^2 ("8k" = 8192).
+    Tokens,
     /// a fraction in [0, 1], written "0.7" or "70%".
     Fraction,
 }
@@ -36,6 +42,7 @@ impl Kind {
             Kind::Time => "\"50ms\", \"10us\" or \"1.5 s\"",
             Kind::Power => "\"700 W\"",
             Kind::Count => "\"8k\" or \"4096\"",
+            Kind::Tokens => "\"8k\" (8192 tokens) or \"4096\"",
             Kind::Fraction => "\"0.7\" or \"70%\"",
         }
     }
@@ -187,6 +194,13 @@ fn unit_scale(unit: &str, kind: Kind) -> Option<f64> {
             "Mi" => Some(1048576.0),
             _ => None,
         },
+        Kind::Tokens => match unit {
+            "" => Some(1.0),
+            "k" | "K" | "Ki" => Some(1024.0),
+            "M" | "Mi" => Some(1048576.0),
+            "G" | "Gi" => Some(1073741824.0),
+            _ => None,
+        },
         Kind::Fraction => match unit {
             "" => Some(1.0),
             "%" => Some(0.01),
@@ -240,8 +254,14 @@ fn sig3(x: f64) -> String {
     if x == 0.0 {
         return "0".to_string();
     }
+    if !x.is_finite() {
+        return format!("{x}");
+    }
     if x.abs() < 1e-3 {
         return format!("{x:.2e}");
+    }
+    if x.abs() >= 999_999.5 {
+        return engineering(x);
     }
     let digits = (2 - x.abs().log10().floor() as i32).clamp(0, 9) as usize;
     let s = format!("{x:.digits$}");
@@ -250,6 +270,19 @@ fn sig3(x: f64) -> String {
     } else {
         s
     }
+}
+
+/// Engineering notation with three significant digits, the exponent a
+/// multiple of three: 1.5e22 -> "15e21", 1e300 -> "1e300".
+fn engineering(x: f64) -> String {
+    let mut exp = (x.abs().log10().floor() as i32).div_euclid(3) * 3;
+    let mut m = x / 10f64.powi(exp);
+    // Rounding to three digits can carry into the next group: 999.9e21 -> 1e24.
+    if m.abs() >= 999.5 {
+        exp += 3;
+        m /= 1000.0;
+    }
+    format!("{}e{exp}", sig3(m))
 }
 
 /// Format with a decimal prefix (k, M, G, T, P, E) chosen so the mantissa is in [1, 1000).
@@ -267,6 +300,10 @@ fn with_prefix(x: f64, unit: &str) -> String {
         return format!("{x} {unit}");
     }
     let a = x.abs();
+    if a >= 999.5e18 {
+        // Beyond the largest prefix: engineering notation, no prefix.
+        return format!("{} {unit}", engineering(x));
+    }
     for (name, m) in P {
         // Round first, so 999.7e9 prints as "1 T", not "1000 G".
         if a >= m * 0.9995 {
@@ -310,6 +347,55 @@ pub fn format_count(x: f64) -> String {
     with_prefix(x, "").trim_end().replace(' ', "")
 }
 
+/// A number of tokens as model cards write it, exactly: "4096", "8192",
+/// "128k" (131072), "1M" (1048576); `k` is 1024. Below 100k, or when not a
+/// whole multiple of 1024, the whole number prints (so it reads back equal).
+pub fn format_tokens(x: f64) -> String {
+    if x.fract() != 0.0 || !x.is_finite() {
+        return sig3(x);
+    }
+    if x.abs() >= 1e5 && x % 1048576.0 == 0.0 {
+        format!("{}M", sig_exact(x / 1048576.0))
+    } else if x.abs() >= 1e5 && x % 1024.0 == 0.0 {
+        format!("{}k", sig_exact(x / 1024.0))
+    } else if x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        sig3(x)
+    }
+}
+
+/// A whole number in full, or three significant digits beyond 1e15.
+fn sig_exact(x: f64) -> String {
+    if x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        sig3(x)
+    }
+}
+
+/// US dollars: "$12.35" below $100k, then "$151k", "$4.5M", "$1.2B", "$3T",
+/// and engineering notation beyond ("$15e18").
+pub fn format_usd(x: f64) -> String {
+    if !x.is_finite() {
+        return format!("${x}");
+    }
+    if x.abs() < 1e5 {
+        return format!("${x:.2}");
+    }
+    const P: [(&str, f64); 4] = [("T", 1e12), ("B", 1e9), ("M", 1e6), ("k", 1e3)];
+    let a = x.abs();
+    if a >= 999.5e12 {
+        return format!("${}", engineering(x));
+    }
+    for (name, m) in P {
+        if a >= m * 0.9995 {
+            return format!("${}{name}", sig3(x / m));
+        }
+    }
+    format!("${x:.2}")
+}
+
 /// Parameter counts as model cards write them: "8.03B", "405B", "124M", "23.8k".
 pub fn format_params(x: f64) -> String {
     with_prefix(x, "")
@@ -351,12 +437,18 @@ pub fn format(x: f64, kind: Kind) -> String {
         Kind::Time => format_time(x),
         Kind::Power => format_power(x),
         Kind::Count => format_count(x),
+        Kind::Tokens => format_tokens(x),
         Kind::Fraction => sig3(x),
     }
 }
 
-/// Three significant digits, for plain numbers (elasticities, ratios).
+/// Three significant digits, for plain numbers (elasticities, ratios,
+/// rates): from 100k on with a decimal prefix ("151k", "2.5M"), beyond the
+/// largest prefix in engineering notation.
 pub fn format_number(x: f64) -> String {
+    if x.is_finite() && x.abs() >= 99_999.5 {
+        return with_prefix(x, "").trim_end().replace(' ', "");
+    }
     sig3(x)
 }
 
@@ -424,9 +516,66 @@ mod tests {
         assert_eq!(format_bytes(999.96e9), "1 TB");
     }
 
+    #[test]
+    fn token_counts_read_k_as_1024() {
+        // Model cards: an "8k" context is 8 * 1024 = 8192 tokens, "128k" is
+        // 128 * 1024 = 131072, "1M" is 1024^2 = 1048576.
+        assert_eq!(parse("8k", Kind::Tokens).unwrap(), 8192.0);
+        assert_eq!(parse("128k", Kind::Tokens).unwrap(), 131072.0);
+        assert_eq!(parse("2K", Kind::Tokens).unwrap(), 2048.0);
+        assert_eq!(parse("1M", Kind::Tokens).unwrap(), 1048576.0);
+        assert_eq!(parse("4096", Kind::Tokens).unwrap(), 4096.0);
+        // Bytes and FLOP/s keep SI prefixes.
+        assert_eq!(parse("8 kB", Kind::Bytes).unwrap(), 8000.0);
+        assert_eq!(parse("8k", Kind::Count).unwrap(), 8000.0);
+        assert!(parse("8 kB", Kind::Tokens).is_err());
+        assert_eq!(format_tokens(131072.0), "128k");
+        assert_eq!(format_tokens(1048576.0), "1M");
+        assert_eq!(format_tokens(4096.0), "4096");
+        assert_eq!(format_tokens(200000.0), "200000");
+        for x in [
+            1.0,
+            4096.0,
+            8192.0,
+            131072.0,
+            200000.0,
+            1048576.0,
+            3.0 * 1048576.0,
+        ] {
+            let s = format_tokens(x);
+            assert_eq!(parse(&s, Kind::Tokens).unwrap(), x, "{x} -> {s}");
+        }
+    }
+
+    #[test]
+    fn huge_values_print_in_engineering_notation() {
+        // 1e300 bytes is 1e282 EB: beyond the prefixes, a mantissa and an
+        // exponent that is a multiple of three.
+        assert_eq!(format_bytes(1e300), "1e300 B");
+        assert_eq!(format_flops(1.5e22), "15e21 FLOP/s");
+        assert_eq!(format_number(1.8446744073709552e19), "18.4E");
+        assert_eq!(format_number(671e9), "671G");
+        assert_eq!(format_number(151_234.0), "151k");
+        assert_eq!(format_number(99_999.0), "99999");
+        assert_eq!(format_number(1e300), "1e300");
+        assert_eq!(format_usd(12.345), "$12.35");
+        assert_eq!(format_usd(1.586e19), "$15.9e18");
+        assert_eq!(format_usd(4.5e6), "$4.5M");
+        assert_eq!(format_usd(1.2e9), "$1.2B");
+        for s in [
+            format_bytes(1e300),
+            format_number(-1e300),
+            format_time(1e300),
+        ] {
+            assert!(s.len() < 16, "{s}");
+        }
+        // Engineering notation reads back.
+        assert_eq!(parse("1e300 B", Kind::Bytes).unwrap(), 1e300);
+    }
+
     proptest! {
         #[test]
-        fn format_then_parse_round_trips(mantissa in 1.0f64..10.0, exp in -9i32..19) {
+        fn format_then_parse_round_trips(mantissa in 1.0f64..10.0, exp in -9i32..300) {
             let x = mantissa * 10f64.powi(exp);
             for kind in [Kind::FlopRate, Kind::Bandwidth, Kind::Bytes, Kind::Power] {
                 let s = format(x, kind);
@@ -439,6 +588,14 @@ mod tests {
                 let back = parse(&s, Kind::Time).unwrap();
                 prop_assert!(((back - x) / x).abs() <= 5e-3, "{x} -> {s} -> {back}");
             }
+            if x >= 1e21 {
+                for kind in [Kind::Bytes, Kind::FlopRate] {
+                    let s = format(x, kind);
+                    prop_assert!(s.len() <= 16, "{x} -> {s}");
+                    let back = parse(&s, kind).unwrap();
+                    prop_assert!(((back - x) / x).abs() <= 5e-3, "{x} -> {s} -> {back}");
+                }
+            }
             if (1.0..1e15).contains(&x) {
                 let s = format(x, Kind::Count);
                 let back = parse(&s, Kind::Count).unwrap();
@@ -448,7 +605,7 @@ mod tests {
 
         #[test]
         fn parse_never_panics(s in ".{0,24}") {
-            for kind in [Kind::FlopRate, Kind::Bandwidth, Kind::Bytes, Kind::Time, Kind::Power, Kind::Count, Kind::Fraction] {
+            for kind in [Kind::FlopRate, Kind::Bandwidth, Kind::Bytes, Kind::Time, Kind::Power, Kind::Count, Kind::Tokens, Kind::Fraction] {
                 if let Ok(v) = parse(&s, kind) {
                     prop_assert!(v.is_finite());
                 }

@@ -5,7 +5,7 @@
 use crate::scenario::SynthTarget;
 use crate::solver::serving::Request;
 use crate::solver::units::{self, Kind};
-use crate::solver::{Assumptions, Phase, Precision, Workload};
+use crate::solver::{Arch, Assumptions, Model, Phase, Precision, Workload, fit};
 
 /// One knob of the workload or the assumptions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -451,6 +451,32 @@ impl Knob {
         Inputs { wl, a, v }
     }
 
+    /// Step as [`Knob::step`] does, knowing the model: tensor parallelism
+    /// moves to the next degree that splits its attention heads (and KV
+    /// heads) evenly, pipeline stages stop at its layers.
+    pub fn step_for(self, i: &Inputs, up: bool, c: &Choices, model: Option<&Model>) -> Inputs {
+        let mut next = self.step(i, up, c);
+        if let Some(m) = model
+            && let Arch::Decoder(d) = &m.arch
+        {
+            match self {
+                Knob::Tp => {
+                    let valid = fit::valid_tp_degrees(m, d.heads);
+                    let cur = i.wl.tp;
+                    let pick = if up {
+                        valid.iter().copied().find(|&t| t > cur)
+                    } else {
+                        valid.iter().rev().copied().find(|&t| t < cur)
+                    };
+                    next.wl.tp = pick.unwrap_or(cur);
+                }
+                Knob::Pp => next.wl.pp = next.wl.pp.min(d.layers.max(1)),
+                _ => {}
+            }
+        }
+        next
+    }
+
     /// Read typed text ("8k", "50ms", "70%", "fp8") into new inputs. The
     /// solver still validates the result; this only reads the text.
     pub fn parse(self, text: &str, i: &Inputs, c: &Choices) -> Result<Inputs, String> {
@@ -462,6 +488,8 @@ impl Knob {
             })
         };
         let count = |t: &str| units::parse(t, Kind::Count).map_err(|e| e.to_string());
+        // Token counts read k as 1024 ("8k" = 8192), as the command line does.
+        let tokens = |t: &str| units::parse(t, Kind::Tokens).map_err(|e| e.to_string());
         let degree = |t: &str| -> Result<u32, String> {
             let v = count(t)?;
             if v.fract() != 0.0 || !(1.0..=MAX_DEGREE as f64).contains(&v) {
@@ -479,7 +507,7 @@ impl Knob {
                     .ok_or_else(|| format!("unknown phase {t:?}: use decode or prefill"))?
             }
             Knob::Batch => wl.batch = count(t)?,
-            Knob::Context => wl.context = count(t)?,
+            Knob::Context => wl.context = tokens(t)?,
             Knob::Weights => wl.weights = precision(t)?,
             Knob::Activations => wl.activations = precision(t)?,
             Knob::Kv => wl.kv = precision(t)?,
@@ -491,7 +519,7 @@ impl Knob {
                 a.overhead_s = units::parse(t, Kind::Time).map_err(|e| e.to_string())?
             }
             Knob::Prompt | Knob::Output => {
-                let n = count(t)?;
+                let n = tokens(t)?;
                 if !(1.0..=1e9).contains(&n) {
                     return Err(format!("{} must be from 1 to 1e9 tokens", self.label()));
                 }
@@ -614,6 +642,72 @@ mod tests {
     }
 
     #[test]
+    fn tp_steps_skip_degrees_that_do_not_split_the_heads() {
+        // 40 heads and 8 KV heads: the degrees above 8 that divide 40 are 10,
+        // 20 and 40; 10 and 20 ranks cannot share 8 KV heads evenly (neither
+        // divides the other), 40 can (40 % 8 == 0). So up from 8 goes to 40,
+        // and down from 40 back to 8.
+        let mut m = crate::solver::Model {
+            id: "m".into(),
+            name: "m".into(),
+            kind: crate::solver::ModelKind::DenseDecoder,
+            params: 13e9,
+            arch: Arch::Decoder(crate::solver::Decoder {
+                layers: 40,
+                hidden: 5120,
+                heads: 40,
+                kv_heads: 8,
+                head_dim: 128,
+                ffn: 13824,
+                vocab: 32000,
+                tied_embeddings: false,
+                max_context: 4096,
+                moe: None,
+                mla: None,
+            }),
+        };
+        let mut i = base();
+        i.wl.tp = 8;
+        assert_eq!(Knob::Tp.step_for(&i, true, &choices(), Some(&m)).wl.tp, 40);
+        i.wl.tp = 40;
+        assert_eq!(Knob::Tp.step_for(&i, false, &choices(), Some(&m)).wl.tp, 8);
+        // 32 heads: powers of two as before, and no step past 32.
+        if let Arch::Decoder(d) = &mut m.arch {
+            d.heads = 32;
+        }
+        i.wl.tp = 4;
+        assert_eq!(Knob::Tp.step_for(&i, true, &choices(), Some(&m)).wl.tp, 8);
+        i.wl.tp = 32;
+        assert_eq!(Knob::Tp.step_for(&i, true, &choices(), Some(&m)).wl.tp, 32);
+        // Pipeline stages stop at the 40 layers.
+        i.wl.pp = 32;
+        assert_eq!(Knob::Pp.step_for(&i, true, &choices(), Some(&m)).wl.pp, 40);
+    }
+
+    #[test]
+    fn token_knobs_read_k_as_1024() {
+        // "8k" context = 8 x 1024 = 8192 tokens; "2k" prompt = 2048.
+        let i = base();
+        let c = Knob::Context.parse("8k", &i, &choices()).unwrap();
+        assert_eq!(c.wl.context, 8192.0);
+        let p = Knob::Prompt.parse("2k", &i, &choices()).unwrap();
+        assert_eq!(p.v.request.prompt, 2048.0);
+        let o = Knob::Output.parse("1k", &i, &choices()).unwrap();
+        assert_eq!(o.v.request.output, 1024.0);
+        // 128k shows as 131072 and reads back equal.
+        let c = Knob::Context.parse("128k", &i, &choices()).unwrap();
+        let shown = Knob::Context.value(&c);
+        assert_eq!(
+            Knob::Context
+                .parse(&shown, &i, &choices())
+                .unwrap()
+                .wl
+                .context,
+            131072.0
+        );
+    }
+
+    #[test]
     fn steps_double_halve_cycle_and_toggle() {
         let i = base();
         assert_eq!(Knob::Batch.step(&i, true, &choices()).wl.batch, 2.0);
@@ -659,7 +753,8 @@ mod tests {
                 .unwrap()
                 .wl
                 .context,
-            8000.0
+            8192.0,
+            "token counts: k = 1024"
         );
         assert_eq!(
             Knob::Overhead

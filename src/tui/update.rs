@@ -266,7 +266,8 @@ fn move_selection(app: &mut App, delta: isize, to_bar_at_top: bool) {
 
 fn step_knob(app: &mut App, up: bool) {
     let k = app.selected_knob();
-    let i = k.step(&app.inputs(), up, &app.choices);
+    let model = app.catalog.models.get(app.model).map(|m| &m.model);
+    let i = k.step_for(&app.inputs(), up, &app.choices, model);
     let v = k.value(&i);
     app.set_inputs(i);
     app.say(Level::Info, format!("{} {v}", k.label()));
