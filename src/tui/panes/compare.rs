@@ -2,7 +2,7 @@
 //! side: latency, tokens/s, binding constraint, elasticities, fit and cost.
 
 use super::grid::{self, fill, left, right};
-use super::{block, stale_marker};
+use super::{block, plot, stale_marker};
 use crate::solver::{Param, units};
 use crate::tui::action::Command;
 use crate::tui::app::{App, Pane};
@@ -49,7 +49,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let widths = grid::widths(&cols, inner.width);
     let buf = frame.buffer_mut();
     let head: Vec<Line> = [
-        "  device", "latency", "tokens/s", "binding", "e peak", "e BW", "fit", "$/M tok",
+        "     device",
+        "latency",
+        "tokens/s",
+        "binding",
+        "e peak",
+        "e BW",
+        "fit",
+        "$/M tok",
     ]
     .into_iter()
     .map(Line::from)
@@ -58,7 +65,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     for (i, c) in an.compare.iter().enumerate() {
         let hw = &app.catalog.hardware[c.hw].hw;
         let name = Line::from(vec![
-            Span::styled("━ ", Style::new().fg(t.roof(i))),
+            Span::styled(
+                format!("{} ", plot::marks::legend_symbol(i, app.ascii)),
+                Style::new().fg(t.roof(i)),
+            ),
             Span::raw(hw.id.clone()),
         ]);
         let style = (i == 0).then(|| t.accent());

@@ -47,6 +47,61 @@ pub fn verdict(app: &App, an: &crate::tui::app::Analysis) -> String {
     }
 }
 
+/// The first row of a table of `rows` shown in `room` rows, scrolled by
+/// `offset` (clamped so that the last page stays full).
+fn scroll(offset: usize, rows: u16, room: u16) -> u16 {
+    if rows <= room {
+        0
+    } else {
+        (offset as u16).min(rows - room.saturating_sub(1).max(1))
+    }
+}
+
+/// Where the plot and the table go inside the pane: side by side from 130
+/// columns; else the table under the plot, taking at most half the rows
+/// and never the plot's minimum (a longer table scrolls).
+pub fn split(inner: Rect, rows: u16) -> (Rect, Rect) {
+    if inner.width >= 130 {
+        let tw = 84.min(inner.width / 2 + 10);
+        return (
+            Rect {
+                width: inner.width - tw - 1,
+                ..inner
+            },
+            Rect {
+                x: inner.right() - tw,
+                width: tw,
+                ..inner
+            },
+        );
+    }
+    let th = (rows + 2)
+        .min(inner.height / 2 + 1)
+        .min(inner.height.saturating_sub(plot::MIN_CHART_ROWS));
+    (
+        Rect {
+            height: inner.height - th,
+            ..inner
+        },
+        Rect {
+            y: inner.bottom() - th,
+            height: th,
+            ..inner
+        },
+    )
+}
+
+/// The chart's area in the view's pane drawn at `pane`, with the
+/// analysis it plots.
+pub fn chart_area(app: &App, pane: Rect) -> Option<(&crate::tui::app::Analysis, Rect)> {
+    let (ViewData::Generations(g), _) = app.shown_view()? else {
+        return None;
+    };
+    let inner = super::block(app, crate::tui::app::Pane::View, vec![]).inner(pane);
+    let rows = g.analysis.compare.len() as u16;
+    Some((&g.analysis, split(inner, rows).0))
+}
+
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = app.theme();
     let Some((ViewData::Generations(g), inner)) = view_frame(app, frame, area, |d| match d {
@@ -65,36 +120,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let an = &g.analysis;
     let rows = an.compare.len() as u16;
     let verdict = verdict(app, an);
-    let table_h = rows + 2;
-    let side = inner.width >= 130;
-    let (plot_area, table_area) = if side {
-        let tw = 84.min(inner.width / 2 + 10);
-        (
-            Rect {
-                width: inner.width - tw - 1,
-                ..inner
-            },
-            Rect {
-                x: inner.right() - tw,
-                width: tw,
-                ..inner
-            },
-        )
-    } else {
-        let th = table_h.min(inner.height / 2 + 1);
-        (
-            Rect {
-                height: inner.height.saturating_sub(th),
-                ..inner
-            },
-            Rect {
-                y: inner.bottom().saturating_sub(th),
-                height: th,
-                ..inner
-            },
-        )
-    };
-    if plot_area.height >= 6 && plot_area.width >= 20 {
+    let (plot_area, table_area) = split(inner, rows);
+    if plot_area.height >= plot::MIN_CHART_ROWS && plot_area.width >= 20 {
         plot::draw_chart(app, an, frame, plot_area);
     }
     let buf = frame.buffer_mut();
@@ -109,7 +136,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     ];
     let widths = grid::widths(&cols, table_area.width);
     let head: Vec<Line> = [
-        "  device", "latency", "tokens/s", "binding", "e peak", "e BW", "$/M tok",
+        "     device",
+        "latency",
+        "tokens/s",
+        "binding",
+        "e peak",
+        "e BW",
+        "$/M tok",
     ]
     .into_iter()
     .map(Line::from)
@@ -123,13 +156,20 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         &head,
         Some(t.dim()),
     );
-    for (i, c) in an.compare.iter().enumerate() {
+    // A table taller than its area scrolls (Up/Down in the pane); the
+    // verdict is also in the status line.
+    let room = table_area.height.saturating_sub(1);
+    let first = scroll(app.view_scroll, rows, room);
+    for (i, c) in an.compare.iter().enumerate().skip(first as usize) {
         let hw = &app.catalog.hardware[c.hw].hw;
         let name = Line::from(vec![
-            Span::styled("━ ", Style::new().fg(t.roof(i))),
+            Span::styled(
+                format!("{} ", plot::marks::legend_symbol(i, app.ascii)),
+                Style::new().fg(t.roof(i)),
+            ),
             Span::raw(hw.id.clone()),
         ]);
-        let y = table_area.y + 1 + i as u16;
+        let y = table_area.y + 1 + i as u16 - first;
         let cells: Vec<Line> = match &c.result {
             Ok(s) => {
                 let e = &s.base;
@@ -155,6 +195,19 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             ],
         };
         grid::row(buf, table_area, y, &cols, &widths, &cells, None);
+    }
+    let hidden = rows - rows.min(room);
+    if hidden > 0 {
+        let more = format!(
+            " {} of {rows} devices: {}/{} scroll, {} zooms",
+            rows - hidden,
+            app.keymap.first_key(Command::Up),
+            app.keymap.first_key(Command::Down),
+            app.keymap.first_key(Command::Zoom)
+        );
+        let y = table_area.bottom() - 1;
+        grid::wide(buf, table_area, y, &Line::from(Span::styled(more, t.dim())));
+        return;
     }
     let vy = table_area.y + 1 + rows;
     if vy < table_area.bottom() {
