@@ -247,7 +247,7 @@ fn looking(look: &str) -> App {
 }
 
 /// The catalog index of a device.
-fn hw(a: &App, id: &str) -> usize {
+pub(crate) fn hw(a: &App, id: &str) -> usize {
     a.catalog
         .hardware
         .iter()

@@ -8,7 +8,6 @@ use crate::tui::action::Command;
 use crate::tui::app::{App, Pane};
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -64,13 +63,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     grid::row(buf, inner, inner.y, &cols, &widths, &head, Some(t.dim()));
     for (i, c) in an.compare.iter().enumerate() {
         let hw = &app.catalog.hardware[c.hw].hw;
-        let name = Line::from(vec![
-            Span::styled(
-                format!("{} ", plot::marks::legend_symbol(i, app.ascii)),
-                Style::new().fg(t.roof(i)),
-            ),
-            Span::raw(hw.id.clone()),
-        ]);
+        let name = plot::device_cell(app, i, &hw.id);
         let style = (i == 0).then(|| t.accent());
         let y = inner.y + 1 + i as u16;
         let cells: Vec<Line> = match &c.result {

@@ -13,7 +13,6 @@ use crate::tui::app::App;
 use crate::tui::views::ViewData;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 fn short(p: Param) -> &'static str {
@@ -162,13 +161,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let first = scroll(app.view_scroll, rows, room);
     for (i, c) in an.compare.iter().enumerate().skip(first as usize) {
         let hw = &app.catalog.hardware[c.hw].hw;
-        let name = Line::from(vec![
-            Span::styled(
-                format!("{} ", plot::marks::legend_symbol(i, app.ascii)),
-                Style::new().fg(t.roof(i)),
-            ),
-            Span::raw(hw.id.clone()),
-        ]);
+        let name = plot::device_cell(app, i, &hw.id);
         let y = table_area.y + 1 + i as u16 - first;
         let cells: Vec<Line> = match &c.result {
             Ok(s) => {
@@ -197,7 +190,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         grid::row(buf, table_area, y, &cols, &widths, &cells, None);
     }
     let hidden = rows - rows.min(room);
-    if hidden > 0 {
+    if hidden > 0 && room > 0 {
         let more = format!(
             " {} of {rows} devices: {}/{} scroll, {} zooms",
             rows - hidden,

@@ -106,6 +106,18 @@ pub fn legend_lines(app: &App, an: &Analysis, inner: Rect) -> Vec<Line<'static>>
     pack(legend(app, an, true), w)
 }
 
+/// A device's cell in a table beside a plot: its marks, then its id, so
+/// the row reads as the plot's legend.
+pub fn device_cell(app: &App, place: usize, id: &str) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(
+            format!("{} ", marks::legend_symbol(place, app.ascii)),
+            Style::new().fg(app.theme().roof(place)),
+        ),
+        Span::raw(id.to_string()),
+    ])
+}
+
 /// A legend item: a symbol and its text, kept on one line.
 type Item = Vec<Span<'static>>;
 

@@ -10,6 +10,7 @@ use crate::solver::units;
 use crate::tui::action::{Action, Command};
 use crate::tui::app::{App, Pane, Settings};
 use crate::tui::panes::{generations, plot};
+use crate::tui::snapshot_tests::hw;
 use crate::tui::update::update;
 use crate::tui::views::View;
 use ratatui::Terminal;
@@ -28,14 +29,6 @@ fn app(ascii: bool) -> App {
 
 fn cmd(a: &mut App, c: Command) {
     update(a, Action::Do(c));
-}
-
-fn hw(a: &App, id: &str) -> usize {
-    a.catalog
-        .hardware
-        .iter()
-        .position(|e| e.hw.id == id)
-        .unwrap()
 }
 
 fn mark(a: &mut App, ids: &[&str]) {
