@@ -46,14 +46,16 @@ pub fn verdict(app: &App, an: &crate::tui::app::Analysis) -> String {
     }
 }
 
-/// The first row of a table of `rows` shown in `room` rows, scrolled by
-/// `offset` (clamped so that the last page stays full).
-fn scroll(offset: usize, rows: u16, room: u16) -> u16 {
+/// The device rows shown of `rows` under a table's header with `room`
+/// rows: all of them, or a page (the last row then says which) starting
+/// at `offset`, clamped so that the last page stays full.
+pub fn page(offset: usize, rows: u16, room: u16) -> std::ops::Range<u16> {
     if rows <= room {
-        0
-    } else {
-        (offset as u16).min(rows - room.saturating_sub(1).max(1))
+        return 0..rows;
     }
+    let visible = room.saturating_sub(1);
+    let first = (offset.min(u16::MAX as usize) as u16).min(rows - visible);
+    first..first + visible
 }
 
 /// Where the plot and the table go inside the pane: side by side from 130
@@ -158,8 +160,15 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     // A table taller than its area scrolls (Up/Down in the pane); the
     // verdict is also in the status line.
     let room = table_area.height.saturating_sub(1);
-    let first = scroll(app.view_scroll, rows, room);
-    for (i, c) in an.compare.iter().enumerate().skip(first as usize) {
+    let shown = page(app.view_scroll, rows, room);
+    let first = shown.start;
+    for (i, c) in an
+        .compare
+        .iter()
+        .enumerate()
+        .skip(first as usize)
+        .take(shown.len())
+    {
         let hw = &app.catalog.hardware[c.hw].hw;
         let name = plot::device_cell(app, i, &hw.id);
         let y = table_area.y + 1 + i as u16 - first;
@@ -189,11 +198,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         };
         grid::row(buf, table_area, y, &cols, &widths, &cells, None);
     }
-    let hidden = rows - rows.min(room);
-    if hidden > 0 && room > 0 {
+    if shown.len() < rows as usize && room > 1 {
         let more = format!(
-            " {} of {rows} devices: {}/{} scroll, {} zooms",
-            rows - hidden,
+            " {}-{} of {rows} devices: {}/{} scroll, {} zooms",
+            shown.start + 1,
+            shown.end,
             app.keymap.first_key(Command::Up),
             app.keymap.first_key(Command::Down),
             app.keymap.first_key(Command::Zoom)
@@ -210,5 +219,25 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             vy,
             &Line::from(Span::styled(verdict, t.accent())),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_table_pages_and_the_plot_keeps_its_rows() {
+        // 5 devices under 8 rows: all shown. 12 devices: 7 rows and a line
+        // saying which; the last page starts at 12 - 7 = 5.
+        assert_eq!(page(0, 5, 8), 0..5);
+        assert_eq!(page(0, 12, 8), 0..7);
+        assert_eq!(page(3, 12, 8), 3..10);
+        assert_eq!(page(99, 12, 8), 5..12);
+        // 80x24: the view's inner area is 78x18; 8 devices want 10 rows,
+        // half the pane is 10, the plot keeps 9: the table gets 9.
+        let (chart, table) = split(Rect::new(1, 2, 78, 18), 8);
+        assert_eq!(chart, Rect::new(1, 2, 78, 9));
+        assert_eq!(table, Rect::new(1, 11, 78, 9));
     }
 }

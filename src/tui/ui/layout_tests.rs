@@ -322,3 +322,44 @@ fn z_zooms_the_focused_pane_to_the_whole_screen_and_back() {
     assert!(s.contains("z unzoom"), "{s}");
     assert_eq!(a.keymap.first_key(Command::Zoom), "z");
 }
+
+#[test]
+fn a_long_generations_table_scrolls_under_the_plot() {
+    let mut a = app(false);
+    let ids = [
+        "v100-sxm2-32gb",
+        "a100-sxm-40gb",
+        "a100-sxm-80gb",
+        "h100-sxm",
+        "h200-sxm",
+        "b200",
+        "b300",
+        "gb200",
+        "mi300x",
+        "gaudi-3",
+        "tpu-v5p",
+        "l40s",
+    ];
+    mark(&mut a, &ids);
+    cmd(&mut a, Command::View5);
+    while a.view_inputs.family != crate::tui::knobs::Family::Marked {
+        cmd(&mut a, Command::NextFamily);
+    }
+    a.focus = Pane::View;
+    // 80x24: 7 of the 12 rows under the header, and a line saying which.
+    let (s, _) = screen(&a, 80, 24);
+    assert!(s.contains("1-7 of 12 devices"), "{s}");
+    cmd(&mut a, Command::Down);
+    cmd(&mut a, Command::Down);
+    let (s, _) = screen(&a, 80, 24);
+    assert!(
+        s.contains("3-9 of 12 devices") && s.contains("h100-sxm"),
+        "{s}"
+    );
+    cmd(&mut a, Command::Bottom);
+    let (s, _) = screen(&a, 80, 24);
+    assert!(
+        s.contains("6-12 of 12 devices") && s.contains("l40s"),
+        "{s}"
+    );
+}
