@@ -135,10 +135,13 @@ pub fn layout(app: &App, area: Rect) -> Areas {
         a.set(app.focus, body);
         return a;
     }
-    let full_top = (body.height * 2 / 5).max(13);
     if app.view != View::Roofline {
         // The pickers and knobs on top, the view's own pane below.
-        let top_h = if is_full(area) { full_top } else { STRIP_ROWS };
+        let top_h = if is_full(area) {
+            (body.height * 2 / 5).max(13)
+        } else {
+            STRIP_ROWS
+        };
         let [top, rest] =
             Layout::vertical([Constraint::Length(top_h), Constraint::Fill(1)]).areas(body);
         let knobs_w = if area.width >= FULL_WIDTH { 36 } else { 30 };
@@ -149,8 +152,15 @@ pub fn layout(app: &App, area: Rect) -> Areas {
         a.set(Pane::View, rest);
         return a;
     }
-    // The plot and the sensitivity table keep what they need (and most of
-    // the screen); the pickers give way first, then the comparison.
+    roofline_layout(app, area, body, &mut a);
+    a
+}
+
+/// The roofline view on a shared screen: the pickers and knobs on top, the
+/// plot beside the sensitivity table, the comparison below. The plot and
+/// the table keep what they need (and most of the screen); the pickers
+/// give way first, then the comparison.
+fn roofline_layout(app: &App, area: Rect, body: Rect, a: &mut Areas) {
     let rows = if app.marked.is_empty() {
         1
     } else {
@@ -160,6 +170,7 @@ pub fn layout(app: &App, area: Rect) -> Areas {
         .max(panes::plot::MIN_PANE_ROWS)
         .max(body.height * 3 / 5);
     let mut cmp_h = (rows + 2).min(body.height / 4).max(3);
+    let full_top = (body.height * 2 / 5).max(13);
     let top_h = full_top
         .min(body.height.saturating_sub(cmp_h + middle_min))
         .max(STRIP_ROWS);
@@ -181,7 +192,6 @@ pub fn layout(app: &App, area: Rect) -> Areas {
     a.set(Pane::Plot, plot);
     a.set(Pane::Sensitivity, sens);
     a.set(Pane::Compare, bottom);
-    a
 }
 
 /// Draw the whole screen.

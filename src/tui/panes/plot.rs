@@ -151,13 +151,28 @@ fn pack(groups: Vec<Vec<Item>>, width: usize) -> Vec<Line<'static>> {
 /// selected one with its figures), the effective roof, the points and the
 /// ridge. `brief` keeps only names and the key figures.
 fn legend(app: &App, an: &Analysis, brief: bool) -> Vec<Vec<Item>> {
+    let devs = devices(app, an);
+    let sel = selected(app, an, &devs);
+    let roofs = roof_items(app, an, &devs, sel, brief);
+    match sel {
+        Some(s) => vec![roofs, point_items(app, an, &devs[s], brief)],
+        None => vec![roofs],
+    }
+}
+
+/// Each device's marks and name (figures when not brief), then the
+/// effective roof's.
+fn roof_items(
+    app: &App,
+    an: &Analysis,
+    devs: &[chart::Device],
+    sel: Option<usize>,
+    brief: bool,
+) -> Vec<Item> {
     let t = app.theme();
     let a = &an.assumptions;
     let fg = Style::new().fg(t.fg);
-    let devs = devices(app, an);
-    let sel = selected(app, an, &devs);
-    let ids: Vec<&str> = devs.iter().map(|d| d.id).collect();
-    let short = marks::short_ids(&ids);
+    let short = marks::short_ids(&devs.iter().map(|d| d.id).collect::<Vec<_>>());
     let mut roofs: Vec<Item> = Vec::new();
     for (i, d) in devs.iter().enumerate() {
         let sym = Span::styled(
@@ -187,37 +202,30 @@ fn legend(app: &App, an: &Analysis, brief: bool) -> Vec<Vec<Item>> {
         let id = &app.catalog.hardware[c.hw].hw.id;
         roofs.push(vec![Span::styled(format!("{id} (no result)"), t.warn())]);
     }
-    let eff = if app.ascii {
+    let sym = if app.ascii {
         format!("{0}{0}{0} ", marks::EFFECTIVE.ascii)
     } else {
         format!("{} ", marks::sample(marks::EFFECTIVE.dash, 3))
     };
     let pct = |x: f64| units::format_number(x * 100.0);
-    roofs.push(vec![
-        Span::styled(eff, Style::new().fg(t.effective_roof)),
-        Span::styled(
-            if brief && a.compute_efficiency == a.memory_efficiency {
-                format!("{}%", pct(a.compute_efficiency))
-            } else if brief {
-                format!(
-                    "{}%/{}%",
-                    pct(a.compute_efficiency),
-                    pct(a.memory_efficiency)
-                )
-            } else {
-                format!(
-                    "effective {}%/{}%",
-                    pct(a.compute_efficiency),
-                    pct(a.memory_efficiency)
-                )
-            },
-            fg,
-        ),
-    ]);
-    let mut points: Vec<Item> = Vec::new();
-    let Some(s) = sel.map(|i| &devs[i]) else {
-        return vec![roofs];
+    let (c, m) = (pct(a.compute_efficiency), pct(a.memory_efficiency));
+    let text = match (brief, c == m) {
+        (true, true) => format!("{c}%"),
+        (true, false) => format!("{c}%/{m}%"),
+        (false, _) => format!("effective {c}%/{m}%"),
     };
+    roofs.push(vec![
+        Span::styled(sym, Style::new().fg(t.effective_roof)),
+        Span::styled(text, fg),
+    ]);
+    roofs
+}
+
+/// The selected device's operating points (and the other phase's) with
+/// their figures, and its ridge.
+fn point_items(app: &App, an: &Analysis, s: &chart::Device, brief: bool) -> Vec<Item> {
+    let t = app.theme();
+    let fg = Style::new().fg(t.fg);
     let (main, other) = if app.ascii {
         (marks::ASCII_POINT, marks::ASCII_OTHER_POINT)
     } else {
@@ -235,10 +243,10 @@ fn legend(app: &App, an: &Analysis, brief: bool) -> Vec<Vec<Item>> {
             )
         }
     };
-    points.push(vec![
+    let mut points: Vec<Item> = vec![vec![
         Span::styled(format!("{main} "), Style::new().fg(t.op_point)),
         Span::styled(point(s.eval), fg),
-    ]);
+    ]];
     if let Some(o) = &an.other_phase
         && s.hw == an.hw
     {
@@ -257,5 +265,5 @@ fn legend(app: &App, an: &Analysis, brief: bool) -> Vec<Vec<Item>> {
         format!("ridge {ridge} (effective {eff}) FLOP/B")
     };
     points.push(vec![Span::styled(ridge, fg)]);
-    vec![roofs, points]
+    points
 }

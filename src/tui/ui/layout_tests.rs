@@ -178,20 +178,7 @@ fn chart_labels_never_overlap_leave_the_plot_or_get_drawn_over() {
             (160, 48),
             (220, 60),
         ] {
-            let area = Rect::new(0, 0, w, h);
-            let (chart, _) = chart_and_others(&a, area);
-            let an = match a.view {
-                View::Roofline => a.shown().unwrap().0,
-                _ => {
-                    generations::chart_area(&a, layout(&a, area).view.unwrap())
-                        .unwrap()
-                        .0
-                }
-            };
-            let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-            let mut drawn = plot::Drawn::default();
-            t.draw(|f| drawn = plot::draw_chart(&a, an, f, chart))
-                .unwrap();
+            let (drawn, buf) = drawn(&a, w, h);
             let at = format!("{name} at {w}x{h}");
             assert!(drawn.labels.len() >= 3, "{at}: {:?}", drawn.labels);
             for (i, l) in drawn.labels.iter().enumerate() {
@@ -212,7 +199,6 @@ fn chart_labels_never_overlap_leave_the_plot_or_get_drawn_over() {
                 }
             }
             // Nothing drawn after the chart covers a label.
-            let (_, buf) = screen(&a, w, h);
             for l in &drawn.labels {
                 let got: String = (l.x..l.x + l.width())
                     .map(|x| buf[(x, l.y)].symbol().to_string())
@@ -362,4 +348,56 @@ fn a_long_generations_table_scrolls_under_the_plot() {
         s.contains("6-12 of 12 devices") && s.contains("l40s"),
         "{s}"
     );
+}
+
+/// The chart drawn for `a` on a screen of `w` x `h`, and the screen.
+fn drawn(a: &App, w: u16, h: u16) -> (plot::Drawn, ratatui::buffer::Buffer) {
+    let area = Rect::new(0, 0, w, h);
+    let (chart, _) = chart_and_others(a, area);
+    let an = match a.view {
+        View::Roofline => a.shown().unwrap().0,
+        _ => {
+            generations::chart_area(a, layout(a, area).view.unwrap())
+                .unwrap()
+                .0
+        }
+    };
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    let mut d = plot::Drawn::default();
+    t.draw(|f| d = plot::draw_chart(a, an, f, chart)).unwrap();
+    (d, screen(a, w, h).1)
+}
+
+#[test]
+fn the_ridge_is_the_selected_devices_and_the_others_get_a_tick() {
+    // Generations of A100 80GB (ridge 312/2.04 = 153), H100 (989/3.35 =
+    // 295) and H200 (989/4.8 = 206), in that order: the ridge drawn is the
+    // one of the device selected in the Hardware list, not the first's.
+    let mut a = app(true);
+    mark(&mut a, &["a100-sxm-80gb", "h100-sxm", "h200-sxm"]);
+    cmd(&mut a, Command::View5);
+    while a.view_inputs.family != crate::tui::knobs::Family::Marked {
+        cmd(&mut a, Command::NextFamily);
+    }
+    for (id, ridge, others) in [
+        ("h100-sxm", "ridge 295", [0, 2]),
+        ("h200-sxm", "ridge 206", [0, 1]),
+        ("a100-sxm-80gb", "ridge 153", [1, 2]),
+    ] {
+        a.hw = hw(&a, id);
+        a.recompute();
+        let (d, buf) = drawn(&a, 160, 48);
+        let texts: Vec<&str> = d.labels.iter().map(|l| l.text.as_str()).collect();
+        assert!(texts.contains(&ridge), "{id}: {texts:?}");
+        // One tick per other device, in its own character, on the
+        // chart's two bottom rows (a label may cover one of them).
+        let places: Vec<usize> = d.ticks.iter().map(|t| t.0).collect();
+        assert_eq!(places, others, "{id}");
+        for (place, x) in d.ticks {
+            let c = plot::marks::device(place).ascii.to_string();
+            let b = d.graph.bottom();
+            let seen = [b - 1, b - 2].map(|y| buf[(x, y)].symbol().to_string());
+            assert!(seen.contains(&c), "{id}: {seen:?} at column {x}, not {c}");
+        }
+    }
 }

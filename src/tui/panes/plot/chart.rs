@@ -117,11 +117,12 @@ pub struct Drawn {
     pub graph: Rect,
     pub points: Vec<(u16, u16)>,
     pub labels: Vec<Placed>,
+    /// The column of each other device's ridge tick, with its place.
+    pub ticks: Vec<(usize, u16)>,
 }
 
 /// Draw the chart into `area`.
 pub fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) -> Drawn {
-    let t = app.theme();
     let devs = devices(app, an);
     let Some(sel) = selected(app, an, &devs) else {
         return Drawn::default();
@@ -135,19 +136,43 @@ pub fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) -> Dr
     if graph.width < 8 || graph.height < 3 {
         return Drawn::default();
     }
-    let ascii = app.ascii;
     let map = Mapper {
         area: graph,
         b,
-        dpc: if ascii { (1, 1) } else { (2, 4) },
+        dpc: if app.ascii { (1, 1) } else { (2, 4) },
     };
     let buf = frame.buffer_mut();
     draw_roofs(app, an, &devs, sel, &map, buf);
     draw_axes(app, &map, area, yw, &ylabels, buf);
-    draw_ridges(app, &devs, sel, &map, buf);
-
-    // Operating points: the other devices first, the selected one on top.
+    let ticks = draw_ridges(app, &devs, sel, &map, buf);
     let short = marks::short_ids(&devs.iter().map(|d| d.id).collect::<Vec<_>>());
+    let points = operating_points(app, an, &devs, sel, &map, &short);
+    for p in &points {
+        let mut s = [0u8; 4];
+        let glyph = p.glyph.encode_utf8(&mut s);
+        put(buf, graph, p.cell.0, p.cell.1, glyph, p.style);
+    }
+    let keep: Vec<(u16, u16)> = points.iter().map(|p| p.cell).collect();
+    let labels = draw_labels(app, &devs, sel, &map, &points, &short, buf);
+    Drawn {
+        graph,
+        points: keep,
+        labels,
+        ticks,
+    }
+}
+
+/// The operating points, in drawing order: the other devices first, then
+/// the selected device's other phase, its own point on top.
+fn operating_points(
+    app: &App,
+    an: &Analysis,
+    devs: &[Device],
+    sel: usize,
+    map: &Mapper,
+    short: &[String],
+) -> Vec<Point> {
+    let t = app.theme();
     let lg = f64::log10;
     let mut points: Vec<Point> = Vec::new();
     let mut order: Vec<usize> = (0..devs.len()).filter(|&i| i != sel).collect();
@@ -158,7 +183,6 @@ pub fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) -> Dr
         else {
             continue;
         };
-        let m = marks::device(d.place);
         let (style, label_style) = if i == sel {
             let s = Style::new().fg(t.op_point).add_modifier(Modifier::BOLD);
             (s, t.accent())
@@ -168,7 +192,11 @@ pub fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) -> Dr
         };
         points.push(Point {
             cell,
-            glyph: if ascii { marks::ASCII_POINT } else { m.glyph },
+            glyph: if app.ascii {
+                marks::ASCII_POINT
+            } else {
+                marks::device(d.place).glyph
+            },
             style,
             label: format!("{} {}", short[i], phase_name(app, an, d.eval)),
             label_style,
@@ -178,64 +206,53 @@ pub fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) -> Dr
         && let Some(i) = devs.iter().position(|d| d.hw == an.hw)
         && let Some(cell) = map.cell(lg(o.arithmetic_intensity), lg(o.achieved_flops()))
     {
-        let style = Style::new().fg(t.alt_point).add_modifier(Modifier::BOLD);
-        // Under the selected device's main point, if they share a cell.
         let at = points.len().saturating_sub(1);
         points.insert(
             at,
             Point {
                 cell,
-                glyph: if ascii {
+                glyph: if app.ascii {
                     marks::ASCII_OTHER_POINT
                 } else {
                     marks::OTHER_POINT
                 },
-                style,
+                style: Style::new().fg(t.alt_point).add_modifier(Modifier::BOLD),
                 label: format!("{} {}", short[i], phase_name(app, an, o)),
                 label_style: Style::new().fg(t.alt_point),
             },
         );
     }
-    for p in &points {
-        let mut s = [0u8; 4];
-        put(
-            buf,
-            graph,
-            p.cell.0,
-            p.cell.1,
-            p.glyph.encode_utf8(&mut s),
-            p.style,
-        );
-    }
+    points
+}
 
-    // Labels, most important first: the axis names (fixed corners), the
-    // roof ends (they have nowhere else to go), the points (the selected
-    // device's first), the ridge.
-    let keep: Vec<(u16, u16)> = points.iter().map(|p| p.cell).collect();
+/// Place and draw the labels, most important first: the axis names (fixed
+/// corners), the roof ends (they have nowhere else to go), the points (the
+/// selected device's first), the ridge.
+fn draw_labels(
+    app: &App,
+    devs: &[Device],
+    sel: usize,
+    map: &Mapper,
+    points: &[Point],
+    short: &[String],
+    buf: &mut Buffer,
+) -> Vec<Placed> {
+    let t = app.theme();
+    let graph = map.area;
     let mut reqs: Vec<(Vec<Spot>, Style)> = Vec::new();
-    let dim = t.dim();
     let spot = |x: u16, y: u16, text: &str| Spot {
         x: x as i32,
         y: y as i32,
         text: text.to_string(),
     };
-    reqs.push((
-        vec![
-            spot(graph.x + 1, graph.y, "FLOP/s"),
-            spot(graph.x + 1, graph.y + 1, "FLOP/s"),
-        ],
-        dim,
-    ));
+    let (top, bottom) = (graph.y, graph.bottom());
+    let y_name = [0, 1].map(|dy| spot(graph.x + 1, top + dy, "FLOP/s"));
+    reqs.push((y_name.to_vec(), t.dim()));
     let xt = "FLOP/byte";
     let xx = graph.right().saturating_sub(xt.len() as u16 + 1);
-    reqs.push((
-        vec![
-            spot(xx, graph.bottom() - 1, xt),
-            spot(xx, graph.bottom().saturating_sub(2), xt),
-        ],
-        dim,
-    ));
-    for (end, group) in roof_ends(&devs, sel, &map) {
+    let x_name = [1, 2].map(|dy| spot(xx, bottom.saturating_sub(dy), xt));
+    reqs.push((x_name.to_vec(), t.dim()));
+    for (end, group) in roof_ends(devs, sel, map) {
         let full: Vec<&str> = group.iter().map(|&i| devs[i].id).collect();
         let brief: Vec<&str> = group.iter().map(|&i| short[i].as_str()).collect();
         let texts = [full.join("/"), brief.join("/")];
@@ -245,19 +262,19 @@ pub fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) -> Dr
         reqs.push((labels::at_end(graph.right(), end.1, &texts), style));
     }
     for p in points.iter().rev() {
-        reqs.push((
-            labels::beside(p.cell.0, p.cell.1, std::slice::from_ref(&p.label)),
-            p.label_style,
-        ));
+        let texts = std::slice::from_ref(&p.label);
+        reqs.push((labels::beside(p.cell.0, p.cell.1, texts), p.label_style));
     }
     let s = &devs[sel];
-    if let Some((rx, _)) = map.cell(lg(s.roof.peak / s.roof.bandwidth), b.y[0]) {
+    let ridge = (s.roof.peak / s.roof.bandwidth).log10();
+    if let Some((rx, _)) = map.cell(ridge, map.b.y[0]) {
         let text = format!("ridge {}", units::format_number(s.eval.ridge_point));
         reqs.push((
-            labels::beside(rx, graph.bottom().saturating_sub(3), &[text]),
+            labels::beside(rx, bottom.saturating_sub(3), &[text]),
             Style::new().fg(t.ridge).add_modifier(Modifier::BOLD),
         ));
     }
+    let keep: Vec<(u16, u16)> = points.iter().map(|p| p.cell).collect();
     let spots: Vec<Vec<Spot>> = reqs.iter().map(|(s, _)| s.clone()).collect();
     let placed = labels::place(graph, &keep, &spots);
     for (p, (_, style)) in placed.iter().zip(&reqs) {
@@ -265,11 +282,7 @@ pub fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) -> Dr
             put(buf, graph, p.x, p.y, &p.text, *style);
         }
     }
-    Drawn {
-        graph,
-        points: keep,
-        labels: placed.into_iter().flatten().collect(),
-    }
+    placed.into_iter().flatten().collect()
 }
 
 /// The cell where each roof ends (at the right edge), with the devices
@@ -379,8 +392,14 @@ fn draw_axes(app: &App, map: &Mapper, area: Rect, yw: u16, ylabels: &[String], b
 
 /// The selected device's ridge, a dotted column under its roof's knee, and
 /// a short tick at the foot of every other device's ridge. Both go only
-/// where nothing is drawn yet.
-fn draw_ridges(app: &App, devs: &[Device], sel: usize, map: &Mapper, buf: &mut Buffer) {
+/// where nothing is drawn yet. Returns the ticks' columns.
+fn draw_ridges(
+    app: &App,
+    devs: &[Device],
+    sel: usize,
+    map: &Mapper,
+    buf: &mut Buffer,
+) -> Vec<(usize, u16)> {
     let t = app.theme();
     let graph = map.area;
     let lg = f64::log10;
@@ -398,6 +417,7 @@ fn draw_ridges(app: &App, devs: &[Device], sel: usize, map: &Mapper, buf: &mut B
             }
         }
     }
+    let mut ticks = Vec::new();
     for (i, d) in devs.iter().enumerate() {
         if i == sel {
             continue;
@@ -416,5 +436,7 @@ fn draw_ridges(app: &App, devs: &[Device], sel: usize, map: &Mapper, buf: &mut B
                 put(buf, graph, cx, y, tick, Style::new().fg(t.roof(d.place)));
             }
         }
+        ticks.push((d.place, cx));
     }
+    ticks
 }
