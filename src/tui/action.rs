@@ -10,6 +10,7 @@ pub enum Command {
     Help,
     NextPane,
     PrevPane,
+    Zoom,
     Up,
     Down,
     Left,
@@ -40,7 +41,7 @@ pub enum Command {
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 30] = [
+    pub const ALL: [Command; 31] = [
         Command::View1,
         Command::View2,
         Command::View3,
@@ -53,6 +54,7 @@ impl Command {
         Command::Right,
         Command::NextPane,
         Command::PrevPane,
+        Command::Zoom,
         Command::PageUp,
         Command::PageDown,
         Command::Top,
@@ -93,6 +95,7 @@ impl Command {
             Command::Help => "help",
             Command::NextPane => "next_pane",
             Command::PrevPane => "prev_pane",
+            Command::Zoom => "zoom",
             Command::Up => "up",
             Command::Down => "down",
             Command::Left => "left",
@@ -129,6 +132,7 @@ impl Command {
             Command::Help => "show or hide this help",
             Command::NextPane => "focus the next pane",
             Command::PrevPane => "focus the previous pane",
+            Command::Zoom => "zoom the focused pane to the whole screen, and back",
             Command::Up => "move up (top row: to the pane bar; again: to the views)",
             Command::Down => "move down (from the bar: back into the pane)",
             Command::Left => "knobs: step down; views bar: previous view; else previous pane",

@@ -187,6 +187,8 @@ pub struct App {
     pub in_bar: bool,
     /// In the bar, the view switcher has the focus (Left/Right pick a view).
     pub bar_view: bool,
+    /// The focused pane fills the screen, over the headline (`z`, for demos).
+    pub zoom: bool,
     /// The path entry of a scenario save.
     pub save_path: TextArea<'static>,
     /// The scenario files of this session: title kept, files owned, a save
@@ -368,6 +370,7 @@ impl App {
             focus: Pane::Hardware,
             in_bar: false,
             bar_view: false,
+            zoom: false,
             save_path: filter_box(DEFAULT_SCENARIO_PATH),
             session: Session::new(),
             devices,
@@ -416,11 +419,12 @@ impl App {
         self.recompute();
     }
 
-    /// Rows of the view's scrolling table.
+    /// Rows of the view's scrolling table (Synthesis, Fleet, Generations).
     pub fn view_rows(&self) -> usize {
         match self.shown_view() {
             Some((ViewData::Synthesis(s), _)) => s.matches.len(),
             Some((ViewData::Fleet(f), _)) => f.plan.per_device.len(),
+            Some((ViewData::Generations(g), _)) => g.analysis.compare.len(),
             _ => 0,
         }
     }

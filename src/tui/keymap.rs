@@ -221,6 +221,7 @@ impl Default for Keymap {
         b.insert(Command::Help, vec![c('?'), p(K::F(1))]);
         b.insert(Command::NextPane, vec![p(K::Tab)]);
         b.insert(Command::PrevPane, vec![p(K::BackTab)]);
+        b.insert(Command::Zoom, vec![c('z')]);
         b.insert(Command::Up, vec![p(K::Up), c('k')]);
         b.insert(Command::Down, vec![p(K::Down), c('j')]);
         b.insert(Command::Left, vec![p(K::Left), c('h')]);

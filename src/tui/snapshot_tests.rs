@@ -230,3 +230,180 @@ fn every_view_in_ascii_is_ascii() {
         }
     }
 }
+
+/// The three ways a screen is drawn: in colour (the dark theme), under
+/// NO_COLOR (the mono theme) and in ASCII.
+const LOOKS: [&str; 3] = ["colour", "mono", "ascii"];
+
+fn looking(look: &str) -> App {
+    App::new(
+        Catalog::builtin(),
+        Settings {
+            ascii: look == "ascii",
+            no_color: look == "mono",
+            ..Settings::default()
+        },
+    )
+}
+
+/// The catalog index of a device.
+pub(crate) fn hw(a: &App, id: &str) -> usize {
+    a.catalog
+        .hardware
+        .iter()
+        .position(|e| e.hw.id == id)
+        .unwrap()
+}
+
+/// H100 selected with the A100 80GB and the H200 marked, as a user does it
+/// (space on each row of the Hardware list), the plot focused.
+fn three_marked(look: &str) -> App {
+    let mut a = looking(look);
+    for id in ["h100-sxm", "a100-sxm-80gb", "h200-sxm"] {
+        a.hw = hw(&a, id);
+        cmd(&mut a, Command::Mark);
+    }
+    a.hw = hw(&a, "h100-sxm");
+    a.focus = super::app::Pane::Plot;
+    a.recompute();
+    a
+}
+
+/// The Generations view on the A100 -> H100 -> H200 scenario's devices.
+fn generations(look: &str) -> App {
+    let mut a = looking(look);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/scenarios/a100-h100-h200.toml");
+    a.open_scenario(&path).unwrap();
+    cmd(&mut a, Command::View5);
+    a
+}
+
+/// Each colour used in `area` as a letter, and the grid of letters: what a
+/// text snapshot cannot show of a colour screen.
+fn colours(a: &App, w: u16, h: u16, area: ratatui::layout::Rect) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| render(a, f)).unwrap();
+    let buf = t.backend().buffer();
+    let mut seen: Vec<ratatui::style::Color> = Vec::new();
+    let mut grid = String::new();
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            let c = &buf[(x, y)];
+            if c.symbol() == " " {
+                grid.push(' ');
+                continue;
+            }
+            let i = seen.iter().position(|s| *s == c.fg).unwrap_or_else(|| {
+                seen.push(c.fg);
+                seen.len() - 1
+            });
+            grid.push((b'a' + i as u8) as char);
+        }
+        grid.push('\n');
+    }
+    let key: Vec<String> = seen
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("{}={c}", (b'a' + i as u8) as char))
+        .collect();
+    format!("{}\n{grid}", key.join(" "))
+}
+
+/// Snapshots of one state at the three sizes, in the three looks; the
+/// colour one also maps the colours of the pane that holds the plot.
+fn snap_looks(name: &str, make: fn(&str) -> App, pane: super::app::Pane) {
+    for look in LOOKS {
+        let a = make(look);
+        for (w, h) in [(80, 24), (100, 30), (160, 48)] {
+            let mut s = screen(&a, w, h);
+            if look == "colour" {
+                let area = super::ui::layout(&a, ratatui::layout::Rect::new(0, 0, w, h))
+                    .get(pane)
+                    .unwrap();
+                s.push_str(&colours(&a, w, h, area));
+            }
+            insta::assert_snapshot!(format!("{name}_{look}_{w}x{h}"), s);
+        }
+    }
+}
+
+#[test]
+fn roofline_with_three_marked_devices() {
+    snap_looks("roofline_marked", three_marked, super::app::Pane::Plot);
+}
+
+#[test]
+fn generations_of_a100_h100_h200() {
+    snap_looks("generations_looks", generations, super::app::Pane::View);
+}
+
+/// Without colour (NO_COLOR) and without Unicode (ASCII) each device keeps
+/// its own symbol beside its id in the legend or table, each operating
+/// point is labelled with its device and phase, and in ASCII each roof is
+/// drawn with its own character.
+#[test]
+fn devices_are_told_apart_by_characters_alone() {
+    use super::panes::{generations, plot};
+    use ratatui::layout::Rect;
+    for look in ["mono", "ascii"] {
+        for make in [three_marked, generations] {
+            let a = make(look);
+            for (w, h) in [(80, 24), (100, 30), (160, 48)] {
+                let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+                t.draw(|f| render(&a, f)).unwrap();
+                let buf = t.backend().buffer().clone();
+                let s = screen(&a, w, h);
+                let at = format!("{look} {:?} at {w}x{h}", a.view);
+                if look == "mono" {
+                    assert!(
+                        buf.content
+                            .iter()
+                            .all(|c| c.fg == ratatui::style::Color::Reset
+                                && c.bg == ratatui::style::Color::Reset),
+                        "{at}: a colour under NO_COLOR"
+                    );
+                }
+                let areas = super::ui::layout(&a, Rect::new(0, 0, w, h));
+                let (an, chart) = match a.view {
+                    super::views::View::Roofline => {
+                        let an = a.shown().unwrap().0;
+                        (an, plot::chart_area(&a, an, areas.plot.unwrap()))
+                    }
+                    _ => generations::chart_area(&a, areas.view.unwrap()).unwrap(),
+                };
+                let mut scratch = Terminal::new(TestBackend::new(w, h)).unwrap();
+                let mut graph = Rect::default();
+                scratch
+                    .draw(|f| graph = plot::draw_chart(&a, an, f, chart).graph)
+                    .unwrap();
+                let ids: Vec<&str> = an
+                    .compare
+                    .iter()
+                    .map(|c| a.catalog.hardware[c.hw].hw.id.as_str())
+                    .collect();
+                let short = plot::marks::short_ids(&ids);
+                let mut symbols = Vec::new();
+                for (i, id) in ids.iter().enumerate() {
+                    let sym = plot::marks::legend_symbol(i, look == "ascii");
+                    assert!(
+                        s.contains(&format!("{sym} {id}"))
+                            || s.contains(&format!("{sym} {}", short[i])),
+                        "{at}: no {sym} beside {id}\n{s}"
+                    );
+                    assert!(!symbols.contains(&sym), "{at}: {sym} twice");
+                    symbols.push(sym);
+                    let label = format!("{} decode", short[i]);
+                    assert!(s.contains(&label), "{at}: no {label:?}\n{s}");
+                    if look == "ascii" {
+                        let c = plot::marks::device(i).ascii.to_string();
+                        let drawn = (graph.top()..graph.bottom()).any(|y| {
+                            (graph.left()..graph.right()).any(|x| buf[(x, y)].symbol() == c)
+                        });
+                        assert!(drawn, "{at}: no {c} in the chart for {id}\n{s}");
+                    }
+                }
+            }
+        }
+    }
+}

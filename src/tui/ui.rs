@@ -14,9 +14,17 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 /// Smallest screen drawn at all.
 pub const MIN_WIDTH: u16 = 80;
 pub const MIN_HEIGHT: u16 = 24;
-/// From this size every pane is on screen at once.
+/// From this size the panes share the screen, the pickers and knobs
+/// collapsed to a strip of a few rows (a projector's 100x30, 119x36,
+/// 140x30); below it the focused pane fills the body.
+pub const SHARED_WIDTH: u16 = 100;
+pub const SHARED_HEIGHT: u16 = 28;
+/// From this size the pickers get their full height.
 pub const FULL_WIDTH: u16 = 120;
 pub const FULL_HEIGHT: u16 = 36;
+/// Rows of the collapsed strip of pickers and knobs (a header and two
+/// rows of a list).
+pub const STRIP_ROWS: u16 = 5;
 
 /// Where each pane goes; None when it is not on screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -58,17 +66,62 @@ impl Areas {
     }
 }
 
-/// True when every pane fits on screen at once.
+/// True when every pane is on screen at full height.
 pub fn is_full(area: Rect) -> bool {
     area.width >= FULL_WIDTH && area.height >= FULL_HEIGHT
 }
 
+/// True when the panes share the screen (else the focused one fills it).
+pub fn is_shared(area: Rect) -> bool {
+    area.width >= SHARED_WIDTH && area.height >= SHARED_HEIGHT
+}
+
+/// Rows the sensitivity pane needs: a header and a row per parameter, the
+/// binding, headroom, fit and twice-the-batch lines, and its border.
+fn sensitivity_rows(app: &App) -> u16 {
+    let params = app.shown().map_or(7, |(an, _)| an.sens.rows.len()) as u16;
+    1 + params + 4 + 2
+}
+
+/// The widths of the hardware list, the model list and the knobs. Below
+/// 120 columns the three do not all fit at ease: the focused list gets the
+/// width it needs to show whole ids, the other shares what is left.
+fn top_row(app: &App, area: Rect, knobs_w: u16) -> [Constraint; 3] {
+    /// Widths at which the lists show whole ids.
+    const HARDWARE_W: u16 = 48;
+    const MODELS_W: u16 = 38;
+    let knobs = Constraint::Length(knobs_w);
+    if area.width >= FULL_WIDTH {
+        return [Constraint::Fill(5), Constraint::Fill(4), knobs];
+    }
+    let rest = area.width.saturating_sub(knobs_w);
+    match app.focus {
+        Pane::Hardware => [
+            Constraint::Length(HARDWARE_W.min(rest * 2 / 3)),
+            Constraint::Fill(1),
+            knobs,
+        ],
+        Pane::Models => [
+            Constraint::Fill(1),
+            Constraint::Length(MODELS_W.min(rest * 2 / 3)),
+            knobs,
+        ],
+        _ => [Constraint::Fill(5), Constraint::Fill(4), knobs],
+    }
+}
+
 /// The layout for a screen of `area`.
 pub fn layout(app: &App, area: Rect) -> Areas {
+    // The status lines under a zoomed pane: the headline only.
+    let status_h = match (app.zoom, app.view) {
+        (false, _) => 3,
+        (true, View::Roofline) => 1,
+        (true, _) => 2,
+    };
     let [bar, body, status] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Fill(1),
-        Constraint::Length(3),
+        Constraint::Length(status_h),
     ])
     .areas(area);
     let mut a = Areas {
@@ -76,46 +129,61 @@ pub fn layout(app: &App, area: Rect) -> Areas {
         status,
         ..Areas::default()
     };
-    if !is_full(area) {
-        // Compact: the focused pane fills the body; the bar switches panes.
+    if app.zoom || !is_shared(area) {
+        // Zoomed, or compact: the focused pane fills the body; the bar
+        // switches panes.
         a.set(app.focus, body);
         return a;
     }
-    let top_h = (body.height * 2 / 5).max(13);
     if app.view != View::Roofline {
         // The pickers and knobs on top, the view's own pane below.
+        let top_h = if is_full(area) {
+            (body.height * 2 / 5).max(13)
+        } else {
+            STRIP_ROWS
+        };
         let [top, rest] =
             Layout::vertical([Constraint::Length(top_h), Constraint::Fill(1)]).areas(body);
-        let [hw, models, knobs] = Layout::horizontal([
-            Constraint::Fill(5),
-            Constraint::Fill(4),
-            Constraint::Length(36),
-        ])
-        .areas(top);
+        let knobs_w = if area.width >= FULL_WIDTH { 36 } else { 30 };
+        let [hw, models, knobs] = Layout::horizontal(top_row(app, area, knobs_w)).areas(top);
         a.set(Pane::Hardware, hw);
         a.set(Pane::Models, models);
         a.set(Pane::Knobs, knobs);
         a.set(Pane::View, rest);
         return a;
     }
+    roofline_layout(app, area, body, &mut a);
+    a
+}
+
+/// The roofline view on a shared screen: the pickers and knobs on top, the
+/// plot beside the sensitivity table, the comparison below. The plot and
+/// the table keep what they need (and most of the screen); the pickers
+/// give way first, then the comparison.
+fn roofline_layout(app: &App, area: Rect, body: Rect, a: &mut Areas) {
     let rows = if app.marked.is_empty() {
         1
     } else {
         app.shown_devices().len() as u16 + 1
     };
-    let cmp_h = (rows + 2).min(body.height / 4).max(3);
+    let middle_min = sensitivity_rows(app)
+        .max(panes::plot::MIN_PANE_ROWS)
+        .max(body.height * 3 / 5);
+    let mut cmp_h = (rows + 2).min(body.height / 4).max(3);
+    let full_top = (body.height * 2 / 5).max(13);
+    let top_h = full_top
+        .min(body.height.saturating_sub(cmp_h + middle_min))
+        .max(STRIP_ROWS);
+    cmp_h = cmp_h
+        .min(body.height.saturating_sub(top_h + middle_min))
+        .max(3);
     let [top, middle, bottom] = Layout::vertical([
         Constraint::Length(top_h),
         Constraint::Fill(1),
         Constraint::Length(cmp_h),
     ])
     .areas(body);
-    let [hw, models, knobs] = Layout::horizontal([
-        Constraint::Fill(5),
-        Constraint::Fill(4),
-        Constraint::Length(28),
-    ])
-    .areas(top);
+    let [hw, models, knobs] = Layout::horizontal(top_row(app, area, 28)).areas(top);
     let [plot, sens] =
         Layout::horizontal([Constraint::Fill(1), Constraint::Length(54)]).areas(middle);
     a.set(Pane::Hardware, hw);
@@ -124,7 +192,6 @@ pub fn layout(app: &App, area: Rect) -> Areas {
     a.set(Pane::Plot, plot);
     a.set(Pane::Sensitivity, sens);
     a.set(Pane::Compare, bottom);
-    a
 }
 
 /// Draw the whole screen.
@@ -355,3 +422,6 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod layout_tests;

@@ -379,6 +379,7 @@ fn command(app: &mut App, cmd: Command) {
             app.in_bar = false;
             app.bar_view = false;
         }
+        Command::Zoom => app.zoom = !app.zoom,
         Command::Up => {
             if app.in_bar {
                 app.bar_view = true;

@@ -2,13 +2,12 @@
 //! side: latency, tokens/s, binding constraint, elasticities, fit and cost.
 
 use super::grid::{self, fill, left, right};
-use super::{block, stale_marker};
+use super::{block, plot, stale_marker};
 use crate::solver::{Param, units};
 use crate::tui::action::Command;
 use crate::tui::app::{App, Pane};
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -49,7 +48,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let widths = grid::widths(&cols, inner.width);
     let buf = frame.buffer_mut();
     let head: Vec<Line> = [
-        "  device", "latency", "tokens/s", "binding", "e peak", "e BW", "fit", "$/M tok",
+        "     device",
+        "latency",
+        "tokens/s",
+        "binding",
+        "e peak",
+        "e BW",
+        "fit",
+        "$/M tok",
     ]
     .into_iter()
     .map(Line::from)
@@ -57,10 +63,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     grid::row(buf, inner, inner.y, &cols, &widths, &head, Some(t.dim()));
     for (i, c) in an.compare.iter().enumerate() {
         let hw = &app.catalog.hardware[c.hw].hw;
-        let name = Line::from(vec![
-            Span::styled("━ ", Style::new().fg(t.roof(i))),
-            Span::raw(hw.id.clone()),
-        ]);
+        let name = plot::device_cell(app, i, &hw.id);
         let style = (i == 0).then(|| t.accent());
         let y = inner.y + 1 + i as u16;
         let cells: Vec<Line> = match &c.result {

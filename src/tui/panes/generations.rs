@@ -13,7 +13,6 @@ use crate::tui::app::App;
 use crate::tui::views::ViewData;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 fn short(p: Param) -> &'static str {
@@ -47,6 +46,63 @@ pub fn verdict(app: &App, an: &crate::tui::app::Analysis) -> String {
     }
 }
 
+/// The device rows shown of `rows` under a table's header with `room`
+/// rows: all of them, or a page (the last row then says which) starting
+/// at `offset`, clamped so that the last page stays full.
+pub fn page(offset: usize, rows: u16, room: u16) -> std::ops::Range<u16> {
+    if rows <= room {
+        return 0..rows;
+    }
+    let visible = room.saturating_sub(1);
+    let first = (offset.min(u16::MAX as usize) as u16).min(rows - visible);
+    first..first + visible
+}
+
+/// Where the plot and the table go inside the pane: side by side from 130
+/// columns; else the table under the plot, taking at most half the rows
+/// and never the plot's minimum (a longer table scrolls).
+pub fn split(inner: Rect, rows: u16) -> (Rect, Rect) {
+    if inner.width >= 130 {
+        let tw = 84.min(inner.width / 2 + 10);
+        return (
+            Rect {
+                width: inner.width - tw - 1,
+                ..inner
+            },
+            Rect {
+                x: inner.right() - tw,
+                width: tw,
+                ..inner
+            },
+        );
+    }
+    let th = (rows + 2)
+        .min(inner.height / 2 + 1)
+        .min(inner.height.saturating_sub(plot::MIN_CHART_ROWS));
+    (
+        Rect {
+            height: inner.height - th,
+            ..inner
+        },
+        Rect {
+            y: inner.bottom() - th,
+            height: th,
+            ..inner
+        },
+    )
+}
+
+/// The chart's area in the view's pane drawn at `pane`, with the
+/// analysis it plots.
+pub fn chart_area(app: &App, pane: Rect) -> Option<(&crate::tui::app::Analysis, Rect)> {
+    let (ViewData::Generations(g), _) = app.shown_view()? else {
+        return None;
+    };
+    let inner = super::block(app, crate::tui::app::Pane::View, vec![]).inner(pane);
+    let rows = g.analysis.compare.len() as u16;
+    Some((&g.analysis, split(inner, rows).0))
+}
+
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = app.theme();
     let Some((ViewData::Generations(g), inner)) = view_frame(app, frame, area, |d| match d {
@@ -65,36 +121,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let an = &g.analysis;
     let rows = an.compare.len() as u16;
     let verdict = verdict(app, an);
-    let table_h = rows + 2;
-    let side = inner.width >= 130;
-    let (plot_area, table_area) = if side {
-        let tw = 84.min(inner.width / 2 + 10);
-        (
-            Rect {
-                width: inner.width - tw - 1,
-                ..inner
-            },
-            Rect {
-                x: inner.right() - tw,
-                width: tw,
-                ..inner
-            },
-        )
-    } else {
-        let th = table_h.min(inner.height / 2 + 1);
-        (
-            Rect {
-                height: inner.height.saturating_sub(th),
-                ..inner
-            },
-            Rect {
-                y: inner.bottom().saturating_sub(th),
-                height: th,
-                ..inner
-            },
-        )
-    };
-    if plot_area.height >= 6 && plot_area.width >= 20 {
+    let (plot_area, table_area) = split(inner, rows);
+    if plot_area.height >= plot::MIN_CHART_ROWS && plot_area.width >= 20 {
         plot::draw_chart(app, an, frame, plot_area);
     }
     let buf = frame.buffer_mut();
@@ -109,7 +137,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     ];
     let widths = grid::widths(&cols, table_area.width);
     let head: Vec<Line> = [
-        "  device", "latency", "tokens/s", "binding", "e peak", "e BW", "$/M tok",
+        "     device",
+        "latency",
+        "tokens/s",
+        "binding",
+        "e peak",
+        "e BW",
+        "$/M tok",
     ]
     .into_iter()
     .map(Line::from)
@@ -123,13 +157,21 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         &head,
         Some(t.dim()),
     );
-    for (i, c) in an.compare.iter().enumerate() {
+    // A table taller than its area scrolls (Up/Down in the pane); the
+    // verdict is also in the status line.
+    let room = table_area.height.saturating_sub(1);
+    let shown = page(app.view_scroll, rows, room);
+    let first = shown.start;
+    for (i, c) in an
+        .compare
+        .iter()
+        .enumerate()
+        .skip(first as usize)
+        .take(shown.len())
+    {
         let hw = &app.catalog.hardware[c.hw].hw;
-        let name = Line::from(vec![
-            Span::styled("━ ", Style::new().fg(t.roof(i))),
-            Span::raw(hw.id.clone()),
-        ]);
-        let y = table_area.y + 1 + i as u16;
+        let name = plot::device_cell(app, i, &hw.id);
+        let y = table_area.y + 1 + i as u16 - first;
         let cells: Vec<Line> = match &c.result {
             Ok(s) => {
                 let e = &s.base;
@@ -156,6 +198,19 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         };
         grid::row(buf, table_area, y, &cols, &widths, &cells, None);
     }
+    if shown.len() < rows as usize && room > 1 {
+        let more = format!(
+            " {}-{} of {rows} devices: {}/{} scroll, {} zooms",
+            shown.start + 1,
+            shown.end,
+            app.keymap.first_key(Command::Up),
+            app.keymap.first_key(Command::Down),
+            app.keymap.first_key(Command::Zoom)
+        );
+        let y = table_area.bottom() - 1;
+        grid::wide(buf, table_area, y, &Line::from(Span::styled(more, t.dim())));
+        return;
+    }
     let vy = table_area.y + 1 + rows;
     if vy < table_area.bottom() {
         grid::wide(
@@ -164,5 +219,25 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             vy,
             &Line::from(Span::styled(verdict, t.accent())),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_table_pages_and_the_plot_keeps_its_rows() {
+        // 5 devices under 8 rows: all shown. 12 devices: 7 rows and a line
+        // saying which; the last page starts at 12 - 7 = 5.
+        assert_eq!(page(0, 5, 8), 0..5);
+        assert_eq!(page(0, 12, 8), 0..7);
+        assert_eq!(page(3, 12, 8), 3..10);
+        assert_eq!(page(99, 12, 8), 5..12);
+        // 80x24: the view's inner area is 78x18; 8 devices want 10 rows,
+        // half the pane is 10, the plot keeps 9: the table gets 9.
+        let (chart, table) = split(Rect::new(1, 2, 78, 18), 8);
+        assert_eq!(chart, Rect::new(1, 2, 78, 9));
+        assert_eq!(table, Rect::new(1, 11, 78, 9));
     }
 }

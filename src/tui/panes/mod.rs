@@ -33,6 +33,10 @@ pub fn block<'a>(app: &App, pane: Pane, extra: Vec<Span<'a>>) -> Block<'a> {
         t.title(focused),
     )];
     title.extend(extra);
+    if app.zoom && focused {
+        let k = app.keymap.first_key(super::action::Command::Zoom);
+        title.push(Span::styled(format!("· {k} unzoom "), t.dim()));
+    }
     Block::new()
         .style(t.base())
         .borders(Borders::ALL)

@@ -1,163 +1,64 @@
-//! The log-log roofline. ratatui's Chart has linear axes, so the datasets
-//! are log10 values; the Chart draws the curves into the graph area, and this
-//! pane draws the axes, decade labels and point labels itself, at the same
-//! positions the Chart's canvas maps values to.
+//! The roofline pane: the log-log chart (plot/chart.rs) over a legend that
+//! shows each device's marks, figures and the operating points.
+//!
+//! The chart is drawn cell by cell, not with ratatui's Chart: each device
+//! needs its own dash pattern or ASCII character, and the labels need to
+//! know where everything else is.
+
+mod chart;
+mod labels;
+pub mod marks;
+mod raster;
+mod scale;
+
+pub use chart::{Drawn, MIN_CHART_ROWS, MIN_GRAPH_ROWS, devices, draw_chart, phase_name, selected};
+pub use labels::Placed;
+pub use scale::{Bounds, Roof, bounds, decades, roof_points};
 
 use super::{block, stale_marker};
-use crate::solver::{Phase, units};
+use crate::solver::units;
 use crate::tui::app::{Analysis, App, Pane};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
-use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Chart, Dataset, GraphType, Paragraph};
+use ratatui::widgets::Paragraph;
 
-/// A roof: peak FLOP/s and memory bandwidth (byte/s).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Roof {
-    pub peak: f64,
-    pub bandwidth: f64,
-}
-
-/// Log10 bounds of the plot: whole decades.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Bounds {
-    pub x: [f64; 2],
-    pub y: [f64; 2],
-}
-
-/// Whole-decade bounds around the given intensities (x, FLOP/byte) and
-/// rates (y, FLOP/s), with some room on each side.
-pub fn bounds(xs: &[f64], ys: &[f64], peaks: &[f64]) -> Bounds {
-    let logs = |v: &[f64]| -> Vec<f64> {
-        v.iter()
-            .copied()
-            .filter(|x| x.is_finite() && *x > 0.0)
-            .map(f64::log10)
-            .collect()
-    };
-    let lx = logs(xs);
-    let ly = logs(ys);
-    let lp = logs(peaks);
-    let min = |v: &[f64], d: f64| v.iter().copied().fold(f64::INFINITY, f64::min).min(d);
-    let max = |v: &[f64], d: f64| v.iter().copied().fold(f64::NEG_INFINITY, f64::max).max(d);
-    let (xmin, xmax) = if lx.is_empty() {
-        (0.0, 2.0)
-    } else {
-        (min(&lx, f64::INFINITY), max(&lx, f64::NEG_INFINITY))
-    };
-    let mut x0 = (xmin - 0.3).floor();
-    let mut x1 = (xmax + 0.3).ceil();
-    while x1 - x0 < 3.0 {
-        x0 -= 1.0;
-        if x1 - x0 < 3.0 {
-            x1 += 1.0;
-        }
-    }
-    let ptop = if lp.is_empty() {
-        max(&ly, 12.0)
-    } else {
-        max(&lp, f64::NEG_INFINITY)
-    };
-    let y1 = (ptop + 1e-3).ceil();
-    let ylow = min(&ly, ptop - 2.0).min(min(&lp, f64::INFINITY) - 2.0);
-    let mut y0 = (ylow - 0.3).floor().max(y1 - 9.0);
-    if y1 - y0 < 3.0 {
-        y0 = y1 - 3.0;
-    }
-    Bounds {
-        x: [x0.max(-6.0), x1.min(9.0)],
-        y: [y0, y1],
-    }
-}
-
-/// The roof as log10 points clipped to the bounds: the memory slope up to
-/// the ridge, then the compute ceiling.
-pub fn roof_points(r: Roof, b: Bounds) -> Vec<(f64, f64)> {
-    let (lp, lb) = (r.peak.log10(), r.bandwidth.log10());
-    let ridge = lp - lb;
-    let mut pts = Vec::new();
-    // Slope: y = lb + x, from where it enters the box.
-    let x_start = b.x[0].max(b.y[0] - lb);
-    if x_start < ridge.min(b.x[1]) {
-        pts.push((x_start, lb + x_start));
-    }
-    if ridge <= b.x[1] {
-        pts.push((ridge.max(b.x[0]), lp.min(lb + ridge.max(b.x[0]))));
-        pts.push((b.x[1], lp));
-    } else {
-        pts.push((b.x[1], lb + b.x[1]));
-    }
-    pts.retain(|(_, y)| *y >= b.y[0] - 1e-9 && *y <= b.y[1] + 1e-9);
-    pts
-}
-
-/// Points every `step` along a roof, for a dotted line.
-fn dotted(points: &[(f64, f64)], step: f64) -> Vec<(f64, f64)> {
-    let mut out = Vec::new();
-    for w in points.windows(2) {
-        let (a, b) = (w[0], w[1]);
-        let len = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
-        let n = (len / step).ceil().max(1.0) as usize;
-        for i in 0..n {
-            let t = i as f64 / n as f64;
-            out.push((a.0 + t * (b.0 - a.0), a.1 + t * (b.1 - a.1)));
-        }
-    }
-    out.extend(points.last());
-    out
-}
-
-/// The screen cell a value lands in, as the Chart's canvas maps it.
-struct Mapper {
-    area: Rect,
-    b: Bounds,
-    /// Dots per cell (Braille 2x4, Dot 1x1).
-    dpc: (f64, f64),
-}
-
-impl Mapper {
-    fn cell(&self, x: f64, y: f64) -> Option<(u16, u16)> {
-        let [x0, x1] = self.b.x;
-        let [y0, y1] = self.b.y;
-        if !(x0..=x1).contains(&x) || !(y0..=y1).contains(&y) {
-            return None;
-        }
-        let rx = self.area.width as f64 * self.dpc.0;
-        let ry = self.area.height as f64 * self.dpc.1;
-        let dx = ((x - x0) * (rx - 1.0) / (x1 - x0)).round();
-        let dy = ((y1 - y) * (ry - 1.0) / (y1 - y0)).round();
-        Some((
-            self.area.x + (dx / self.dpc.0) as u16,
-            self.area.y + (dy / self.dpc.1) as u16,
-        ))
-    }
-}
+/// Most legend rows drawn under the chart.
+pub const MAX_LEGEND_ROWS: u16 = 4;
+/// Rows of a plot pane that keeps its minimum chart and a two-row legend.
+pub const MIN_PANE_ROWS: u16 = MIN_CHART_ROWS + 2 + 2;
 
 pub fn put(buf: &mut Buffer, area: Rect, x: u16, y: u16, text: &str, style: Style) {
-    if y < area.y || y >= area.bottom() || x >= area.right() {
+    if y < area.y || y >= area.bottom() || x < area.x || x >= area.right() {
         return;
     }
     let room = (area.right() - x) as usize;
     buf.set_stringn(x, y, text, room, style);
 }
 
-/// A label beside a point: to the right if it fits, else to the left.
-fn label_at(buf: &mut Buffer, graph: Rect, (cx, cy): (u16, u16), text: &str, style: Style) {
-    let w = text.chars().count() as u16;
-    let x = if cx + 2 + w <= graph.right() {
-        cx + 2
-    } else {
-        cx.saturating_sub(w + 1).max(graph.x)
+/// Where the chart and the legend go inside the pane: the chart keeps
+/// `MIN_CHART_ROWS`; the legend takes what it needs up to
+/// `MAX_LEGEND_ROWS` of the rest.
+pub fn split(inner: Rect, legend_rows: usize) -> (Rect, Rect) {
+    let room = inner.height.saturating_sub(MIN_CHART_ROWS);
+    let lh = (legend_rows as u16).min(MAX_LEGEND_ROWS).min(room);
+    let chart = Rect {
+        height: inner.height - lh,
+        ..inner
     };
-    put(buf, graph, x, cy, text, style);
+    let legend = Rect {
+        y: chart.bottom(),
+        height: lh,
+        ..inner
+    };
+    (chart, legend)
 }
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = app.theme();
-    let Some((an, stale)) = app.shown() else {
+    let Some((an, _)) = app.shown() else {
         let b = block(app, Pane::Plot, vec![]);
         let inner = b.inner(area);
         frame.render_widget(b, area);
@@ -175,286 +76,66 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let b = block(app, Pane::Plot, extra);
     let inner = b.inner(area);
     frame.render_widget(b, area);
-    let _ = stale;
     if inner.height < 6 || inner.width < 20 {
         return;
     }
-    let legend = pack(legend(app, an), inner.width as usize);
-    let legend_h = (legend.len() as u16).min(4);
-    let [chart_area, legend_area] =
-        Layout::vertical([Constraint::Fill(1), Constraint::Length(legend_h)]).areas(inner);
+    let legend = legend_lines(app, an, inner);
+    let (chart_area, legend_area) = split(inner, legend.len());
     super::lines(frame.buffer_mut(), legend_area, &legend);
     draw_chart(app, an, frame, chart_area);
 }
 
-/// Roof of every device on the plot: (catalog index, roof), selected first.
-fn roofs(app: &App, an: &Analysis) -> Vec<(usize, Roof)> {
-    an.compare
-        .iter()
-        .filter_map(|c| {
-            let s = c.result.as_ref().ok()?;
-            Some((
-                c.hw,
-                Roof {
-                    peak: s.base.peak_flops,
-                    bandwidth: app.catalog.hardware[c.hw].hw.memory_bandwidth,
-                },
-            ))
-        })
-        .collect()
+/// The chart's area in a plot pane drawn at `pane`.
+pub fn chart_area(app: &App, an: &Analysis, pane: Rect) -> Rect {
+    let inner = block(app, Pane::Plot, vec![]).inner(pane);
+    split(inner, legend_lines(app, an, inner).len()).0
 }
 
-/// Points, style, marker and line-or-scatter of one dataset.
-type Series = (Vec<(f64, f64)>, Style, Marker, GraphType);
-
-fn achieved(e: &crate::solver::Evaluation) -> f64 {
-    e.achieved_flops()
+/// The legend packed into the pane's width: the full one if it fits in
+/// the rows the chart leaves, else the brief one.
+pub fn legend_lines(app: &App, an: &Analysis, inner: Rect) -> Vec<Line<'static>> {
+    let room = inner
+        .height
+        .saturating_sub(MIN_CHART_ROWS)
+        .min(MAX_LEGEND_ROWS) as usize;
+    let w = inner.width as usize;
+    let full = pack(legend(app, an, false), w);
+    if full.len() <= room {
+        return full;
+    }
+    pack(legend(app, an, true), w)
 }
 
-pub fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) {
-    let t = app.theme();
-    let ev = an.eval();
-    let a = &an.assumptions;
-    let roofs = roofs(app, an);
-    let mut xs = vec![ev.arithmetic_intensity];
-    let mut ys = vec![achieved(ev)];
-    if let Some(o) = &an.other_phase {
-        xs.push(o.arithmetic_intensity);
-        ys.push(achieved(o));
-    }
-    let mut peaks = Vec::new();
-    for (_, r) in &roofs {
-        xs.push(r.peak / r.bandwidth);
-        peaks.push(r.peak);
-        ys.push(r.peak * a.compute_efficiency);
-    }
-    let b = bounds(&xs, &ys, &peaks);
-    let ylabels: Vec<String> = decades(b.y)
-        .map(|d| units::format_count(10f64.powi(d)))
-        .collect();
-    let yw = ylabels.iter().map(|s| s.len()).max().unwrap_or(1) as u16;
-    // [y labels][axis][graph] over [graph][axis][x labels]
-    let graph = Rect::new(
-        area.x + yw + 1,
-        area.y,
-        area.width.saturating_sub(yw + 1),
-        area.height.saturating_sub(2),
-    );
-    if graph.width < 8 || graph.height < 3 {
-        return;
-    }
-    let braille = !app.ascii;
-    let line_marker = if braille {
-        Marker::Braille
-    } else {
-        Marker::Dot
-    };
-    let map = Mapper {
-        area: graph,
-        b,
-        dpc: if braille { (2.0, 4.0) } else { (1.0, 1.0) },
-    };
-
-    // Data, in log10.
-    let lg = |x: f64| x.log10();
-    let mut owned: Vec<Series> = Vec::new();
-    let step = (b.x[1] - b.x[0]) / graph.width as f64 * 2.0;
-    for (i, (_, r)) in roofs.iter().enumerate().skip(1).rev() {
-        owned.push((
-            roof_points(*r, b),
-            Style::new().fg(t.roof(i)),
-            line_marker,
-            GraphType::Line,
-        ));
-    }
-    if let Some((_, r)) = roofs.first() {
-        let eff = Roof {
-            peak: r.peak * a.compute_efficiency,
-            bandwidth: r.bandwidth * a.memory_efficiency,
-        };
-        owned.push((
-            dotted(&roof_points(eff, b), step),
-            Style::new().fg(t.effective_roof),
-            line_marker,
-            GraphType::Scatter,
-        ));
-        owned.push((
-            roof_points(*r, b),
-            Style::new().fg(t.roof(0)),
-            line_marker,
-            GraphType::Line,
-        ));
-    }
-    let datasets: Vec<Dataset> = owned
-        .iter()
-        .map(|(pts, style, marker, gt)| {
-            Dataset::default()
-                .data(pts)
-                .style(*style)
-                .marker(*marker)
-                .graph_type(*gt)
-        })
-        .collect();
-    let chart = Chart::new(datasets)
-        .x_axis(ratatui::widgets::Axis::default().bounds(b.x))
-        .y_axis(ratatui::widgets::Axis::default().bounds(b.y))
-        .hidden_legend_constraints((Constraint::Length(0), Constraint::Length(0)))
-        .legend_position(None);
-    frame.render_widget(chart, graph);
-
-    // Axes, ticks and decade labels.
-    let buf = frame.buffer_mut();
-    let dim = t.dim();
-    let axis_x = graph.x - 1;
-    let axis_y = graph.bottom();
-    for y in graph.y..graph.bottom() {
-        put(buf, area, axis_x, y, "│", dim);
-    }
-    for x in graph.x..graph.right() {
-        put(buf, area, x, axis_y, "─", dim);
-    }
-    put(buf, area, axis_x, axis_y, "└", dim);
-    for (d, label) in decades(b.y).zip(&ylabels) {
-        if let Some((_, cy)) = map.cell(b.x[0], d as f64) {
-            put(buf, area, axis_x, cy, "┤", dim);
-            let x = area.x + yw - label.len() as u16;
-            put(buf, area, x, cy, label, dim);
-        }
-    }
-    let mut next_free = area.x;
-    for d in decades(b.x) {
-        if let Some((cx, _)) = map.cell(d as f64, b.y[0]) {
-            put(buf, area, cx, axis_y, "┴", dim);
-            let label = units::format_count(10f64.powi(d));
-            let w = label.len() as u16;
-            let x = cx
-                .saturating_sub(w / 2)
-                .min(area.right().saturating_sub(w))
-                .max(area.x);
-            if x >= next_free {
-                put(buf, area, x, axis_y + 1, &label, dim);
-                next_free = x + w + 1;
-            }
-        }
-    }
-    put(buf, graph, graph.x + 1, graph.y, "FLOP/s", dim);
-    let xt = "FLOP/byte";
-    put(
-        buf,
-        graph,
-        graph.right().saturating_sub(xt.len() as u16 + 1),
-        graph.bottom() - 1,
-        xt,
-        dim,
-    );
-
-    // The ridge (a dotted column) and the operating points are drawn here,
-    // not as Chart datasets: each dataset is a full canvas layer, and these
-    // need one cell each.
-    let blank = |buf: &Buffer, x: u16, y: u16| buf[(x, y)].symbol() == " ";
-    if let Some((_, r)) = roofs.first() {
-        let ridge = lg(r.peak / r.bandwidth);
-        if let (Some((cx, top)), Some((_, bottom))) =
-            (map.cell(ridge, lg(r.peak)), map.cell(ridge, b.y[0]))
-        {
-            for y in (top + 1)..=bottom {
-                if blank(buf, cx, y) {
-                    put(buf, graph, cx, y, "┊", Style::new().fg(t.ridge));
-                }
-            }
-        }
-    }
-    for c in an.compare.iter().skip(1) {
-        if let Ok(s) = &c.result
-            && let Some((x, y)) = map.cell(lg(s.base.arithmetic_intensity), lg(achieved(&s.base)))
-        {
-            let i = roofs.iter().position(|(h, _)| *h == c.hw).unwrap_or(0);
-            put(buf, graph, x, y, "●", Style::new().fg(t.roof(i)));
-        }
-    }
-    if let Some(o) = &an.other_phase
-        && let Some((x, y)) = map.cell(lg(o.arithmetic_intensity), lg(achieved(o)))
-    {
-        put(
-            buf,
-            graph,
-            x,
-            y,
-            "○",
-            Style::new().fg(t.alt_point).add_modifier(Modifier::BOLD),
-        );
-    }
-    if let Some((x, y)) = map.cell(lg(ev.arithmetic_intensity), lg(achieved(ev))) {
-        put(
-            buf,
-            graph,
-            x,
-            y,
-            "●",
-            Style::new().fg(t.op_point).add_modifier(Modifier::BOLD),
-        );
-    }
-
-    // Labels: the ridge and the operating points.
-    if let Some((_, r)) = roofs.first() {
-        let ridge = r.peak / r.bandwidth;
-        if let Some(c) = map.cell(lg(ridge), b.y[0]) {
-            let text = format!("ridge {}", units::format_number(ev.ridge_point));
-            label_at(
-                buf,
-                graph,
-                (c.0, c.1.saturating_sub(2)),
-                &text,
-                Style::new().fg(t.ridge).add_modifier(Modifier::BOLD),
-            );
-        }
-    }
-    if let Some(o) = &an.other_phase
-        && let Some(c) = map.cell(lg(o.arithmetic_intensity), lg(achieved(o)))
-    {
-        label_at(buf, graph, c, o.phase.name(), Style::new().fg(t.alt_point));
-    }
-    if let Some(c) = map.cell(lg(ev.arithmetic_intensity), lg(achieved(ev))) {
-        let name = match (
-            ev.phase,
-            app.catalog.models[an.model].model.kind.is_decoder(),
-        ) {
-            (_, false) => "forward",
-            (Phase::Decode, _) => "decode",
-            (Phase::Prefill, _) => "prefill",
-        };
-        label_at(buf, graph, c, name, t.accent());
-    }
+/// A device's cell in a table beside a plot: its marks, then its id, so
+/// the row reads as the plot's legend.
+pub fn device_cell(app: &App, place: usize, id: &str) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(
+            format!("{} ", marks::legend_symbol(place, app.ascii)),
+            Style::new().fg(app.theme().roof(place)),
+        ),
+        Span::raw(id.to_string()),
+    ])
 }
 
-pub fn decades(r: [f64; 2]) -> impl Iterator<Item = i32> {
-    (r[0].round() as i32)..=(r[1].round() as i32)
-}
+/// A legend item: a symbol and its text, kept on one line.
+type Item = Vec<Span<'static>>;
 
-/// Wrap legend lines at item boundaries: a short symbol span ("━ ") stays
-/// with the text after it.
-fn pack(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+/// Lay items out in lines of at most `width`, each group on new lines.
+fn pack(groups: Vec<Vec<Item>>, width: usize) -> Vec<Line<'static>> {
     let mut out = Vec::new();
-    for line in lines {
-        let mut items: Vec<Vec<Span>> = Vec::new();
-        let mut pending: Vec<Span> = Vec::new();
-        for span in line.spans {
-            let symbol = span.width() <= 2;
-            pending.push(span);
-            if !symbol {
-                items.push(std::mem::take(&mut pending));
-            }
-        }
-        if !pending.is_empty() {
-            items.push(pending);
-        }
+    for items in groups {
         let mut cur: Vec<Span> = Vec::new();
         let mut used = 0;
         for item in items {
             let w: usize = item.iter().map(|s| s.width()).sum();
-            if used > 0 && used + w > width {
+            if used > 0 && used + 2 + w > width {
                 out.push(Line::from(std::mem::take(&mut cur)));
                 used = 0;
+            }
+            if used > 0 {
+                cur.push(Span::raw("  "));
+                used += 2;
             }
             used += w;
             cur.extend(item);
@@ -466,124 +147,123 @@ fn pack(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
     out
 }
 
-/// What each line and point is, with its figures.
-fn legend(app: &App, an: &Analysis) -> Vec<Line<'static>> {
+/// What each roof and point is: the devices with their marks (the
+/// selected one with its figures), the effective roof, the points and the
+/// ridge. `brief` keeps only names and the key figures.
+fn legend(app: &App, an: &Analysis, brief: bool) -> Vec<Vec<Item>> {
+    let devs = devices(app, an);
+    let sel = selected(app, an, &devs);
+    let roofs = roof_items(app, an, &devs, sel, brief);
+    match sel {
+        Some(s) => vec![roofs, point_items(app, an, &devs[s], brief)],
+        None => vec![roofs],
+    }
+}
+
+/// Each device's marks and name (figures when not brief), then the
+/// effective roof's.
+fn roof_items(
+    app: &App,
+    an: &Analysis,
+    devs: &[chart::Device],
+    sel: Option<usize>,
+    brief: bool,
+) -> Vec<Item> {
     let t = app.theme();
-    let ev = an.eval();
     let a = &an.assumptions;
-    let mut roof_line = Vec::new();
-    for (i, c) in an.compare.iter().enumerate() {
-        let hw = &app.catalog.hardware[c.hw].hw;
-        let style = Style::new().fg(t.roof(i)).add_modifier(Modifier::BOLD);
-        match &c.result {
-            Ok(s) if i == 0 => {
-                roof_line.push(Span::styled("━ ", style));
-                roof_line.push(Span::styled(
-                    format!(
-                        "{} {} · {}  ",
-                        hw.id,
-                        units::format_flops(s.base.peak_flops),
-                        units::format_bandwidth(hw.memory_bandwidth)
-                    ),
-                    Style::new().fg(t.fg),
-                ));
-                roof_line.push(Span::styled("┄ ", Style::new().fg(t.effective_roof)));
-                roof_line.push(Span::styled(
-                    format!(
-                        "effective {}%/{}%  ",
-                        units::format_number(a.compute_efficiency * 100.0),
-                        units::format_number(a.memory_efficiency * 100.0)
-                    ),
-                    Style::new().fg(t.fg),
-                ));
-            }
-            Ok(_) => {
-                roof_line.push(Span::styled("━ ", style));
-                roof_line.push(Span::styled(format!("{}  ", hw.id), Style::new().fg(t.fg)));
-            }
-            Err(_) => roof_line.push(Span::styled(format!("{} (no result)  ", hw.id), t.warn())),
+    let fg = Style::new().fg(t.fg);
+    let short = marks::short_ids(&devs.iter().map(|d| d.id).collect::<Vec<_>>());
+    let mut roofs: Vec<Item> = Vec::new();
+    for (i, d) in devs.iter().enumerate() {
+        let sym = Span::styled(
+            format!("{} ", marks::legend_symbol(d.place, app.ascii)),
+            Style::new()
+                .fg(t.roof(d.place))
+                .add_modifier(Modifier::BOLD),
+        );
+        let text = match (Some(i) == sel, brief) {
+            (true, false) => format!(
+                "{} {} · {}",
+                d.id,
+                units::format_flops(d.roof.peak),
+                units::format_bandwidth(d.roof.bandwidth)
+            ),
+            (false, false) => format!(
+                "{} ridge {}",
+                d.id,
+                units::format_number(d.eval.ridge_point)
+            ),
+            (_, true) if devs.len() > 1 => short[i].clone(),
+            (_, true) => d.id.to_string(),
+        };
+        roofs.push(vec![sym, Span::styled(text, fg)]);
+    }
+    for c in an.compare.iter().filter(|c| c.result.is_err()) {
+        let id = &app.catalog.hardware[c.hw].hw.id;
+        roofs.push(vec![Span::styled(format!("{id} (no result)"), t.warn())]);
+    }
+    let sym = if app.ascii {
+        format!("{0}{0}{0} ", marks::EFFECTIVE.ascii)
+    } else {
+        format!("{} ", marks::sample(marks::EFFECTIVE.dash, 3))
+    };
+    let pct = |x: f64| units::format_number(x * 100.0);
+    let (c, m) = (pct(a.compute_efficiency), pct(a.memory_efficiency));
+    let text = match (brief, c == m) {
+        (true, true) => format!("{c}%"),
+        (true, false) => format!("{c}%/{m}%"),
+        (false, _) => format!("effective {c}%/{m}%"),
+    };
+    roofs.push(vec![
+        Span::styled(sym, Style::new().fg(t.effective_roof)),
+        Span::styled(text, fg),
+    ]);
+    roofs
+}
+
+/// The selected device's operating points (and the other phase's) with
+/// their figures, and its ridge.
+fn point_items(app: &App, an: &Analysis, s: &chart::Device, brief: bool) -> Vec<Item> {
+    let t = app.theme();
+    let fg = Style::new().fg(t.fg);
+    let (main, other) = if app.ascii {
+        (marks::ASCII_POINT, marks::ASCII_OTHER_POINT)
+    } else {
+        (marks::device(s.place).glyph, marks::OTHER_POINT)
+    };
+    let point = |e: &crate::solver::Evaluation| {
+        let name = phase_name(app, an, e);
+        if brief {
+            format!("{name} {}", units::format_count(e.achieved_flops()))
+        } else {
+            format!(
+                "{name} {} FLOP/B, {}",
+                units::format_number(e.arithmetic_intensity),
+                units::format_flops(e.achieved_flops())
+            )
         }
+    };
+    let mut points: Vec<Item> = vec![vec![
+        Span::styled(format!("{main} "), Style::new().fg(t.op_point)),
+        Span::styled(point(s.eval), fg),
+    ]];
+    if let Some(o) = &an.other_phase
+        && s.hw == an.hw
+    {
+        points.push(vec![
+            Span::styled(format!("{other} "), Style::new().fg(t.alt_point)),
+            Span::styled(point(o), fg),
+        ]);
     }
-    let mut points = vec![
-        Span::styled("● ", Style::new().fg(t.op_point)),
-        Span::styled(
-            format!(
-                "{} {} FLOP/B, {}  ",
-                ev.phase.name(),
-                units::format_number(ev.arithmetic_intensity),
-                units::format_flops(achieved(ev))
-            ),
-            Style::new().fg(t.fg),
-        ),
-    ];
-    if let Some(o) = &an.other_phase {
-        points.push(Span::styled("○ ", Style::new().fg(t.alt_point)));
-        points.push(Span::styled(
-            format!(
-                "{} {} FLOP/B, {}  ",
-                o.phase.name(),
-                units::format_number(o.arithmetic_intensity),
-                units::format_flops(achieved(o))
-            ),
-            Style::new().fg(t.fg),
-        ));
-    }
-    let ridge = units::format_number(ev.ridge_point);
-    let eff = units::format_number(ev.effective_ridge_point);
-    let ridge = if eff == ridge {
+    let ridge = units::format_number(s.eval.ridge_point);
+    let eff = units::format_number(s.eval.effective_ridge_point);
+    let ridge = if brief {
+        format!("ridge {ridge}")
+    } else if eff == ridge {
         format!("ridge {ridge} FLOP/B")
     } else {
         format!("ridge {ridge} (effective {eff}) FLOP/B")
     };
-    points.push(Span::styled(ridge, Style::new().fg(t.fg)));
-    vec![Line::from(roof_line), Line::from(points)]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bounds_hold_points_and_ridge_in_whole_decades() {
-        // H100-like: 989 TFLOP/s, 3.35 TB/s, ridge 295; decode at 1 FLOP/B.
-        let b = bounds(&[1.0, 295.0], &[2e12], &[989e12]);
-        assert_eq!(b.x, [-1.0, 3.0]);
-        assert_eq!(b.y[1], 15.0);
-        assert!(b.y[0] <= 12.0_f64.floor());
-        assert!(b.y[1] - b.y[0] <= 9.0);
-    }
-
-    #[test]
-    fn roof_has_slope_ridge_and_ceiling() {
-        let b = Bounds {
-            x: [-1.0, 3.0],
-            y: [10.0, 15.0],
-        };
-        let r = Roof {
-            peak: 1e15,
-            bandwidth: 1e13,
-        };
-        let p = roof_points(r, b);
-        assert_eq!(p.len(), 3);
-        assert!((p[0].0 - (-1.0)).abs() < 1e-12 && (p[0].1 - 12.0).abs() < 1e-12);
-        assert!((p[1].0 - 2.0).abs() < 1e-12 && (p[1].1 - 15.0).abs() < 1e-12);
-        assert_eq!(p[2], (3.0, 15.0));
-    }
-
-    #[test]
-    fn roof_is_clipped_at_the_floor() {
-        let b = Bounds {
-            x: [-1.0, 3.0],
-            y: [13.0, 15.0],
-        };
-        let r = Roof {
-            peak: 1e15,
-            bandwidth: 1e13,
-        };
-        let p = roof_points(r, b);
-        assert!(
-            (p[0].0 - 0.0).abs() < 1e-12 && (p[0].1 - 13.0).abs() < 1e-12,
-            "{p:?}"
-        );
-    }
+    points.push(vec![Span::styled(ridge, fg)]);
+    points
 }
