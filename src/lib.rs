@@ -3,3 +3,4 @@ pub mod cli;
 pub mod scenario;
 pub mod solver;
 pub mod tui;
+pub mod words;

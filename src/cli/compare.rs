@@ -2,10 +2,11 @@
 
 use super::args::{Format, WorkloadArgs};
 use super::output::render_list;
-use super::records::{LIST_COLS, eval_record};
+use super::records::{LIST_COLS, eval_record, in_words};
 use super::{CliError, Out, assumptions, devices, single_batch, workload, write};
 use crate::catalog::Catalog;
 use crate::solver::{self, sweep, units};
+use crate::words::Words;
 
 pub(super) fn compare(
     cat: &Catalog,
@@ -28,17 +29,22 @@ pub(super) fn compare(
             Err(e) => return Err(CliError::Input(format!("{}: {e}", hw.hw.id))),
         }
     }
+    let words = Words::for_model(model);
     let mut s = String::new();
     if matches!(w.format, Format::Table | Format::Markdown) {
+        let context = if words.single_pass() {
+            String::new()
+        } else {
+            format!(", context {}", units::format_count(wl.context))
+        };
         s.push_str(&format!(
-            "{}: {}, batch {}, context {}, {}\n\n",
+            "{}: {}, batch {}{context}, {}\n\n",
             model.model.name,
-            wl.phase.name(),
+            words.step(wl.phase),
             units::format_count(wl.batch),
-            units::format_count(wl.context),
             wl.weights
         ));
     }
-    s.push_str(&render_list(&recs, LIST_COLS, w.format));
+    s.push_str(&render_list(&recs, &in_words(LIST_COLS, words), w.format));
     write(out, &s)
 }

@@ -4,6 +4,7 @@
 use super::output::{Col, Fmt, col};
 use crate::catalog::{HardwareEntry, ModelEntry};
 use crate::solver::{self, Arch, Evaluation, Workload, units};
+use crate::words::Words;
 use serde_json::{Map, Value, json};
 
 /// An evaluation as a JSON record: the contract keys first (README), then more.
@@ -149,6 +150,22 @@ pub(crate) const LIST_COLS: &[Col] = &[
     col("min dev", "min_devices_to_fit", Fmt::Int),
     col("max batch", "max_batch", Fmt::Int),
 ];
+
+/// `cols` with the rate column (key `tokens_per_s`, which stays: it is the
+/// JSON contract) headed in the model's words: "tokens/s", "samples/s" or
+/// "images/s".
+pub(crate) fn in_words(cols: &[Col], words: Words) -> Vec<Col> {
+    cols.iter()
+        .map(|c| {
+            let header = if c.key == "tokens_per_s" {
+                words.rate()
+            } else {
+                c.header
+            };
+            col(header, c.key, c.fmt)
+        })
+        .collect()
+}
 
 /// A device with its figures, for `zoo hardware`.
 pub fn hardware_record(e: &HardwareEntry) -> Map<String, Value> {

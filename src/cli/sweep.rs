@@ -2,10 +2,11 @@
 
 use super::args::{BatchSpec, Format, WorkloadArgs};
 use super::output::{Col, Fmt, col, render_list};
-use super::records::{LIST_COLS, eval_record};
+use super::records::{LIST_COLS, eval_record, in_words};
 use super::{CliError, Out, assumptions, devices, single_batch, workload, write};
 use crate::catalog::Catalog;
 use crate::solver::{self, Workload, sweep, units};
+use crate::words::Words;
 use serde_json::json;
 
 const CONTEXT_COLS: &[Col] = &[
@@ -51,7 +52,8 @@ pub(super) fn context_sweep_cmd(
             ));
         }
     }
-    let mut s = render_list(&recs, CONTEXT_COLS, w.format);
+    let cols = in_words(CONTEXT_COLS, Words::for_model(model));
+    let mut s = render_list(&recs, &cols, w.format);
     if matches!(w.format, Format::Table | Format::Markdown) {
         s = format!(
             "{}: context sweep, batch {}\n\n{s}",
@@ -106,7 +108,8 @@ pub(super) fn sweep_cmd(
             }
         ));
     }
-    let mut s = render_list(&recs, LIST_COLS, w.format);
+    let cols = in_words(LIST_COLS, Words::for_model(model));
+    let mut s = render_list(&recs, &cols, w.format);
     if matches!(w.format, Format::Table | Format::Markdown) {
         s = format!("{}: batch sweep\n\n{s}\n{summary}", model.model.name);
     }
