@@ -387,10 +387,11 @@ pub fn link_for(hw: &Hardware, span: u32) -> Option<f64> {
 }
 
 /// Communication time of one step: ring all-reduces for TP, then PP hand-offs.
-/// A ring all-reduce of M bytes over t ranks: 2 (t-1)/t * M / (link * eta_l)
-/// + 2 (t-1) alpha (Patarasuk and Yuan 2009; NCCL's ring algorithm); a
-/// hand-off: bytes / (link * eta_l) + alpha. The transfer and the latency
-/// parts are [`comm_transfer`] and [`comm_latency`].
+/// A ring all-reduce of M bytes over t ranks takes
+/// 2 (t-1)/t * M / (link * eta_l) plus 2 (t-1) alpha (Patarasuk and Yuan
+/// 2009; NCCL's ring algorithm); a hand-off bytes / (link * eta_l) plus
+/// alpha. The transfer and the latency parts are [`comm_transfer`] and
+/// [`comm_latency`].
 pub fn comm_time(hw: &Hardware, wl: &Workload, c: &StepCost, a: &Assumptions) -> Result<f64> {
     Ok(comm_transfer(hw, wl, c, a)? + comm_latency(wl, c, a))
 }

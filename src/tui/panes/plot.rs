@@ -4,8 +4,9 @@
 //! positions the Chart's canvas maps values to.
 
 use super::{block, stale_marker};
-use crate::solver::{Phase, units};
+use crate::solver::units;
 use crate::tui::app::{Analysis, App, Pane};
+use crate::words::Words;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -415,14 +416,7 @@ pub fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) {
         label_at(buf, graph, c, o.phase.name(), Style::new().fg(t.alt_point));
     }
     if let Some(c) = map.cell(lg(ev.arithmetic_intensity), lg(achieved(ev))) {
-        let name = match (
-            ev.phase,
-            app.catalog.models[an.model].model.kind.is_decoder(),
-        ) {
-            (_, false) => "forward",
-            (Phase::Decode, _) => "decode",
-            (Phase::Prefill, _) => "prefill",
-        };
+        let name = Words::for_model(&app.catalog.models[an.model]).step(ev.phase);
         label_at(buf, graph, c, name, t.accent());
     }
 }
@@ -509,7 +503,7 @@ fn legend(app: &App, an: &Analysis) -> Vec<Line<'static>> {
         Span::styled(
             format!(
                 "{} {} FLOP/B, {}  ",
-                ev.phase.name(),
+                Words::for_model(&app.catalog.models[an.model]).step(ev.phase),
                 units::format_number(ev.arithmetic_intensity),
                 units::format_flops(achieved(ev))
             ),
