@@ -20,7 +20,7 @@ fn benches(c: &mut Criterion) {
     c.bench_function("evaluate decode (llama-3.1-8b on h100)", |b| {
         b.iter(|| solver::evaluate(black_box(&hw), black_box(&model), black_box(&wl), &a).unwrap())
     });
-    c.bench_function("sensitivity (7 parameters)", |b| {
+    c.bench_function("sensitivity (8 parameters)", |b| {
         b.iter(|| {
             solver::sensitivity(black_box(&hw), black_box(&model), black_box(&wl), &a, 0.1).unwrap()
         })

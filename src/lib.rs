@@ -4,3 +4,4 @@ pub mod fsutil;
 pub mod scenario;
 pub mod solver;
 pub mod tui;
+pub mod words;

@@ -455,3 +455,72 @@ fn context_sweep_grows_the_kv_cache() {
     let l: Vec<f64> = a.iter().map(|x| x["latency_s"].as_f64().unwrap()).collect();
     assert!(l.windows(2).all(|w| w[1] > w[0]));
 }
+
+#[test]
+fn a_tiny_model_on_an_h100_is_overhead_bound_in_eval_and_sens_alike() {
+    // DS-CNN (5.31 MFLOP, 168 kB moved) on an H100 in int8: compute
+    // 5.31e6 / (1978.9e12 x 0.7) = 3.8 ns, memory 168e3 / (3.35e12 x 0.7)
+    // = 72 ns, the fixed overhead 10 us: the fixed term is 99.3 % of the
+    // step, so the step is overhead-bound and its elasticity to the fixed
+    // terms is their share, 10 us / T.
+    let args = [
+        "--model",
+        "ds-cnn-kws",
+        "--hardware",
+        "h100",
+        "--precision",
+        "int8",
+    ];
+    let with = |cmd: &str| {
+        let mut v = vec![cmd];
+        v.extend(args);
+        v.extend(["--format", "json"]);
+        json(&v)
+    };
+    let e = with("eval");
+    let s = with("sens");
+    assert_eq!(e["bottleneck"], "overhead");
+    assert_eq!(s["bottleneck"], "overhead");
+    assert_eq!(s["binding"], "overhead");
+    let share = e["overhead_s"].as_f64().unwrap() / e["latency_s"].as_f64().unwrap();
+    let el = s["elasticities"]["overhead"].as_f64().unwrap();
+    assert!((el - share).abs() < 1e-6 && el > 0.99, "{el} vs {share}");
+    let mut v = vec!["sens"];
+    v.extend(args);
+    let text = String::from_utf8_lossy(&ridgeline(&v).stdout).into_owned();
+    assert!(text.contains("binding constraint: overhead"), "{text}");
+    assert!(!text.contains("binding constraint: memory"), "{text}");
+}
+
+#[test]
+fn single_pass_models_report_samples_or_images_per_second() {
+    let text = |args: &[&str]| {
+        let out = ridgeline(args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // A CNN on images: images/s, and the JSON key stays tokens_per_s.
+    let eval = text(&["eval", "--model", "resnet-50"]);
+    assert!(
+        eval.contains("images/s") && !eval.contains("tokens/s"),
+        "{eval}"
+    );
+    let v = json(&["eval", "--model", "resnet-50", "--format", "json"]);
+    assert!(v["tokens_per_s"].as_f64().unwrap() > 0.0);
+    // A text encoder: samples/s, a forward pass with no context.
+    let cmp = text(&["compare", "--model", "bert-base", "--hardware", "a100,h100"]);
+    assert!(
+        cmp.contains("samples/s") && !cmp.contains("tokens/s"),
+        "{cmp}"
+    );
+    assert!(
+        cmp.contains("forward, batch 1") && !cmp.contains("decode"),
+        "{cmp}"
+    );
+    // An audio CNN: samples/s, not images/s.
+    let sw = text(&["sweep", "--model", "ds-cnn-kws", "--batch", "1..4"]);
+    assert!(sw.contains("samples/s") && !sw.contains("images/s"), "{sw}");
+    // A decoder keeps tokens/s.
+    let llm = text(&["sweep", "--model", "llama-3.1-8b", "--batch", "1..4"]);
+    assert!(llm.contains("tokens/s"), "{llm}");
+}

@@ -4,11 +4,12 @@
 
 use super::args::{CompareArgs, Format, SortArg};
 use super::output::{Col, Fmt, Style, col, render_list, wrap};
-use super::records::{add_verdict, eval_record, not_fit_line, table_row, workload_line};
+use super::records::{add_verdict, eval_record, in_words, not_fit_line, table_row, workload_line};
 use super::{CliError, Out, assumptions, devices, single_batch, workload, write};
 use crate::catalog::{Catalog, HardwareEntry};
 use crate::solver::compare::{self, Compared, Comparison, SortBy, Speedup};
 use crate::solver::{self, units};
+use crate::words::Words;
 use serde_json::json;
 
 /// Text and Markdown: the verdict in place of figures that do not exist.
@@ -146,7 +147,8 @@ pub(super) fn compare(
                 ),
                 style.width,
             );
-            s.push_str(&render_list(&table, COLS, fmt, style));
+            let cols = in_words(COLS, Words::for_model(model));
+            s.push_str(&render_list(&table, &cols, fmt, style));
             s.push('\n');
             s.push_str(&wrap(
                 &because_lines(&cmp, &entries, &order, asked, style),

@@ -2,10 +2,11 @@
 
 use super::args::{self, Format};
 use super::output::{Col, Fmt, col, render_record};
-use super::records::{eval_record, fit_sentence, headline};
+use super::records::{eval_record, fit_sentence, headline, in_words};
 use super::{CliError, Out, assumptions, single_batch, workload, write};
 use crate::catalog::Catalog;
 use crate::solver;
+use crate::words::Words;
 
 const EVAL_COLS: &[Col] = &[
     col("latency", "latency_s", Fmt::Time),
@@ -47,18 +48,19 @@ pub(super) fn eval(cat: &Catalog, a: &args::EvalArgs, out: Out) -> Result<(), Cl
     let e = solver::evaluate(&hw.hw, &model.model, &wl, &assumptions(&a.workload))?;
     let rec = eval_record(&e, hw, model, &wl);
     let fmt = a.workload.format;
+    let cols = in_words(EVAL_COLS, Words::for_model(model));
     if matches!(fmt, Format::Table | Format::Markdown) {
         let mut s = headline(hw, model, &wl);
         s.push_str(&fit_sentence(&e, &wl));
         s.push('\n');
-        s.push_str(&render_record(&rec, EVAL_COLS, fmt));
+        s.push_str(&render_record(&rec, &cols, fmt));
         s.push_str(&format!("\n{}\n", e.explanation()));
         for n in &e.notes {
             s.push_str(&format!("note: {n}\n"));
         }
         write(out, &s)?;
     } else {
-        write(out, &render_record(&rec, EVAL_COLS, fmt))?;
+        write(out, &render_record(&rec, &cols, fmt))?;
     }
     if a.require_fit && !e.memory.fits {
         return Err(CliError::Verdict(format!(

@@ -1,10 +1,11 @@
 //! Records and sentences the subcommands share: an evaluation as a JSON
 //! record, the headline and the fit verdict, catalog entries.
 
-use super::output::Style;
+use super::output::{Col, Style};
 use crate::catalog::{HardwareEntry, ModelEntry};
 use crate::solver::compare::{Compared, Verdict};
 use crate::solver::{self, Arch, Evaluation, Workload, units};
+use crate::words::Words;
 use serde_json::{Map, Value, json};
 
 /// An evaluation as a JSON record: the contract keys first (README), then more.
@@ -83,12 +84,18 @@ pub fn eval_record(
 
 /// "Llama 3.1 8B: decode, batch 1, context 4096, " and then `rest`.
 pub(crate) fn workload_line(model: &ModelEntry, wl: &Workload, rest: &str) -> String {
+    let words = Words::for_model(model);
+    // A single-pass model has no context: a forward pass of the batch.
+    let context = if words.single_pass() {
+        String::new()
+    } else {
+        format!(", context {}", units::format_tokens(wl.context))
+    };
     format!(
-        "{}: {}, batch {}, context {}, {rest}\n\n",
+        "{}: {}, batch {}{context}, {rest}\n\n",
         model.model.name,
-        wl.phase.name(),
+        words.step(wl.phase),
         units::format_count(wl.batch),
-        units::format_tokens(wl.context),
     )
 }
 
@@ -250,6 +257,24 @@ pub(crate) fn not_fit_line(c: &Compared, style: Style) -> String {
 
 pub(crate) fn num_or_null(x: f64) -> Value {
     if x.is_finite() { json!(x) } else { Value::Null }
+}
+
+/// `cols` with the rate column (key `tokens_per_s`, which stays: it is the
+/// JSON contract) headed in the model's words: "tokens/s", "samples/s" or
+/// "images/s".
+pub(crate) fn in_words(cols: &[Col], words: Words) -> Vec<Col> {
+    cols.iter()
+        .map(|c| {
+            if c.key == "tokens_per_s" {
+                Col {
+                    header: words.rate(),
+                    ..*c
+                }
+            } else {
+                *c
+            }
+        })
+        .collect()
 }
 
 /// A device with its figures, for `zoo hardware`.

@@ -6,6 +6,7 @@ use super::records::{fit_sentence, headline};
 use super::{CliError, Out, assumptions, single_batch, workload, write};
 use crate::catalog::Catalog;
 use crate::solver::{self, Param, units};
+use crate::words::Words;
 use serde_json::{Map, Value, json};
 
 pub(super) fn sens(
@@ -52,6 +53,14 @@ pub(super) fn sens(
     rec.insert(
         "capacity_for_double_batch_bytes".into(),
         json!(s.capacity_for_double_batch),
+    );
+    rec.insert(
+        "precision_step".into(),
+        json!(s.precision_step.map(|p| json!({
+            "weights": p.weights.name(),
+            "kv": p.kv.name(),
+            "latency_change": p.latency_change,
+        }))),
     );
     match a.workload.format {
         Format::Json => write(
@@ -108,17 +117,20 @@ pub(super) fn sens(
                 let mut tail = String::new();
                 tail.push_str(&format!(
                     "\nbinding constraint: {}\nheadroom: {} could fall {}x before it binds\nmemory capacity: fit margin {} (usable / needed); {} would hold twice the batch\n",
-                    s.binding.map_or("none (fixed costs dominate)", Param::label),
+                    binding_words(&s),
                     s.headroom.param.label(),
                     units::format_number(s.headroom.factor),
                     units::format_number(s.fit_margin),
                     units::format_bytes(s.capacity_for_double_batch),
                 ));
                 if let Some(p) = s.precision_step {
+                    let stored = if Words::for_model(model).single_pass() {
+                        format!("weights {}", p.weights)
+                    } else {
+                        format!("weights {} and KV {}", p.weights, p.kv)
+                    };
                     tail.push_str(&format!(
-                        "precision: weights {} and KV {} (math stays {}) change latency by {}\n",
-                        p.weights,
-                        p.kv,
+                        "precision: {stored} (math stays {}) change latency by {}\n",
                         s.base.compute_precision,
                         units::format_percent(p.latency_change)
                     ));
@@ -130,6 +142,18 @@ pub(super) fn sens(
             }
             write(out, &txt)
         }
+    }
+}
+
+/// The binding constraint in words; the fixed overhead says what it is.
+fn binding_words(s: &solver::Sensitivity) -> String {
+    match s.binding {
+        Some(Param::Overhead) => format!(
+            "overhead (the fixed per-step costs, {} of the step: launches and link latency, which no faster hardware shortens)",
+            units::format_percent(s.base.fixed_s() / s.base.latency_s)
+        ),
+        Some(p) => p.label().to_string(),
+        None => "none".to_string(),
     }
 }
 

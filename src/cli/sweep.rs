@@ -4,11 +4,12 @@
 
 use super::args::{BatchSpec, Format, WorkloadArgs};
 use super::output::{Col, Fmt, Style, col, render_list, wrap};
-use super::records::{add_verdict, eval_record, table_row};
+use super::records::{add_verdict, eval_record, in_words, table_row};
 use super::{CliError, Out, assumptions, devices, single_batch, workload, write};
 use crate::catalog::{Catalog, HardwareEntry, ModelEntry};
 use crate::solver::compare::{self, Compared, Verdict};
 use crate::solver::{self, Assumptions, Evaluation, Workload, sweep, units};
+use crate::words::Words;
 use serde_json::{Map, Value, json};
 
 const BATCH_COLS: &[Col] = &[
@@ -144,7 +145,11 @@ pub(super) fn context_sweep_cmd(
             None => format!("{}: no context shown fits\n", hw.hw.id),
         });
     }
-    let mut s = rows.render(CONTEXT_COLS, w.format, style);
+    let mut s = rows.render(
+        &in_words(CONTEXT_COLS, Words::for_model(model)),
+        w.format,
+        style,
+    );
     if matches!(w.format, Format::Table | Format::Markdown) {
         s = format!(
             "{}{s}\n{}",
@@ -200,7 +205,11 @@ pub(super) fn sweep_cmd(
         }
         summary.push_str(&sweep_summary(hw, &s, best, base.context, style));
     }
-    let mut s = rows.render(BATCH_COLS, w.format, style);
+    let mut s = rows.render(
+        &in_words(BATCH_COLS, Words::for_model(model)),
+        w.format,
+        style,
+    );
     if matches!(w.format, Format::Table | Format::Markdown) {
         s = format!(
             "{}{s}\n{}",

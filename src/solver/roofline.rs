@@ -11,12 +11,18 @@ use super::types::{Arch, Assumptions, Hardware, Model, Phase, Precision, Workloa
 use super::units;
 use std::fmt;
 
-/// Which term of the step time is largest.
+/// Which share of the step time is largest (see [`classify`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Bottleneck {
+    /// The math: FLOPs over the effective peak.
     Compute,
+    /// Bytes over the effective memory bandwidth.
     Memory,
+    /// Bytes of the collectives and hand-offs over the effective link bandwidth.
     Communication,
+    /// The fixed per-step terms: the overhead tau (kernel launches,
+    /// framework) plus the link latencies alpha of the collectives. No
+    /// hardware figure shortens them.
     Overhead,
 }
 
@@ -130,6 +136,9 @@ pub struct Evaluation {
     pub compute_s: f64,
     pub memory_s: f64,
     pub comm_s: f64,
+    /// The part of `comm_s` that is link latency (alpha per ring step and
+    /// per hand-off): fixed, whatever the link bandwidth.
+    pub comm_latency_s: f64,
     pub overhead_s: f64,
     /// Step time: inter-token latency (decode), time to first token
     /// (prefill), batch latency (single-pass).
@@ -169,6 +178,11 @@ impl Evaluation {
         self.parallelism.devices()
     }
 
+    /// The fixed per-step time: overhead plus the link latencies.
+    pub fn fixed_s(&self) -> f64 {
+        self.overhead_s + self.comm_latency_s
+    }
+
     /// One plain sentence: what dominates and why.
     pub fn explanation(&self) -> String {
         let bytes = units::format_bytes(self.cost.bytes());
@@ -188,6 +202,13 @@ impl Evaluation {
             s.push_str(&format!(
                 ", all-reduces take {}",
                 units::format_time(self.comm_s)
+            ));
+        }
+        if self.bottleneck == Bottleneck::Overhead {
+            s.push_str(&format!(
+                ", and fixed per-step costs take {} of {}",
+                units::format_time(self.fixed_s()),
+                units::format_time(self.latency_s)
             ));
         }
         s.push_str(&format!(": {verdict}"));
@@ -419,23 +440,64 @@ pub fn link_for(hw: &Hardware, span: u32) -> Option<f64> {
 }
 
 /// Communication time of one step: ring all-reduces for TP, then PP hand-offs.
-/// A ring all-reduce of M bytes over t ranks: 2 (t-1)/t * M / (link * eta_l)
-/// + 2 (t-1) alpha (Patarasuk and Yuan 2009; NCCL's ring algorithm).
+/// A ring all-reduce of M bytes over t ranks takes
+/// 2 (t-1)/t * M / (link * eta_l) plus 2 (t-1) alpha (Patarasuk and Yuan
+/// 2009; NCCL's ring algorithm); a hand-off bytes / (link * eta_l) plus
+/// alpha. The transfer and the latency parts are [`comm_transfer`] and
+/// [`comm_latency`].
 pub fn comm_time(hw: &Hardware, wl: &Workload, c: &StepCost, a: &Assumptions) -> Result<f64> {
+    Ok(comm_transfer(hw, wl, c, a)? + comm_latency(wl, c, a))
+}
+
+/// The bandwidth part of [`comm_time`]: bytes over the effective link.
+pub fn comm_transfer(hw: &Hardware, wl: &Workload, c: &StepCost, a: &Assumptions) -> Result<f64> {
     let mut total = 0.0;
     if wl.tp > 1 && c.allreduces > 0.0 {
         let t = wl.tp as f64;
         let link = link_for(hw, wl.tp).ok_or_else(|| no_link(hw, "tensor"))?;
-        let per = 2.0 * (t - 1.0) / t * c.allreduce_bytes / (link * a.link_efficiency)
-            + 2.0 * (t - 1.0) * a.link_latency_s;
-        total += c.allreduces * per;
+        total +=
+            c.allreduces * 2.0 * (t - 1.0) / t * c.allreduce_bytes / (link * a.link_efficiency);
     }
     if c.handoffs > 0.0 {
         let link =
             link_for(hw, wl.tp.saturating_mul(wl.pp)).ok_or_else(|| no_link(hw, "pipeline"))?;
-        total += c.handoffs * (c.handoff_bytes / (link * a.link_efficiency) + a.link_latency_s);
+        total += c.handoffs * c.handoff_bytes / (link * a.link_efficiency);
     }
     Ok(total)
+}
+
+/// The fixed part of [`comm_time`]: the link latencies alone, 2 (t-1) alpha
+/// per all-reduce and alpha per hand-off. It does not shrink with a faster link.
+pub fn comm_latency(wl: &Workload, c: &StepCost, a: &Assumptions) -> f64 {
+    let mut total = 0.0;
+    if wl.tp > 1 && c.allreduces > 0.0 {
+        total += c.allreduces * 2.0 * (wl.tp as f64 - 1.0) * a.link_latency_s;
+    }
+    if c.handoffs > 0.0 {
+        total += c.handoffs * a.link_latency_s;
+    }
+    total
+}
+
+/// The bottleneck: the largest of the four shares of a step, compute,
+/// memory, communication transfer (link bytes over bandwidth, without the
+/// latencies) and the fixed terms (overhead plus link latencies). A tie goes
+/// to the earlier in that order. Each share is what one kind of elasticity
+/// sees: with w = 1, d ln T / d ln(bandwidth) = -t_memory / T, and scaling
+/// the fixed terms by k scales T by fixed / T, so the largest share is also
+/// the binding constraint of the sensitivity table.
+pub fn classify(compute_s: f64, memory_s: f64, transfer_s: f64, fixed_s: f64) -> Bottleneck {
+    [
+        (Bottleneck::Compute, compute_s),
+        (Bottleneck::Memory, memory_s),
+        (Bottleneck::Communication, transfer_s),
+        (Bottleneck::Overhead, fixed_s),
+    ]
+    .into_iter()
+    .fold((Bottleneck::Compute, f64::NEG_INFINITY), |best, (b, v)| {
+        if v > best.1 { (b, v) } else { best }
+    })
+    .0
 }
 
 fn no_link(hw: &Hardware, what: &str) -> SolverError {
@@ -455,6 +517,8 @@ pub struct StepTime {
     pub compute_s: f64,
     pub memory_s: f64,
     pub comm_s: f64,
+    /// The link-latency part of `comm_s`.
+    pub comm_latency_s: f64,
     pub overhead_s: f64,
     pub latency_s: f64,
 }
@@ -470,9 +534,12 @@ pub fn time_step(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions) -
     // StepCost is per rank already.
     let compute_s = c.flops / (peak * a.compute_efficiency);
     let memory_s = c.bytes() / (hw.memory_bandwidth * a.memory_efficiency);
-    let comm_s = match model.arch {
-        Arch::Decoder(_) => comm_time(hw, wl, &c, a)?,
-        Arch::SinglePass(_) => 0.0,
+    let (comm_s, comm_latency_s) = match model.arch {
+        Arch::Decoder(_) => {
+            let latency = comm_latency(wl, &c, a);
+            (comm_transfer(hw, wl, &c, a)? + latency, latency)
+        }
+        Arch::SinglePass(_) => (0.0, 0.0),
     };
     let overhead_s = a.overhead_s;
     let (hi, lo) = if compute_s >= memory_s {
@@ -494,6 +561,7 @@ pub fn time_step(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions) -
         compute_s,
         memory_s,
         comm_s,
+        comm_latency_s,
         overhead_s,
         latency_s,
     })
@@ -514,6 +582,7 @@ pub fn evaluate_unchecked(
         compute_s,
         memory_s,
         comm_s,
+        comm_latency_s,
         overhead_s,
         latency_s,
     } = time_step(hw, model, wl, a)?;
@@ -522,17 +591,12 @@ pub fn evaluate_unchecked(
         notes.push(Note::SinglePassParallel);
     }
 
-    let bottleneck = [
-        (Bottleneck::Compute, compute_s),
-        (Bottleneck::Memory, memory_s),
-        (Bottleneck::Communication, comm_s),
-        (Bottleneck::Overhead, overhead_s),
-    ]
-    .into_iter()
-    .fold((Bottleneck::Compute, f64::NEG_INFINITY), |best, (b, v)| {
-        if v > best.1 { (b, v) } else { best }
-    })
-    .0;
+    let bottleneck = classify(
+        compute_s,
+        memory_s,
+        comm_s - comm_latency_s,
+        overhead_s + comm_latency_s,
+    );
 
     if compute_precision != wl.activations {
         notes.push(Note::PrecisionFallback {
@@ -582,6 +646,7 @@ pub fn evaluate_unchecked(
         compute_s,
         memory_s,
         comm_s,
+        comm_latency_s,
         overhead_s,
         latency_s,
         tokens_per_s: c.tokens / latency_s,

@@ -2,10 +2,12 @@
 //! knobs are shared by every view; each view adds its own (prompt and output
 //! for Serving, the target for Synthesis, the SLAs for Fleet, ...).
 
+use crate::catalog::ModelEntry;
 use crate::scenario::SynthTarget;
 use crate::solver::serving::Request;
 use crate::solver::units::{self, Kind};
 use crate::solver::{Arch, Assumptions, Model, Phase, Precision, Workload, fit};
+use crate::words::Words;
 
 /// One knob of the workload or the assumptions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -13,6 +15,8 @@ pub enum Knob {
     Phase,
     Batch,
     Context,
+    /// Weights, activations and KV cache at once ("mixed" when they differ).
+    Precision,
     Weights,
     Activations,
     Kv,
@@ -135,10 +139,11 @@ fn cycle_in(list: &[String], cur: &str, up: bool) -> Option<String> {
 const MAX_DEGREE: u32 = 65536;
 
 impl Knob {
-    pub const ALL: [Knob; 11] = [
+    pub const ALL: [Knob; 12] = [
         Knob::Phase,
         Knob::Batch,
         Knob::Context,
+        Knob::Precision,
         Knob::Weights,
         Knob::Activations,
         Knob::Kv,
@@ -154,6 +159,7 @@ impl Knob {
             Knob::Phase => "phase",
             Knob::Batch => "batch",
             Knob::Context => "context",
+            Knob::Precision => "precision",
             Knob::Weights => "weights",
             Knob::Activations => "activations",
             Knob::Kv => "KV cache",
@@ -185,6 +191,7 @@ impl Knob {
                 Output,
                 Region,
                 Batch,
+                Precision,
                 Weights,
                 Activations,
                 Kv,
@@ -198,6 +205,7 @@ impl Knob {
                 Target,
                 Batch,
                 Context,
+                Precision,
                 Weights,
                 Activations,
                 Kv,
@@ -212,6 +220,7 @@ impl Knob {
                 Phase,
                 Batch,
                 Context,
+                Precision,
                 Weights,
                 Activations,
                 Kv,
@@ -226,6 +235,7 @@ impl Knob {
                 Phase,
                 Batch,
                 Context,
+                Precision,
                 Weights,
                 Activations,
                 Kv,
@@ -243,6 +253,7 @@ impl Knob {
                 ItlSla,
                 Regions,
                 Budget,
+                Precision,
                 Weights,
                 Activations,
                 Kv,
@@ -260,6 +271,7 @@ impl Knob {
             Knob::Phase => "decode or prefill",
             Knob::Batch => "e.g. 8, 64, 1k",
             Knob::Context => "tokens, e.g. 4096, 8k",
+            Knob::Precision => "all three: fp32 tf32 bf16 fp16 fp8 int8 fp4 int4",
             Knob::Weights | Knob::Activations | Knob::Kv => "fp32 tf32 bf16 fp16 fp8 int8 fp4 int4",
             Knob::Tp | Knob::Pp => "devices, e.g. 2, 8",
             Knob::ComputeEff | Knob::MemoryEff => "e.g. 0.7 or 70%",
@@ -283,6 +295,10 @@ impl Knob {
             Knob::Phase => wl.phase.name().to_string(),
             Knob::Batch => whole(wl.batch),
             Knob::Context => whole(wl.context),
+            Knob::Precision => match uniform_precision(wl) {
+                Some(p) => p.name().to_string(),
+                None => MIXED.to_string(),
+            },
             Knob::Weights => wl.weights.name().to_string(),
             Knob::Activations => wl.activations.name().to_string(),
             Knob::Kv => wl.kv.name().to_string(),
@@ -345,6 +361,11 @@ impl Knob {
             }
             Knob::Batch => wl.batch = double(wl.batch),
             Knob::Context => wl.context = double(wl.context),
+            Knob::Precision => {
+                // From mixed, the weights' format is the one stepped.
+                let p = cycle(uniform_precision(&wl).unwrap_or(wl.weights));
+                (wl.weights, wl.activations, wl.kv) = (p, p, p);
+            }
             Knob::Weights => wl.weights = cycle(wl.weights),
             Knob::Activations => wl.activations = cycle(wl.activations),
             Knob::Kv => wl.kv = cycle(wl.kv),
@@ -508,6 +529,13 @@ impl Knob {
             }
             Knob::Batch => wl.batch = count(t)?,
             Knob::Context => wl.context = tokens(t)?,
+            // "mixed" reads back as it is: the three knobs keep their formats.
+            Knob::Precision
+                if t.eq_ignore_ascii_case(MIXED) && uniform_precision(&wl).is_none() => {}
+            Knob::Precision => {
+                let p = precision(t)?;
+                (wl.weights, wl.activations, wl.kv) = (p, p, p);
+            }
             Knob::Weights => wl.weights = precision(t)?,
             Knob::Activations => wl.activations = precision(t)?,
             Knob::Kv => wl.kv = precision(t)?,
@@ -597,6 +625,34 @@ impl Knob {
             }
         }
         Ok(Inputs { wl, a, v })
+    }
+}
+
+/// What the precision knob shows when weights, activations and KV differ.
+pub const MIXED: &str = "mixed";
+
+/// The one format of weights, activations and KV cache, if they agree.
+pub fn uniform_precision(wl: &Workload) -> Option<Precision> {
+    (wl.weights == wl.activations && wl.weights == wl.kv).then_some(wl.weights)
+}
+
+impl Knob {
+    /// Whether the knob changes anything for the model. Phase, context and
+    /// KV cache belong to decoders; a single-pass model (a CNN, an encoder)
+    /// runs one forward pass with no cache, so they do not apply to it.
+    pub fn applies(self, words: Words) -> bool {
+        !(words.single_pass() && matches!(self, Knob::Phase | Knob::Context | Knob::Kv))
+    }
+
+    /// Why the knob does nothing for `model`, or None when it applies.
+    pub fn not_applicable(self, model: &ModelEntry) -> Option<String> {
+        (!self.applies(Words::for_model(model))).then(|| {
+            format!(
+                "{} does not apply to {}: one forward pass per sample, no decode, no KV cache",
+                self.label(),
+                model.model.name
+            )
+        })
     }
 }
 
@@ -853,6 +909,45 @@ mod tests {
         assert_eq!(Knob::Family.step(&i, false, &c).v.family, Family::Marked);
         assert_eq!(Knob::TtftSla.parse("200ms", &i, &c).unwrap().v.ttft_s, 0.2);
         assert!(Knob::ItlSla.parse("0ms", &i, &c).is_err());
+    }
+
+    #[test]
+    fn one_precision_knob_sets_all_three_and_reads_mixed() {
+        let i = base();
+        let c = choices();
+        let all = |i: &Inputs| (i.wl.weights, i.wl.activations, i.wl.kv);
+        let up = Knob::Precision.step(&i, true, &c);
+        let p = Precision::Bf16.next();
+        assert_eq!(all(&up), (p, p, p));
+        assert_eq!(Knob::Precision.value(&up), p.name());
+        let fp4 = Knob::Precision.parse("FP4", &i, &c).unwrap();
+        assert_eq!(all(&fp4), (Precision::Fp4, Precision::Fp4, Precision::Fp4));
+        // One of the three moved: the single knob reads mixed, and reading
+        // "mixed" back keeps the three as they are.
+        let mixed = Knob::Kv.step(&i, true, &c);
+        assert_eq!(Knob::Precision.value(&mixed), MIXED);
+        assert_eq!(Knob::Precision.parse("mixed", &mixed, &c).unwrap(), mixed);
+        assert!(
+            Knob::Precision.parse("mixed", &i, &c).is_err(),
+            "nothing to keep"
+        );
+        // From mixed, a step moves all three from the weights' format.
+        assert_eq!(all(&Knob::Precision.step(&mixed, false, &c)), {
+            let q = Precision::Bf16.prev();
+            (q, q, q)
+        });
+    }
+
+    #[test]
+    fn decode_only_knobs_do_not_apply_to_one_forward_pass() {
+        use crate::solver::ModelKind;
+        let cnn = Words::of(ModelKind::Cnn, Some("224x224 RGB image"));
+        let llm = Words::of(ModelKind::DenseDecoder, None);
+        for k in Knob::ALL {
+            let decode_only = matches!(k, Knob::Phase | Knob::Context | Knob::Kv);
+            assert_eq!(k.applies(cnn), !decode_only, "{k:?}");
+            assert!(k.applies(llm), "{k:?}");
+        }
     }
 
     #[test]

@@ -76,13 +76,6 @@ pub fn is_shared(area: Rect) -> bool {
     area.width >= SHARED_WIDTH && area.height >= SHARED_HEIGHT
 }
 
-/// Rows the sensitivity pane needs: a header and a row per parameter, the
-/// binding, headroom, fit and twice-the-batch lines, and its border.
-fn sensitivity_rows(app: &App) -> u16 {
-    let params = app.shown().map_or(7, |(an, _)| an.sens.rows.len()) as u16;
-    1 + params + 4 + 2
-}
-
 /// The widths of the hardware list, the model list and the knobs. Below
 /// 120 columns the three do not all fit at ease: the focused list gets the
 /// width it needs to show whole ids, the other shares what is left.
@@ -166,7 +159,7 @@ fn roofline_layout(app: &App, area: Rect, body: Rect, a: &mut Areas) {
     } else {
         app.shown_devices().len() as u16 + 1
     };
-    let middle_min = sensitivity_rows(app)
+    let middle_min = panes::sensitivity::rows_needed(app)
         .max(panes::plot::MIN_PANE_ROWS)
         .max(body.height * 3 / 5);
     let mut cmp_h = (rows + 2).min(body.height / 4).max(3);

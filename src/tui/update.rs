@@ -266,6 +266,9 @@ fn move_selection(app: &mut App, delta: isize, to_bar_at_top: bool) {
 
 fn step_knob(app: &mut App, up: bool) {
     let k = app.selected_knob();
+    if let Some(why) = k.not_applicable(&app.catalog.models[app.model]) {
+        return app.say(Level::Info, why);
+    }
     let model = app.catalog.models.get(app.model).map(|m| &m.model);
     let i = k.step_for(&app.inputs(), up, &app.choices, model);
     let v = k.value(&i);
@@ -336,11 +339,24 @@ fn command(app: &mut App, cmd: Command) {
             match cmd {
                 Command::Quit => app.quit = true,
                 Command::Help | Command::Cancel | Command::Edit => app.mode = Mode::Normal,
-                Command::Up | Command::PageUp => {
-                    app.help_scroll = app.help_scroll.saturating_sub(1)
+                Command::Up | Command::PageUp | Command::Top => {
+                    let by = match cmd {
+                        Command::Up => 1,
+                        Command::PageUp => 10,
+                        _ => usize::MAX,
+                    };
+                    app.help_scroll = app.help_scroll.saturating_sub(by)
                 }
-                Command::Down | Command::PageDown => {
-                    app.help_scroll = (app.help_scroll + 1).min(Command::ALL.len())
+                Command::Down | Command::PageDown | Command::Bottom => {
+                    let by = match cmd {
+                        Command::Down => 1,
+                        Command::PageDown => 10,
+                        _ => usize::MAX,
+                    };
+                    app.help_scroll = app
+                        .help_scroll
+                        .saturating_add(by)
+                        .min(crate::tui::panes::help::max_scroll(app))
                 }
                 _ => {}
             }
@@ -477,6 +493,14 @@ fn command(app: &mut App, cmd: Command) {
             if app.in_bar {
                 app.in_bar = false;
                 app.bar_view = false;
+            } else if let Some(why) = (app.focus == Pane::Knobs)
+                .then(|| {
+                    app.selected_knob()
+                        .not_applicable(&app.catalog.models[app.model])
+                })
+                .flatten()
+            {
+                app.say(Level::Info, why);
             } else if app.focus == Pane::Knobs || target_entry {
                 let knob = app.selected_knob();
                 let before = app.inputs();

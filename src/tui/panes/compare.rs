@@ -6,6 +6,7 @@ use super::{block, plot, stale_marker};
 use crate::solver::{Param, units};
 use crate::tui::action::Command;
 use crate::tui::app::{App, Pane};
+use crate::words::Words;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -38,8 +39,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let cols = [
         fill(),
         right(8),
-        right(8),
-        left(7),
+        right(9),
+        left(8),
         right(6),
         right(6),
         left(8),
@@ -47,10 +48,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     ];
     let widths = grid::widths(&cols, inner.width);
     let buf = frame.buffer_mut();
+    let rate = Words::for_model(&app.catalog.models[an.model]).rate();
     let head: Vec<Line> = [
         "     device",
         "latency",
-        "tokens/s",
+        rate,
         "binding",
         "e peak",
         "e BW",

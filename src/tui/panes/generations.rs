@@ -11,6 +11,7 @@ use crate::solver::{Param, units};
 use crate::tui::action::Command;
 use crate::tui::app::App;
 use crate::tui::views::ViewData;
+use crate::words::Words;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -129,17 +130,18 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let cols = [
         fill(),
         right(8),
-        right(8),
-        left(7),
+        right(9),
+        left(8),
         right(6),
         right(6),
         right(7),
     ];
     let widths = grid::widths(&cols, table_area.width);
+    let rate = Words::for_model(&app.catalog.models[an.model]).rate();
     let head: Vec<Line> = [
         "     device",
         "latency",
-        "tokens/s",
+        rate,
         "binding",
         "e peak",
         "e BW",

@@ -3,11 +3,15 @@
 use super::{block, clamp_rect, scroll_offset};
 use crate::tui::action::Command;
 use crate::tui::app::{App, Mode, Pane};
+use crate::words::Words;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+/// What a knob that does not apply to the model shows.
+const NOT_APPLICABLE: &str = "n/a";
 
 /// The first knob shown: the list scrolls when the pane is shorter than it.
 fn first_shown(app: &App, area: Rect) -> usize {
@@ -30,10 +34,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let mut lines = Vec::new();
     let knobs = app.knobs();
     let skip = first_shown(app, area);
+    let words = Words::for_model(&app.catalog.models[app.model]);
     for (i, k) in knobs.iter().enumerate().skip(skip) {
         let sel = i == app.knob;
         let editing = sel && app.mode == Mode::Edit;
-        let value = if editing {
+        let applies = k.applies(words);
+        let value = if !applies {
+            NOT_APPLICABLE.to_string()
+        } else if editing {
             app.edit
                 .as_ref()
                 .and_then(|e| e.text.lines().first().cloned())
@@ -63,6 +71,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             t.selected()
         } else if sel {
             t.accent()
+        } else if !applies {
+            t.dim()
         } else {
             Style::new().fg(t.fg)
         };
@@ -104,13 +114,38 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         );
         lines.push(Line::from(Span::styled(hint, t.dim())));
     }
+    let knob = app.selected_knob();
     if inner.height as usize > knobs.len() + 3 && inner.width >= 40 {
         // Compact screens have room for what the selected knob accepts.
         lines.push(Line::from(""));
+        let hint = if knob.applies(words) {
+            knob.hint()
+        } else {
+            "n/a: one forward pass, no decode, no KV cache"
+        };
         lines.push(Line::from(vec![
-            Span::styled(format!(" {}: ", app.selected_knob().label()), t.dim()),
-            Span::styled(app.selected_knob().hint(), t.dim()),
+            Span::styled(format!(" {}: ", knob.label()), t.dim()),
+            Span::styled(hint, t.dim()),
         ]));
+    }
+    // Say once why some knobs read n/a, where there is room for all of it.
+    let na: Vec<&str> = knobs
+        .iter()
+        .filter(|k| !k.applies(words))
+        .map(|k| k.label())
+        .collect();
+    if !na.is_empty() {
+        let text = format!(
+            "{NOT_APPLICABLE}: {} do not apply to a single forward pass (no decode, no KV cache)",
+            na.join(", ")
+        );
+        let wrapped = super::wrap(&text, (inner.width as usize).saturating_sub(2));
+        if lines.len() + 1 + wrapped.len() <= inner.height as usize {
+            lines.push(Line::from(""));
+            for l in wrapped {
+                lines.push(Line::from(Span::styled(format!(" {l}"), t.dim())));
+            }
+        }
     }
     super::lines(frame.buffer_mut(), inner, &lines);
 }

@@ -157,10 +157,16 @@ pub fn lines(buf: &mut ratatui::buffer::Buffer, area: Rect, lines: &[Line]) {
 
 /// Words of `text` in lines of at most `width` characters.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(8);
+    wrap_hanging(text, width, width)
+}
+
+/// Words of `text` in lines of at most `first` characters for the first
+/// line and `rest` for the others (a hanging indent leaves less or more).
+pub fn wrap_hanging(text: &str, first: usize, rest: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut cur = String::new();
     for w in text.split_whitespace() {
+        let width = if out.is_empty() { first } else { rest }.max(8);
         if !cur.is_empty() && cur.chars().count() + 1 + w.chars().count() > width {
             out.push(std::mem::take(&mut cur));
         }

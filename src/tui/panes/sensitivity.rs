@@ -3,8 +3,10 @@
 
 use super::grid::{self, left, right};
 use super::{block, percent, stale_marker};
+use crate::solver::sensitivity::PrecisionStep;
 use crate::solver::{Param, units};
 use crate::tui::app::{App, Pane};
+use crate::words::Words;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -21,6 +23,24 @@ pub fn bar(e: f64, half: usize) -> (String, String, String) {
     } else {
         (" ".repeat(half), "│".to_string(), format!("{fill}{pad}"))
     }
+}
+
+/// Rows the pane needs to show all of itself: its border, the header, a
+/// row per parameter shown, the precision step, and the binding, headroom,
+/// fit and twice-the-batch lines.
+pub fn rows_needed(app: &App) -> u16 {
+    let Some((an, _)) = app.shown() else {
+        return 2;
+    };
+    let words = Words::for_model(&app.catalog.models[an.model]);
+    let params = an
+        .sens
+        .rows
+        .iter()
+        .filter(|r| shown(r.param, words))
+        .count() as u16;
+    let step = an.sens.precision_step.is_some() as u16;
+    2 + 1 + params + step + 4
 }
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
@@ -47,11 +67,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let head: Vec<Line> = vec![
         " parameter".into(),
         "elast.".into(),
-        "+10%".into(),
+        format!("+{}%", units::format_number(s.perturb * 100.0)).into(),
         Line::from(format!("{:^w$}", "faster │ slower", w = half * 2 + 1)),
     ];
     grid::row(buf, inner, inner.y, &cols, &widths, &head, Some(t.dim()));
-    for (k, r) in s.rows.iter().enumerate() {
+    let words = Words::for_model(&app.catalog.models[an.model]);
+    let rows: Vec<_> = s.rows.iter().filter(|r| shown(r.param, words)).collect();
+    for (k, r) in rows.iter().enumerate() {
         let binding = s.binding == Some(r.param);
         let (neg, mid, pos) = bar(r.elasticity, half);
         let label = if binding {
@@ -80,11 +102,34 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             binding.then(|| t.binding()),
         );
     }
-    let n = s.rows.len() as u16 + 1;
+    let mut n = rows.len() as u16 + 1;
+    if let Some(p) = &s.precision_step {
+        // Precision is discrete: one format narrower, a finite change only.
+        let cells: Vec<Line> = vec![
+            step_label(p, words).into(),
+            Line::from(Span::styled("step", t.dim())),
+            percent(p.latency_change).into(),
+            Line::from(Span::styled(
+                if half * 2 + 1 >= 20 {
+                    " one format narrower"
+                } else {
+                    " discrete"
+                },
+                t.dim(),
+            )),
+        ];
+        grid::row(buf, inner, inner.y + n, &cols, &widths, &cells, None);
+        n += 1;
+    }
+    let n = n.min(inner.height);
 
     if inner.height > n {
         let e = &s.base;
-        let binding = s.binding.map_or("none", Param::label);
+        let binding = match s.binding {
+            Some(Param::Overhead) => "overhead (fixed per-step costs)",
+            Some(p) => p.label(),
+            None => "none",
+        };
         let other = s.headroom.param.label();
         let mut lines = vec![
             Line::from(vec![
@@ -97,7 +142,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                     format!("{}x", units::format_number(s.headroom.factor)),
                     Style::new().fg(t.fg),
                 ),
-                Span::styled(" before it binds", t.dim()),
+                Span::styled(" before binding", t.dim()),
             ]),
         ];
         let fit_style = if e.memory.fits { t.ok() } else { t.error() };
@@ -128,7 +173,62 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             height: inner.height - n,
             ..inner
         };
+        let lines: Vec<Line> = lines
+            .into_iter()
+            .flat_map(|l| wrap_spans(l, inner.width as usize))
+            .collect();
         super::lines(frame.buffer_mut(), rest, &lines);
+    }
+}
+
+/// A line broken at spaces into lines of at most `width` cells, each word
+/// keeping its style; continuation lines are indented by two.
+fn wrap_spans(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
+    if line.width() <= width {
+        return vec![line];
+    }
+    let mut out = Vec::new();
+    let mut cur: Vec<Span> = Vec::new();
+    let mut used = 0;
+    for span in line.spans {
+        let style = span.style;
+        for (i, word) in span.content.split(' ').enumerate() {
+            // A space that began this piece belongs before the word.
+            let piece = if i == 0 {
+                word.to_string()
+            } else {
+                format!(" {word}")
+            };
+            let w = piece.chars().count();
+            if used > 0 && used + w > width {
+                out.push(Line::from(std::mem::take(&mut cur)));
+                cur.push(Span::styled(format!("  {}", piece.trim_start()), style));
+                used = cur[0].width();
+            } else {
+                used += w;
+                cur.push(Span::styled(piece, style));
+            }
+        }
+    }
+    if !cur.is_empty() {
+        out.push(Line::from(cur));
+    }
+    out
+}
+
+/// The rows a model's table shows: context changes nothing in one forward pass.
+fn shown(p: Param, words: Words) -> bool {
+    !(words.single_pass() && p == Param::Context)
+}
+
+/// The precision step's label: what is stored one format narrower.
+pub fn step_label(p: &PrecisionStep, words: Words) -> String {
+    if words.single_pass() {
+        format!(" weights → {}", p.weights)
+    } else if p.weights == p.kv {
+        format!(" weights+KV → {}", p.weights)
+    } else {
+        format!(" w {} KV {}", p.weights, p.kv)
     }
 }
 

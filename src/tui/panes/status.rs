@@ -4,6 +4,7 @@
 use crate::solver::units;
 use crate::tui::action::Command;
 use crate::tui::app::{App, Level, Mode};
+use crate::words::Words;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -39,7 +40,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             head.push(Span::styled(units::format_time(e.latency_s), t.accent()));
             head.push(Span::styled(" │ ", t.dim()));
             head.push(Span::styled(
-                format!("{} tok/s", units::format_count(e.tokens_per_s)),
+                format!(
+                    "{} {}",
+                    units::format_count(e.tokens_per_s),
+                    Words::for_model(&app.catalog.models[an.model]).rate_short()
+                ),
                 t.accent(),
             ));
             head.push(Span::styled(" │ ", t.dim()));
@@ -200,8 +205,9 @@ fn view_headline<'a>(app: &App) -> Option<Line<'a>> {
             {
                 v.push(Span::styled(
                     format!(
-                        "most {} tok/s at {}",
+                        "most {} {} at {}",
                         units::format_count(e.tokens_per_s),
+                        Words::for_model(&app.catalog.models[app.model]).rate_short(),
                         units::format_count(*x)
                     ),
                     t.accent(),

@@ -10,6 +10,7 @@ use crate::solver::{Bottleneck, units};
 use crate::tui::app::App;
 use crate::tui::knobs::SweepAxis;
 use crate::tui::views::{SweepData, ViewData};
+use crate::words::Words;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -66,12 +67,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         SweepAxis::Context => "context",
     };
     let wide = inner.width >= 100;
+    let rate = Words::for_model(&app.catalog.models[app.model]).rate();
     let head = vec![
         Span::styled(
             if wide {
-                " M/C/L/O tokens/s, left axis (bound: memory, compute, link, overhead)"
+                format!(" M/C/L/O {rate}, left axis (bound: memory, compute, link, overhead)")
             } else {
-                " M/C/L/O tokens/s, left (memory/compute/link/overhead)"
+                format!(" M/C/L/O {rate}, left (memory/compute/link/overhead)")
             },
             Style::new().fg(t.roof(0)),
         ),
@@ -250,7 +252,8 @@ fn table(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
     let t = app.theme();
     let cols = [right(8), right(9), right(9), right(10), right(9)];
     let widths = grid::widths(&cols, area.width);
-    let head: Vec<Line> = [x_name, "latency", "tokens/s", "bound", "intensity"]
+    let rate = Words::for_model(&app.catalog.models[app.model]).rate();
+    let head: Vec<Line> = [x_name, "latency", rate, "bound", "intensity"]
         .into_iter()
         .map(Line::from)
         .collect();

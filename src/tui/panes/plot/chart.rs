@@ -10,6 +10,7 @@ use super::raster::{self, Raster};
 use super::scale::{Bounds, Mapper, Roof, bounds, decades, roof_points};
 use crate::solver::{Evaluation, units};
 use crate::tui::app::{Analysis, App};
+use crate::words::Words;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -65,11 +66,7 @@ pub fn selected(app: &App, an: &Analysis, devs: &[Device]) -> Option<usize> {
 
 /// "decode", "prefill", or "forward" for a single-pass model.
 pub fn phase_name(app: &App, an: &Analysis, e: &Evaluation) -> &'static str {
-    if app.catalog.models[an.model].model.kind.is_decoder() {
-        e.phase.name()
-    } else {
-        "forward"
-    }
+    Words::for_model(&app.catalog.models[an.model]).step(e.phase)
 }
 
 /// The graph area of a chart drawn in `area`, for a y-label width.
