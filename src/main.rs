@@ -9,6 +9,12 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A --catalog DIR that cannot be used is an error before anything runs
+    // (the workbench has not touched the terminal yet).
+    if let Err(e) = cli::catalog_dir(&cli) {
+        let _ = writeln!(std::io::stderr(), "error: {e}");
+        return ExitCode::from(e.code() as u8);
+    }
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let code = match &cli.command {

@@ -245,7 +245,7 @@ pub fn device(f: &mut Fields, origin: &str) -> Option<Converted<HardwareEntry>> 
 /// `[device.peak]`: at least one precision, each a FLOP rate.
 fn peaks(f: &mut Fields) -> Option<Peaks> {
     let Some(v) = f.value("peak") else {
-        f.problem(f.at(), "[device.peak] is missing; it needs at least one precision");
+        f.missing("peak");
         return None;
     };
     let Some(t) = v.get_ref().as_table() else {

@@ -134,6 +134,8 @@ pub struct Fields<'t, 'i> {
     what: String,
     known: &'static [&'static str],
     taken: Vec<&'static str>,
+    /// Required keys that are not there, reported together.
+    missing: Vec<&'static str>,
     problems: Vec<Problem>,
 }
 
@@ -151,6 +153,7 @@ impl<'t, 'i> Fields<'t, 'i> {
             what: what.into(),
             known,
             taken: Vec::new(),
+            missing: Vec::new(),
             problems: Vec::new(),
         }
     }
@@ -186,8 +189,9 @@ impl<'t, 'i> Fields<'t, 'i> {
         self.table.get(key)
     }
 
-    fn missing(&mut self, key: &str) {
-        self.problem(self.at, format!("`{key}` is missing"));
+    /// Note a required key that is not there (one problem for all of them).
+    pub fn missing(&mut self, key: &'static str) {
+        self.missing.push(key);
     }
 
     fn wrong_type(&mut self, key: &str, v: &Spanned<DeValue<'_>>, want: &str) {
@@ -443,6 +447,10 @@ impl<'t, 'i> Fields<'t, 'i> {
 
     /// Every problem found, with a problem for each key nobody read.
     pub fn finish(mut self) -> Vec<Problem> {
+        if !self.missing.is_empty() {
+            let list: Vec<String> = self.missing.iter().map(|k| format!("`{k}`")).collect();
+            self.problem(self.at, format!("missing {}", list.join(", ")));
+        }
         for (k, _) in self.table.iter() {
             let name = k.get_ref().as_ref();
             if !self.taken.contains(&name) {
@@ -459,7 +467,7 @@ impl<'t, 'i> Fields<'t, 'i> {
 
     /// True when a problem has been found so far.
     pub fn has_problems(&self) -> bool {
-        !self.problems.is_empty()
+        !self.problems.is_empty() || !self.missing.is_empty()
     }
 }
 

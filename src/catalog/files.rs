@@ -20,6 +20,8 @@ pub enum ReadError {
     NotRegular(&'static str),
     TooLarge(u64),
     NotUtf8,
+    /// Nothing at the path (a dangling link is an `Io` error instead).
+    Missing,
     Io(String),
 }
 
@@ -36,6 +38,7 @@ impl fmt::Display for ReadError {
                 n
             ),
             ReadError::NotUtf8 => f.write_str("not read: it is not UTF-8 text"),
+            ReadError::Missing => f.write_str("does not exist"),
             ReadError::Io(e) => write!(f, "cannot read: {e}"),
         }
     }
@@ -81,7 +84,17 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
 /// Read a regular UTF-8 file of at most `limit` bytes.
 pub fn read_limited(path: &Path, limit: u64) -> Result<String, ReadError> {
     // Look before opening: opening some devices has effects of its own.
-    let meta = std::fs::metadata(path).map_err(|e| ReadError::Io(e.to_string()))?;
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(if std::fs::symlink_metadata(path).is_ok() {
+                ReadError::Io("it is a link to a file that does not exist".into())
+            } else {
+                ReadError::Missing
+            });
+        }
+        Err(e) => return Err(ReadError::Io(e.to_string())),
+    };
     if !meta.is_file() {
         return Err(ReadError::NotRegular(kind_of(&meta.file_type())));
     }

@@ -276,17 +276,16 @@ impl Catalog {
                 }
             }
         }
-        let regions = dir.join("regions.toml");
-        if std::fs::symlink_metadata(&regions).is_ok() {
-            self.add_path(&regions, List::Regions);
-        }
+        self.add_path(&dir.join("regions.toml"), List::Regions);
     }
 
-    /// Read one user file (a regular file within the size limit) and add it.
+    /// Read one user file (a regular file within the size limit) and add
+    /// it; a file that is not there is no problem.
     fn add_path(&mut self, path: &Path, list: List) {
         let name = path.display().to_string();
         match files::read_text(path) {
             Ok(text) => self.add_file(&name, &text, list),
+            Err(files::ReadError::Missing) => {}
             Err(e) => self.diag(&name, 1, 1, e.to_string()),
         }
     }

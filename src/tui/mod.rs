@@ -77,11 +77,20 @@ fn env(k: &str) -> Option<String> {
 }
 
 /// Build the app from the options and the environment: catalog, themes,
-/// keymap, NO_COLOR and the locale.
+/// keymap, NO_COLOR and the locale. Every file is read only if it is a
+/// regular file within the size limit; whatever is wrong is collected for
+/// the problems panel. A `--catalog DIR` that cannot be used is checked
+/// before this, in `main` (an error, exit 2); here it becomes a problem.
 pub fn app_from_env(opts: &TuiOptions) -> App {
+    let mut notices = Vec::new();
+    if let Some(d) = &opts.catalog_dir
+        && let Err(why) = catalog::check_user_dir(d)
+    {
+        let d = catalog::fields::printable(&d.display().to_string()).into_owned();
+        notices.push(format!("--catalog {d}: the directory {why}; only the built-in catalog is loaded"));
+    }
     let catalog = Catalog::load(catalog::user_catalog_dir(opts.catalog_dir.as_deref()).as_deref());
     let config = opts.config_dir.clone().or_else(catalog::config_dir);
-    let mut notices = Vec::new();
     let user_themes = match &config {
         Some(dir) => theme::read_user_themes(&dir.join("themes"), &mut notices),
         None => Vec::new(),
@@ -90,15 +99,15 @@ pub fn app_from_env(opts: &TuiOptions) -> App {
     let mut keymap = keymap::Keymap::default();
     if let Some(dir) = &config {
         let path = dir.join("config.toml");
-        match std::fs::read_to_string(&path) {
+        let name = path.display().to_string();
+        match catalog::files::read_text(&path) {
             Ok(text) => {
-                let (km, problems) =
-                    keymap::Keymap::from_config(&path.display().to_string(), &text);
+                let (km, problems) = keymap::Keymap::from_config(&name, &text);
                 keymap = km;
                 notices.extend(problems);
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => notices.push(format!("{}: cannot read: {e}", path.display())),
+            Err(catalog::files::ReadError::Missing) => {}
+            Err(e) => notices.push(format!("{}: {e}", catalog::fields::printable(&name))),
         }
     }
     let settings = Settings {
