@@ -139,7 +139,13 @@ fn sources(f: &mut Fields) -> BTreeMap<String, String> {
 }
 
 /// A quantity with a unit, within its limit.
-fn quantity(f: &mut Fields, key: &'static str, at_key: Option<At<String>>, kind: Kind, limit: &Limit) -> Option<f64> {
+fn quantity(
+    f: &mut Fields,
+    key: &'static str,
+    at_key: Option<At<String>>,
+    kind: Kind,
+    limit: &Limit,
+) -> Option<f64> {
     let (s, at) = at_key?;
     match units::parse(&s, kind) {
         Err(e) => {
@@ -162,7 +168,8 @@ fn quantity(f: &mut Fields, key: &'static str, at_key: Option<At<String>>, kind:
 }
 
 fn number(f: &mut Fields, key: &'static str, limit: &Limit) -> Option<f64> {
-    f.number(key, limit.range.clone(), limit.text).map(|(v, _)| v)
+    f.number(key, limit.range.clone(), limit.text)
+        .map(|(v, _)| v)
 }
 
 fn opt_number(f: &mut Fields, key: &'static str, limit: &Limit) -> Option<At<f64>> {
@@ -195,7 +202,13 @@ pub fn device(f: &mut Fields, origin: &str) -> Option<Converted<HardwareEntry>> 
     let memory = f.string("memory");
     let memory = quantity(f, "memory", memory, Kind::Bytes, &limits::MEMORY);
     let bw = f.string("memory_bandwidth");
-    let bw = quantity(f, "memory_bandwidth", bw, Kind::Bandwidth, &limits::BANDWIDTH);
+    let bw = quantity(
+        f,
+        "memory_bandwidth",
+        bw,
+        Kind::Bandwidth,
+        &limits::BANDWIDTH,
+    );
     let tdp = f.opt_string("tdp");
     let tdp = quantity(f, "tdp", tdp, Kind::Power, &limits::POWER);
     let peaks = peaks(f);
@@ -302,7 +315,13 @@ fn interconnect(f: &mut Fields) -> (Option<f64>, u32, Option<f64>) {
     let up = ic.opt_string("scale_up");
     let up = quantity(&mut ic, "scale_up", up, Kind::Bandwidth, &limits::BANDWIDTH);
     let out = ic.opt_string("scale_out");
-    let out = quantity(&mut ic, "scale_out", out, Kind::Bandwidth, &limits::BANDWIDTH);
+    let out = quantity(
+        &mut ic,
+        "scale_out",
+        out,
+        Kind::Bandwidth,
+        &limits::BANDWIDTH,
+    );
     let per_node = ic.opt_whole("devices_per_node", limits::DEVICES_PER_NODE);
     ic.opt_string("notes");
     f.absorb(ic);
@@ -358,7 +377,7 @@ fn shape(f: &mut Fields) -> Shape {
         max_context: f.opt_whole("max_context", limits::MAX_CONTEXT),
         tied: f.opt_bool("tied_embeddings"),
         experts: f.opt_whole("experts", limits::EXPERTS),
-        top_k: f.opt_whole("top_k", limits::EXPERTS.start() - 1..=*limits::EXPERTS.end()),
+        top_k: f.opt_whole("top_k", limits::TOP_K),
         active: opt_number(f, "active_params", &limits::PARAMS),
         kv_latent: f.opt_whole("kv_latent", limits::LATENT),
         rope_dim: f.opt_whole("rope_dim", limits::ROPE_DIM),
@@ -426,7 +445,9 @@ pub fn model(f: &mut Fields, origin: &str) -> Option<Converted<ModelEntry>> {
         if kind.is_none() {
             f.problem(
                 at,
-                format!("unknown kind {k:?}; use dense-decoder, moe-decoder, encoder, cnn or other"),
+                format!(
+                    "unknown kind {k:?}; use dense-decoder, moe-decoder, encoder, cnn or other"
+                ),
             );
         }
         kind
@@ -459,7 +480,9 @@ pub fn model(f: &mut Fields, origin: &str) -> Option<Converted<ModelEntry>> {
     };
     if let Err(e) = crate::solver::roofline::validate_model(&model) {
         let at = s.active.map_or(f.at(), |a| a.1);
-        f.problem(at, e.to_string());
+        let e = e.to_string();
+        let e = e.strip_prefix(&format!("{}: ", model.id)).unwrap_or(&e);
+        f.problem(at, e);
         return None;
     }
     Some(Converted {
@@ -483,7 +506,10 @@ pub fn model(f: &mut Fields, origin: &str) -> Option<Converted<ModelEntry>> {
 fn arch(f: &mut Fields, kind: ModelKind, s: &Shape) -> Option<Arch> {
     if !kind.is_decoder() {
         if s.flops.is_none() && f.value_missing("flops_per_sample") {
-            f.problem(f.at(), format!("a {} needs `flops_per_sample`", kind.name()));
+            f.problem(
+                f.at(),
+                format!("a {} needs `flops_per_sample`", kind.name()),
+            );
         }
         return Some(Arch::SinglePass(SinglePass {
             flops_per_sample: s.flops?.0,
@@ -551,7 +577,9 @@ pub fn region(f: &mut Fields, origin: &str) -> Option<Converted<Region>> {
     }
     let ((id, id_at), name, grid, pue, price, year, source) =
         match (id, name, grid, pue, price, year, source) {
-            (Some(a), Some(b), Some(c), Some(d), Some(e), Some(g), Some(h)) => (a, b, c, d, e, g, h),
+            (Some(a), Some(b), Some(c), Some(d), Some(e), Some(g), Some(h)) => {
+                (a, b, c, d, e, g, h)
+            }
             _ => return None,
         };
     Some(Converted {

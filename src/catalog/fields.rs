@@ -289,15 +289,19 @@ impl<'t, 'i> Fields<'t, 'i> {
         };
         match x {
             Some(x) if range.contains(&x) => Some((x, at)),
-            Some(x) => {
+            Some(_) => {
+                let text = number_text(v);
                 self.problem(
                     at,
-                    format!("{key} = {x} is out of range; use {range_text}"),
+                    format!("{key} = {text} is out of range; use {range_text}"),
                 );
                 None
             }
             None => {
-                self.problem(at, format!("`{key}` is not a number this program can read; use {range_text}"));
+                self.problem(
+                    at,
+                    format!("`{key}` is not a number this program can read; use {range_text}"),
+                );
                 None
             }
         }
@@ -355,22 +359,13 @@ impl<'t, 'i> Fields<'t, 'i> {
         match n {
             Some(n) if n >= i64::from(lo) && n <= i64::from(hi) => Some((n as u32, at)),
             _ => {
-                let text = &self.table_text(v);
+                let text = number_text(v);
                 self.problem(
                     at,
                     format!("{key} = {text} is out of range; use a whole number from {lo} to {hi}"),
                 );
                 None
             }
-        }
-    }
-
-    /// The value as the file wrote it, for messages (numbers only).
-    fn table_text(&self, v: &Spanned<DeValue<'_>>) -> String {
-        match v.get_ref() {
-            DeValue::Integer(i) => i.to_string(),
-            DeValue::Float(f) => f.as_str().to_string(),
-            other => other.type_str().to_string(),
         }
     }
 
@@ -433,7 +428,13 @@ impl<'t, 'i> Fields<'t, 'i> {
                 }
                 None => {
                     let got = val.get_ref().type_str();
-                    self.problem(at, format!("`{key}.{}` must be a string, not {got}", printable(k.get_ref())));
+                    self.problem(
+                        at,
+                        format!(
+                            "`{key}.{}` must be a string, not {got}",
+                            printable(k.get_ref())
+                        ),
+                    );
                 }
             }
         }
@@ -469,6 +470,16 @@ impl<'t, 'i> Fields<'t, 'i> {
     pub fn has_problems(&self) -> bool {
         !self.problems.is_empty() || !self.missing.is_empty()
     }
+}
+
+/// A number as the file wrote it ("1e308", not 309 digits), for messages.
+fn number_text(v: &Spanned<DeValue<'_>>) -> String {
+    let s = match v.get_ref() {
+        DeValue::Integer(i) => i.to_string(),
+        DeValue::Float(f) => f.as_str().to_string(),
+        other => other.type_str().to_string(),
+    };
+    short(&s)
 }
 
 /// The known name closest to a mistyped one, if it is close.

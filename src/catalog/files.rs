@@ -144,7 +144,10 @@ pub fn check_dir(dir: &Path) -> Result<(), String> {
     match std::fs::metadata(dir) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Err("does not exist".to_string()),
         Err(e) => Err(format!("cannot be read: {e}")),
-        Ok(m) if !m.is_dir() => Err(format!("is a {}, not a directory", kind_of(&m.file_type()).replace("special file", "file"))),
+        Ok(m) if !m.is_dir() => Err(format!(
+            "is a {}, not a directory",
+            kind_of(&m.file_type()).replace("special file", "file")
+        )),
         Ok(_) => std::fs::read_dir(dir)
             .map(|_| ())
             .map_err(|e| format!("cannot be read: {e}")),

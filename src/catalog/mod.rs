@@ -258,7 +258,12 @@ impl Catalog {
             Ok(_) | Err(_) => {
                 let why = files::check_dir(dir).err().unwrap_or_default();
                 let d = dir.display().to_string();
-                self.diag(&d, 1, 1, format!("the catalog directory {why}; no user entries are loaded"));
+                self.diag(
+                    &d,
+                    1,
+                    1,
+                    format!("the catalog directory {why}; no user entries are loaded"),
+                );
                 return;
             }
         }
@@ -366,7 +371,13 @@ impl Catalog {
                 List::Regions => {
                     let mut f = Fields::new(table, at, key, convert::REGION_KEYS);
                     let c = convert::region(&mut f, src.file);
-                    self.take(c, f, src, |c| (&mut c.regions, &mut c.region_names), problems)
+                    self.take(
+                        c,
+                        f,
+                        src,
+                        |c| (&mut c.regions, &mut c.region_names),
+                        problems,
+                    )
                 }
             };
             if let Some(note) = added {
@@ -461,7 +472,10 @@ impl Catalog {
     /// Find a region by id (case-insensitive).
     pub fn region(&self, name: &str) -> Result<&Region, LookupError> {
         let key = name.trim().to_lowercase();
-        let found = self.region_names.get(&key).and_then(|i| self.regions.get(i));
+        let found = self
+            .region_names
+            .get(&key)
+            .and_then(|i| self.regions.get(i));
         found.ok_or_else(|| {
             LookupError::new(
                 "region",

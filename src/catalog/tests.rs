@@ -274,3 +274,19 @@ fn unknown_ids_name_the_closest() {
     assert_eq!(e.suggestions[0], "llama-3.1-70b", "{e}");
     assert!(e.to_string().contains("zoo models"));
 }
+
+#[test]
+fn the_schema_lists_the_accepted_ranges_the_code_uses() {
+    let schema = include_str!("../../catalog/SCHEMA.md");
+    let mut table = String::from("| fields | accepted range |\n|---|---|\n");
+    for (fields, range) in limits::schema_rows() {
+        table.push_str(&format!("| {fields} | {range} |\n"));
+    }
+    let start = schema
+        .find("<!-- ranges:start")
+        .expect("ranges:start marker");
+    let body = &schema[start..];
+    let body = &body[body.find('\n').unwrap() + 1..];
+    let end = body.find("<!-- ranges:end -->").expect("ranges:end marker");
+    assert_eq!(&body[..end], table, "catalog/SCHEMA.md's table");
+}

@@ -28,7 +28,7 @@ pub(super) fn catalog_check(
         s.push_str(&format!("{d}\n"));
     }
     for n in &c.notes {
-        s.push_str(&format!("{n} (fine: a user entry replaces a built-in one)\n"));
+        s.push_str(&format!("note: {n}\n"));
     }
     s.push_str(&format!(
         "{} devices, {} models, {} regions loaded (built-in{})\n",
@@ -37,7 +37,10 @@ pub(super) fn catalog_check(
         c.regions.len(),
         dir.as_ref()
             .filter(|d| d.exists())
-            .map(|d| format!(" + {}", catalog::fields::printable(&d.display().to_string())))
+            .map(|d| format!(
+                " + {}",
+                catalog::fields::printable(&d.display().to_string())
+            ))
             .unwrap_or_default()
     ));
     write(out, &s)?;

@@ -290,7 +290,10 @@ impl Keymap {
             return;
         };
         let Some(keys) = keys.get_ref().as_table() else {
-            problems.push(problem(keys.span().start, "`keys` must be a table: [keys]".into()));
+            problems.push(problem(
+                keys.span().start,
+                "`keys` must be a table: [keys]".into(),
+            ));
             return;
         };
         // Where each binding set in the file is written.
@@ -316,13 +319,19 @@ impl Keymap {
                     .filter_map(|v| match v.get_ref().as_str() {
                         Some(s) => Some((s, v.span().start)),
                         None => {
-                            problems.push(problem(v.span().start, format!("[keys] {}: {how}", cmd.name())));
+                            problems.push(problem(
+                                v.span().start,
+                                format!("[keys] {}: {how}", cmd.name()),
+                            ));
                             None
                         }
                     })
                     .collect(),
                 _ => {
-                    problems.push(problem(value.span().start, format!("[keys] {}: {how}", cmd.name())));
+                    problems.push(problem(
+                        value.span().start,
+                        format!("[keys] {}: {how}", cmd.name()),
+                    ));
                     continue;
                 }
             };

@@ -87,7 +87,9 @@ pub fn app_from_env(opts: &TuiOptions) -> App {
         && let Err(why) = catalog::check_user_dir(d)
     {
         let d = catalog::fields::printable(&d.display().to_string()).into_owned();
-        notices.push(format!("--catalog {d}: the directory {why}; only the built-in catalog is loaded"));
+        notices.push(format!(
+            "--catalog {d}: the directory {why}; only the built-in catalog is loaded"
+        ));
     }
     let catalog = Catalog::load(catalog::user_catalog_dir(opts.catalog_dir.as_deref()).as_deref());
     let config = opts.config_dir.clone().or_else(catalog::config_dir);

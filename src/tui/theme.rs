@@ -80,7 +80,8 @@ const KEYS: &[&str] = &[
 pub const MAX_NAME: usize = 32;
 
 /// What a colour can be, for messages.
-const COLOUR_HELP: &str = "use a name (\"light cyan\", \"dark gray\"), an index 0-255 or \"#rrggbb\"";
+const COLOUR_HELP: &str =
+    "use a name (\"light cyan\", \"dark gray\"), an index 0-255 or \"#rrggbb\"";
 
 /// Read one colour value, or record what is wrong with it; a missing key
 /// goes to `missing` (reported once for all of them).
@@ -92,11 +93,7 @@ fn colour(f: &mut Fields, key: &'static str, missing: &mut Vec<&'static str>) ->
     colour_of(f, key, v)
 }
 
-fn colour_of(
-    f: &mut Fields,
-    key: &str,
-    v: &toml::Spanned<toml::de::DeValue<'_>>,
-) -> Option<Color> {
+fn colour_of(f: &mut Fields, key: &str, v: &toml::Spanned<toml::de::DeValue<'_>>) -> Option<Color> {
     let at = v.span().start;
     match v.get_ref().as_str() {
         Some(s) => match Color::from_str(s) {
@@ -108,7 +105,10 @@ fn colour_of(
         },
         None => {
             let got = v.get_ref().type_str();
-            f.problem(at, format!("{key} must be a colour string, not {got}; {COLOUR_HELP}"));
+            f.problem(
+                at,
+                format!("{key} must be a colour string, not {got}; {COLOUR_HELP}"),
+            );
             None
         }
     }
@@ -135,7 +135,10 @@ fn roofs(f: &mut Fields, missing: &mut Vec<&'static str>) -> Option<Vec<Color>> 
         return None;
     };
     let Some(items) = v.get_ref().as_array() else {
-        f.problem(v.span().start, "`roof` must be a list of colours, like [\"light cyan\", \"yellow\"]");
+        f.problem(
+            v.span().start,
+            "`roof` must be a list of colours, like [\"light cyan\", \"yellow\"]",
+        );
         return None;
     };
     if items.is_empty() {

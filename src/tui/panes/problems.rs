@@ -81,11 +81,15 @@ pub fn render(app: &App, frame: &mut Frame, screen: Rect) {
     let r = area(screen, total);
     let room = r.height.saturating_sub(2) as usize;
     if total > room {
-        // Too many to show in full: two lines of each, so more are seen.
+        // Too many to show in full: the most lines of each that lets every
+        // problem in (at least two: where, and what).
+        let longest = wrapped.iter().map(Vec::len).max().unwrap_or(1);
+        let fits = |k: usize| wrapped.iter().map(|w| w.len().min(k)).sum::<usize>() <= room;
+        let k = (3..longest).rev().find(|&k| fits(k)).unwrap_or(2);
         for w in &mut wrapped {
-            if w.len() > 2 {
-                w.truncate(2);
-                w[1].push_str("...");
+            if w.len() > k {
+                w.truncate(k);
+                w[k - 1].push_str("...");
             }
         }
         total = wrapped.iter().map(Vec::len).sum();
@@ -107,7 +111,10 @@ pub fn render(app: &App, frame: &mut Frame, screen: Rect) {
         shown = wrapped.len();
     }
     for w in wrapped {
-        lines.extend(w.into_iter().map(|l| Line::from(Span::styled(l, Style::new().fg(t.fg)))));
+        lines.extend(
+            w.into_iter()
+                .map(|l| Line::from(Span::styled(l, Style::new().fg(t.fg)))),
+        );
     }
     let hidden = app.notices.len() - shown;
     if hidden > 0 {
