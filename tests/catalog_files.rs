@@ -4,9 +4,9 @@
 //! the binary where the user meets it, through the library where the
 //! workbench reads its files.
 
+use ridgeline::catalog::Catalog;
 use ridgeline::tui::keymap::Keymap;
-use ridgeline::tui::theme::ThemeSet;
-use ridgeline::tui::{TuiOptions, app_from_env};
+use ridgeline::tui::theme::{self, ThemeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -140,16 +140,17 @@ fn the_workbench_reads_no_special_file_among_its_themes_and_config() {
     assert!(mkfifo(&d.join("config.toml")));
     assert!(mkfifo(&d.join("catalog/hardware/pipe.toml")));
     std::os::unix::fs::symlink("/dev/zero", d.join("themes/zero.toml")).unwrap();
-    let opts = TuiOptions {
-        config_dir: Some(d.clone()),
-        catalog_dir: Some(d.join("catalog")),
-        ..TuiOptions::default()
-    };
-    // On a thread: a blocking open would hang the test, not fail it.
+    // What `tui::app_from_env` reads at start-up, on a thread: a blocking
+    // open would hang the test, not fail it.
     let (tx, rx) = std::sync::mpsc::channel();
+    let config = d.clone();
     std::thread::spawn(move || {
-        let app = app_from_env(&opts);
-        let _ = tx.send(app.notices.join("\n"));
+        let mut notices = Vec::new();
+        theme::read_user_themes(&config.join("themes"), &mut notices);
+        notices.extend(Keymap::from_file(&config.join("config.toml")).1);
+        let catalog = Catalog::load(Some(&config.join("catalog")));
+        notices.extend(catalog.diagnostics.iter().map(|d| d.to_string()));
+        let _ = tx.send(notices.join("\n"));
     });
     let notices = rx.recv_timeout(HANG).expect("start-up does not block");
     for want in [

@@ -6,9 +6,11 @@
 use super::action::{Action, Command};
 use super::app::{App, Mode};
 use crate::catalog::fields::{Problem, Source, printable};
+use crate::catalog::files;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::path::Path;
 use toml::de::{DeTable, DeValue};
 
 /// A key with its modifiers (shift is folded into the character).
@@ -269,6 +271,21 @@ impl Keymap {
         }
         let problems = src.diagnostics(problems);
         (km, problems.iter().map(|d| d.to_string()).collect())
+    }
+
+    /// The keymap of a config file: the defaults when there is none; only a
+    /// regular file within the size limit is read (a FIFO must not block
+    /// start-up), and a file that is not is one of the problems.
+    pub fn from_file(path: &Path) -> (Keymap, Vec<String>) {
+        let name = path.display().to_string();
+        match files::read_text(path) {
+            Ok(text) => Keymap::from_config(&name, &text),
+            Err(files::ReadError::Missing) => (Keymap::default(), Vec::new()),
+            Err(e) => (
+                Keymap::default(),
+                vec![format!("{}: {e}", printable(&name))],
+            ),
+        }
     }
 
     /// Lay the `[keys]` table of a parsed config file over this keymap.

@@ -77,22 +77,11 @@ fn env(k: &str) -> Option<String> {
 }
 
 /// Build the app from the options and the environment: catalog, themes,
-/// keymap, NO_COLOR and the locale. Every file is read only if it is a
-/// regular file within the size limit; whatever is wrong is collected for
-/// the problems panel. A `--catalog DIR` that cannot be used is checked
-/// before this, in `main` (an error, exit 2); here it becomes a problem.
+/// keymap, NO_COLOR and the locale.
 pub fn app_from_env(opts: &TuiOptions) -> App {
-    let mut notices = Vec::new();
-    if let Some(d) = &opts.catalog_dir
-        && let Err(why) = catalog::check_user_dir(d)
-    {
-        let d = catalog::fields::printable(&d.display().to_string()).into_owned();
-        notices.push(format!(
-            "--catalog {d}: the directory {why}; only the built-in catalog is loaded"
-        ));
-    }
     let catalog = Catalog::load(catalog::user_catalog_dir(opts.catalog_dir.as_deref()).as_deref());
     let config = opts.config_dir.clone().or_else(catalog::config_dir);
+    let mut notices = Vec::new();
     let user_themes = match &config {
         Some(dir) => theme::read_user_themes(&dir.join("themes"), &mut notices),
         None => Vec::new(),
@@ -100,17 +89,9 @@ pub fn app_from_env(opts: &TuiOptions) -> App {
     let themes = theme::ThemeSet::load(catalog::builtin_themes(), &user_themes);
     let mut keymap = keymap::Keymap::default();
     if let Some(dir) = &config {
-        let path = dir.join("config.toml");
-        let name = path.display().to_string();
-        match catalog::files::read_text(&path) {
-            Ok(text) => {
-                let (km, problems) = keymap::Keymap::from_config(&name, &text);
-                keymap = km;
-                notices.extend(problems);
-            }
-            Err(catalog::files::ReadError::Missing) => {}
-            Err(e) => notices.push(format!("{}: {e}", catalog::fields::printable(&name))),
-        }
+        let (km, problems) = keymap::Keymap::from_file(&dir.join("config.toml"));
+        keymap = km;
+        notices.extend(problems);
     }
     let settings = Settings {
         ascii: opts.ascii || !ui::locale_is_utf8(env),
