@@ -59,34 +59,32 @@ impl Names {
     pub fn add<E: Named>(
         &mut self,
         list: &mut Vec<E>,
-        new: Incoming<E>,
+        mut new: Incoming<E>,
         problems: &mut Vec<Problem>,
     ) -> Option<String> {
-        let Incoming {
-            mut entry,
-            place,
-            id_at,
-            alias_at,
-        } = new;
         let what = E::WHAT;
-        let id = entry.id().to_string();
-        let mut note = None;
-        let slot = match self.map.get(&id) {
-            None => list.len(),
-            Some(&(i, false)) if self.places[i].builtin && !place.builtin => {
-                note = Some(format!(
+        let id = new.entry.id().to_string();
+        match self.map.get(&id) {
+            None => {
+                self.store(list, list.len(), new, problems);
+                None
+            }
+            Some(&(i, false)) if self.places[i].builtin && !new.place.builtin => {
+                let note = format!(
                     "{what} `{id}` replaces the built-in one from {}",
                     self.places[i].file
-                ));
+                );
                 // The names that reached the built-in entry still reach it.
-                let mut kept = list[i].aliases().to_vec();
-                kept.retain(|a| !entry.aliases().contains(a));
-                let mut all = entry.aliases().to_vec();
-                all.extend(kept);
-                let mut at = alias_at.clone();
-                at.resize(all.len(), id_at);
-                entry.set_aliases(all);
-                return self.finish(list, i, entry, place, id_at, at, problems, note);
+                let mut all = new.entry.aliases().to_vec();
+                for a in list[i].aliases() {
+                    if !all.contains(a) {
+                        all.push(a.clone());
+                        new.alias_at.push(new.id_at);
+                    }
+                }
+                new.entry.set_aliases(all);
+                self.store(list, i, new, problems);
+                Some(note)
             }
             Some(&(i, is_alias)) => {
                 let how = if is_alias {
@@ -95,32 +93,32 @@ impl Names {
                     "is already defined".to_string()
                 };
                 problems.push(Problem {
-                    at: id_at,
+                    at: new.id_at,
                     message: format!(
                         "{what} `{id}`: the id {how} at {}; this entry is skipped (rename one of them)",
                         self.places[i]
                     ),
                 });
-                return None;
+                None
             }
-        };
-        self.finish(list, slot, entry, place, id_at, alias_at, problems, note)
+        }
     }
 
-    /// Register the id and every free alias of `entry` at `slot` (a new
-    /// index or the one it replaces) and store it.
-    #[allow(clippy::too_many_arguments)]
-    fn finish<E: Named>(
+    /// Register the id and every free alias of `new` at `slot` (a new
+    /// index, or the one it replaces) and store it there.
+    fn store<E: Named>(
         &mut self,
         list: &mut Vec<E>,
         slot: usize,
-        mut entry: E,
-        place: Place,
-        id_at: usize,
-        alias_at: Vec<usize>,
+        new: Incoming<E>,
         problems: &mut Vec<Problem>,
-        note: Option<String>,
-    ) -> Option<String> {
+    ) {
+        let Incoming {
+            mut entry,
+            place,
+            id_at,
+            alias_at,
+        } = new;
         let what = E::WHAT;
         let id = entry.id().to_string();
         let mut kept: Vec<String> = Vec::new();
@@ -155,6 +153,5 @@ impl Names {
             list[slot] = entry;
             self.places[slot] = place;
         }
-        note
     }
 }
