@@ -51,13 +51,22 @@ impl<'a> Source<'a> {
         }
     }
 
-    /// The problems, sorted by position, as diagnostics.
-    pub fn diagnostics(&self, mut problems: Vec<Problem>) -> Vec<Diagnostic> {
-        problems.sort_by_key(|p| p.at);
-        problems
+    /// The problems, sorted by position, as diagnostics; those past
+    /// [`MAX_PROBLEMS`] are counted in a last one.
+    pub fn diagnostics(&self, problems: Problems) -> Vec<Diagnostic> {
+        let Problems { mut list, more } = problems;
+        list.sort_by_key(|p| p.at);
+        let mut out: Vec<Diagnostic> = list
             .into_iter()
             .map(|p| self.diagnostic(p.at, p.message))
-            .collect()
+            .collect();
+        if more > 0 {
+            out.push(self.diagnostic(
+                self.text.len(),
+                format!("... and {more} more problems in this file (the first {MAX_PROBLEMS} are listed)"),
+            ));
+        }
+        out
     }
 
     /// Parse the whole file, or say where it stops being TOML.
@@ -74,6 +83,50 @@ impl<'a> Source<'a> {
 pub struct Problem {
     pub at: usize,
     pub message: String,
+}
+
+/// The most problems kept for one file (or one entry): a hostile 16 MiB
+/// file can hold millions, each a line of text; the rest are only counted.
+pub const MAX_PROBLEMS: usize = 200;
+
+/// Problems, at most [`MAX_PROBLEMS`] kept, the rest counted.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Problems {
+    list: Vec<Problem>,
+    more: usize,
+}
+
+impl Problems {
+    pub fn push(&mut self, p: Problem) {
+        if self.list.len() < MAX_PROBLEMS {
+            self.list.push(p);
+        } else {
+            self.more += 1;
+        }
+    }
+
+    /// Take in other problems (and their count of those left out).
+    pub fn append(&mut self, other: Problems) {
+        self.more += other.more;
+        for p in other.list {
+            self.push(p);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty() && self.more == 0
+    }
+
+    /// True when the next problem would only be counted (so its message
+    /// need not be written).
+    pub fn full(&self) -> bool {
+        self.list.len() >= MAX_PROBLEMS
+    }
+
+    /// Count a problem that is not kept.
+    pub fn count(&mut self) {
+        self.more += 1;
+    }
 }
 
 /// At most 200 characters of a message from a parser (a TOML error can
@@ -136,7 +189,7 @@ pub struct Fields<'t, 'i> {
     taken: Vec<&'static str>,
     /// Required keys that are not there, reported together.
     missing: Vec<&'static str>,
-    problems: Vec<Problem>,
+    problems: Problems,
 }
 
 impl<'t, 'i> Fields<'t, 'i> {
@@ -154,7 +207,7 @@ impl<'t, 'i> Fields<'t, 'i> {
             known,
             taken: Vec::new(),
             missing: Vec::new(),
-            problems: Vec::new(),
+            problems: Problems::default(),
         }
     }
 
@@ -170,6 +223,10 @@ impl<'t, 'i> Fields<'t, 'i> {
     /// Record a problem at `at`; the message is prefixed with the entry
     /// (when the reader has a name).
     pub fn problem(&mut self, at: usize, message: impl AsRef<str>) {
+        if self.problems.full() {
+            self.problems.count();
+            return;
+        }
         let message = if self.what.is_empty() {
             message.as_ref().to_string()
         } else {
@@ -443,11 +500,11 @@ impl<'t, 'i> Fields<'t, 'i> {
 
     /// Fold a sub-table's problems into this one's.
     pub fn absorb(&mut self, sub: Fields<'_, '_>) {
-        self.problems.extend(sub.finish());
+        self.problems.append(sub.finish());
     }
 
     /// Every problem found, with a problem for each key nobody read.
-    pub fn finish(mut self) -> Vec<Problem> {
+    pub fn finish(mut self) -> Problems {
         if !self.missing.is_empty() {
             let list: Vec<String> = self.missing.iter().map(|k| format!("`{k}`")).collect();
             self.problem(self.at, format!("missing {}", list.join(", ")));
@@ -455,6 +512,10 @@ impl<'t, 'i> Fields<'t, 'i> {
         for (k, _) in self.table.iter() {
             let name = k.get_ref().as_ref();
             if !self.taken.contains(&name) {
+                if self.problems.full() {
+                    self.problems.count();
+                    continue;
+                }
                 let hint = match closest(name, self.known) {
                     Some(c) => format!("did you mean `{c}`?"),
                     None => format!("known fields: {}", self.known.join(", ")),

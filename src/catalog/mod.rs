@@ -308,8 +308,8 @@ impl Catalog {
     /// and report every problem of the file sorted by position.
     fn add_file(&mut self, file: &str, text: &str, list: List) {
         let src = Source::new(file, text);
-        let mut problems = Vec::new();
-        let mut notes = Vec::new();
+        let mut problems = fields::Problems::default();
+        let mut notes = fields::Problems::default();
         match src.parse() {
             Ok(doc) => self.add_entries(&src, doc.get_ref(), list, &mut problems, &mut notes),
             Err(p) => problems.push(p),
@@ -323,8 +323,8 @@ impl Catalog {
         src: &Source,
         doc: &toml::de::DeTable,
         list: List,
-        problems: &mut Vec<fields::Problem>,
-        notes: &mut Vec<fields::Problem>,
+        problems: &mut fields::Problems,
+        notes: &mut fields::Problems,
     ) {
         let key = list.key();
         for (k, _) in doc.iter() {
@@ -393,11 +393,11 @@ impl Catalog {
         fields: Fields,
         src: &Source,
         pick: fn(&mut Catalog) -> (&mut Vec<E>, &mut Names),
-        problems: &mut Vec<fields::Problem>,
+        problems: &mut fields::Problems,
     ) -> Option<fields::Problem> {
         let found = fields.finish();
         let clean = found.is_empty();
-        problems.extend(found);
+        problems.append(found);
         let c = converted.filter(|_| clean)?;
         let (line, column) = src.position(c.id_at);
         let incoming = Incoming {

@@ -3,7 +3,7 @@
 //! large the catalog is, and so that two entries claiming one name are
 //! caught: the first keeps it, the later one is reported.
 
-use super::fields::Problem;
+use super::fields::{Problem, Problems};
 use std::collections::HashMap;
 
 /// What the index needs to know of an entry.
@@ -60,7 +60,7 @@ impl Names {
         &mut self,
         list: &mut Vec<E>,
         mut new: Incoming<E>,
-        problems: &mut Vec<Problem>,
+        problems: &mut Problems,
     ) -> Option<String> {
         let what = E::WHAT;
         let id = new.entry.id().to_string();
@@ -111,7 +111,7 @@ impl Names {
         list: &mut Vec<E>,
         slot: usize,
         new: Incoming<E>,
-        problems: &mut Vec<Problem>,
+        problems: &mut Problems,
     ) {
         let Incoming {
             mut entry,

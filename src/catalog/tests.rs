@@ -290,3 +290,22 @@ fn the_schema_lists_the_accepted_ranges_the_code_uses() {
     let end = body.find("<!-- ranges:end -->").expect("ranges:end marker");
     assert_eq!(&body[..end], table, "catalog/SCHEMA.md's table");
 }
+
+#[test]
+fn a_file_with_a_thousand_problems_keeps_two_hundred_and_counts_the_rest() {
+    // One entry with 1,000 unknown fields: 1,001 problems with the missing
+    // fields; 200 are kept (fields::MAX_PROBLEMS), 801 counted, at the end
+    // of the file (1,001 lines and a last newline: line 1,002).
+    let mut text = String::from("[[device]]\n");
+    for i in 0..1000 {
+        text.push_str(&format!("x{i} = 1\n"));
+    }
+    let mut c = Catalog::default();
+    c.add_hardware_file("u.toml", &text);
+    assert_eq!(c.diagnostics.len(), fields::MAX_PROBLEMS + 1);
+    let last = c.diagnostics.last().unwrap();
+    assert_eq!(
+        last.to_string(),
+        "u.toml:1002:1: ... and 801 more problems in this file (the first 200 are listed)"
+    );
+}

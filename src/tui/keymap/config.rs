@@ -3,7 +3,7 @@
 //! regular file within the size limit.
 
 use super::{CTRL_C, Key, Keymap};
-use crate::catalog::fields::{Problem, Source, printable};
+use crate::catalog::fields::{Problem, Problems, Source, printable};
 use crate::catalog::files;
 use crate::tui::action::Command;
 use std::collections::BTreeMap;
@@ -23,7 +23,7 @@ impl Keymap {
     pub fn from_config(file: &str, text: &str) -> (Keymap, Vec<String>) {
         let src = Source::new(file, text);
         let mut km = Keymap::default();
-        let mut problems = Vec::new();
+        let mut problems = Problems::default();
         match src.parse() {
             Ok(doc) => km.lay_over(doc.get_ref(), &mut problems),
             Err(p) => problems.push(p),
@@ -48,7 +48,7 @@ impl Keymap {
     }
 
     /// Lay the `[keys]` table of a parsed config file over this keymap.
-    fn lay_over(&mut self, doc: &DeTable, problems: &mut Vec<Problem>) {
+    fn lay_over(&mut self, doc: &DeTable, problems: &mut Problems) {
         let problem = |at: usize, message: String| Problem { at, message };
         for (k, _) in doc.iter() {
             if !SECTIONS.contains(&k.get_ref().as_ref()) {
