@@ -121,6 +121,21 @@ fn names(f: &mut Fields, what: &str, with_aliases: bool) -> (Option<At<String>>,
     (id, aliases)
 }
 
+/// A string that must name one of a set (`tier`, `kind`).
+fn one_of<T>(
+    f: &mut Fields,
+    key: &'static str,
+    parse: fn(&str) -> Option<T>,
+    choices: &str,
+) -> Option<T> {
+    let (s, at) = f.string(key)?;
+    let v = parse(&s);
+    if v.is_none() {
+        f.problem(at, format!("unknown {key} {s:?}; use {choices}"));
+    }
+    v
+}
+
 /// A source that must say something.
 fn source(f: &mut Fields, key: &'static str) -> Option<String> {
     let (s, at) = f.string(key)?;
@@ -186,16 +201,12 @@ pub fn device(f: &mut Fields, origin: &str) -> Option<Converted<HardwareEntry>> 
     let name = f.string("name");
     let vendor = f.string("vendor");
     let family = f.opt_string("family");
-    let tier = f.string("tier").and_then(|(t, at)| {
-        let tier = Tier::parse(&t);
-        if tier.is_none() {
-            f.problem(
-                at,
-                format!("unknown tier {t:?}; use cloud, workstation, edge, mobile or tiny"),
-            );
-        }
-        tier
-    });
+    let tier = one_of(
+        f,
+        "tier",
+        Tier::parse,
+        "cloud, workstation, edge, mobile or tiny",
+    );
     let year = year(f);
     let source = source(f, "source");
     let notes = f.opt_string("notes");
@@ -440,18 +451,12 @@ pub fn model(f: &mut Fields, origin: &str) -> Option<Converted<ModelEntry>> {
     let (id, aliases) = names(f, "model", true);
     let name = f.string("name");
     let family = f.string("family");
-    let kind = f.string("kind").and_then(|(k, at)| {
-        let kind = ModelKind::parse(&k);
-        if kind.is_none() {
-            f.problem(
-                at,
-                format!(
-                    "unknown kind {k:?}; use dense-decoder, moe-decoder, encoder, cnn or other"
-                ),
-            );
-        }
-        kind
-    });
+    let kind = one_of(
+        f,
+        "kind",
+        ModelKind::parse,
+        "dense-decoder, moe-decoder, encoder, cnn or other",
+    );
     let year = year(f);
     let source = source(f, "source");
     let notes = f.opt_string("notes");

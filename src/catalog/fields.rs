@@ -216,10 +216,6 @@ impl<'t, 'i> Fields<'t, 'i> {
         self.what = what.into();
     }
 
-    pub fn what(&self) -> &str {
-        &self.what
-    }
-
     /// Record a problem at `at`; the message is prefixed with the entry
     /// (when the reader has a name).
     pub fn problem(&mut self, at: usize, message: impl AsRef<str>) {

@@ -566,11 +566,6 @@ fn distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-/// The `*.toml` files of a directory, sorted (none if it cannot be read).
-pub fn toml_files(dir: &Path) -> Vec<PathBuf> {
-    files::toml_files_checked(dir).unwrap_or_default()
-}
-
 /// 1-based line and column of a byte offset.
 pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
