@@ -9,17 +9,17 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // A --catalog DIR that cannot be used is an error before anything runs
-    // (the workbench has not touched the terminal yet).
-    if let Err(e) = cli::catalog_dir(&cli) {
-        let _ = writeln!(std::io::stderr(), "error: {e}");
-        return ExitCode::from(e.code() as u8);
-    }
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let code = match &cli.command {
         Some(command) => cli::run(&cli, command, &mut stdout.lock(), &mut stderr.lock()),
         None => {
+            // A --catalog DIR that cannot be used is an error before the
+            // terminal is touched (the subcommands check it in cli::run).
+            if let Err(e) = cli::catalog_dir(&cli) {
+                let _ = writeln!(stderr.lock(), "error: {e}");
+                return ExitCode::from(e.code() as u8);
+            }
             let opts = TuiOptions {
                 catalog_dir: cli.catalog.clone(),
                 ascii: cli.ascii,
