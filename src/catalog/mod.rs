@@ -567,7 +567,7 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 /// 1-based line and column of a byte offset.
-pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
