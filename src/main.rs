@@ -13,6 +13,12 @@ fn main() -> ExitCode {
     let code = match &cli.command {
         Some(command) => cli::run(&cli, command, &mut stdout.lock(), &mut stderr.lock()),
         None => {
+            // A --catalog DIR that cannot be used is an error before the
+            // terminal is touched (the subcommands check it in cli::run).
+            if let Err(e) = cli::catalog_dir(&cli) {
+                let _ = writeln!(stderr.lock(), "error: {e}");
+                return ExitCode::from(e.code() as u8);
+            }
             let opts = TuiOptions {
                 catalog_dir: cli.catalog.clone(),
                 ascii: cli.ascii,

@@ -331,8 +331,10 @@ fn start_up_problems_reach_the_status_line() {
         },
     );
     let all = a.notices.join("\n");
+    // bad.toml: the id is not a string, and the other fields are missing
+    // (one problem each); worse.toml is not TOML.
     assert!(
-        all.contains("2 catalog problems: run `ridgeline catalog check`"),
+        all.contains("3 catalog problems: run `ridgeline catalog check`"),
         "{all}"
     );
     assert!(all.contains("theme mine/themes/x.toml"), "{all}");

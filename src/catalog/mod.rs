@@ -1,16 +1,20 @@
 //! The catalog: built-in TOML files embedded in the binary, with the user's
 //! files laid over them. Converts the TOML form into plain solver types and
 //! keeps each entry's sources beside it. Bad entries are reported with
-//! file:line:column and skipped; the rest still loads.
+//! file:line:column and skipped; the rest still loads. Ids and aliases
+//! live in hash maps, so loading and lookups stay linear in the number of
+//! entries; user files are read only when they are regular files of at
+//! most [`files::MAX_FILE_BYTES`].
 
-mod raw;
+mod convert;
+pub mod fields;
+pub mod files;
+pub mod limits;
+mod names;
 
-use crate::solver::units::{self, Kind};
-use crate::solver::{
-    Arch, Decoder, Hardware, Mla, Model, ModelKind, Moe, Peaks, Precision, SinglePass, Tier,
-};
-use raw::{RawDevice, RawModel, RawRegion};
-use serde::Deserialize;
+use crate::solver::{Hardware, Model};
+use fields::{Fields, Source};
+use names::{Incoming, Named, Names, Place};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -36,11 +40,16 @@ pub struct Diagnostic {
 }
 
 impl fmt::Display for Diagnostic {
+    /// `file:line:column: message`, with any control character of the file
+    /// name or the message escaped: neither may drive the terminal.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "{}:{}:{}: {}",
-            self.file, self.line, self.column, self.message
+            fields::printable(&self.file),
+            self.line,
+            self.column,
+            fields::printable(&self.message)
         )
     }
 }
@@ -119,13 +128,78 @@ impl Region {
     }
 }
 
-/// Everything loaded, plus what went wrong on the way.
+impl Named for HardwareEntry {
+    const WHAT: &'static str = "device";
+    fn id(&self) -> &str {
+        &self.hw.id
+    }
+    fn aliases(&self) -> &[String] {
+        &self.aliases
+    }
+    fn set_aliases(&mut self, aliases: Vec<String>) {
+        self.aliases = aliases;
+    }
+}
+
+impl Named for ModelEntry {
+    const WHAT: &'static str = "model";
+    fn id(&self) -> &str {
+        &self.model.id
+    }
+    fn aliases(&self) -> &[String] {
+        &self.aliases
+    }
+    fn set_aliases(&mut self, aliases: Vec<String>) {
+        self.aliases = aliases;
+    }
+}
+
+impl Named for Region {
+    const WHAT: &'static str = "region";
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn aliases(&self) -> &[String] {
+        &[]
+    }
+    fn set_aliases(&mut self, _: Vec<String>) {}
+}
+
+/// Everything loaded, plus what went wrong on the way. Add entries through
+/// the `add_*_file` functions (they keep the id index); the lists are
+/// public for reading.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
     pub hardware: Vec<HardwareEntry>,
     pub models: Vec<ModelEntry>,
     pub regions: Vec<Region>,
+    /// Problems: each one skipped an entry, a name or a file.
     pub diagnostics: Vec<Diagnostic>,
+    /// Not problems: user entries that replace built-in ones.
+    pub notes: Vec<Diagnostic>,
+    hw_names: Names,
+    model_names: Names,
+    region_names: Names,
+    /// True while the built-in files are added.
+    adding_builtin: bool,
+}
+
+/// Which list of the catalog a file adds to.
+#[derive(Clone, Copy)]
+enum List {
+    Hardware,
+    Models,
+    Regions,
+}
+
+impl List {
+    fn key(self) -> &'static str {
+        match self {
+            List::Hardware => "device",
+            List::Models => "model",
+            List::Regions => "region",
+        }
+    }
 }
 
 /// Where user files live: `--catalog DIR` (a catalog directory), else
@@ -148,7 +222,10 @@ pub fn user_catalog_dir(explicit: Option<&Path>) -> Option<PathBuf> {
 impl Catalog {
     /// The built-in catalog only.
     pub fn builtin() -> Catalog {
-        let mut c = Catalog::default();
+        let mut c = Catalog {
+            adding_builtin: true,
+            ..Catalog::default()
+        };
         for (name, text) in embedded::HARDWARE {
             c.add_hardware_file(name, text);
         }
@@ -156,12 +233,15 @@ impl Catalog {
             c.add_model_file(name, text);
         }
         c.add_region_file("catalog/regions.toml", REGIONS);
+        c.adding_builtin = false;
         c
     }
 
     /// The built-in catalog with the files of `dir` (hardware/*.toml,
     /// models/*.toml, regions.toml) laid over it. A missing directory is
-    /// not an error; an unreadable file is reported.
+    /// not an error (the default one need not exist); one that cannot be
+    /// read, and every file that cannot be read, is reported. Callers that
+    /// were given `dir` by the user check it first with [`check_user_dir`].
     pub fn load(dir: Option<&Path>) -> Catalog {
         let mut c = Catalog::builtin();
         if let Some(dir) = dir {
@@ -172,37 +252,46 @@ impl Catalog {
 
     /// Lay the files of a catalog directory over this catalog.
     pub fn overlay_dir(&mut self, dir: &Path) {
-        for (sub, is_hw) in [("hardware", true), ("models", false)] {
-            for path in toml_files(&dir.join(sub)) {
-                match std::fs::read_to_string(&path) {
-                    Ok(text) => {
-                        let name = path.display().to_string();
-                        if is_hw {
-                            self.add_hardware_file(&name, &text)
-                        } else {
-                            self.add_model_file(&name, &text)
-                        }
+        match std::fs::metadata(dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+            Ok(m) if m.is_dir() => {}
+            Ok(_) | Err(_) => {
+                let why = files::check_dir(dir).err().unwrap_or_default();
+                let d = dir.display().to_string();
+                self.diag(
+                    &d,
+                    1,
+                    1,
+                    format!("the catalog directory {why}; no user entries are loaded"),
+                );
+                return;
+            }
+        }
+        for (sub, list) in [("hardware", List::Hardware), ("models", List::Models)] {
+            let sub = dir.join(sub);
+            match files::toml_files_checked(&sub) {
+                Ok(paths) => {
+                    for path in paths {
+                        self.add_path(&path, list);
                     }
-                    Err(e) => self.diag(
-                        &path.display().to_string(),
-                        1,
-                        1,
-                        format!("cannot read: {e}"),
-                    ),
+                }
+                Err(e) => {
+                    let d = sub.display().to_string();
+                    self.diag(&d, 1, 1, format!("cannot list the directory: {e}"));
                 }
             }
         }
-        let regions = dir.join("regions.toml");
-        if regions.exists() {
-            match std::fs::read_to_string(&regions) {
-                Ok(text) => self.add_region_file(&regions.display().to_string(), &text),
-                Err(e) => self.diag(
-                    &regions.display().to_string(),
-                    1,
-                    1,
-                    format!("cannot read: {e}"),
-                ),
-            }
+        self.add_path(&dir.join("regions.toml"), List::Regions);
+    }
+
+    /// Read one user file (a regular file within the size limit) and add
+    /// it; a file that is not there is no problem.
+    fn add_path(&mut self, path: &Path, list: List) {
+        let name = path.display().to_string();
+        match files::read_text(path) {
+            Ok(text) => self.add_file(&name, &text, list),
+            Err(files::ReadError::Missing) => {}
+            Err(e) => self.diag(&name, 1, 1, e.to_string()),
         }
     }
 
@@ -215,126 +304,143 @@ impl Catalog {
         });
     }
 
-    /// Parse one file's `[[key]]` entries; report a syntax error or a
-    /// malformed entry and keep the rest.
-    fn entries<T: for<'de> Deserialize<'de>>(
-        &mut self,
-        file: &str,
-        text: &str,
-        key: &str,
-    ) -> Vec<(usize, T)> {
-        let table: toml::Table = match toml::from_str(text) {
-            Ok(t) => t,
-            Err(e) => {
-                let (line, col) = e.span().map_or((1, 1), |s| line_col(text, s.start));
-                self.diag(
-                    file,
-                    line,
-                    col,
-                    format!("not valid TOML: {}", e.message().trim()),
-                );
-                return Vec::new();
-            }
-        };
-        for k in table.keys() {
-            if k != key {
-                let (line, col) = find_key(text, 0..text.len(), k);
-                self.diag(
-                    file,
-                    line,
-                    col,
-                    format!("unknown table `{k}`: this file holds [[{key}]] entries"),
-                );
-            }
+    /// Parse one file, convert each `[[key]]` entry, add the good ones,
+    /// and report every problem of the file sorted by position.
+    fn add_file(&mut self, file: &str, text: &str, list: List) {
+        let src = Source::new(file, text);
+        let mut problems = fields::Problems::default();
+        let mut notes = fields::Problems::default();
+        match src.parse() {
+            Ok(doc) => self.add_entries(&src, doc.get_ref(), list, &mut problems, &mut notes),
+            Err(p) => problems.push(p),
         }
-        let Some(items) = table.get(key) else {
-            return Vec::new();
-        };
-        let Some(items) = items.as_array() else {
-            let (line, col) = find_key(text, 0..text.len(), key);
-            self.diag(
-                file,
-                line,
-                col,
-                format!("`{key}` must be written as [[{key}]] tables"),
-            );
-            return Vec::new();
-        };
-        let starts = entry_starts(text, key);
-        let mut out = Vec::new();
-        for (i, item) in items.iter().enumerate() {
-            match T::deserialize(item.clone()) {
-                Ok(v) => out.push((i, v)),
-                Err(e) => {
-                    let start = starts.get(i).copied().unwrap_or(0);
-                    let (line, col) = line_col(text, start);
-                    let id = item.get("id").and_then(|v| v.as_str()).unwrap_or("?");
-                    self.diag(
-                        file,
-                        line,
-                        col,
-                        format!("{key} `{id}`: {}", e.message().trim()),
-                    );
-                }
-            }
-        }
-        out
+        self.diagnostics.extend(src.diagnostics(problems));
+        self.notes.extend(src.diagnostics(notes));
     }
 
-    /// Parse the `[[key]]` entries of one file, convert each, and add it to
-    /// (or replace by id in) the list `pick` selects; report what fails.
-    fn add_file<R, E>(
+    fn add_entries(
         &mut self,
-        file: &str,
-        text: &str,
-        key: &str,
-        convert: fn(R, &str) -> Result<E, ConvertError>,
-        pick: fn(&mut Catalog) -> Slot<'_, E>,
-    ) where
-        R: for<'de> Deserialize<'de>,
-    {
-        let starts = entry_starts(text, key);
-        for (i, raw) in self.entries::<R>(file, text, key) {
-            match convert(raw, file) {
-                Ok(entry) => {
-                    let (list, id) = pick(self);
-                    upsert(list, entry, id);
-                }
-                Err((field, msg)) => {
-                    let (line, col) = find_key(text, entry_range(&starts, i, text.len()), &field);
-                    self.diag(file, line, col, msg);
-                }
+        src: &Source,
+        doc: &toml::de::DeTable,
+        list: List,
+        problems: &mut fields::Problems,
+        notes: &mut fields::Problems,
+    ) {
+        let key = list.key();
+        for (k, _) in doc.iter() {
+            if k.get_ref() != key {
+                problems.push(fields::Problem {
+                    at: k.span().start,
+                    message: format!(
+                        "unknown table `{}`: this file holds [[{key}]] entries",
+                        fields::printable(k.get_ref())
+                    ),
+                });
             }
         }
+        let Some(items) = doc.get(key) else {
+            return;
+        };
+        let Some(items) = items.get_ref().as_array() else {
+            problems.push(fields::Problem {
+                at: items.span().start,
+                message: format!("`{key}` must be written as [[{key}]] tables"),
+            });
+            return;
+        };
+        for item in items.iter() {
+            let at = item.span().start;
+            let Some(table) = item.get_ref().as_table() else {
+                problems.push(fields::Problem {
+                    at,
+                    message: format!("`{key}` must be written as [[{key}]] tables"),
+                });
+                continue;
+            };
+            let added = match list {
+                List::Hardware => {
+                    let mut f = Fields::new(table, at, key, convert::DEVICE_KEYS);
+                    let c = convert::device(&mut f, src.file);
+                    self.take(c, f, src, |c| (&mut c.hardware, &mut c.hw_names), problems)
+                }
+                List::Models => {
+                    let mut f = Fields::new(table, at, key, convert::MODEL_KEYS);
+                    let c = convert::model(&mut f, src.file);
+                    self.take(c, f, src, |c| (&mut c.models, &mut c.model_names), problems)
+                }
+                List::Regions => {
+                    let mut f = Fields::new(table, at, key, convert::REGION_KEYS);
+                    let c = convert::region(&mut f, src.file);
+                    self.take(
+                        c,
+                        f,
+                        src,
+                        |c| (&mut c.regions, &mut c.region_names),
+                        problems,
+                    )
+                }
+            };
+            if let Some(note) = added {
+                notes.push(note);
+            }
+        }
+    }
+
+    /// Add a converted entry when its table had no problem at all.
+    fn take<E: Named>(
+        &mut self,
+        converted: Option<convert::Converted<E>>,
+        fields: Fields,
+        src: &Source,
+        pick: fn(&mut Catalog) -> (&mut Vec<E>, &mut Names),
+        problems: &mut fields::Problems,
+    ) -> Option<fields::Problem> {
+        let found = fields.finish();
+        let clean = found.is_empty();
+        problems.append(found);
+        let c = converted.filter(|_| clean)?;
+        let (line, column) = src.position(c.id_at);
+        let incoming = Incoming {
+            entry: c.entry,
+            place: Place {
+                builtin: self.adding_builtin,
+                file: src.file.to_string(),
+                line,
+                column,
+            },
+            id_at: c.id_at,
+            alias_at: c.alias_at,
+        };
+        let (list, names) = pick(self);
+        names
+            .add(list, incoming, problems)
+            .map(|message| fields::Problem {
+                at: c.id_at,
+                message,
+            })
     }
 
     /// Add (or replace by id) the devices of one hardware file.
     pub fn add_hardware_file(&mut self, file: &str, text: &str) {
-        self.add_file(file, text, "device", convert_device, |c| {
-            (&mut c.hardware, |e| &e.hw.id)
-        });
+        self.add_file(file, text, List::Hardware);
     }
 
     /// Add (or replace by id) the models of one model file.
     pub fn add_model_file(&mut self, file: &str, text: &str) {
-        self.add_file(file, text, "model", convert_model, |c| {
-            (&mut c.models, |e| &e.model.id)
-        });
+        self.add_file(file, text, List::Models);
     }
 
     /// Add (or replace by id) the regions of one regions file.
     pub fn add_region_file(&mut self, file: &str, text: &str) {
-        self.add_file(file, text, "region", convert_region, |c| {
-            (&mut c.regions, |e| &e.id)
-        });
+        self.add_file(file, text, List::Regions);
     }
 
     /// Find a device by id or alias (case-insensitive).
     pub fn hardware(&self, name: &str) -> Result<&HardwareEntry, LookupError> {
-        let key = name.trim().to_ascii_lowercase();
-        self.hardware
-            .iter()
-            .find(|e| e.hw.id == key || e.aliases.iter().any(|a| a.eq_ignore_ascii_case(&key)))
+        let key = name.trim().to_lowercase();
+        self.hw_names
+            .get(&key)
+            .and_then(|i| self.hardware.get(i))
             .ok_or_else(|| {
                 LookupError::new(
                     "hardware",
@@ -348,10 +454,10 @@ impl Catalog {
 
     /// Find a model by id or alias (case-insensitive).
     pub fn model(&self, name: &str) -> Result<&ModelEntry, LookupError> {
-        let key = name.trim().to_ascii_lowercase();
-        self.models
-            .iter()
-            .find(|e| e.model.id == key || e.aliases.iter().any(|a| a.eq_ignore_ascii_case(&key)))
+        let key = name.trim().to_lowercase();
+        self.model_names
+            .get(&key)
+            .and_then(|i| self.models.get(i))
             .ok_or_else(|| {
                 LookupError::new(
                     "model",
@@ -365,8 +471,12 @@ impl Catalog {
 
     /// Find a region by id (case-insensitive).
     pub fn region(&self, name: &str) -> Result<&Region, LookupError> {
-        let key = name.trim().to_ascii_lowercase();
-        self.regions.iter().find(|r| r.id == key).ok_or_else(|| {
+        let key = name.trim().to_lowercase();
+        let found = self
+            .region_names
+            .get(&key)
+            .and_then(|i| self.regions.get(i));
+        found.ok_or_else(|| {
             LookupError::new(
                 "region",
                 name,
@@ -456,28 +566,8 @@ fn distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-fn upsert<T>(list: &mut Vec<T>, item: T, id: fn(&T) -> &String) {
-    match list.iter().position(|e| id(e) == id(&item)) {
-        Some(i) => list[i] = item,
-        None => list.push(item),
-    }
-}
-
-/// The `*.toml` files of a directory, sorted (none if it cannot be read).
-pub fn toml_files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
-
 /// 1-based line and column of a byte offset.
-pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
@@ -485,364 +575,11 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
-/// Byte offsets of each `[[key]]` header.
-fn entry_starts(text: &str, key: &str) -> Vec<usize> {
-    let header = format!("[[{key}]]");
-    let mut out = Vec::new();
-    let mut pos = 0;
-    for line in text.split_inclusive('\n') {
-        let t = line.trim_start();
-        if t.starts_with(&header) {
-            out.push(pos + (line.len() - t.len()));
-        }
-        pos += line.len();
-    }
-    out
-}
-
-fn entry_range(starts: &[usize], i: usize, len: usize) -> std::ops::Range<usize> {
-    let s = starts.get(i).copied().unwrap_or(0);
-    let e = starts.get(i + 1).copied().unwrap_or(len);
-    s..e
-}
-
-/// Line and column of `key = ...` (or of `[... .key]`) within a byte range;
-/// the start of the range when it is not found.
-fn find_key(text: &str, range: std::ops::Range<usize>, key: &str) -> (usize, usize) {
-    let leaf = key.rsplit('.').next().unwrap_or(key);
-    let mut pos = range.start;
-    for line in text[range.clone()].split_inclusive('\n') {
-        let t = line.trim_start();
-        let indent = line.len() - t.len();
-        let is_assign = t
-            .strip_prefix(leaf)
-            .is_some_and(|rest| rest.trim_start().starts_with('='));
-        let is_table = t.starts_with('[') && t.contains(&format!(".{leaf}]"));
-        if is_assign || is_table {
-            return line_col(text, pos + indent);
-        }
-        pos += line.len();
-    }
-    line_col(text, range.start)
-}
-
-type ConvertError = (String, String);
-
-/// A list of the catalog and how to read an entry's id.
-type Slot<'a, E> = (&'a mut Vec<E>, fn(&E) -> &String);
-
-fn quantity(field: &str, id: &str, s: &str, kind: Kind) -> Result<f64, ConvertError> {
-    let v = units::parse(s, kind)
-        .map_err(|e| (field.to_string(), format!("device `{id}`: {field}: {e}")))?;
-    if v <= 0.0 {
-        return Err((
-            field.to_string(),
-            format!("device `{id}`: {field} must be greater than zero, got {s:?}"),
-        ));
-    }
-    Ok(v)
-}
-
-fn check_id(what: &str, id: &str, aliases: &[String]) -> Result<(), ConvertError> {
-    let kebab = |s: &str| {
-        !s.is_empty()
-            && s.chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
-            && !s.starts_with('-')
-    };
-    if !kebab(id) {
-        return Err((
-            "id".into(),
-            format!("{what} id {id:?} must be lower-case kebab case, like \"h100-sxm\""),
-        ));
-    }
-    for a in aliases {
-        if a.trim().is_empty() {
-            return Err((
-                "aliases".into(),
-                format!("{what} `{id}`: an alias is empty"),
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn non_empty(field: &str, what: &str, id: &str, s: &str) -> Result<(), ConvertError> {
-    if s.trim().is_empty() {
-        Err((
-            field.into(),
-            format!("{what} `{id}`: `{field}` is empty; every figure needs a source"),
-        ))
-    } else {
-        Ok(())
-    }
-}
-
-fn convert_device(r: RawDevice, origin: &str) -> Result<HardwareEntry, ConvertError> {
-    let id = r.id.clone();
-    check_id("device", &id, &r.aliases)?;
-    non_empty("source", "device", &id, &r.source)?;
-    let tier = Tier::parse(&r.tier).ok_or_else(|| {
-        (
-            "tier".to_string(),
-            format!(
-                "device `{id}`: unknown tier {:?}; use cloud, workstation, edge, mobile or tiny",
-                r.tier
-            ),
-        )
-    })?;
-    let mut peaks = Peaks::default();
-    for (k, v) in &r.peak {
-        let p = Precision::parse(k).ok_or_else(|| {
-            (k.clone(), format!("device `{id}`: unknown precision `{k}` in [device.peak]; use fp32 tf32 bf16 fp16 fp8 int8 fp4 int4"))
-        })?;
-        peaks.set(p, Some(quantity(k, &id, v, Kind::FlopRate)?));
-    }
-    if r.peak.is_empty() {
-        return Err((
-            "peak".into(),
-            format!("device `{id}`: [device.peak] needs at least one precision"),
-        ));
-    }
-    let memory_bytes = quantity("memory", &id, &r.memory, Kind::Bytes)?;
-    let memory_bandwidth = quantity(
-        "memory_bandwidth",
-        &id,
-        &r.memory_bandwidth,
-        Kind::Bandwidth,
-    )?;
-    let tdp_w = r
-        .tdp
-        .as_deref()
-        .map(|s| quantity("tdp", &id, s, Kind::Power))
-        .transpose()?;
-    let (link, per_node, scaleout) = match &r.interconnect {
-        Some(ic) => (
-            ic.scale_up
-                .as_deref()
-                .map(|s| quantity("scale_up", &id, s, Kind::Bandwidth))
-                .transpose()?,
-            ic.devices_per_node.unwrap_or(1),
-            ic.scale_out
-                .as_deref()
-                .map(|s| quantity("scale_out", &id, s, Kind::Bandwidth))
-                .transpose()?,
-        ),
-        None => (None, 1, None),
-    };
-    if per_node == 0 {
-        return Err((
-            "devices_per_node".into(),
-            format!("device `{id}`: devices_per_node must be 1 or more"),
-        ));
-    }
-    let price = match r.price {
-        Some(p) => {
-            non_empty("source", "device", &id, &p.source)?;
-            for (f, v) in [
-                ("per_hour_usd", p.per_hour_usd),
-                ("purchase_usd", p.purchase_usd),
-            ] {
-                if let Some(v) = v
-                    && !(v.is_finite() && v > 0.0)
-                {
-                    return Err((
-                        f.into(),
-                        format!("device `{id}`: price {f} must be greater than zero, got {v}"),
-                    ));
-                }
-            }
-            Some(Price {
-                per_hour_usd: p.per_hour_usd,
-                purchase_usd: p.purchase_usd,
-                as_of: p.as_of,
-                source: p.source,
-            })
-        }
-        None => None,
-    };
-    Ok(HardwareEntry {
-        hw: Hardware {
-            id: id.clone(),
-            name: r.name,
-            tier,
-            year: r.year,
-            peaks,
-            memory_bytes,
-            memory_bandwidth,
-            link_bandwidth: link,
-            devices_per_node: per_node,
-            scaleout_bandwidth: scaleout,
-            tdp_w,
-            price_per_hour_usd: price.as_ref().and_then(|p| p.per_hour_usd),
-        },
-        aliases: r.aliases.iter().map(|a| a.to_ascii_lowercase()).collect(),
-        vendor: r.vendor,
-        family: r.family,
-        source: r.source,
-        sources: r.sources,
-        notes: r.notes,
-        price,
-        origin: origin.to_string(),
-    })
-}
-
-fn convert_model(r: RawModel, origin: &str) -> Result<ModelEntry, ConvertError> {
-    let id = r.id.clone();
-    check_id("model", &id, &r.aliases)?;
-    non_empty("source", "model", &id, &r.source)?;
-    let kind = ModelKind::parse(&r.kind).ok_or_else(|| {
-        ("kind".to_string(), format!("model `{id}`: unknown kind {:?}; use dense-decoder, moe-decoder, encoder, cnn or other", r.kind))
-    })?;
-    let pos = |field: &str, v: f64| -> Result<f64, ConvertError> {
-        if v.is_finite() && v > 0.0 {
-            Ok(v)
-        } else {
-            Err((
-                field.to_string(),
-                format!("model `{id}`: {field} must be greater than zero, got {v}"),
-            ))
-        }
-    };
-    let need = |field: &str, v: Option<u32>| -> Result<u32, ConvertError> {
-        match v {
-            Some(x) if x > 0 => Ok(x),
-            Some(_) => Err((
-                field.to_string(),
-                format!("model `{id}`: {field} must be greater than zero"),
-            )),
-            None => Err((
-                "kind".to_string(),
-                format!("model `{id}`: a {} needs `{field}`", kind.name()),
-            )),
-        }
-    };
-    let params = pos("params", r.params)?;
-    let arch = if kind.is_decoder() {
-        let moe = if kind == ModelKind::MoeDecoder {
-            let experts = need("experts", r.experts)?;
-            let top_k = need("top_k", r.top_k)?;
-            let active = r.active_params.ok_or_else(|| {
-                (
-                    "kind".to_string(),
-                    format!("model `{id}`: an moe-decoder needs `active_params`"),
-                )
-            })?;
-            let active = pos("active_params", active)?;
-            if top_k >= experts || active >= params {
-                return Err((
-                    "top_k".into(),
-                    format!("model `{id}`: need top_k < experts and active_params < params"),
-                ));
-            }
-            Some(Moe {
-                experts,
-                top_k,
-                active_params: active,
-            })
-        } else {
-            None
-        };
-        let mla = match (r.kv_latent, r.rope_dim) {
-            (Some(l), rope) => Some(Mla {
-                kv_latent: need("kv_latent", Some(l))?,
-                rope_dim: rope.unwrap_or(0),
-            }),
-            (None, Some(_)) => {
-                return Err((
-                    "rope_dim".into(),
-                    format!("model `{id}`: rope_dim goes with kv_latent (MLA)"),
-                ));
-            }
-            (None, None) => None,
-        };
-        let heads = need("heads", r.heads)?;
-        Arch::Decoder(Decoder {
-            layers: need("layers", r.layers)?,
-            hidden: need("hidden", r.hidden)?,
-            heads,
-            kv_heads: need("kv_heads", r.kv_heads.or(Some(heads)))?,
-            head_dim: need("head_dim", r.head_dim)?,
-            ffn: need("ffn", r.ffn)?,
-            vocab: need("vocab", r.vocab)?,
-            tied_embeddings: r.tied_embeddings.unwrap_or(false),
-            max_context: need("max_context", r.max_context)?,
-            moe,
-            mla,
-        })
-    } else {
-        let f = r.flops_per_sample.ok_or_else(|| {
-            (
-                "kind".to_string(),
-                format!("model `{id}`: a {} needs `flops_per_sample`", kind.name()),
-            )
-        })?;
-        let act = r.activation_elements_per_sample.unwrap_or(0.0);
-        if !(act.is_finite() && act >= 0.0) {
-            return Err((
-                "activation_elements_per_sample".into(),
-                format!("model `{id}`: activation_elements_per_sample must be zero or more"),
-            ));
-        }
-        Arch::SinglePass(SinglePass {
-            flops_per_sample: pos("flops_per_sample", f)?,
-            activation_elements_per_sample: act,
-        })
-    };
-    let model = Model {
-        id: id.clone(),
-        name: r.name,
-        kind,
-        params,
-        arch,
-    };
-    crate::solver::roofline::validate_model(&model)
-        .map_err(|e| ("params".to_string(), format!("model `{id}`: {e}")))?;
-    Ok(ModelEntry {
-        model,
-        aliases: r.aliases.iter().map(|a| a.to_ascii_lowercase()).collect(),
-        family: r.family,
-        year: r.year,
-        source: r.source,
-        notes: r.notes,
-        input: r.input,
-        sources: r.sources,
-        origin: origin.to_string(),
-    })
-}
-
-fn convert_region(r: RawRegion, origin: &str) -> Result<Region, ConvertError> {
-    check_id("region", &r.id, &[])?;
-    non_empty("source", "region", &r.id, &r.source)?;
-    for (f, v) in [
-        ("grid_gco2_per_kwh", r.grid_gco2_per_kwh),
-        ("electricity_usd_per_kwh", r.electricity_usd_per_kwh),
-    ] {
-        if !(v.is_finite() && v >= 0.0) {
-            return Err((
-                f.into(),
-                format!("region `{}`: {f} must be zero or more, got {v}", r.id),
-            ));
-        }
-    }
-    if !(r.pue.is_finite() && r.pue >= 1.0) {
-        return Err((
-            "pue".into(),
-            format!("region `{}`: pue must be 1 or more, got {}", r.id, r.pue),
-        ));
-    }
-    Ok(Region {
-        id: r.id,
-        name: r.name,
-        grid_gco2_per_kwh: r.grid_gco2_per_kwh,
-        pue: r.pue,
-        electricity_usd_per_kwh: r.electricity_usd_per_kwh,
-        year: r.year,
-        source: r.source,
-        notes: r.notes,
-        sources: r.sources,
-        origin: origin.to_string(),
-    })
+/// Check a catalog directory the user named (`--catalog DIR`): it must
+/// exist, be a directory and be readable. The message says what is wrong
+/// with it, to follow the path.
+pub fn check_user_dir(dir: &Path) -> Result<(), String> {
+    files::check_dir(dir)
 }
 
 #[cfg(test)]

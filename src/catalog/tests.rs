@@ -1,4 +1,5 @@
 use super::*;
+use crate::solver::{Arch, Precision, Tier};
 use std::collections::HashSet;
 
 #[test]
@@ -233,7 +234,7 @@ fn unknown_fields_zero_and_negative_values_are_reported() {
         c.add_hardware_file("u.toml", &bad);
         assert!(c.hardware.is_empty(), "{bad}");
         assert!(
-            c.diagnostics[0].message.contains(expect),
+            c.diagnostics.iter().any(|d| d.message.contains(expect)),
             "{:?}",
             c.diagnostics
         );
@@ -272,4 +273,39 @@ fn unknown_ids_name_the_closest() {
     let e = c.model("lama-3.1-70b").unwrap_err();
     assert_eq!(e.suggestions[0], "llama-3.1-70b", "{e}");
     assert!(e.to_string().contains("zoo models"));
+}
+
+#[test]
+fn the_schema_lists_the_accepted_ranges_the_code_uses() {
+    let schema = include_str!("../../catalog/SCHEMA.md");
+    let mut table = String::from("| fields | accepted range |\n|---|---|\n");
+    for (fields, range) in limits::schema_rows() {
+        table.push_str(&format!("| {fields} | {range} |\n"));
+    }
+    let start = schema
+        .find("<!-- ranges:start")
+        .expect("ranges:start marker");
+    let body = &schema[start..];
+    let body = &body[body.find('\n').unwrap() + 1..];
+    let end = body.find("<!-- ranges:end -->").expect("ranges:end marker");
+    assert_eq!(&body[..end], table, "catalog/SCHEMA.md's table");
+}
+
+#[test]
+fn a_file_with_a_thousand_problems_keeps_two_hundred_and_counts_the_rest() {
+    // One entry with 1,000 unknown fields: 1,001 problems with the missing
+    // fields; 200 are kept (fields::MAX_PROBLEMS), 801 counted, at the end
+    // of the file (1,001 lines and a last newline: line 1,002).
+    let mut text = String::from("[[device]]\n");
+    for i in 0..1000 {
+        text.push_str(&format!("x{i} = 1\n"));
+    }
+    let mut c = Catalog::default();
+    c.add_hardware_file("u.toml", &text);
+    assert_eq!(c.diagnostics.len(), fields::MAX_PROBLEMS + 1);
+    let last = c.diagnostics.last().unwrap();
+    assert_eq!(
+        last.to_string(),
+        "u.toml:1002:1: ... and 801 more problems in this file (the first 200 are listed)"
+    );
 }

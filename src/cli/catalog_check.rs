@@ -1,4 +1,5 @@
-//! `ridgeline catalog check`: every problem of the catalog files.
+//! `ridgeline catalog check`: every problem of the catalog files, and which
+//! user entries replace built-in ones.
 
 use super::args::Cli;
 use super::{CliError, Out, write};
@@ -11,20 +12,23 @@ pub(super) fn catalog_check(
 ) -> Result<(), CliError> {
     let dir = match dir {
         Some(d) => {
-            if !d.is_dir() {
-                return Err(CliError::Input(format!(
-                    "catalog check: {} is not a directory; give a folder holding hardware/*.toml, models/*.toml or regions.toml",
-                    d.display()
-                )));
-            }
+            catalog::check_user_dir(d).map_err(|why| {
+                CliError::Input(format!(
+                    "catalog check {}: the directory {why}; give a folder holding hardware/*.toml, models/*.toml or regions.toml",
+                    catalog::fields::printable(&d.display().to_string())
+                ))
+            })?;
             Some(d.to_path_buf())
         }
-        None => catalog::user_catalog_dir(cli.catalog.as_deref()),
+        None => super::catalog_dir(cli)?,
     };
     let c = Catalog::load(dir.as_deref());
     let mut s = String::new();
     for d in &c.diagnostics {
         s.push_str(&format!("{d}\n"));
+    }
+    for n in &c.notes {
+        s.push_str(&format!("note: {n}\n"));
     }
     s.push_str(&format!(
         "{} devices, {} models, {} regions loaded (built-in{})\n",
@@ -33,7 +37,10 @@ pub(super) fn catalog_check(
         c.regions.len(),
         dir.as_ref()
             .filter(|d| d.exists())
-            .map(|d| format!(" + {}", d.display()))
+            .map(|d| format!(
+                " + {}",
+                catalog::fields::printable(&d.display().to_string())
+            ))
             .unwrap_or_default()
     ));
     write(out, &s)?;

@@ -75,18 +75,34 @@ impl From<catalog::LookupError> for CliError {
 
 pub(crate) type Out<'a> = &'a mut dyn Write;
 
+/// The user catalog directory of a command: `--catalog DIR` when given (it
+/// must exist, be a directory and be readable), else the config
+/// directory's `catalog/` (which need not exist).
+pub fn catalog_dir(cli: &Cli) -> Result<Option<std::path::PathBuf>, CliError> {
+    if let Some(d) = &cli.catalog {
+        catalog::check_user_dir(d).map_err(|why| {
+            CliError::Input(format!(
+                "--catalog {}: the directory {why}; give a folder holding hardware/*.toml, models/*.toml or regions.toml, or leave out --catalog to use the config directory's catalog/",
+                catalog::fields::printable(&d.display().to_string())
+            ))
+        })?;
+    }
+    Ok(catalog::user_catalog_dir(cli.catalog.as_deref()))
+}
+
 /// Load the catalog for a command: built-in, then the user's files; report
-/// problems on stderr and keep going with what is valid.
-pub fn load_catalog(cli: &Cli, err: Out) -> Catalog {
-    let dir = catalog::user_catalog_dir(cli.catalog.as_deref());
+/// problems on stderr and keep going with what is valid. A `--catalog DIR`
+/// that cannot be used is an error.
+pub fn load_catalog(cli: &Cli, err: Out) -> Result<Catalog, CliError> {
+    let dir = catalog_dir(cli)?;
     let c = Catalog::load(dir.as_deref());
     for d in &c.diagnostics {
         let _ = writeln!(
             err,
-            "warning: {d} (entry skipped; the rest of the catalog is loaded)"
+            "warning: {d} (skipped; the rest of the catalog is loaded)"
         );
     }
-    c
+    Ok(c)
 }
 
 /// Run a subcommand; returns the process exit code.
@@ -96,10 +112,7 @@ pub fn run(cli: &Cli, command: &Command, out: Out, err: Out) -> i32 {
         Command::Catalog(args::CatalogArgs {
             action: args::CatalogAction::Check { dir },
         }) => catalog_check::catalog_check(cli, dir.as_deref(), out),
-        other => {
-            let cat = load_catalog(cli, err);
-            dispatch(&cat, other, style, out)
-        }
+        other => load_catalog(cli, err).and_then(|cat| dispatch(&cat, other, style, out)),
     };
     let result = result.and_then(|()| out.flush().map_err(write_error));
     match result {

@@ -275,6 +275,9 @@ impl App {
                 "{n} catalog problem{}: run `ridgeline catalog check`",
                 if n == 1 { "" } else { "s" }
             ));
+            // Each one on its own line of the problems panel (the first
+            // hundred; `catalog check` lists them all).
+            notices.extend(catalog.diagnostics.iter().take(100).map(|d| d.to_string()));
         }
         notices.extend(settings.themes.problems.iter().cloned());
         notices.extend(settings.notices);

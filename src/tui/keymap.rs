@@ -9,6 +9,9 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::collections::BTreeMap;
 use std::fmt;
 
+mod config;
+pub use config::SECTIONS;
+
 /// A key with its modifiers (shift is folded into the character).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Key {
@@ -156,6 +159,11 @@ impl Key {
             _ => {
                 let mut chars = rest.chars();
                 match (chars.next(), chars.next()) {
+                    (Some(_), None) if crate::catalog::fields::unprintable(rest).is_some() => {
+                        return Err(format!(
+                            "{s:?} is a control character, not a key; write \"esc\", \"tab\" or \"ctrl-x\""
+                        ));
+                    }
                     (Some(c), None) => {
                         let c = if shift { c.to_ascii_uppercase() } else { c };
                         KeyCodeOrd::Char(if ctrl { c.to_ascii_lowercase() } else { c })
@@ -253,89 +261,6 @@ impl Default for Keymap {
 }
 
 impl Keymap {
-    /// The default keymap with the `[keys]` table of a config file laid over
-    /// it. Returns the problems found (unknown commands, bad keys, conflicts);
-    /// where two commands claim a key, the one set in the config wins.
-    pub fn from_config(file: &str, text: &str) -> (Keymap, Vec<String>) {
-        let mut km = Keymap::default();
-        let mut problems = Vec::new();
-        let table: toml::Table = match toml::from_str(text) {
-            Ok(t) => t,
-            Err(e) => {
-                problems.push(format!("{file}: not valid TOML: {}", e.message().trim()));
-                return (km, problems);
-            }
-        };
-        let Some(keys) = table.get("keys") else {
-            return (km, problems);
-        };
-        let Some(keys) = keys.as_table() else {
-            problems.push(format!("{file}: `keys` must be a table: [keys]"));
-            return (km, problems);
-        };
-        let mut overridden = Vec::new();
-        for (name, value) in keys {
-            let Some(cmd) = Command::parse(name) else {
-                problems.push(format!("{file}: [keys] unknown command `{name}`"));
-                continue;
-            };
-            let texts: Vec<&str> = match value {
-                toml::Value::String(s) => vec![s.as_str()],
-                toml::Value::Array(a) => a.iter().filter_map(|v| v.as_str()).collect(),
-                _ => {
-                    problems.push(format!(
-                        "{file}: [keys] {name}: write a key as \"x\" or [\"x\", \"y\"]"
-                    ));
-                    continue;
-                }
-            };
-            let mut parsed = Vec::new();
-            for t in texts {
-                match Key::parse(t) {
-                    Ok(k) => parsed.push(k),
-                    Err(e) => problems.push(format!("{file}: [keys] {name}: {e}")),
-                }
-            }
-            if parsed.is_empty() {
-                continue;
-            }
-            if cmd == Command::Quit && !parsed.contains(&CTRL_C) {
-                parsed.push(CTRL_C);
-            }
-            km.bindings.insert(cmd, parsed);
-            overridden.push(cmd);
-        }
-        // Conflicts: a key claimed by two commands.
-        let mut owner: BTreeMap<Key, Command> = BTreeMap::new();
-        let mut order: Vec<Command> = overridden.clone();
-        order.extend(Command::ALL.iter().filter(|c| !overridden.contains(c)));
-        let mut drop: Vec<(Command, Key)> = Vec::new();
-        for cmd in order {
-            for k in km.bindings.get(&cmd).cloned().unwrap_or_default() {
-                match owner.get(&k) {
-                    Some(first) if *first != cmd => {
-                        problems.push(format!(
-                            "key conflict: {k} is bound to both {} and {}; {} keeps it",
-                            first.name(),
-                            cmd.name(),
-                            first.name()
-                        ));
-                        drop.push((cmd, k));
-                    }
-                    _ => {
-                        owner.insert(k, cmd);
-                    }
-                }
-            }
-        }
-        for (cmd, k) in drop {
-            if let Some(v) = km.bindings.get_mut(&cmd) {
-                v.retain(|x| *x != k);
-            }
-        }
-        (km, problems)
-    }
-
     /// The command bound to a key.
     pub fn command(&self, key: Key) -> Option<Command> {
         if key == CTRL_C {

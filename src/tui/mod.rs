@@ -94,17 +94,9 @@ pub fn app_from_env(opts: &TuiOptions) -> Result<App, String> {
     let themes = theme::ThemeSet::load(catalog::builtin_themes(), &user_themes);
     let mut keymap = keymap::Keymap::default();
     if let Some(dir) = &config {
-        let path = dir.join("config.toml");
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                let (km, problems) =
-                    keymap::Keymap::from_config(&path.display().to_string(), &text);
-                keymap = km;
-                notices.extend(problems);
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => notices.push(format!("{}: cannot read: {e}", path.display())),
-        }
+        let (km, problems) = keymap::Keymap::from_file(&dir.join("config.toml"));
+        keymap = km;
+        notices.extend(problems);
     }
     let settings = Settings {
         ascii: opts.ascii || !ui::locale_is_utf8(env),

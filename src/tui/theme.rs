@@ -3,13 +3,14 @@
 //! `<config dir>/themes/*.toml` and replace a built-in theme of the same name.
 //! A broken file is reported and skipped, never fatal.
 
+use crate::catalog::fields::{Fields, Source, printable};
+use crate::catalog::files;
 use ratatui::style::{Color, Modifier, Style};
-use serde::Deserialize;
 use std::path::Path;
+use std::str::FromStr;
 
 /// Colours for every role on screen.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Theme {
     pub name: String,
     pub fg: Color,
@@ -22,7 +23,6 @@ pub struct Theme {
     pub selected_fg: Color,
     pub selected_bg: Color,
     /// Use reverse video for the selection (monochrome terminals).
-    #[serde(default)]
     pub reverse_selection: bool,
     pub marked: Color,
     pub accent: Color,
@@ -47,17 +47,202 @@ pub const DEFAULT_THEME: &str = "dark";
 /// The theme NO_COLOR selects.
 pub const MONO_THEME: &str = "mono";
 
-impl Theme {
-    /// Parse a theme file; the error names the file, line and column.
-    pub fn parse(file: &str, text: &str) -> Result<Theme, String> {
-        let theme: Theme = toml::from_str(text).map_err(|e| {
-            let (line, col) = e.span().map_or((1, 1), |s| line_col(text, s.start));
-            format!("{file}:{line}:{col}: {}", e.message().trim())
-        })?;
-        if theme.roof.is_empty() {
-            return Err(format!("{file}: `roof` needs at least one colour"));
+/// The keys of a theme file.
+const KEYS: &[&str] = &[
+    "name",
+    "fg",
+    "bg",
+    "dim",
+    "border",
+    "border_focus",
+    "title",
+    "header",
+    "selected_fg",
+    "selected_bg",
+    "reverse_selection",
+    "marked",
+    "accent",
+    "ok",
+    "warn",
+    "error",
+    "stale",
+    "roof",
+    "effective_roof",
+    "ridge",
+    "op_point",
+    "alt_point",
+    "slows",
+    "speeds",
+    "binding",
+];
+
+/// The longest theme name: it is shown in the bar.
+pub const MAX_NAME: usize = 32;
+
+/// What a colour can be, for messages.
+const COLOUR_HELP: &str =
+    "use a name (\"light cyan\", \"dark gray\"), an index 0-255 or \"#rrggbb\"";
+
+/// Read one colour value, or record what is wrong with it; a missing key
+/// goes to `missing` (reported once for all of them).
+fn colour(f: &mut Fields, key: &'static str, missing: &mut Vec<&'static str>) -> Option<Color> {
+    let Some(v) = f.value(key) else {
+        missing.push(key);
+        return None;
+    };
+    colour_of(f, key, v)
+}
+
+fn colour_of(f: &mut Fields, key: &str, v: &toml::Spanned<toml::de::DeValue<'_>>) -> Option<Color> {
+    let at = v.span().start;
+    match v.get_ref().as_str() {
+        Some(s) => match Color::from_str(s) {
+            Ok(c) if crate::catalog::fields::unprintable(s).is_none() => Some(c),
+            _ => {
+                f.problem(at, format!("{key} = {s:?} is not a colour; {COLOUR_HELP}"));
+                None
+            }
+        },
+        None => {
+            let got = v.get_ref().type_str();
+            f.problem(
+                at,
+                format!("{key} must be a colour string, not {got}; {COLOUR_HELP}"),
+            );
+            None
         }
-        Ok(theme)
+    }
+}
+
+/// The name: printable, not empty, at most [`MAX_NAME`] characters.
+fn name(f: &mut Fields) -> Option<String> {
+    let (name, at) = f.string("name")?;
+    let n = name.trim();
+    if n.is_empty() || n.chars().count() > MAX_NAME {
+        f.problem(
+            at,
+            format!("name = {name:?} must be 1 to {MAX_NAME} characters"),
+        );
+        return None;
+    }
+    Some(n.to_string())
+}
+
+/// `roof`: a list of at least one colour.
+fn roofs(f: &mut Fields, missing: &mut Vec<&'static str>) -> Option<Vec<Color>> {
+    let Some(v) = f.value("roof") else {
+        missing.push("roof");
+        return None;
+    };
+    let Some(items) = v.get_ref().as_array() else {
+        f.problem(
+            v.span().start,
+            "`roof` must be a list of colours, like [\"light cyan\", \"yellow\"]",
+        );
+        return None;
+    };
+    if items.is_empty() {
+        f.problem(v.span().start, "`roof` needs at least one colour");
+        return None;
+    }
+    let all: Vec<Option<Color>> = items.iter().map(|c| colour_of(f, "roof", c)).collect();
+    all.into_iter().collect()
+}
+
+impl Theme {
+    /// Parse a theme file. The error lists every problem, each as
+    /// `file:line:column: what is wrong`, naming the bad value.
+    pub fn parse(file: &str, text: &str) -> Result<Theme, Vec<String>> {
+        let src = Source::new(file, text);
+        let doc = src
+            .parse()
+            .map_err(|p| vec![src.diagnostic(p.at, p.message).to_string()])?;
+        let mut f = Fields::new(doc.get_ref(), 0, "", KEYS);
+        let theme = Self::read(&mut f);
+        let problems = f.finish();
+        match theme {
+            Some(t) if problems.is_empty() => Ok(t),
+            _ => Err(src
+                .diagnostics(problems)
+                .iter()
+                .map(|d| d.to_string())
+                .collect()),
+        }
+    }
+
+    fn read(f: &mut Fields) -> Option<Theme> {
+        let name = name(f);
+        let mut missing = Vec::new();
+        let mut c = |key| colour(f, key, &mut missing);
+        let (fg, bg, dim, border, border_focus, title, header) = (
+            c("fg"),
+            c("bg"),
+            c("dim"),
+            c("border"),
+            c("border_focus"),
+            c("title"),
+            c("header"),
+        );
+        let (selected_fg, selected_bg, marked, accent, ok, warn, error, stale) = (
+            c("selected_fg"),
+            c("selected_bg"),
+            c("marked"),
+            c("accent"),
+            c("ok"),
+            c("warn"),
+            c("error"),
+            c("stale"),
+        );
+        let (effective_roof, ridge, op_point, alt_point, slows, speeds, binding) = (
+            c("effective_roof"),
+            c("ridge"),
+            c("op_point"),
+            c("alt_point"),
+            c("slows"),
+            c("speeds"),
+            c("binding"),
+        );
+        let reverse_selection = f.opt_bool("reverse_selection").unwrap_or(false);
+        let roof = roofs(f, &mut missing);
+        if !missing.is_empty() {
+            let n = missing.len();
+            let list = if n > 4 {
+                format!("{n} roles ({}, ...)", missing[..3].join(", "))
+            } else {
+                missing.join(", ")
+            };
+            f.problem(
+                0,
+                format!("no colour for {list}; every role needs one: start from a copy of themes/dark.toml"),
+            );
+        }
+        Some(Theme {
+            name: name?,
+            fg: fg?,
+            bg: bg?,
+            dim: dim?,
+            border: border?,
+            border_focus: border_focus?,
+            title: title?,
+            header: header?,
+            selected_fg: selected_fg?,
+            selected_bg: selected_bg?,
+            reverse_selection,
+            marked: marked?,
+            accent: accent?,
+            ok: ok?,
+            warn: warn?,
+            error: error?,
+            stale: stale?,
+            roof: roof?,
+            effective_roof: effective_roof?,
+            ridge: ridge?,
+            op_point: op_point?,
+            alt_point: alt_point?,
+            slows: slows?,
+            speeds: speeds?,
+            binding: binding?,
+        })
     }
 
     /// The fallback when no theme file can be read: the built-in dark theme
@@ -163,15 +348,6 @@ impl Theme {
     }
 }
 
-/// 1-based line and column of a byte offset.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rfind('\n').map_or(offset, |i| offset - i - 1) + 1;
-    (line, col)
-}
-
 /// Every theme available, in cycling order, with the problems found.
 #[derive(Debug, Clone)]
 pub struct ThemeSet {
@@ -191,7 +367,7 @@ impl ThemeSet {
                     Some(i) => themes[i] = t,
                     None => themes.push(t),
                 },
-                Err(e) => problems.push(format!("theme {e}")),
+                Err(e) => problems.extend(e.into_iter().map(|e| format!("theme {e}"))),
             };
         for (file, text) in builtin {
             add(file, text, &mut themes);
@@ -216,13 +392,23 @@ impl ThemeSet {
     }
 }
 
-/// Read `<dir>/*.toml` as (path, text); unreadable files become problems.
+/// Read `<dir>/*.toml` as (path, text): regular files within the size
+/// limit; the others, and a directory that cannot be listed, become problems.
 pub fn read_user_themes(dir: &Path, problems: &mut Vec<String>) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for p in crate::catalog::toml_files(dir) {
-        match std::fs::read_to_string(&p) {
-            Ok(t) => out.push((p.display().to_string(), t)),
-            Err(e) => problems.push(format!("theme {}: cannot read: {e}", p.display())),
+    let paths = match files::toml_files_checked(dir) {
+        Ok(p) => p,
+        Err(e) => {
+            let d = printable(&dir.display().to_string()).into_owned();
+            problems.push(format!("themes {d}: cannot list the directory: {e}"));
+            return out;
+        }
+    };
+    for p in paths {
+        let name = p.display().to_string();
+        match files::read_text(&p) {
+            Ok(t) => out.push((name, t)),
+            Err(e) => problems.push(format!("theme {}: {e}", printable(&name))),
         }
     }
     out
@@ -267,11 +453,19 @@ mod tests {
             ),
         ];
         let set = ThemeSet::load(crate::catalog::builtin_themes(), &user);
-        assert_eq!(set.problems.len(), 1);
+        // The bad value, then every colour left out, in one line.
+        assert_eq!(set.problems.len(), 2, "{:?}", set.problems);
+        assert_eq!(
+            set.problems[0],
+            "theme my/bad.toml:1:1: no colour for 22 roles (bg, dim, border, ...); every role \
+             needs one: start from a copy of themes/dark.toml"
+        );
         assert!(
-            set.problems[0].starts_with("theme my/bad.toml:2:"),
+            set.problems[1].starts_with(
+                "theme my/bad.toml:2:6: fg = \"not-a-colour\" is not a colour; use a name"
+            ),
             "{}",
-            set.problems[0]
+            set.problems[1]
         );
         assert!(set.index_of("red").is_some());
         assert!(set.index_of("bad").is_none());

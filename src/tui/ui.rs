@@ -236,6 +236,9 @@ pub fn render(app: &App, frame: &mut Frame) {
         }
     }
     panes::status::render(app, frame, areas.status);
+    if app.mode == Mode::Normal {
+        panes::problems::render(app, frame, area);
+    }
     if let Some(r) = areas.knobs
         && app.mode == Mode::Edit
     {

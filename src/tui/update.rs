@@ -519,7 +519,10 @@ fn command(app: &mut App, cmd: Command) {
             }
         }
         Command::Cancel => {
-            if app.in_bar {
+            if !app.notices.is_empty() {
+                // The start-up problems panel is on top: Esc closes it first.
+                app.notices.clear();
+            } else if app.in_bar {
                 app.in_bar = false;
                 app.bar_view = false;
             } else if app.focus.is_picker() && !app.filter_text(app.focus).is_empty() {
@@ -529,9 +532,6 @@ fn command(app: &mut App, cmd: Command) {
                     app.hw_filter = filter_box("");
                 }
                 app.say(Level::Info, "filter cleared");
-            } else {
-                // Nothing to cancel: dismiss the start-up notices.
-                app.notices.clear();
             }
         }
         Command::Mark => {

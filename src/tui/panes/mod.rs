@@ -9,6 +9,7 @@ pub mod help;
 pub mod knobs;
 pub mod models;
 pub mod plot;
+pub mod problems;
 pub mod sensitivity;
 pub mod serving;
 pub mod status;

@@ -268,8 +268,8 @@ fn view_headline<'a>(app: &App) -> Option<Line<'a>> {
     Some(Line::from(v))
 }
 
-/// The third line: why there is no result, else the last message, else
-/// problems found at start, else a hint.
+/// The third line: why there is no result, else the last message, else a
+/// hint (start-up problems have their own panel, panes/problems.rs).
 fn message_line<'a>(app: &App) -> Option<Line<'a>> {
     let t = app.theme();
     if let Err(e) = &app.current {
@@ -299,12 +299,6 @@ fn message_line<'a>(app: &App) -> Option<Line<'a>> {
             Level::Error => t.error(),
         };
         return Some(Line::from(Span::styled(format!(" {text}"), style)));
-    }
-    if !app.notices.is_empty() {
-        return Some(Line::from(Span::styled(
-            format!(" {}", app.notices.join(" · ")),
-            t.warn(),
-        )));
     }
     if app.mode != Mode::Normal {
         return Some(hint_line(app));

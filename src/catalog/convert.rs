@@ -1,0 +1,606 @@
+//! One TOML entry to one catalog entry. Every field is read, so every
+//! problem of an entry is reported at once; a figure outside its accepted
+//! range (catalog/SCHEMA.md, "Accepted ranges") is a problem, so that no
+//! entry can make later commands fail with an overflow or a zero.
+
+use super::fields::{At, Fields};
+use super::limits::{self, Limit};
+use super::{HardwareEntry, ModelEntry, Price, Region};
+use crate::solver::units::{self, Kind};
+use crate::solver::{
+    Arch, Decoder, Hardware, Mla, Model, ModelKind, Moe, Peaks, Precision, SinglePass, Tier,
+};
+use std::collections::BTreeMap;
+
+/// A converted entry with where its names are written, for the duplicate
+/// checks.
+pub struct Converted<E> {
+    pub entry: E,
+    pub id_at: usize,
+    pub alias_at: Vec<usize>,
+}
+
+pub const DEVICE_KEYS: &[&str] = &[
+    "id",
+    "aliases",
+    "name",
+    "vendor",
+    "family",
+    "tier",
+    "year",
+    "source",
+    "notes",
+    "memory",
+    "memory_bandwidth",
+    "tdp",
+    "peak",
+    "interconnect",
+    "price",
+    "sources",
+];
+const INTERCONNECT_KEYS: &[&str] = &["scale_up", "devices_per_node", "scale_out", "notes"];
+const PRICE_KEYS: &[&str] = &["per_hour_usd", "purchase_usd", "as_of", "source", "notes"];
+pub const MODEL_KEYS: &[&str] = &[
+    "id",
+    "aliases",
+    "name",
+    "family",
+    "kind",
+    "year",
+    "source",
+    "notes",
+    "params",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "ffn",
+    "vocab",
+    "tied_embeddings",
+    "max_context",
+    "experts",
+    "top_k",
+    "active_params",
+    "kv_latent",
+    "rope_dim",
+    "flops_per_sample",
+    "activation_elements_per_sample",
+    "input",
+    "sources",
+];
+pub const REGION_KEYS: &[&str] = &[
+    "id",
+    "name",
+    "grid_gco2_per_kwh",
+    "pue",
+    "electricity_usd_per_kwh",
+    "year",
+    "source",
+    "notes",
+    "sources",
+];
+
+fn is_kebab(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('-')
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
+}
+
+/// The id (lower-case kebab case) and aliases (any printable text, matched
+/// case-insensitively); names the entry in later messages.
+fn names(f: &mut Fields, what: &str, with_aliases: bool) -> (Option<At<String>>, Vec<At<String>>) {
+    let id = f.string("id");
+    let id = match id {
+        Some((id, at)) if is_kebab(&id) => {
+            f.rename(format!("{what} `{id}`"));
+            Some((id, at))
+        }
+        Some((id, at)) => {
+            f.rename(format!("{what} {id:?}"));
+            f.problem(
+                at,
+                "the id must be lower-case kebab case, like \"h100-sxm\"",
+            );
+            None
+        }
+        None => None,
+    };
+    let mut aliases = Vec::new();
+    if with_aliases {
+        for (a, at) in f.strings("aliases") {
+            let a = a.trim().to_lowercase();
+            if a.is_empty() {
+                f.problem(at, "an alias is empty");
+            } else {
+                aliases.push((a, at));
+            }
+        }
+    }
+    (id, aliases)
+}
+
+/// A string that must name one of a set (`tier`, `kind`).
+fn one_of<T>(
+    f: &mut Fields,
+    key: &'static str,
+    parse: fn(&str) -> Option<T>,
+    choices: &str,
+) -> Option<T> {
+    let (s, at) = f.string(key)?;
+    let v = parse(&s);
+    if v.is_none() {
+        f.problem(at, format!("unknown {key} {s:?}; use {choices}"));
+    }
+    v
+}
+
+/// A source that must say something.
+fn source(f: &mut Fields, key: &'static str) -> Option<String> {
+    let (s, at) = f.string(key)?;
+    if s.trim().is_empty() {
+        f.problem(at, format!("`{key}` is empty; every figure needs a source"));
+        return None;
+    }
+    Some(s)
+}
+
+fn sources(f: &mut Fields) -> BTreeMap<String, String> {
+    f.string_map("sources")
+        .into_iter()
+        .map(|((k, _), (v, _))| (k, v))
+        .collect()
+}
+
+/// A quantity with a unit, within its limit.
+fn quantity(
+    f: &mut Fields,
+    key: &'static str,
+    at_key: Option<At<String>>,
+    kind: Kind,
+    limit: &Limit,
+) -> Option<f64> {
+    let (s, at) = at_key?;
+    match units::parse(&s, kind) {
+        Err(e) => {
+            f.problem(at, format!("{key}: {e}"));
+            None
+        }
+        Ok(v) if v <= 0.0 => {
+            f.problem(at, format!("{key} must be greater than zero, got {s:?}"));
+            None
+        }
+        Ok(v) if !limit.range.contains(&v) => {
+            f.problem(
+                at,
+                format!("{key} = {s:?} is out of range; use {}", limit.text),
+            );
+            None
+        }
+        Ok(v) => Some(v),
+    }
+}
+
+fn number(f: &mut Fields, key: &'static str, limit: &Limit) -> Option<f64> {
+    f.number(key, limit.range.clone(), limit.text)
+        .map(|(v, _)| v)
+}
+
+fn opt_number(f: &mut Fields, key: &'static str, limit: &Limit) -> Option<At<f64>> {
+    f.opt_number(key, limit.range.clone(), limit.text)
+}
+
+fn year(f: &mut Fields) -> Option<u16> {
+    f.whole("year", limits::YEAR).map(|(y, _)| y as u16)
+}
+
+/// A `[[device]]` table to a hardware entry, or every problem it has.
+pub fn device(f: &mut Fields, origin: &str) -> Option<Converted<HardwareEntry>> {
+    let (id, aliases) = names(f, "device", true);
+    let name = f.string("name");
+    let vendor = f.string("vendor");
+    let family = f.opt_string("family");
+    let tier = one_of(
+        f,
+        "tier",
+        Tier::parse,
+        "cloud, workstation, edge, mobile or tiny",
+    );
+    let year = year(f);
+    let source = source(f, "source");
+    let notes = f.opt_string("notes");
+    let memory = f.string("memory");
+    let memory = quantity(f, "memory", memory, Kind::Bytes, &limits::MEMORY);
+    let bw = f.string("memory_bandwidth");
+    let bw = quantity(
+        f,
+        "memory_bandwidth",
+        bw,
+        Kind::Bandwidth,
+        &limits::BANDWIDTH,
+    );
+    let tdp = f.opt_string("tdp");
+    let tdp = quantity(f, "tdp", tdp, Kind::Power, &limits::POWER);
+    let peaks = peaks(f);
+    let (link, per_node, scaleout) = interconnect(f);
+    let price = price(f);
+    let sources = sources(f);
+    if f.has_problems() {
+        return None;
+    }
+    let ((id, id_at), name, vendor, tier, year, source, memory, bw, peaks) =
+        match (id, name, vendor, tier, year, source, memory, bw, peaks) {
+            (Some(a), Some(b), Some(c), Some(d), Some(e), Some(g), Some(h), Some(i), Some(j)) => {
+                (a, b, c, d, e, g, h, i, j)
+            }
+            _ => return None,
+        };
+    Some(Converted {
+        entry: HardwareEntry {
+            hw: Hardware {
+                id: id.clone(),
+                name: name.0,
+                tier,
+                year,
+                peaks,
+                memory_bytes: memory,
+                memory_bandwidth: bw,
+                link_bandwidth: link,
+                devices_per_node: per_node,
+                scaleout_bandwidth: scaleout,
+                tdp_w: tdp,
+                price_per_hour_usd: price.as_ref().and_then(|p| p.per_hour_usd),
+            },
+            aliases: aliases.iter().map(|(a, _)| a.clone()).collect(),
+            vendor: vendor.0,
+            family: family.map(|f| f.0),
+            source,
+            sources,
+            notes: notes.map(|n| n.0),
+            price,
+            origin: origin.to_string(),
+        },
+        id_at,
+        alias_at: aliases.iter().map(|(_, at)| *at).collect(),
+    })
+}
+
+/// `[device.peak]`: at least one precision, each a FLOP rate.
+fn peaks(f: &mut Fields) -> Option<Peaks> {
+    let Some(v) = f.value("peak") else {
+        f.missing("peak");
+        return None;
+    };
+    let Some(t) = v.get_ref().as_table() else {
+        f.problem(v.span().start, "`peak` must be a table: [device.peak]");
+        return None;
+    };
+    let mut peaks = Peaks::default();
+    let mut ok = true;
+    for (k, val) in t.iter() {
+        let at = k.span().start;
+        let Some(p) = Precision::parse(k.get_ref()) else {
+            f.problem(
+                at,
+                format!(
+                    "unknown precision `{}` in [device.peak]; use fp32 tf32 bf16 fp16 fp8 int8 fp4 int4",
+                    super::fields::printable(k.get_ref())
+                ),
+            );
+            ok = false;
+            continue;
+        };
+        let text = match val.get_ref().as_str() {
+            Some(s) => (s.to_string(), val.span().start),
+            None => {
+                f.problem(
+                    val.span().start,
+                    format!("peak {} must be a string like \"989 TFLOPS\"", p.name()),
+                );
+                ok = false;
+                continue;
+            }
+        };
+        if !f.check_text(&format!("peak {}", p.name()), &text.0, text.1) {
+            ok = false;
+            continue;
+        }
+        match quantity(f, p.name(), Some(text), Kind::FlopRate, &limits::FLOP_RATE) {
+            Some(x) => peaks.set(p, Some(x)),
+            None => ok = false,
+        }
+    }
+    if t.is_empty() {
+        f.problem(v.span().start, "[device.peak] needs at least one precision");
+        return None;
+    }
+    ok.then_some(peaks)
+}
+
+/// `[device.interconnect]`: scale-up, devices per node, scale-out.
+fn interconnect(f: &mut Fields) -> (Option<f64>, u32, Option<f64>) {
+    let Some(mut ic) = f.table("interconnect", INTERCONNECT_KEYS) else {
+        return (None, 1, None);
+    };
+    let up = ic.opt_string("scale_up");
+    let up = quantity(&mut ic, "scale_up", up, Kind::Bandwidth, &limits::BANDWIDTH);
+    let out = ic.opt_string("scale_out");
+    let out = quantity(
+        &mut ic,
+        "scale_out",
+        out,
+        Kind::Bandwidth,
+        &limits::BANDWIDTH,
+    );
+    let per_node = ic.opt_whole("devices_per_node", limits::DEVICES_PER_NODE);
+    ic.opt_string("notes");
+    f.absorb(ic);
+    (up, per_node.map_or(1, |(n, _)| n), out)
+}
+
+/// `[device.price]`, if any.
+fn price(f: &mut Fields) -> Option<Price> {
+    let mut p = f.table("price", PRICE_KEYS)?;
+    let hour = opt_number(&mut p, "per_hour_usd", &limits::PER_HOUR_USD);
+    let buy = opt_number(&mut p, "purchase_usd", &limits::PURCHASE_USD);
+    let as_of = p.string("as_of");
+    let source = source(&mut p, "source");
+    p.opt_string("notes");
+    f.absorb(p);
+    Some(Price {
+        per_hour_usd: hour.map(|h| h.0),
+        purchase_usd: buy.map(|b| b.0),
+        as_of: as_of?.0,
+        source: source?,
+    })
+}
+
+/// The shape fields of a model, read whatever its kind.
+struct Shape {
+    layers: Option<At<u32>>,
+    hidden: Option<At<u32>>,
+    heads: Option<At<u32>>,
+    kv_heads: Option<At<u32>>,
+    head_dim: Option<At<u32>>,
+    ffn: Option<At<u32>>,
+    vocab: Option<At<u32>>,
+    max_context: Option<At<u32>>,
+    tied: Option<bool>,
+    experts: Option<At<u32>>,
+    top_k: Option<At<u32>>,
+    active: Option<At<f64>>,
+    kv_latent: Option<At<u32>>,
+    rope_dim: Option<At<u32>>,
+    flops: Option<At<f64>>,
+    activations: Option<At<f64>>,
+}
+
+fn shape(f: &mut Fields) -> Shape {
+    Shape {
+        layers: f.opt_whole("layers", limits::LAYERS),
+        hidden: f.opt_whole("hidden", limits::HIDDEN),
+        heads: f.opt_whole("heads", limits::HEADS),
+        kv_heads: f.opt_whole("kv_heads", limits::HEADS),
+        head_dim: f.opt_whole("head_dim", limits::HEAD_DIM),
+        ffn: f.opt_whole("ffn", limits::FFN),
+        vocab: f.opt_whole("vocab", limits::VOCAB),
+        max_context: f.opt_whole("max_context", limits::MAX_CONTEXT),
+        tied: f.opt_bool("tied_embeddings"),
+        experts: f.opt_whole("experts", limits::EXPERTS),
+        top_k: f.opt_whole("top_k", limits::TOP_K),
+        active: opt_number(f, "active_params", &limits::PARAMS),
+        kv_latent: f.opt_whole("kv_latent", limits::LATENT),
+        rope_dim: f.opt_whole("rope_dim", limits::ROPE_DIM),
+        flops: opt_number(f, "flops_per_sample", &limits::FLOPS_PER_SAMPLE),
+        activations: opt_number(f, "activation_elements_per_sample", &limits::ACTIVATIONS),
+    }
+}
+
+/// The rules between fields: KV heads divide the heads, the active
+/// parameters are at most the total, experts only on MoE entries.
+fn consistency(f: &mut Fields, kind: Option<ModelKind>, params: Option<f64>, s: &Shape) {
+    if let (Some((h, _)), Some((kv, at))) = (s.heads, s.kv_heads)
+        && (kv > h || h % kv != 0)
+    {
+        f.problem(
+            at,
+            format!("kv_heads = {kv} must divide heads = {h} (each KV head serves heads/kv_heads query heads)"),
+        );
+    }
+    if let (Some(p), Some((a, at))) = (params, s.active)
+        && a > p
+    {
+        f.problem(
+            at,
+            format!("active_params = {a} is more than params = {p}; the active parameters are part of the total"),
+        );
+    }
+    if let (Some((e, _)), Some((k, at))) = (s.experts, s.top_k)
+        && k >= e
+    {
+        f.problem(at, format!("top_k = {k} must be fewer than experts = {e}"));
+    }
+    if kind.is_some_and(|k| k != ModelKind::MoeDecoder) {
+        for (key, at) in [
+            ("experts", s.experts.map(|x| x.1)),
+            ("top_k", s.top_k.map(|x| x.1)),
+            ("active_params", s.active.map(|x| x.1)),
+        ] {
+            if let Some(at) = at {
+                f.problem(at, format!("`{key}` is only for kind = \"moe-decoder\""));
+            }
+        }
+    }
+    if s.rope_dim.is_some() && s.kv_latent.is_none() {
+        let at = s.rope_dim.map_or(f.at(), |x| x.1);
+        f.problem(at, "rope_dim goes with kv_latent (MLA)");
+    }
+}
+
+/// A required shape field of a decoder.
+fn need(f: &mut Fields, kind: ModelKind, key: &str, v: Option<At<u32>>) -> Option<u32> {
+    if v.is_none() && f.value_missing(key) {
+        f.problem(f.at(), format!("a {} needs `{key}`", kind.name()));
+    }
+    v.map(|x| x.0)
+}
+
+/// A `[[model]]` table to a model entry, or every problem it has.
+pub fn model(f: &mut Fields, origin: &str) -> Option<Converted<ModelEntry>> {
+    let (id, aliases) = names(f, "model", true);
+    let name = f.string("name");
+    let family = f.string("family");
+    let kind = one_of(
+        f,
+        "kind",
+        ModelKind::parse,
+        "dense-decoder, moe-decoder, encoder, cnn or other",
+    );
+    let year = year(f);
+    let source = source(f, "source");
+    let notes = f.opt_string("notes");
+    let input = f.opt_string("input");
+    let sources = sources(f);
+    let params = number(f, "params", &limits::PARAMS);
+    let s = shape(f);
+    consistency(f, kind, params, &s);
+    let arch = kind.and_then(|k| arch(f, k, &s));
+    if f.has_problems() {
+        return None;
+    }
+    let ((id, id_at), name, family, kind, year, source, params, arch) =
+        match (id, name, family, kind, year, source, params, arch) {
+            (Some(a), Some(b), Some(c), Some(d), Some(e), Some(g), Some(h), Some(i)) => {
+                (a, b, c, d, e, g, h, i)
+            }
+            _ => return None,
+        };
+    let model = Model {
+        id: id.clone(),
+        name: name.0,
+        kind,
+        params,
+        arch,
+    };
+    if let Err(e) = crate::solver::roofline::validate_model(&model) {
+        let at = s.active.map_or(f.at(), |a| a.1);
+        let e = e.to_string();
+        let e = e.strip_prefix(&format!("{}: ", model.id)).unwrap_or(&e);
+        f.problem(at, e);
+        return None;
+    }
+    Some(Converted {
+        entry: ModelEntry {
+            model,
+            aliases: aliases.iter().map(|(a, _)| a.clone()).collect(),
+            family: family.0,
+            year,
+            source,
+            notes: notes.map(|n| n.0),
+            input: input.map(|i| i.0),
+            sources,
+            origin: origin.to_string(),
+        },
+        id_at,
+        alias_at: aliases.iter().map(|(_, at)| *at).collect(),
+    })
+}
+
+/// The architecture a kind needs, from the shape fields.
+fn arch(f: &mut Fields, kind: ModelKind, s: &Shape) -> Option<Arch> {
+    if !kind.is_decoder() {
+        if s.flops.is_none() && f.value_missing("flops_per_sample") {
+            f.problem(
+                f.at(),
+                format!("a {} needs `flops_per_sample`", kind.name()),
+            );
+        }
+        return Some(Arch::SinglePass(SinglePass {
+            flops_per_sample: s.flops?.0,
+            activation_elements_per_sample: s.activations.map_or(0.0, |a| a.0),
+        }));
+    }
+    let moe = if kind == ModelKind::MoeDecoder {
+        let experts = need(f, kind, "experts", s.experts);
+        let top_k = need(f, kind, "top_k", s.top_k);
+        if s.active.is_none() && f.value_missing("active_params") {
+            f.problem(f.at(), "an moe-decoder needs `active_params`");
+        }
+        Some(Moe {
+            experts: experts?,
+            top_k: top_k?,
+            active_params: s.active?.0,
+        })
+    } else {
+        None
+    };
+    let mla = s.kv_latent.map(|(l, _)| Mla {
+        kv_latent: l,
+        rope_dim: s.rope_dim.map_or(0, |r| r.0),
+    });
+    let layers = need(f, kind, "layers", s.layers);
+    let hidden = need(f, kind, "hidden", s.hidden);
+    let heads = need(f, kind, "heads", s.heads);
+    let head_dim = need(f, kind, "head_dim", s.head_dim);
+    let ffn = need(f, kind, "ffn", s.ffn);
+    let vocab = need(f, kind, "vocab", s.vocab);
+    let max_context = need(f, kind, "max_context", s.max_context);
+    let kv_heads = match s.kv_heads {
+        Some((kv, _)) => Some(kv),
+        None if f.value_missing("kv_heads") => heads,
+        None => None,
+    };
+    Some(Arch::Decoder(Decoder {
+        layers: layers?,
+        hidden: hidden?,
+        heads: heads?,
+        kv_heads: kv_heads?,
+        head_dim: head_dim?,
+        ffn: ffn?,
+        vocab: vocab?,
+        tied_embeddings: s.tied.unwrap_or(false),
+        max_context: max_context?,
+        moe,
+        mla,
+    }))
+}
+
+/// A `[[region]]` table to a region, or every problem it has.
+pub fn region(f: &mut Fields, origin: &str) -> Option<Converted<Region>> {
+    let (id, _) = names(f, "region", false);
+    let name = f.string("name");
+    let grid = number(f, "grid_gco2_per_kwh", &limits::GRID);
+    let pue = number(f, "pue", &limits::PUE);
+    let price = number(f, "electricity_usd_per_kwh", &limits::ELECTRICITY);
+    let year = year(f);
+    let source = source(f, "source");
+    let notes = f.opt_string("notes");
+    let sources = sources(f);
+    if f.has_problems() {
+        return None;
+    }
+    let ((id, id_at), name, grid, pue, price, year, source) =
+        match (id, name, grid, pue, price, year, source) {
+            (Some(a), Some(b), Some(c), Some(d), Some(e), Some(g), Some(h)) => {
+                (a, b, c, d, e, g, h)
+            }
+            _ => return None,
+        };
+    Some(Converted {
+        entry: Region {
+            id,
+            name: name.0,
+            grid_gco2_per_kwh: grid,
+            pue,
+            electricity_usd_per_kwh: price,
+            year,
+            source,
+            notes: notes.map(|n| n.0),
+            sources,
+            origin: origin.to_string(),
+        },
+        id_at,
+        alias_at: Vec::new(),
+    })
+}
