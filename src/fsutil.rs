@@ -33,6 +33,7 @@
 //! rename-based save.
 
 use std::collections::hash_map::RandomState;
+use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Write};
@@ -228,35 +229,123 @@ pub fn home_dir() -> Option<PathBuf> {
     directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf())
 }
 
-/// Read a text file the user named, refusing what is not a regular file (a
-/// FIFO would block forever, `/dev/zero` never ends) and anything larger
-/// than `max_bytes`. Errors say what was wrong in words a user can act on.
-pub fn read_text(path: &Path, max_bytes: u64) -> io::Result<String> {
-    let regular = |m: &fs::Metadata| {
-        if m.is_file() {
-            Ok(())
-        } else {
-            Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file (a directory, FIFO or device)",
-            ))
+/// Why a file was not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    /// A directory, FIFO, socket or device.
+    NotRegular(&'static str),
+    /// Its size, and the most that is read.
+    TooLarge {
+        size: u64,
+        limit: u64,
+    },
+    NotUtf8,
+    /// Nothing at the path (a dangling link is an `Io` error instead).
+    Missing,
+    Io(String),
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::NotRegular(kind) => write!(
+                f,
+                "not read: it is a {kind}, not a regular file; replace it with a plain file or remove it"
+            ),
+            ReadError::TooLarge { size, limit } => write!(
+                f,
+                "not read: {size} bytes is over the limit of {limit} bytes ({}); split it into several files",
+                crate::solver::units::format_bytes(*limit as f64)
+            ),
+            ReadError::NotUtf8 => f.write_str("not read: it is not UTF-8 text"),
+            ReadError::Missing => f.write_str("cannot read: it does not exist"),
+            ReadError::Io(e) => write!(f, "cannot read: {e}"),
         }
-    };
-    regular(&fs::metadata(path)?)?;
-    let f = File::open(path)?;
-    // The file may have been swapped since: check what was opened.
-    regular(&f.metadata()?)?;
-    let mut bytes = Vec::new();
-    f.take(max_bytes.saturating_add(1))
-        .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > max_bytes {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("larger than {max_bytes} bytes, too large to be one"),
-        ));
     }
-    String::from_utf8(bytes)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("not UTF-8 text: {e}")))
+}
+
+/// What a file that is not a regular file is, in words ("FIFO (named pipe)").
+pub fn kind_of(ft: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "FIFO (named pipe)";
+        }
+        if ft.is_socket() {
+            return "socket";
+        }
+        if ft.is_char_device() {
+            return "character device";
+        }
+        if ft.is_block_device() {
+            return "block device";
+        }
+    }
+    if ft.is_dir() {
+        "directory"
+    } else {
+        "special file"
+    }
+}
+
+/// Open for reading without waiting for a writer (a FIFO would block in
+/// `open` itself); regular files ignore the flag.
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK);
+    }
+    o.open(path)
+}
+
+/// Read a text file the user named: only a regular file (a FIFO would
+/// block forever, `/dev/zero` never ends; the file is opened without
+/// blocking and checked again on the open handle), at most `limit` bytes,
+/// UTF-8. Errors say what was wrong in words a user can act on.
+pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
+    // Look before opening: opening some devices has effects of its own.
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(if std::fs::symlink_metadata(path).is_ok() {
+                ReadError::Io("it is a link to a file that does not exist".into())
+            } else {
+                ReadError::Missing
+            });
+        }
+        Err(e) => return Err(ReadError::Io(e.to_string())),
+    };
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular(kind_of(&meta.file_type())));
+    }
+    let file = open_nonblocking(path).map_err(|e| ReadError::Io(e.to_string()))?;
+    // Check the handle too: the path may have been swapped in between.
+    let meta = file.metadata().map_err(|e| ReadError::Io(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular(kind_of(&meta.file_type())));
+    }
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge {
+            size: meta.len(),
+            limit,
+        });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // One byte more than the limit tells a file that grew while read.
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ReadError::Io(e.to_string()))?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge {
+            size: bytes.len() as u64,
+            limit,
+        });
+    }
+    String::from_utf8(bytes).map_err(|_| ReadError::NotUtf8)
 }
 
 #[cfg(test)]
@@ -454,7 +543,8 @@ mod tests {
         fs::write(&p, "0123456789").unwrap();
         assert_eq!(read_text(&p, 10).unwrap(), "0123456789");
         let e = read_text(&p, 9).unwrap_err();
-        assert!(e.to_string().contains("larger than 9 bytes"), "{e}");
+        assert_eq!(e, ReadError::TooLarge { size: 10, limit: 9 });
+        assert!(e.to_string().contains("over the limit of 9 bytes"), "{e}");
         let e = read_text(Path::new("/dev/zero"), 1 << 20).unwrap_err();
         assert!(e.to_string().contains("not a regular file"), "{e}");
         let e = read_text(&d.0, 1 << 20).unwrap_err();

@@ -252,6 +252,6 @@ fn large_files_are_read_in_bounded_time_or_refused() {
     f.set_len(ridgeline::scenario::MAX_SCENARIO_BYTES + 1)
         .unwrap();
     let e = Scenario::load(&big).unwrap_err();
-    assert!(e.to_string().contains("too large"), "{e}");
+    assert!(e.to_string().contains("over the limit"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

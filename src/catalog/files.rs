@@ -1,126 +1,20 @@
-//! Reading user files safely: only regular files, at most [`MAX_FILE_BYTES`],
-//! UTF-8 text. A FIFO named `x.toml` must not block start-up and
-//! `/dev/zero` linked as a catalog file must not eat memory, so a file is
-//! opened without blocking, checked on the open handle, and read through a
-//! limit.
+//! Catalog, theme and config files: read through [`fsutil::read_text`]
+//! (only regular files, at most [`MAX_FILE_BYTES`], UTF-8 text: a FIFO named
+//! `x.toml` must not block start-up and `/dev/zero` linked as a catalog file
+//! must not eat memory), and the `*.toml` files of a directory.
 
-use std::fmt;
-use std::fs::File;
-use std::io::{self, Read};
+use crate::fsutil;
+pub use crate::fsutil::ReadError;
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// The largest catalog, theme or config file read: 16 MiB, some 50,000
 /// device entries; the built-in catalog is under 100 KB.
 pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Why a file was not read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReadError {
-    /// A directory, FIFO, socket or device.
-    NotRegular(&'static str),
-    TooLarge(u64),
-    NotUtf8,
-    /// Nothing at the path (a dangling link is an `Io` error instead).
-    Missing,
-    Io(String),
-}
-
-impl fmt::Display for ReadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReadError::NotRegular(kind) => write!(
-                f,
-                "not read: it is a {kind}, not a regular file; replace it with a plain file or remove it"
-            ),
-            ReadError::TooLarge(n) => write!(
-                f,
-                "not read: {} bytes is over the limit of {MAX_FILE_BYTES} bytes (16 MiB); split it into several files",
-                n
-            ),
-            ReadError::NotUtf8 => f.write_str("not read: it is not UTF-8 text"),
-            ReadError::Missing => f.write_str("does not exist"),
-            ReadError::Io(e) => write!(f, "cannot read: {e}"),
-        }
-    }
-}
-
-fn kind_of(ft: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if ft.is_fifo() {
-            return "FIFO (named pipe)";
-        }
-        if ft.is_socket() {
-            return "socket";
-        }
-        if ft.is_char_device() {
-            return "character device";
-        }
-        if ft.is_block_device() {
-            return "block device";
-        }
-    }
-    if ft.is_dir() {
-        "directory"
-    } else {
-        "special file"
-    }
-}
-
-/// Open for reading without waiting for a writer (a FIFO would block in
-/// `open` itself); regular files ignore the flag.
-fn open_nonblocking(path: &Path) -> io::Result<File> {
-    let mut o = std::fs::OpenOptions::new();
-    o.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.custom_flags(libc::O_NONBLOCK);
-    }
-    o.open(path)
-}
-
-/// Read a regular UTF-8 file of at most `limit` bytes.
-pub fn read_limited(path: &Path, limit: u64) -> Result<String, ReadError> {
-    // Look before opening: opening some devices has effects of its own.
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(if std::fs::symlink_metadata(path).is_ok() {
-                ReadError::Io("it is a link to a file that does not exist".into())
-            } else {
-                ReadError::Missing
-            });
-        }
-        Err(e) => return Err(ReadError::Io(e.to_string())),
-    };
-    if !meta.is_file() {
-        return Err(ReadError::NotRegular(kind_of(&meta.file_type())));
-    }
-    let file = open_nonblocking(path).map_err(|e| ReadError::Io(e.to_string()))?;
-    // Check the handle too: the path may have been swapped in between.
-    let meta = file.metadata().map_err(|e| ReadError::Io(e.to_string()))?;
-    if !meta.is_file() {
-        return Err(ReadError::NotRegular(kind_of(&meta.file_type())));
-    }
-    if meta.len() > limit {
-        return Err(ReadError::TooLarge(meta.len()));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    // One byte more than the limit tells a file that grew while read.
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| ReadError::Io(e.to_string()))?;
-    if bytes.len() as u64 > limit {
-        return Err(ReadError::TooLarge(bytes.len() as u64));
-    }
-    String::from_utf8(bytes).map_err(|_| ReadError::NotUtf8)
-}
-
 /// Read a user file with the standard limit.
 pub fn read_text(path: &Path) -> Result<String, ReadError> {
-    read_limited(path, MAX_FILE_BYTES)
+    fsutil::read_text(path, MAX_FILE_BYTES)
 }
 
 /// The `*.toml` entries of a directory, sorted. A missing directory has
@@ -146,7 +40,7 @@ pub fn check_dir(dir: &Path) -> Result<(), String> {
         Err(e) => Err(format!("cannot be read: {e}")),
         Ok(m) if !m.is_dir() => Err(format!(
             "is a {}, not a directory",
-            kind_of(&m.file_type()).replace("special file", "file")
+            fsutil::kind_of(&m.file_type()).replace("special file", "file")
         )),
         Ok(_) => std::fs::read_dir(dir)
             .map(|_| ())
@@ -173,8 +67,11 @@ mod tests {
         assert_eq!(read_text(&p).unwrap(), "x = 1\n");
         // Ten bytes with a limit of nine: too large, whatever the reader.
         std::fs::write(&p, "0123456789").unwrap();
-        assert_eq!(read_limited(&p, 9), Err(ReadError::TooLarge(10)));
-        assert!(read_limited(&p, 10).is_ok());
+        assert_eq!(
+            fsutil::read_text(&p, 9),
+            Err(ReadError::TooLarge { size: 10, limit: 9 })
+        );
+        assert!(fsutil::read_text(&p, 10).is_ok());
         std::fs::write(&p, [0xff, 0xfe]).unwrap();
         assert_eq!(read_text(&p), Err(ReadError::NotUtf8));
         std::fs::remove_dir_all(&d).ok();

@@ -431,7 +431,7 @@ fn read_file(path: &Path) -> Result<(String, String), ScenarioErrors> {
     let file = path.display().to_string();
     match fsutil::read_text(path, MAX_SCENARIO_BYTES) {
         Ok(text) => Ok((file, text)),
-        Err(e) => Err(ScenarioErrors::file(&file, format!("cannot read: {e}"))),
+        Err(e) => Err(ScenarioErrors::file(&file, e.to_string())),
     }
 }
 
