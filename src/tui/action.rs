@@ -34,11 +34,13 @@ pub enum Command {
     View6,
     NextFamily,
     Save,
+    SortCompare,
+    Baseline,
 }
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 28] = [
+    pub const ALL: [Command; 30] = [
         Command::View1,
         Command::View2,
         Command::View3,
@@ -63,6 +65,8 @@ impl Command {
         Command::Mark,
         Command::ClearMarks,
         Command::NextFamily,
+        Command::SortCompare,
+        Command::Baseline,
         Command::Save,
         Command::NextTheme,
         Command::Help,
@@ -113,6 +117,8 @@ impl Command {
             Command::View6 => "view_fleet",
             Command::NextFamily => "next_family",
             Command::Save => "save",
+            Command::SortCompare => "sort_compare",
+            Command::Baseline => "baseline",
         }
     }
 
@@ -147,6 +153,8 @@ impl Command {
             Command::View6 => "view 6: Fleet (cheapest fleet for a load and SLAs)",
             Command::NextFamily => "next hardware family (Generations), or the marked devices",
             Command::Save => "save the workbench state to a scenario file",
+            Command::SortCompare => "sort a comparison: listed, latency, tokens/s, $/M tok",
+            Command::Baseline => "baseline of the speedups: the selected row (again: undo)",
         }
     }
 

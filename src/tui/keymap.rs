@@ -238,6 +238,8 @@ impl Default for Keymap {
         b.insert(Command::View6, vec![c('6')]);
         b.insert(Command::NextFamily, vec![c('f')]);
         b.insert(Command::Save, vec![c('s')]);
+        b.insert(Command::SortCompare, vec![c('o')]);
+        b.insert(Command::Baseline, vec![c('b')]);
         Keymap { bindings: b }
     }
 }

@@ -1,10 +1,12 @@
 //! One file per pane. Each `render` reads the app and draws into its area.
 
 pub mod compare;
+pub mod comparison;
 pub mod fleet;
 pub mod generations;
 pub mod grid;
 pub mod hardware;
+pub mod headline;
 pub mod help;
 pub mod knobs;
 pub mod models;
@@ -14,6 +16,7 @@ pub mod serving;
 pub mod status;
 pub mod sweep;
 pub mod synthesis;
+pub mod words;
 
 use super::app::{App, Mode, Pane};
 use super::views::ViewData;
@@ -149,26 +152,6 @@ pub fn lines(buf: &mut ratatui::buffer::Buffer, area: Rect, lines: &[Line]) {
     for (i, l) in lines.iter().enumerate().take(area.height as usize) {
         buf.set_line(area.x, area.y + i as u16, l, area.width);
     }
-}
-
-/// Words of `text` in lines of at most `width` characters.
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(8);
-    let mut out: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    for w in text.split_whitespace() {
-        if !cur.is_empty() && cur.chars().count() + 1 + w.chars().count() > width {
-            out.push(std::mem::take(&mut cur));
-        }
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(w);
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
 /// Place `rect` inside `bounds`.

@@ -6,7 +6,7 @@
 use super::grid::{self, right};
 use super::plot::{decades, put};
 use super::{lines, view_frame};
-use crate::solver::{Bottleneck, units};
+use crate::solver::{self, Bottleneck, units};
 use crate::tui::app::App;
 use crate::tui::knobs::SweepAxis;
 use crate::tui::views::{SweepData, ViewData};
@@ -99,10 +99,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             " against context length (sweep over knob: batch or context)".to_string()
         }
     };
-    let summary = [
+    let mut summary = vec![
         Line::from(head),
         Line::from(Span::styled(cross, t.accent())),
     ];
+    if let Some(l) = fit_line(app, d, x_name, inner.width) {
+        summary.push(l);
+    }
+    let summary_h = summary.len() as u16;
     let side = inner.width >= 110;
     let table_w = 50u16;
     let (chart_area, table_area) = if side {
@@ -133,20 +137,50 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     };
     lines(buf, chart_area, &summary);
     let chart = Rect {
-        y: chart_area.y + 2,
-        height: chart_area.height.saturating_sub(2),
+        y: chart_area.y + summary_h,
+        height: chart_area.height.saturating_sub(summary_h),
         ..chart_area
     };
     draw(app, d, buf, chart, x_name);
     table(app, d, buf, table_area, x_name);
 }
 
+/// The column that marks the largest batch (or context) that fits.
+fn limit_glyph(ascii: bool) -> &'static str {
+    if ascii { ":" } else { "┃" }
+}
+
+/// Where fitting stops, when some point of the sweep does not fit: the
+/// largest batch that fits, marked on the plot and in the table, and the
+/// verdict for the points beyond it.
+fn fit_line<'a>(app: &App, d: &SweepData, x_name: &str, width: u16) -> Option<Line<'a>> {
+    let t = app.theme();
+    let first_out = d.points.iter().find(|(_, e)| !e.memory.fits)?;
+    let verdict = solver::compare::Verdict::of(&first_out.1).cell(app.ascii);
+    let text = match d.max_fit {
+        Some(m) => format!(
+            "fits up to {x_name} {} ({} on the plot); larger: {verdict} or more devices",
+            units::format_count(m),
+            limit_glyph(app.ascii)
+        ),
+        None => format!(
+            "no {x_name} of the sweep fits: {verdict} at {x_name} {}",
+            units::format_count(first_out.0)
+        ),
+    };
+    let text = super::words::clip(&text, width.saturating_sub(1) as usize, app.ascii);
+    Some(Line::from(Span::styled(format!(" {text}"), t.warn())))
+}
+
 fn draw(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
     let t = app.theme();
     let dim = t.dim();
     let xs: Vec<f64> = d.points.iter().map(|(x, _)| *x).collect();
-    let tps: Vec<f64> = d.points.iter().map(|(_, e)| e.tokens_per_s).collect();
-    let lat: Vec<f64> = d.points.iter().map(|(_, e)| e.latency_s).collect();
+    // Only points that fit are drawn: one that does not is not an answer.
+    let fitting: Vec<&(f64, crate::solver::Evaluation)> =
+        d.points.iter().filter(|(_, e)| e.memory.fits).collect();
+    let tps: Vec<f64> = fitting.iter().map(|(_, e)| e.tokens_per_s).collect();
+    let lat: Vec<f64> = fitting.iter().map(|(_, e)| e.latency_s).collect();
     let bx = log_bounds(&xs);
     let bt = log_bounds(&tps);
     let bl = log_bounds(&lat);
@@ -223,8 +257,31 @@ fn draw(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
             put(buf, area, x, y, "┊", t.warn());
         }
     }
+    // Where fitting stops: a column at the largest batch that fits, and the
+    // verdict over the region beyond it.
+    if let Some(m) = d.max_fit
+        && d.points.iter().any(|(_, e)| !e.memory.fits)
+        && m >= 10f64.powf(bx[0])
+        && m <= 10f64.powf(bx[1])
+    {
+        let x = cx(m);
+        for y in g.y..g.bottom() {
+            put(buf, area, x, y, limit_glyph(app.ascii), t.error());
+        }
+        let label = format!("{} no fit", solver::compare::Verdict::cross(app.ascii));
+        let lx = x + 2;
+        if lx + label.chars().count() as u16 <= g.right() {
+            put(buf, area, lx, g.y, &label, t.error());
+        }
+    } else if d.max_fit.is_none() {
+        let label = format!(
+            "{} no {x_name} of the sweep fits",
+            solver::compare::Verdict::cross(app.ascii)
+        );
+        put(buf, area, g.x + 1, g.y, &label, t.error());
+    }
     // Points: latency first, tokens/s on top.
-    for (x, e) in &d.points {
+    for (x, e) in &fitting {
         put(
             buf,
             area,
@@ -234,7 +291,7 @@ fn draw(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
             Style::new().fg(t.roof(1)),
         );
     }
-    for (x, e) in &d.points {
+    for (x, e) in &fitting {
         put(
             buf,
             area,
@@ -256,38 +313,105 @@ fn table(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
         .collect();
     grid::row(buf, area, area.y, &cols, &widths, &head, Some(t.dim()));
     let room = area.height.saturating_sub(1) as usize;
-    // Too many points for the rows: keep every other one, and the last.
-    let n = d.points.len();
-    let stride = if room == 0 {
-        n.max(1)
-    } else {
-        n.div_ceil(room).max(1)
-    };
+    let max_row = d
+        .max_fit
+        .and_then(|m| d.points.iter().position(|(x, _)| *x == m));
+    let must: Vec<usize> = [Some(0), max_row, d.best, d.points.len().checked_sub(1)]
+        .into_iter()
+        .flatten()
+        .collect();
+    let shown = pick_rows(d.points.len(), room, &must);
     let mut y = area.y + 1;
-    for (i, (x, e)) in d.points.iter().enumerate() {
-        if i % stride != 0 && i != n - 1 {
-            continue;
-        }
+    for &i in &shown {
+        let (x, e) = &d.points[i];
         if y >= area.bottom() {
             break;
         }
-        let after = d.crossover.is_some_and(|c| *x >= c);
-        let bound = Span::styled(
-            e.bottleneck.name().to_string(),
-            if after {
-                t.warn()
-            } else {
-                Style::new().fg(t.fg)
-            },
-        );
-        let cells = vec![
-            Line::from(units::format_count(*x)),
-            Line::from(units::format_time(e.latency_s)),
-            Line::from(units::format_count(e.tokens_per_s)),
-            Line::from(bound),
-            Line::from(units::format_number(e.arithmetic_intensity)),
-        ];
-        grid::row(buf, area, y, &cols, &widths, &cells, None);
+        let limit = Some(i) == max_row && d.points.iter().any(|(_, e)| !e.memory.fits);
+        let xs = if limit {
+            Line::from(Span::styled(
+                format!("max {}", units::format_count(*x)),
+                t.warn(),
+            ))
+        } else {
+            Line::from(units::format_count(*x))
+        };
+        if e.memory.fits {
+            let after = d.crossover.is_some_and(|c| *x >= c);
+            let bound = Span::styled(
+                e.bottleneck.name().to_string(),
+                if after {
+                    t.warn()
+                } else {
+                    Style::new().fg(t.fg)
+                },
+            );
+            let cells = vec![
+                xs,
+                Line::from(units::format_time(e.latency_s)),
+                Line::from(units::format_count(e.tokens_per_s)),
+                Line::from(bound),
+                Line::from(units::format_number(e.arithmetic_intensity)),
+            ];
+            grid::row(buf, area, y, &cols, &widths, &cells, None);
+        } else {
+            // The verdict where latency and tokens/s would be.
+            let cells = vec![
+                xs,
+                Line::default(),
+                Line::default(),
+                Line::from("-"),
+                Line::from(units::format_number(e.arithmetic_intensity)),
+            ];
+            grid::row(buf, area, y, &cols, &widths, &cells, None);
+            let x0 = area.x + widths[0] + 1;
+            let w = (widths[1] + 1 + widths[2]).min(area.right().saturating_sub(x0));
+            let v = solver::compare::Verdict::of(e).cell(app.ascii);
+            buf.set_line(
+                x0 + 1,
+                y,
+                &Line::from(Span::styled(v, t.error())),
+                w.saturating_sub(1),
+            );
+        }
         y += 1;
+    }
+}
+
+/// Which of `n` rows to show in `room` lines: all when they fit, else the
+/// rows in `must` and others spread evenly between them, in order.
+pub fn pick_rows(n: usize, room: usize, must: &[usize]) -> Vec<usize> {
+    if n <= room {
+        return (0..n).collect();
+    }
+    let mut keep: Vec<usize> = must.iter().copied().filter(|&i| i < n).collect();
+    keep.sort_unstable();
+    keep.dedup();
+    keep.truncate(room);
+    let others: Vec<usize> = (0..n).filter(|i| !keep.contains(i)).collect();
+    let free = room - keep.len();
+    if free > 0 && !others.is_empty() {
+        let step = others.len() as f64 / free as f64;
+        for k in 0..free.min(others.len()) {
+            keep.push(others[(k as f64 * step) as usize]);
+        }
+    }
+    keep.sort_unstable();
+    keep.dedup();
+    keep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pick_rows;
+
+    #[test]
+    fn the_rows_that_must_show_always_do() {
+        assert_eq!(pick_rows(3, 5, &[0, 2]), vec![0, 1, 2]);
+        // 12 rows in 7 lines: 0, 9 and 11 kept; 4 others out of the 9 left
+        // (1..8, 10), one every 9 / 4 = 2.25: 1, 3, 5, 7.
+        assert_eq!(pick_rows(12, 7, &[0, 9, 9, 11]), vec![0, 1, 3, 5, 7, 9, 11]);
+        assert_eq!(pick_rows(12, 2, &[0, 9, 11]), vec![0, 9]);
+        assert_eq!(pick_rows(5, 0, &[0]), Vec::<usize>::new());
     }
 }

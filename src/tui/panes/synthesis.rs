@@ -100,9 +100,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         ),
     ]));
     if let Some(why) = &r.reason {
-        for l in super::wrap(
+        for l in super::words::wrap(
             &format!("INFEASIBLE: {why}"),
             (inner.width as usize).saturating_sub(2),
+            app.ascii,
         ) {
             out.push(Line::from(Span::styled(format!(" {l}"), t.error())));
         }

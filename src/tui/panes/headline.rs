@@ -1,0 +1,430 @@
+//! The headlines of the status line: the selected configuration, and the
+//! answer of the view on screen. A headline is built of parts that give way
+//! by rank when the screen is narrow ([`words::fit_parts`]); the fit verdict
+//! is kept whole.
+//!
+//! A headline answers with a configuration that runs: [`answer`] names it
+//! (device and workload, layout included), so a test can check that it
+//! fits; a configuration that does not fit is shown only as its verdict
+//! ("NO FIT: needs 2 x a100-sxm-80gb"), with the figures at the fewest
+//! devices that hold it, labelled with that count.
+
+use super::comparison::times;
+use super::serving::usd;
+use super::words::Part;
+use crate::solver::compare::{self, SortBy, Verdict};
+use crate::solver::{Evaluation, Phase, Workload, units};
+use crate::tui::app::{Analysis, App};
+use crate::tui::knobs::SweepAxis;
+use crate::tui::views::ViewData;
+use ratatui::style::Style;
+use ratatui::text::Span;
+
+/// The configuration a headline's figures belong to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// Catalog index of the device.
+    pub hw: usize,
+    /// The workload, with the layout (TP, PP) that runs.
+    pub workload: Workload,
+}
+
+/// The row of a comparison a headline names: the fastest that fits.
+pub fn fastest_fitting(an: &Analysis) -> Option<usize> {
+    let judged: Vec<_> = an.compare.iter().map(|c| c.judged.as_ref()).collect();
+    let first = *compare::order(&judged, SortBy::Latency).first()?;
+    an.compare[first].fits().then_some(first)
+}
+
+/// The workload `e` was evaluated at (its layout, batch, context, phase).
+fn workload_of(base: &Workload, e: &Evaluation) -> Workload {
+    Workload {
+        phase: e.phase,
+        batch: e.batch,
+        context: e.context,
+        tp: e.parallelism.tp,
+        pp: e.parallelism.pp,
+        ..*base
+    }
+}
+
+/// The configuration whose figures the headline of the screen shows: for
+/// the roofline, the selection (or the fewest devices that hold it); for
+/// the other views, their answer. None when the headline shows no figures
+/// (nothing fits, nothing meets the target).
+pub fn answer(app: &App) -> Option<Answer> {
+    let (d, _) = app.shown_view()?;
+    match d {
+        ViewData::Roofline => {
+            let (an, _) = app.shown()?;
+            let run = an.selected()?.running()?;
+            Some(Answer {
+                hw: an.hw,
+                workload: workload_of(&an.workload, run),
+            })
+        }
+        ViewData::Serving(s) => s.serving.fits.then(|| Answer {
+            hw: app.hw,
+            workload: Workload {
+                phase: Phase::Decode,
+                context: s.serving.request.prompt + s.serving.request.output,
+                ..app.workload
+            },
+        }),
+        ViewData::Synthesis(s) => s.matches.first().map(|m| Answer {
+            hw: m.device,
+            workload: Workload {
+                tp: m.layout.tp,
+                pp: m.layout.pp,
+                ..s.workload
+            },
+        }),
+        ViewData::Sweep(s) => {
+            let (_, e) = &s.points[s.best?];
+            Some(Answer {
+                hw: app.hw,
+                workload: workload_of(&app.workload, e),
+            })
+        }
+        ViewData::Generations(g) => {
+            let an = &g.analysis;
+            let c = &an.compare[fastest_fitting(an)?];
+            Some(Answer {
+                hw: c.hw,
+                workload: an.workload,
+            })
+        }
+        ViewData::Fleet(f) => f.plan.best.as_ref().map(|o| Answer {
+            hw: o.device,
+            workload: Workload {
+                phase: Phase::Decode,
+                context: f.spec.request.prompt + f.spec.request.output,
+                batch: o.batch as f64,
+                tp: o.layout.tp,
+                pp: o.layout.pp,
+                ..app.workload
+            },
+        }),
+    }
+}
+
+/// The headline of the selected configuration: device and model, then its
+/// latency, tokens/s and bound when it fits; when it does not, the verdict
+/// and the figures at the fewest devices that hold it, labelled.
+pub fn selection<'a>(app: &App, an: &Analysis, stale: bool) -> Vec<Part<'a>> {
+    let t = app.theme();
+    let title = Style::new().fg(t.title);
+    let e = an.eval();
+    let hw = app.catalog.hardware[an.hw].hw.id.clone();
+    let model = &app.catalog.models[an.model].model.id;
+    let mut v = Vec::new();
+    if stale {
+        v.push(Part::new(vec![Span::styled(" LAST VALID ", t.stale())], 20).keep());
+    }
+    let n = an.workload.tp * an.workload.pp;
+    let times_n = if n > 1 {
+        format!(" x{n}")
+    } else {
+        String::new()
+    };
+    v.push(
+        Part::new(
+            vec![Span::styled(format!(" {model} on {hw}{times_n}"), title)],
+            4,
+        )
+        .short(vec![Span::styled(format!(" {hw}{times_n}"), title)]),
+    );
+    let verdict = an
+        .selected()
+        .and_then(|c| c.verdict())
+        .unwrap_or(Verdict::of(e));
+    let mem = &e.memory;
+    let over = format!(
+        "{} > {} usable",
+        units::format_bytes(mem.footprint.total()),
+        units::format_bytes(mem.usable_bytes)
+    );
+    let figures = |e: &Evaluation, label: String| {
+        vec![
+            Part::new(
+                vec![Span::styled(
+                    format!("{label}{}", units::format_time(e.latency_s)),
+                    t.accent(),
+                )],
+                6,
+            ),
+            Part::new(
+                vec![Span::styled(
+                    format!("{} tok/s", units::format_count(e.tokens_per_s)),
+                    t.accent(),
+                )],
+                5,
+            ),
+            Part::new(
+                vec![Span::styled(
+                    format!("{}-bound", e.bottleneck.name()),
+                    Style::new().fg(t.fg),
+                )],
+                1,
+            ),
+        ]
+    };
+    match verdict {
+        Verdict::Fits => {
+            v.extend(figures(e, String::new()));
+            v.push(
+                Part::new(
+                    vec![Span::styled(
+                        format!(
+                            "fits {} of {}",
+                            units::format_bytes(mem.footprint.total()),
+                            units::format_bytes(mem.usable_bytes)
+                        ),
+                        t.ok(),
+                    )],
+                    2,
+                )
+                .short(vec![Span::styled("fits", t.ok())])
+                .keep(),
+            );
+        }
+        Verdict::Needs(p) => {
+            let head = verdict.headline(&hw);
+            v.push(
+                Part::new(
+                    vec![Span::styled(
+                        format!("{head} (TP {} x PP {}): {over}", p.tp, p.pp),
+                        t.error(),
+                    )],
+                    3,
+                )
+                .short(vec![Span::styled(head, t.error())])
+                .keep(),
+            );
+            if let Some(run) = an.selected().and_then(|c| c.running()) {
+                v.extend(figures(run, format!("on {}: ", run.devices())));
+            }
+        }
+        Verdict::Never => {
+            let head = verdict.headline(&hw);
+            v.push(
+                Part::new(vec![Span::styled(format!("{head}: {over}"), t.error())], 3)
+                    .short(vec![Span::styled(head, t.error())])
+                    .keep(),
+            );
+        }
+    }
+    v
+}
+
+/// The headline of a view other than the roofline: its answer, chosen
+/// among configurations that fit.
+pub fn view<'a>(app: &App) -> Option<Vec<Part<'a>>> {
+    let t = app.theme();
+    let (d, stale) = app.shown_view()?;
+    let title = Style::new().fg(t.title);
+    let mut v = Vec::new();
+    if stale {
+        v.push(Part::new(vec![Span::styled(" LAST VALID ", t.stale())], 20).keep());
+    }
+    let part =
+        |text: String, style: Style, rank: u8| Part::new(vec![Span::styled(text, style)], rank);
+    let fg = Style::new().fg(t.fg);
+    match d {
+        ViewData::Roofline => return None,
+        ViewData::Serving(s) => {
+            let sv = &s.serving;
+            v.push(part(" serving".into(), title, 1));
+            if sv.fits {
+                v.push(part(
+                    format!("TTFT {}", units::format_time(sv.ttft_s)),
+                    t.accent(),
+                    6,
+                ));
+                v.push(part(
+                    format!("ITL {}", units::format_time(sv.itl_s)),
+                    t.accent(),
+                    5,
+                ));
+                v.push(part(
+                    format!(
+                        "{} tok/s per user",
+                        units::format_count(sv.tokens_per_s_per_user)
+                    ),
+                    t.accent(),
+                    3,
+                ));
+                v.push(part(format!("up to {} sequences", sv.max_concurrent), t.ok(), 2).keep());
+            } else {
+                let text = if sv.max_concurrent >= 1 {
+                    format!(
+                        "NO FIT at full context: {} sequences fit, not {}",
+                        sv.max_concurrent,
+                        units::format_count(sv.decode.batch)
+                    )
+                } else {
+                    "NO FIT at full context: not one sequence; raise TP".to_string()
+                };
+                v.push(part(text, t.error(), 9).keep());
+            }
+        }
+        ViewData::Synthesis(s) => {
+            v.push(part(format!(" target {}", s.target), title, 4));
+            match (s.requirement.feasible, s.matches.first()) {
+                (false, _) => v.push(part("infeasible".into(), t.error(), 9).keep()),
+                (true, None) => {
+                    v.push(part("no catalog device meets it".into(), t.warn(), 9).keep())
+                }
+                (true, Some(m)) => {
+                    v.push(part(
+                        format!("{} layouts meet it and fit", s.matches.len()),
+                        t.ok(),
+                        2,
+                    ));
+                    v.push(
+                        part(
+                            format!(
+                                "cheapest {} x{} {}/h",
+                                m.hardware_id,
+                                m.devices(),
+                                usd(m.cost_per_hour_usd)
+                            ),
+                            t.accent(),
+                            9,
+                        )
+                        .keep(),
+                    );
+                }
+            }
+        }
+        ViewData::Sweep(s) => {
+            v.push(part(" sweep".into(), title, 1));
+            let x_name = match s.axis {
+                SweepAxis::Batch => "batch",
+                SweepAxis::Context => "context",
+            };
+            match s.best.map(|i| &s.points[i]) {
+                Some((x, e)) => {
+                    v.push(
+                        part(
+                            format!(
+                                "most {} tok/s at {x_name} {}",
+                                units::format_count(e.tokens_per_s),
+                                units::format_count(*x)
+                            ),
+                            t.accent(),
+                            9,
+                        )
+                        .keep(),
+                    );
+                }
+                None => {
+                    let hw = &app.catalog.hardware[app.hw].hw.id;
+                    let text = match s.points.first() {
+                        Some((x, e)) => format!(
+                            "{} at {x_name} {}",
+                            Verdict::of(e).headline(hw),
+                            units::format_count(*x)
+                        ),
+                        None => "nothing swept".to_string(),
+                    };
+                    v.push(part(text, t.error(), 9).keep());
+                }
+            }
+            if let Some(m) = s.max_fit
+                && s.points.iter().any(|(_, e)| !e.memory.fits)
+            {
+                v.push(part(
+                    format!("fits up to {x_name} {}", units::format_count(m)),
+                    t.warn(),
+                    8,
+                ));
+            }
+            if s.axis == SweepAxis::Batch {
+                v.push(part(
+                    match s.crossover {
+                        Some(c) => format!("crossover at batch {}", units::format_number(c)),
+                        None => "no crossover".to_string(),
+                    },
+                    fg,
+                    2,
+                ));
+            }
+        }
+        ViewData::Generations(g) => {
+            let an = &g.analysis;
+            v.push(part(format!(" {}", g.label), title, 3));
+            let n = an.compare.len();
+            let fit = an.compare.iter().filter(|c| c.fits()).count();
+            match fastest_fitting(an) {
+                Some(i) => {
+                    let c = &an.compare[i];
+                    let id = &app.catalog.hardware[c.hw].hw.id;
+                    let lat = c
+                        .result
+                        .as_ref()
+                        .map(|s| s.base.latency_s)
+                        .unwrap_or(f64::NAN);
+                    let mut full = format!("fastest {id} {}", units::format_time(lat));
+                    let short = full.clone();
+                    if let (Some(s), Some(b)) = (c.speedup, an.baseline)
+                        && b != i
+                    {
+                        let base = &app.catalog.hardware[an.compare[b].hw].hw.id;
+                        full.push_str(&format!(", {} {base}", times(s.factor)));
+                    }
+                    v.push(
+                        Part::new(vec![Span::styled(full, t.accent())], 7)
+                            .short(vec![Span::styled(short, t.accent())])
+                            .keep(),
+                    );
+                    let fit_text = if fit == n {
+                        format!("all {n} fit")
+                    } else {
+                        format!("{fit} of {n} fit")
+                    };
+                    let style = if fit == n { t.ok() } else { t.warn() };
+                    v.push(part(fit_text, style, 8));
+                    v.push(part(
+                        super::generations::verdict(app, an).trim().to_string(),
+                        fg,
+                        1,
+                    ));
+                }
+                None => {
+                    v.push(part(format!("NO FIT on any of the {n} devices"), t.error(), 9).keep());
+                }
+            }
+        }
+        ViewData::Fleet(f) => match &f.plan.best {
+            None => {
+                v.push(part(" fleet".into(), title, 1));
+                v.push(part("no configuration meets the SLAs".into(), t.error(), 9).keep());
+            }
+            Some(o) => {
+                v.push(
+                    part(
+                        format!(
+                            " {} TP {} x {} replicas = {} devices",
+                            o.hardware_id, o.layout.tp, o.replicas, o.devices
+                        ),
+                        title,
+                        9,
+                    )
+                    .keep(),
+                );
+                v.push(part(
+                    format!("{}/h", usd(Some(o.cost_per_hour_usd))),
+                    t.accent(),
+                    7,
+                ));
+                v.push(match o.within_budget {
+                    Some(true) => part("within budget".into(), t.ok(), 6),
+                    Some(false) => part("OVER BUDGET".into(), t.error(), 6),
+                    None => part("no budget".into(), t.dim(), 2),
+                });
+            }
+        },
+    }
+    Some(v)
+}
