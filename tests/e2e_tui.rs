@@ -283,7 +283,7 @@ fn a_user_steps_through_the_views() {
         s.contains("Sweep against batch") && s.contains("bound")
     });
     t.keys(&["5"]);
-    t.wait_for("binding constraint");
+    t.wait_for("speedup");
     t.keys(&["f"]);
     t.wait("the next family", |s| !s.contains("nvidia-datacenter ·"));
     // Arrow keys alone: Up to the bar, Up to the views, Right to Fleet.

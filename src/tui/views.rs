@@ -225,9 +225,8 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
                     let max_fit = contexts
                         .iter()
                         .zip(&pts)
-                        .filter(|(_, e)| e.memory.fits)
-                        .map(|(&c, _)| c as f64)
-                        .last();
+                        .rfind(|(_, e)| e.memory.fits)
+                        .map(|(&c, _)| c as f64);
                     SweepData {
                         axis: SweepAxis::Context,
                         best: solver::sweep::best_fitting(&pts),

@@ -189,7 +189,7 @@ fn layout(width: u16) -> Layout {
     // device, latency, tokens/s, speedup, binding, [e peak, e BW], $/M tok, [because]
     let base = [right(8), right(8), right(7), left(7)];
     let el = [right(6), right(6)];
-    let cost = right(11);
+    let cost = right(13);
     let fixed = |cs: &[Col]| cs.iter().map(|c| c.width + 1).sum::<u16>();
     let narrow = fixed(&base) + cost.width + 1;
     let with_el = narrow + fixed(&el);
@@ -266,14 +266,8 @@ pub fn draw(
         draw_row(app, an, c, i, &r, buf, area, y, &l, sel);
         y += 1;
         if lines_under && y < area.bottom() {
-            let w = area.width.saturating_sub(4) as usize;
-            let text = words::clip(&r.because, w, app.ascii);
-            grid::wide(
-                buf,
-                area,
-                y,
-                &Line::from(Span::styled(format!("    {text}"), t.dim())),
-            );
+            let line = Line::from(Span::styled(format!("    {}", r.because), t.dim()));
+            words::draw_line(buf, area, y, &line, app.ascii);
             y += 1;
         }
     }
@@ -283,18 +277,10 @@ pub fn draw(
     {
         let r = row_text(app, an, an.order[pos]);
         let left = area.bottom().saturating_sub(y) as usize;
-        for line in words::fit(
-            &r.because,
-            area.width.saturating_sub(2) as usize,
-            left.min(2),
-            app.ascii,
-        ) {
-            grid::wide(
-                buf,
-                area,
-                y,
-                &Line::from(Span::styled(format!(" {line}"), t.dim())),
-            );
+        let w = area.width.saturating_sub(1) as usize;
+        for line in words::fit(&r.because, w, left.min(2), app.ascii) {
+            let line = Line::from(Span::styled(format!(" {line}"), t.dim()));
+            words::draw_line(buf, area, y, &line, app.ascii);
             y += 1;
         }
     }

@@ -7,7 +7,7 @@
 //! constraint shows.
 
 use super::comparison::{self, short};
-use super::grid;
+use super::words;
 use super::{plot, view_frame};
 use crate::tui::action::Command;
 use crate::tui::app::{App, Pane};
@@ -106,11 +106,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let used = comparison::draw(app, an, buf, table_area, selected);
     let vy = table_area.y + used;
     if vy < table_area.bottom() {
-        grid::wide(
+        words::draw_line(
             buf,
             table_area,
             vy,
             &Line::from(Span::styled(verdict, t.accent())),
+            app.ascii,
         );
     }
 }

@@ -63,7 +63,7 @@ pub fn answer(app: &App) -> Option<Answer> {
                 workload: workload_of(&an.workload, run),
             })
         }
-        ViewData::Serving(s) => s.serving.fits.then(|| Answer {
+        ViewData::Serving(s) => s.serving.fits.then_some(Answer {
             hw: app.hw,
             workload: Workload {
                 phase: Phase::Decode,
@@ -110,8 +110,9 @@ pub fn answer(app: &App) -> Option<Answer> {
 
 /// The headline of the selected configuration: device and model, then its
 /// latency, tokens/s and bound when it fits; when it does not, the verdict
-/// and the figures at the fewest devices that hold it, labelled.
-pub fn selection<'a>(app: &App, an: &Analysis, stale: bool) -> Vec<Part<'a>> {
+/// and the figures at the fewest devices that hold it, labelled. `wide`:
+/// "model on device", else "model · device".
+pub fn selection<'a>(app: &App, an: &Analysis, stale: bool, wide: bool) -> Vec<Part<'a>> {
     let t = app.theme();
     let title = Style::new().fg(t.title);
     let e = an.eval();
@@ -129,7 +130,10 @@ pub fn selection<'a>(app: &App, an: &Analysis, stale: bool) -> Vec<Part<'a>> {
     };
     v.push(
         Part::new(
-            vec![Span::styled(format!(" {model} on {hw}{times_n}"), title)],
+            vec![Span::styled(
+                format!(" {model}{}{hw}{times_n}", if wide { " on " } else { " · " }),
+                title,
+            )],
             4,
         )
         .short(vec![Span::styled(format!(" {hw}{times_n}"), title)]),

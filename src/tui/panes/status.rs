@@ -21,7 +21,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let message = message_line(app);
     match app.shown() {
         Some((an, stale)) => {
-            let head = fit_parts(headline::selection(app, an, stale), sep(), width, ascii);
+            let head = fit_parts(
+                headline::selection(app, an, stale, width >= 120),
+                sep(),
+                width,
+                ascii,
+            );
             if let Some(view) = headline::view(app) {
                 // The view's answer first, the shared selection's below it.
                 lines.push(fit_parts(view, sep(), width, ascii));
@@ -38,7 +43,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                     )));
                 }
                 if message.is_none() && lines.len() == 3 {
-                    super::lines(frame.buffer_mut(), area, &lines);
+                    words::draw_lines(frame.buffer_mut(), area, &lines, ascii);
                     return;
                 }
             }
@@ -50,7 +55,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     }
     let last = message.unwrap_or_else(|| hint_line(app));
     lines.push(words::clip_line(last, width, ascii));
-    super::lines(frame.buffer_mut(), area, &lines);
+    words::draw_lines(frame.buffer_mut(), area, &lines, ascii);
 }
 
 /// The explanation of the configuration that runs, with its notes: as

@@ -5,7 +5,7 @@
 
 use super::grid::{self, right};
 use super::plot::{decades, put};
-use super::{lines, view_frame};
+use super::view_frame;
 use crate::solver::{self, Bottleneck, units};
 use crate::tui::app::App;
 use crate::tui::knobs::SweepAxis;
@@ -135,7 +135,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             },
         )
     };
-    lines(buf, chart_area, &summary);
+    super::words::draw_lines(buf, chart_area, &summary, app.ascii);
     let chart = Rect {
         y: chart_area.y + summary_h,
         height: chart_area.height.saturating_sub(summary_h),
@@ -159,9 +159,13 @@ fn fit_line<'a>(app: &App, d: &SweepData, x_name: &str, width: u16) -> Option<Li
     let verdict = solver::compare::Verdict::of(&first_out.1).cell(app.ascii);
     let text = match d.max_fit {
         Some(m) => format!(
-            "fits up to {x_name} {} ({} on the plot); larger: {verdict} or more devices",
+            "fits up to {x_name} {} ({} on the plot); above it: {verdict} or more",
             units::format_count(m),
-            limit_glyph(app.ascii)
+            if app.ascii {
+                "the : line"
+            } else {
+                limit_glyph(false)
+            }
         ),
         None => format!(
             "no {x_name} of the sweep fits: {verdict} at {x_name} {}",
@@ -223,6 +227,12 @@ fn draw(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
     }
     put(buf, area, g.x - 1, g.bottom(), "└", dim);
     put(buf, area, g.right(), g.bottom(), "┘", dim);
+    // Value axes only when some point is drawn on them.
+    let (lab_t, lab_l) = if fitting.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        (lab_t, lab_l)
+    };
     for (e, l) in decades(bt).zip(&lab_t) {
         let y = cy(10f64.powi(e), bt);
         put(buf, area, area.x + lw - l.len() as u16, y, l, dim);
@@ -268,16 +278,13 @@ fn draw(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
         for y in g.y..g.bottom() {
             put(buf, area, x, y, limit_glyph(app.ascii), t.error());
         }
-        let label = format!("{} no fit", solver::compare::Verdict::cross(app.ascii));
+        let label = "NO FIT";
         let lx = x + 2;
-        if lx + label.chars().count() as u16 <= g.right() {
-            put(buf, area, lx, g.y, &label, t.error());
+        if lx + label.len() as u16 <= g.right() {
+            put(buf, area, lx, g.y, label, t.error());
         }
     } else if d.max_fit.is_none() {
-        let label = format!(
-            "{} no {x_name} of the sweep fits",
-            solver::compare::Verdict::cross(app.ascii)
-        );
+        let label = format!("NO FIT at any {x_name} of the sweep");
         put(buf, area, g.x + 1, g.y, &label, t.error());
     }
     // Points: latency first, tokens/s on top.
@@ -316,17 +323,20 @@ fn table(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
     let max_row = d
         .max_fit
         .and_then(|m| d.points.iter().position(|(x, _)| *x == m));
-    let must: Vec<usize> = [Some(0), max_row, d.best, d.points.len().checked_sub(1)]
-        .into_iter()
-        .flatten()
-        .collect();
+    let first_out = d.points.iter().position(|(_, e)| !e.memory.fits);
+    let must: Vec<usize> = [
+        Some(0),
+        max_row,
+        first_out,
+        d.best,
+        d.points.len().checked_sub(1),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let shown = pick_rows(d.points.len(), room, &must);
-    let mut y = area.y + 1;
-    for &i in &shown {
+    for (y, &i) in (area.y + 1..area.bottom()).zip(&shown) {
         let (x, e) = &d.points[i];
-        if y >= area.bottom() {
-            break;
-        }
         let limit = Some(i) == max_row && d.points.iter().any(|(_, e)| !e.memory.fits);
         let xs = if limit {
             Line::from(Span::styled(
@@ -374,7 +384,6 @@ fn table(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
                 w.saturating_sub(1),
             );
         }
-        y += 1;
     }
 }
 

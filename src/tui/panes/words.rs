@@ -9,6 +9,8 @@
 //! the least important parts first ([`fit_parts`]) so that the part that
 //! must stay (a fit verdict) is never cut.
 
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 /// The ellipsis: "…", or "..." for ASCII terminals.
@@ -244,6 +246,23 @@ pub fn clip_line<'a>(line: Line<'a>, width_cols: usize, ascii: bool) -> Line<'a>
         out.push(Span::styled(e.to_string(), last_style));
     }
     Line::from(out).style(line.style)
+}
+
+/// Lines written top-down into `area`, each fitted to its width at a word
+/// boundary ([`clip_line`]): what `panes::lines` draws, never cutting a word.
+pub fn draw_lines(buf: &mut Buffer, area: Rect, lines: &[Line], ascii: bool) {
+    for (i, l) in lines.iter().enumerate().take(area.height as usize) {
+        let l = clip_line(l.clone(), area.width as usize, ascii);
+        buf.set_line(area.x, area.y + i as u16, &l, area.width);
+    }
+}
+
+/// One line at row `y` of `area`, fitted at a word boundary.
+pub fn draw_line(buf: &mut Buffer, area: Rect, y: u16, line: &Line, ascii: bool) {
+    if y >= area.y && y < area.bottom() {
+        let l = clip_line(line.clone(), area.width as usize, ascii);
+        buf.set_line(area.x, y, &l, area.width);
+    }
 }
 
 #[cfg(test)]
