@@ -14,6 +14,9 @@ use ridgeline::catalog::Catalog;
 use ridgeline::tui::{App, Command, Pane, Settings, render, update};
 use std::path::Path;
 
+mod common;
+use common::{hw, model};
+
 #[derive(Clone, Copy, PartialEq)]
 enum Mode {
     Colour,
@@ -46,27 +49,18 @@ fn go(a: &mut App, c: Command) {
     update(a, ridgeline::tui::Action::Do(c));
 }
 
-fn index(a: &App, id: &str) -> usize {
-    a.catalog
-        .hardware
-        .iter()
-        .position(|e| e.hw.id == id)
-        .or_else(|| a.catalog.models.iter().position(|e| e.model.id == id))
-        .unwrap()
-}
-
 fn generations(mode: Mode) -> App {
     let mut a = app(mode);
-    a.model = index(&a, "llama-3.1-70b");
+    a.model = model(&a, "llama-3.1-70b");
     go(&mut a, Command::View5);
     a
 }
 
 fn compare(mode: Mode) -> App {
     let mut a = app(mode);
-    a.hw = index(&a, "a100-sxm-80gb");
-    a.model = index(&a, "llama-3.1-70b");
-    a.marked = vec![index(&a, "h200-sxm"), index(&a, "b200")];
+    a.hw = hw(&a, "a100-sxm-80gb");
+    a.model = model(&a, "llama-3.1-70b");
+    a.marked = vec![hw(&a, "h200-sxm"), hw(&a, "b200")];
     go(&mut a, Command::View1);
     a.focus = Pane::Compare;
     a.recompute();

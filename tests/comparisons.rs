@@ -19,7 +19,7 @@ use ridgeline::tui::{App, Command, Pane, render};
 use std::path::Path;
 
 mod common;
-use common::{app, go};
+use common::{app, go, hw, model};
 
 fn screen(a: &App, w: u16, h: u16) -> Vec<String> {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
@@ -32,22 +32,6 @@ fn screen(a: &App, w: u16, h: u16) -> Vec<String> {
                 .collect::<String>()
         })
         .collect()
-}
-
-fn hw(a: &App, id: &str) -> usize {
-    a.catalog
-        .hardware
-        .iter()
-        .position(|e| e.hw.id == id)
-        .unwrap()
-}
-
-fn model(a: &App, id: &str) -> usize {
-    a.catalog
-        .models
-        .iter()
-        .position(|e| e.model.id == id)
-        .unwrap()
 }
 
 fn precision(a: &mut App, p: Precision) {
@@ -246,18 +230,14 @@ fn states() -> Vec<(String, App)> {
 
 #[test]
 fn the_headline_of_every_view_answers_with_a_configuration_that_fits() {
-    let views = [
-        Command::View1,
-        Command::View2,
-        Command::View3,
-        Command::View4,
-        Command::View5,
-        Command::View6,
-    ];
+    let views: Vec<Command> = Command::ALL
+        .into_iter()
+        .filter(|c| c.view_number().is_some())
+        .collect();
     // Each view answers at least once over these states.
     let mut answered = std::collections::HashSet::new();
     for (name, mut a) in states() {
-        for v in views {
+        for &v in &views {
             go(&mut a, &[v]);
             let Some(ans) = headline::answer(&a) else {
                 if a.view_data.is_err() || a.current.is_err() {

@@ -68,19 +68,8 @@ pub fn row_text(app: &App, an: &Analysis, i: usize) -> RowText {
         (Ok(s), Some(j)) => (s, j),
         (Err(_), _) | (Ok(_), None) => {
             let e = c.result.as_ref().err().cloned().unwrap_or_default();
-            return RowText {
-                device: id.clone(),
-                verdict: None,
-                fit: e.clone(),
-                latency: dash(),
-                tokens: dash(),
-                speedup: dash(),
-                binding: dash(),
-                e_peak: dash(),
-                e_bw: dash(),
-                cost: dash(),
-                because: format!("{id}: {e}"),
-            };
+            let because = format!("{id}: {e}");
+            return RowText::without_figures(id, None, e, dash(), because);
         }
     };
     let v = judged.verdict;
@@ -144,10 +133,26 @@ pub fn row_text(app: &App, an: &Analysis, i: usize) -> RowText {
                 format!("{need}; no layout up to 4096 devices holds it"),
             ),
         };
+        RowText::without_figures(id, Some(v), v.cell(ascii), cost, because)
+    }
+}
+
+impl RowText {
+    /// A row that shows no figure as if it ran: a device that does not fit
+    /// (or an error), with its verdict, the cost at the count that holds
+    /// it, and why.
+    fn without_figures(
+        device: String,
+        verdict: Option<Verdict>,
+        fit: String,
+        cost: String,
+        because: String,
+    ) -> RowText {
+        let dash = || "-".to_string();
         RowText {
-            device: id,
-            verdict: Some(v),
-            fit: v.cell(ascii),
+            device,
+            verdict,
+            fit,
             latency: dash(),
             tokens: dash(),
             speedup: dash(),
