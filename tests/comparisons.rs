@@ -427,6 +427,13 @@ fn the_compare_pane_has_the_same_verdicts_speedups_and_reasons() {
             .id,
         "h100-sxm"
     );
+    // b acts on the comparison's cursor only when the comparison has the
+    // focus: from the knobs it picks nothing.
+    a.focus = Pane::Knobs;
+    go(&mut a, &[Command::Down, Command::Baseline]);
+    assert_eq!(a.baseline, None);
+    a.focus = Pane::Compare;
+    a.view_scroll = 0;
     let lines = screen(&a, 80, 24);
     let h200 = lines.iter().position(|l| l.contains("━ h200-sxm")).unwrap();
     // 4.8 / 3.35 = 1.43x the bandwidth; memory-bound on both, so the step

@@ -459,10 +459,15 @@ fn command(app: &mut App, cmd: Command) {
 /// speedups; on the baseline again, back to the first that fits. A device
 /// that does not fit cannot be one (it has no speed to compare).
 fn pick_baseline(app: &mut App) {
-    let Some((an, c)) = app.selected_compared() else {
+    let table = match app.view {
+        View::Roofline => Pane::Compare,
+        _ => Pane::View,
+    };
+    let focused = app.focus == table && !app.in_bar;
+    let Some((an, c)) = app.selected_compared().filter(|_| focused) else {
         app.say(
             Level::Info,
-            "a baseline is picked in a comparison (Compare pane, Generations)",
+            "b picks the baseline at the selected row of the Compare pane or the Generations table",
         );
         return;
     };

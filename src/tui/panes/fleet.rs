@@ -117,7 +117,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 num(r.daily.map(|x| x.kwh)).into(),
                 num(r.daily.map(|x| x.kg_co2)).into(),
                 num(r.co2_per_mtok_g).into(),
-                Line::from(Span::styled(r.name.clone(), t.dim())),
+                Line::from(Span::styled(
+                    super::words::clip(&r.name, rw[4] as usize, app.ascii),
+                    t.dim(),
+                )),
             ];
             grid::row(buf, inner, y, &rcols, &rw, &cells, None);
             y += 1;
