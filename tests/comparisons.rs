@@ -446,6 +446,54 @@ fn the_compare_pane_has_the_same_verdicts_speedups_and_reasons() {
     );
 }
 
+#[test]
+fn every_synthesis_and_fleet_row_is_a_configuration_that_fits() {
+    // Llama 3.1 70B: many devices need several; the rows list the layouts
+    // that hold it, and each of them fits when evaluated again.
+    let mut a = app();
+    a.model = model(&a, "llama-3.1-70b");
+    go(&mut a, &[Command::View3]);
+    let ViewData::Synthesis(d) = a.view_data.clone().unwrap() else {
+        panic!()
+    };
+    assert!(!d.matches.is_empty());
+    let m = &a.catalog.models[a.model].model;
+    for r in &d.matches {
+        let wl = solver::Workload {
+            tp: r.layout.tp,
+            pp: r.layout.pp,
+            ..d.workload
+        };
+        let e = solver::evaluate(&a.devices[r.device], m, &wl, &a.assumptions).unwrap();
+        assert!(e.memory.fits, "{} x{}", r.hardware_id, r.devices());
+    }
+    scenario(&mut a, "capstone-fleet.toml");
+    let ViewData::Fleet(f) = a.view_data.clone().unwrap() else {
+        panic!()
+    };
+    let m = &a.catalog.models[a.model].model;
+    assert!(!f.plan.per_device.is_empty());
+    for o in &f.plan.per_device {
+        // A replica holds `batch` sequences at the full prompt + output.
+        let wl = solver::Workload {
+            phase: solver::Phase::Decode,
+            context: f.spec.request.prompt + f.spec.request.output,
+            batch: o.batch as f64,
+            tp: o.layout.tp,
+            pp: o.layout.pp,
+            ..a.workload
+        };
+        let e = solver::evaluate(&a.devices[o.device], m, &wl, &a.assumptions).unwrap();
+        assert!(
+            e.memory.fits,
+            "{} TP {} batch {}",
+            o.hardware_id, o.layout.tp, o.batch
+        );
+    }
+    let lines = screen(&a, 100, 30);
+    assert!(lines.iter().any(|l| l.contains("meet the SLAs and fit")));
+}
+
 /// Random selections: a device, marks, a model, a batch and a precision,
 /// in the Compare pane, Generations (marked) and the Sweep.
 fn arb_state() -> impl Strategy<Value = (usize, Vec<usize>, usize, u32, Precision, u8, u8)> {

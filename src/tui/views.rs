@@ -200,44 +200,9 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
                 matches,
             }))
         }
-        View::Sweep => {
-            let data = match v.sweep {
-                SweepAxis::Batch => {
-                    // The largest batch that fits joins the powers of two,
-                    // so the table and plot show where fitting stops.
-                    let max_fit = solver::evaluate(hw, model, &wl, &a).map_err(err)?.max_batch;
-                    let batches =
-                        solver::sweep::batches_with_limit(v.batches.0, v.batches.1, max_fit);
-                    let s =
-                        solver::sweep::batch_sweep(hw, model, &wl, &a, &batches).map_err(err)?;
-                    SweepData {
-                        axis: SweepAxis::Batch,
-                        best: s.best_fitting(),
-                        max_fit: (s.max_fitting_batch > 0).then_some(s.max_fitting_batch as f64),
-                        points: batches.iter().map(|&b| b as f64).zip(s.points).collect(),
-                        crossover: s.crossover_batch,
-                    }
-                }
-                SweepAxis::Context => {
-                    let contexts = solver::sweep::powers_of_two(256, 131_072);
-                    let pts =
-                        solver::sweep::context_sweep(hw, model, &wl, &a, &contexts).map_err(err)?;
-                    let max_fit = contexts
-                        .iter()
-                        .zip(&pts)
-                        .rfind(|(_, e)| e.memory.fits)
-                        .map(|(&c, _)| c as f64);
-                    SweepData {
-                        axis: SweepAxis::Context,
-                        best: solver::sweep::best_fitting(&pts),
-                        max_fit,
-                        points: contexts.iter().map(|&c| c as f64).zip(pts).collect(),
-                        crossover: None,
-                    }
-                }
-            };
-            Ok(ViewData::Sweep(data))
-        }
+        View::Sweep => sweep(hw, model, &wl, &a, v.sweep, v.batches)
+            .map(ViewData::Sweep)
+            .map_err(err),
         View::Generations => {
             let (label, devices) = generation_devices(app);
             if devices.is_empty() {
@@ -302,6 +267,49 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
             }))
         }
     }
+}
+
+/// The sweep of the Sweep view: over batch (the powers of two in `batches`
+/// and the largest batch that fits, so the table and plot show where
+/// fitting stops) or over context, with the best point that fits.
+fn sweep(
+    hw: &solver::Hardware,
+    model: &solver::Model,
+    wl: &Workload,
+    a: &solver::Assumptions,
+    axis: SweepAxis,
+    batches: (u64, u64),
+) -> Result<SweepData, solver::SolverError> {
+    Ok(match axis {
+        SweepAxis::Batch => {
+            let max_fit = solver::evaluate(hw, model, wl, a)?.max_batch;
+            let xs = solver::sweep::batches_with_limit(batches.0, batches.1, max_fit);
+            let s = solver::sweep::batch_sweep(hw, model, wl, a, &xs)?;
+            SweepData {
+                axis,
+                best: s.best_fitting(),
+                max_fit: (s.max_fitting_batch > 0).then_some(s.max_fitting_batch as f64),
+                points: xs.iter().map(|&b| b as f64).zip(s.points).collect(),
+                crossover: s.crossover_batch,
+            }
+        }
+        SweepAxis::Context => {
+            let contexts = solver::sweep::powers_of_two(256, 131_072);
+            let pts = solver::sweep::context_sweep(hw, model, wl, a, &contexts)?;
+            let max_fit = contexts
+                .iter()
+                .zip(&pts)
+                .rfind(|(_, e)| e.memory.fits)
+                .map(|(&c, _)| c as f64);
+            SweepData {
+                axis,
+                best: solver::sweep::best_fitting(&pts),
+                max_fit,
+                points: contexts.iter().map(|&c| c as f64).zip(pts).collect(),
+                crossover: None,
+            }
+        }
+    })
 }
 
 /// The devices of the Generations view: the chosen family in catalog order,

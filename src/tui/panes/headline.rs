@@ -120,7 +120,7 @@ pub fn selection<'a>(app: &App, an: &Analysis, stale: bool, wide: bool) -> Vec<P
     let model = &app.catalog.models[an.model].model.id;
     let mut v = Vec::new();
     if stale {
-        v.push(Part::new(vec![Span::styled(" LAST VALID ", t.stale())], 20).keep());
+        v.push(part(" LAST VALID ".into(), t.stale(), 20).keep());
     }
     let n = an.workload.tp * an.workload.pp;
     let times_n = if n > 1 {
@@ -128,91 +128,45 @@ pub fn selection<'a>(app: &App, an: &Analysis, stale: bool, wide: bool) -> Vec<P
     } else {
         String::new()
     };
+    let on = if wide { " on " } else { " · " };
     v.push(
-        Part::new(
-            vec![Span::styled(
-                format!(" {model}{}{hw}{times_n}", if wide { " on " } else { " · " }),
-                title,
-            )],
-            4,
-        )
-        .short(vec![Span::styled(format!(" {hw}{times_n}"), title)]),
+        part(format!(" {model}{on}{hw}{times_n}"), title, 4)
+            .short(vec![Span::styled(format!(" {hw}{times_n}"), title)]),
     );
     let verdict = an
         .selected()
         .and_then(|c| c.verdict())
         .unwrap_or(Verdict::of(e));
     let mem = &e.memory;
-    let over = format!(
-        "{} > {} usable",
+    let (need, usable) = (
         units::format_bytes(mem.footprint.total()),
-        units::format_bytes(mem.usable_bytes)
+        units::format_bytes(mem.usable_bytes),
     );
-    let figures = |e: &Evaluation, label: String| {
-        vec![
-            Part::new(
-                vec![Span::styled(
-                    format!("{label}{}", units::format_time(e.latency_s)),
-                    t.accent(),
-                )],
-                6,
-            ),
-            Part::new(
-                vec![Span::styled(
-                    format!("{} tok/s", units::format_count(e.tokens_per_s)),
-                    t.accent(),
-                )],
-                5,
-            ),
-            Part::new(
-                vec![Span::styled(
-                    format!("{}-bound", e.bottleneck.name()),
-                    Style::new().fg(t.fg),
-                )],
-                1,
-            ),
-        ]
-    };
+    let head = verdict.headline(&hw);
     match verdict {
         Verdict::Fits => {
-            v.extend(figures(e, String::new()));
-            v.push(
-                Part::new(
-                    vec![Span::styled(
-                        format!(
-                            "fits {} of {}",
-                            units::format_bytes(mem.footprint.total()),
-                            units::format_bytes(mem.usable_bytes)
-                        ),
-                        t.ok(),
-                    )],
-                    2,
-                )
-                .short(vec![Span::styled("fits", t.ok())])
-                .keep(),
-            );
+            v.extend(figures(app, e, ""));
+            let fits = part(format!("fits {need} of {usable}"), t.ok(), 2);
+            v.push(fits.short(vec![Span::styled("fits", t.ok())]).keep());
         }
         Verdict::Needs(p) => {
-            let head = verdict.headline(&hw);
+            let full = format!(
+                "{head} (TP {} x PP {}): {need} > {usable} usable",
+                p.tp, p.pp
+            );
             v.push(
-                Part::new(
-                    vec![Span::styled(
-                        format!("{head} (TP {} x PP {}): {over}", p.tp, p.pp),
-                        t.error(),
-                    )],
-                    3,
-                )
-                .short(vec![Span::styled(head, t.error())])
-                .keep(),
+                part(full, t.error(), 3)
+                    .short(vec![Span::styled(head, t.error())])
+                    .keep(),
             );
             if let Some(run) = an.selected().and_then(|c| c.running()) {
-                v.extend(figures(run, format!("on {}: ", run.devices())));
+                v.extend(figures(app, run, &format!("on {}: ", run.devices())));
             }
         }
         Verdict::Never => {
-            let head = verdict.headline(&hw);
+            let full = format!("{head}: {need} > {usable} usable");
             v.push(
-                Part::new(vec![Span::styled(format!("{head}: {over}"), t.error())], 3)
+                part(full, t.error(), 3)
                     .short(vec![Span::styled(head, t.error())])
                     .keep(),
             );
@@ -221,214 +175,211 @@ pub fn selection<'a>(app: &App, an: &Analysis, stale: bool, wide: bool) -> Vec<P
     v
 }
 
+/// Latency (after `label`), tokens/s and bound of a configuration that runs.
+fn figures<'a>(app: &App, e: &Evaluation, label: &str) -> Vec<Part<'a>> {
+    let t = app.theme();
+    vec![
+        part(
+            format!("{label}{}", units::format_time(e.latency_s)),
+            t.accent(),
+            6,
+        ),
+        part(
+            format!("{} tok/s", units::format_count(e.tokens_per_s)),
+            t.accent(),
+            5,
+        ),
+        part(
+            format!("{}-bound", e.bottleneck.name()),
+            Style::new().fg(t.fg),
+            1,
+        ),
+    ]
+}
+
+/// A part of one styled text.
+fn part<'a>(text: String, style: Style, rank: u8) -> Part<'a> {
+    Part::new(vec![Span::styled(text, style)], rank)
+}
+
 /// The headline of a view other than the roofline: its answer, chosen
 /// among configurations that fit.
 pub fn view<'a>(app: &App) -> Option<Vec<Part<'a>>> {
-    let t = app.theme();
     let (d, stale) = app.shown_view()?;
-    let title = Style::new().fg(t.title);
     let mut v = Vec::new();
     if stale {
-        v.push(Part::new(vec![Span::styled(" LAST VALID ", t.stale())], 20).keep());
+        v.push(part(" LAST VALID ".into(), app.theme().stale(), 20).keep());
     }
-    let part =
-        |text: String, style: Style, rank: u8| Part::new(vec![Span::styled(text, style)], rank);
-    let fg = Style::new().fg(t.fg);
-    match d {
+    v.extend(match d {
         ViewData::Roofline => return None,
-        ViewData::Serving(s) => {
-            let sv = &s.serving;
-            v.push(part(" serving".into(), title, 1));
-            if sv.fits {
-                v.push(part(
-                    format!("TTFT {}", units::format_time(sv.ttft_s)),
-                    t.accent(),
-                    6,
-                ));
-                v.push(part(
-                    format!("ITL {}", units::format_time(sv.itl_s)),
-                    t.accent(),
-                    5,
-                ));
-                v.push(part(
-                    format!(
-                        "{} tok/s per user",
-                        units::format_count(sv.tokens_per_s_per_user)
-                    ),
-                    t.accent(),
-                    3,
-                ));
-                v.push(part(format!("up to {} sequences", sv.max_concurrent), t.ok(), 2).keep());
-            } else {
-                let text = if sv.max_concurrent >= 1 {
-                    format!(
-                        "NO FIT at full context: {} sequences fit, not {}",
-                        sv.max_concurrent,
-                        units::format_count(sv.decode.batch)
-                    )
-                } else {
-                    "NO FIT at full context: not one sequence; raise TP".to_string()
-                };
-                v.push(part(text, t.error(), 9).keep());
-            }
-        }
-        ViewData::Synthesis(s) => {
-            v.push(part(format!(" target {}", s.target), title, 4));
-            match (s.requirement.feasible, s.matches.first()) {
-                (false, _) => v.push(part("infeasible".into(), t.error(), 9).keep()),
-                (true, None) => {
-                    v.push(part("no catalog device meets it".into(), t.warn(), 9).keep())
-                }
-                (true, Some(m)) => {
-                    v.push(part(
-                        format!("{} layouts meet it and fit", s.matches.len()),
-                        t.ok(),
-                        2,
-                    ));
-                    v.push(
-                        part(
-                            format!(
-                                "cheapest {} x{} {}/h",
-                                m.hardware_id,
-                                m.devices(),
-                                usd(m.cost_per_hour_usd)
-                            ),
-                            t.accent(),
-                            9,
-                        )
-                        .keep(),
-                    );
-                }
-            }
-        }
-        ViewData::Sweep(s) => {
-            v.push(part(" sweep".into(), title, 1));
-            let x_name = match s.axis {
-                SweepAxis::Batch => "batch",
-                SweepAxis::Context => "context",
-            };
-            match s.best.map(|i| &s.points[i]) {
-                Some((x, e)) => {
-                    v.push(
-                        part(
-                            format!(
-                                "most {} tok/s at {x_name} {}",
-                                units::format_count(e.tokens_per_s),
-                                units::format_count(*x)
-                            ),
-                            t.accent(),
-                            9,
-                        )
-                        .keep(),
-                    );
-                }
-                None => {
-                    let hw = &app.catalog.hardware[app.hw].hw.id;
-                    let text = match s.points.first() {
-                        Some((x, e)) => format!(
-                            "{} at {x_name} {}",
-                            Verdict::of(e).headline(hw),
-                            units::format_count(*x)
-                        ),
-                        None => "nothing swept".to_string(),
-                    };
-                    v.push(part(text, t.error(), 9).keep());
-                }
-            }
-            if let Some(m) = s.max_fit
-                && s.points.iter().any(|(_, e)| !e.memory.fits)
-            {
-                v.push(part(
-                    format!("fits up to {x_name} {}", units::format_count(m)),
-                    t.warn(),
-                    8,
-                ));
-            }
-            if s.axis == SweepAxis::Batch {
-                v.push(part(
-                    match s.crossover {
-                        Some(c) => format!("crossover at batch {}", units::format_number(c)),
-                        None => "no crossover".to_string(),
-                    },
-                    fg,
-                    2,
-                ));
-            }
-        }
-        ViewData::Generations(g) => {
-            let an = &g.analysis;
-            v.push(part(format!(" {}", g.label), title, 3));
-            let n = an.compare.len();
-            let fit = an.compare.iter().filter(|c| c.fits()).count();
-            match fastest_fitting(an) {
-                Some(i) => {
-                    let c = &an.compare[i];
-                    let id = &app.catalog.hardware[c.hw].hw.id;
-                    let lat = c
-                        .result
-                        .as_ref()
-                        .map(|s| s.base.latency_s)
-                        .unwrap_or(f64::NAN);
-                    let mut full = format!("fastest {id} {}", units::format_time(lat));
-                    let short = full.clone();
-                    if let (Some(s), Some(b)) = (c.speedup, an.baseline)
-                        && b != i
-                    {
-                        let base = &app.catalog.hardware[an.compare[b].hw].hw.id;
-                        full.push_str(&format!(", {} {base}", times(s.factor)));
-                    }
-                    v.push(
-                        Part::new(vec![Span::styled(full, t.accent())], 7)
-                            .short(vec![Span::styled(short, t.accent())])
-                            .keep(),
-                    );
-                    let fit_text = if fit == n {
-                        format!("all {n} fit")
-                    } else {
-                        format!("{fit} of {n} fit")
-                    };
-                    let style = if fit == n { t.ok() } else { t.warn() };
-                    v.push(part(fit_text, style, 8));
-                    v.push(part(
-                        super::generations::verdict(app, an).trim().to_string(),
-                        fg,
-                        1,
-                    ));
-                }
-                None => {
-                    v.push(part(format!("NO FIT on any of the {n} devices"), t.error(), 9).keep());
-                }
-            }
-        }
-        ViewData::Fleet(f) => match &f.plan.best {
-            None => {
-                v.push(part(" fleet".into(), title, 1));
-                v.push(part("no configuration meets the SLAs".into(), t.error(), 9).keep());
-            }
-            Some(o) => {
-                v.push(
-                    part(
-                        format!(
-                            " {} TP {} x {} replicas = {} devices",
-                            o.hardware_id, o.layout.tp, o.replicas, o.devices
-                        ),
-                        title,
-                        9,
-                    )
-                    .keep(),
-                );
-                v.push(part(
-                    format!("{}/h", usd(Some(o.cost_per_hour_usd))),
-                    t.accent(),
-                    7,
-                ));
-                v.push(match o.within_budget {
-                    Some(true) => part("within budget".into(), t.ok(), 6),
-                    Some(false) => part("OVER BUDGET".into(), t.error(), 6),
-                    None => part("no budget".into(), t.dim(), 2),
-                });
-            }
-        },
-    }
+        ViewData::Serving(s) => serving(app, &s.serving),
+        ViewData::Synthesis(s) => synthesis(app, s),
+        ViewData::Sweep(s) => sweep(app, s),
+        ViewData::Generations(g) => generations(app, &g.label, &g.analysis),
+        ViewData::Fleet(f) => fleet(app, f),
+    });
     Some(v)
+}
+
+/// Serving: TTFT, ITL and speed per user when it fits at full context;
+/// else the verdict alone.
+fn serving<'a>(app: &App, sv: &crate::solver::serving::Serving) -> Vec<Part<'a>> {
+    let t = app.theme();
+    let mut v = vec![part(" serving".into(), Style::new().fg(t.title), 1)];
+    if !sv.fits {
+        let text = if sv.max_concurrent >= 1 {
+            format!(
+                "NO FIT at full context: {} sequences fit, not {}",
+                sv.max_concurrent,
+                units::format_count(sv.decode.batch)
+            )
+        } else {
+            "NO FIT at full context: not one sequence; raise TP".to_string()
+        };
+        v.push(part(text, t.error(), 9).keep());
+        return v;
+    }
+    let time = |label: &str, x: f64| format!("{label} {}", units::format_time(x));
+    v.push(part(time("TTFT", sv.ttft_s), t.accent(), 6));
+    v.push(part(time("ITL", sv.itl_s), t.accent(), 5));
+    let per_user = units::format_count(sv.tokens_per_s_per_user);
+    v.push(part(format!("{per_user} tok/s per user"), t.accent(), 3));
+    v.push(part(format!("up to {} sequences", sv.max_concurrent), t.ok(), 2).keep());
+    v
+}
+
+/// Synthesis: how many layouts meet the target and fit, and the cheapest.
+fn synthesis<'a>(app: &App, s: &crate::tui::views::SynthData) -> Vec<Part<'a>> {
+    let t = app.theme();
+    let mut v = vec![part(
+        format!(" target {}", s.target),
+        Style::new().fg(t.title),
+        4,
+    )];
+    match (s.requirement.feasible, s.matches.first()) {
+        (false, _) => v.push(part("infeasible".into(), t.error(), 9).keep()),
+        (true, None) => v.push(part("no catalog device meets it".into(), t.warn(), 9).keep()),
+        (true, Some(m)) => {
+            let n = s.matches.len();
+            v.push(part(format!("{n} layouts meet it and fit"), t.ok(), 2));
+            let cheapest = format!(
+                "cheapest {} x{} {}/h",
+                m.hardware_id,
+                m.devices(),
+                usd(m.cost_per_hour_usd)
+            );
+            v.push(part(cheapest, t.accent(), 9).keep());
+        }
+    }
+    v
+}
+
+/// Sweep: the most tokens/s among the points that fit, where fitting
+/// stops, and the crossover.
+fn sweep<'a>(app: &App, s: &crate::tui::views::SweepData) -> Vec<Part<'a>> {
+    let t = app.theme();
+    let mut v = vec![part(" sweep".into(), Style::new().fg(t.title), 1)];
+    let x_name = match s.axis {
+        SweepAxis::Batch => "batch",
+        SweepAxis::Context => "context",
+    };
+    let answer = match (s.best.map(|i| &s.points[i]), s.points.first()) {
+        (Some((x, e)), _) => part(
+            format!(
+                "most {} tok/s at {x_name} {}",
+                units::format_count(e.tokens_per_s),
+                units::format_count(*x)
+            ),
+            t.accent(),
+            9,
+        ),
+        (None, Some((x, e))) => {
+            let hw = &app.catalog.hardware[app.hw].hw.id;
+            let head = Verdict::of(e).headline(hw);
+            let text = format!("{head} at {x_name} {}", units::format_count(*x));
+            part(text, t.error(), 9)
+        }
+        (None, None) => part("nothing swept".into(), t.error(), 9),
+    };
+    v.push(answer.keep());
+    if let Some(m) = s.max_fit
+        && s.points.iter().any(|(_, e)| !e.memory.fits)
+    {
+        let text = format!("fits up to {x_name} {}", units::format_count(m));
+        v.push(part(text, t.warn(), 8));
+    }
+    if s.axis == SweepAxis::Batch {
+        let text = match s.crossover {
+            Some(c) => format!("crossover at batch {}", units::format_number(c)),
+            None => "no crossover".to_string(),
+        };
+        v.push(part(text, Style::new().fg(t.fg), 2));
+    }
+    v
+}
+
+/// Generations: the fastest device that fits (and its speedup over the
+/// baseline), how many fit, and the binding constraint.
+fn generations<'a>(app: &App, label: &str, an: &Analysis) -> Vec<Part<'a>> {
+    let t = app.theme();
+    let mut v = vec![part(format!(" {label}"), Style::new().fg(t.title), 3)];
+    let n = an.compare.len();
+    let Some(i) = fastest_fitting(an) else {
+        v.push(part(format!("NO FIT on any of the {n} devices"), t.error(), 9).keep());
+        return v;
+    };
+    let c = &an.compare[i];
+    let id = &app.catalog.hardware[c.hw].hw.id;
+    let lat = c.result.as_ref().map_or(f64::NAN, |s| s.base.latency_s);
+    let short = format!("fastest {id} {}", units::format_time(lat));
+    let mut full = short.clone();
+    if let (Some(s), Some(b)) = (c.speedup, an.baseline)
+        && b != i
+    {
+        let base = &app.catalog.hardware[an.compare[b].hw].hw.id;
+        full.push_str(&format!(", {} {base}", times(s.factor)));
+    }
+    v.push(
+        Part::new(vec![Span::styled(full, t.accent())], 7)
+            .short(vec![Span::styled(short, t.accent())])
+            .keep(),
+    );
+    let fit = an.compare.iter().filter(|c| c.fits()).count();
+    v.push(if fit == n {
+        part(format!("all {n} fit"), t.ok(), 8)
+    } else {
+        part(format!("{fit} of {n} fit"), t.warn(), 8)
+    });
+    let binding = super::generations::verdict(app, an).trim().to_string();
+    v.push(part(binding, Style::new().fg(t.fg), 1));
+    v
+}
+
+/// Fleet: the cheapest fleet that meets the SLAs, its cost and budget.
+fn fleet<'a>(app: &App, f: &crate::tui::views::FleetData) -> Vec<Part<'a>> {
+    let t = app.theme();
+    let title = Style::new().fg(t.title);
+    let Some(o) = &f.plan.best else {
+        return vec![
+            part(" fleet".into(), title, 1),
+            part("no configuration meets the SLAs".into(), t.error(), 9).keep(),
+        ];
+    };
+    let what = format!(
+        " {} TP {} x {} replicas = {} devices",
+        o.hardware_id, o.layout.tp, o.replicas, o.devices
+    );
+    vec![
+        part(what, title, 9).keep(),
+        part(
+            format!("{}/h", usd(Some(o.cost_per_hour_usd))),
+            t.accent(),
+            7,
+        ),
+        match o.within_budget {
+            Some(true) => part("within budget".into(), t.ok(), 6),
+            Some(false) => part("OVER BUDGET".into(), t.error(), 6),
+            None => part("no budget".into(), t.dim(), 2),
+        },
+    ]
 }

@@ -176,6 +176,36 @@ fn fit_line<'a>(app: &App, d: &SweepData, x_name: &str, width: u16) -> Option<Li
     Some(Line::from(Span::styled(format!(" {text}"), t.warn())))
 }
 
+/// Where fitting stops on the plot: a column at `x`, the largest batch that
+/// fits (when some point does not), with NO FIT over the region beyond it;
+/// or NO FIT across the plot when no point fits.
+fn fit_limit(
+    app: &App,
+    d: &SweepData,
+    buf: &mut Buffer,
+    area: Rect,
+    g: Rect,
+    x: Option<u16>,
+    x_name: &str,
+) {
+    let t = app.theme();
+    if d.max_fit.is_none() {
+        let label = format!("NO FIT at any {x_name} of the sweep");
+        put(buf, area, g.x + 1, g.y, &label, t.error());
+        return;
+    }
+    let Some(x) = x.filter(|_| d.points.iter().any(|(_, e)| !e.memory.fits)) else {
+        return;
+    };
+    for y in g.y..g.bottom() {
+        put(buf, area, x, y, limit_glyph(app.ascii), t.error());
+    }
+    let label = "NO FIT";
+    if x + 2 + label.len() as u16 <= g.right() {
+        put(buf, area, x + 2, g.y, label, t.error());
+    }
+}
+
 fn draw(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
     let t = app.theme();
     let dim = t.dim();
@@ -267,26 +297,12 @@ fn draw(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
             put(buf, area, x, y, "┊", t.warn());
         }
     }
-    // Where fitting stops: a column at the largest batch that fits, and the
-    // verdict over the region beyond it.
-    if let Some(m) = d.max_fit
-        && d.points.iter().any(|(_, e)| !e.memory.fits)
-        && m >= 10f64.powf(bx[0])
-        && m <= 10f64.powf(bx[1])
-    {
-        let x = cx(m);
-        for y in g.y..g.bottom() {
-            put(buf, area, x, y, limit_glyph(app.ascii), t.error());
-        }
-        let label = "NO FIT";
-        let lx = x + 2;
-        if lx + label.len() as u16 <= g.right() {
-            put(buf, area, lx, g.y, label, t.error());
-        }
-    } else if d.max_fit.is_none() {
-        let label = format!("NO FIT at any {x_name} of the sweep");
-        put(buf, area, g.x + 1, g.y, &label, t.error());
-    }
+    // Where fitting stops.
+    let limit = d
+        .max_fit
+        .filter(|&m| m >= 10f64.powf(bx[0]) && m <= 10f64.powf(bx[1]))
+        .map(&cx);
+    fit_limit(app, d, buf, area, g, limit, x_name);
     // Points: latency first, tokens/s on top.
     for (x, e) in &fitting {
         put(
