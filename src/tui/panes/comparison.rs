@@ -227,11 +227,19 @@ fn col_x(area: Rect, widths: &[u16], i: usize) -> u16 {
     area.x + widths.iter().take(i).map(|w| w + 1).sum::<u16>()
 }
 
-/// Lines the table wants for `n` rows at `width`: the header, each row, and
-/// its because line when there is no because column.
-pub fn wanted_height(n: usize, width: u16) -> u16 {
-    let per = if layout(width).because_column { 1 } else { 2 };
-    1 + (n * per) as u16
+/// Lines the table wants for `n` rows at `width`, within `most`: the
+/// header and each row, with its because line when there is room for all
+/// of them and no because column, else with two lines for the selected
+/// row's (what `draw` does).
+pub fn wanted_height(n: usize, width: u16, most: u16) -> u16 {
+    let n = n as u16;
+    if layout(width).because_column {
+        1 + n
+    } else if 1 + 2 * n <= most {
+        1 + 2 * n
+    } else {
+        1 + n + 2
+    }
 }
 
 /// Draw the table into `area`; `selected` is the cursor's display row when

@@ -71,7 +71,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         inner.width
     };
-    let table_h = comparison::wanted_height(an.compare.len(), tw) + 1;
+    // The table and the binding line below it; at most half the pane when
+    // the plot sits above.
+    let most = if side {
+        inner.height
+    } else {
+        inner.height / 2 + 1
+    };
+    let table_h = comparison::wanted_height(an.compare.len(), tw, most.saturating_sub(1)) + 1;
     let (plot_area, table_area) = if side {
         (
             Rect {
