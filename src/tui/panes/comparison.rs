@@ -235,7 +235,7 @@ pub fn wanted_height(n: usize, width: u16, most: u16) -> u16 {
     let n = n as u16;
     if layout(width).because_column {
         1 + n
-    } else if 1 + 2 * n <= most {
+    } else if 2 * n < most {
         1 + 2 * n
     } else {
         1 + n + 2
