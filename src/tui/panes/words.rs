@@ -49,16 +49,24 @@ fn shorten_word(w: &str, room: usize, ascii: bool) -> String {
 /// boundaries. A word longer than a whole line is shortened with the
 /// ellipsis.
 pub fn wrap(text: &str, width_cols: usize, ascii: bool) -> Vec<String> {
+    wrap_hanging(text, width_cols, width_cols, ascii)
+}
+
+/// [`wrap`] with a first line of `first` columns and the others of `rest`
+/// (a hanging indent, a label before the first line).
+pub fn wrap_hanging(text: &str, first: usize, rest: usize, ascii: bool) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    if width_cols == 0 {
-        return out;
-    }
     let mut cur = String::new();
     for w in text.split_whitespace() {
-        let w = shorten_word(w, width_cols, ascii);
-        if !cur.is_empty() && width(&cur) + 1 + width(&w) > width_cols {
+        let room = if out.is_empty() { first } else { rest };
+        if !cur.is_empty() && width(&cur) + 1 + width(w) > room {
             out.push(std::mem::take(&mut cur));
         }
+        let room = if out.is_empty() { first } else { rest };
+        if room == 0 {
+            return out;
+        }
+        let w = shorten_word(w, room, ascii);
         if !cur.is_empty() {
             cur.push(' ');
         }
@@ -281,6 +289,15 @@ mod tests {
     }
 
     #[test]
+    fn a_hanging_first_line_has_its_own_width() {
+        // 10 columns first ("each step" is 9), then 16.
+        assert_eq!(
+            wrap_hanging("each step moves 15.6 GB in 6.63 ms", 10, 16, false),
+            vec!["each step", "moves 15.6 GB in", "6.63 ms"]
+        );
+    }
+
+    #[test]
     fn a_word_longer_than_the_line_is_abbreviated_not_split() {
         // 10 columns: 9 letters and the ellipsis; in ASCII 7 and "...".
         assert_eq!(wrap("supercalifragilistic", 10, false), vec!["supercali…"]);
@@ -374,6 +391,20 @@ mod tests {
     }
 
     proptest! {
+        /// With a hanging first line, no line is wider than its own width.
+        #[test]
+        fn hanging_lines_keep_their_widths(
+            words in proptest::collection::vec("[a-z0-9]{1,20}", 0..30),
+            first in 3usize..40,
+            rest in 3usize..40,
+        ) {
+            let out = wrap_hanging(&words.join(" "), first, rest, true);
+            for (i, l) in out.iter().enumerate() {
+                let room = if i == 0 { first } else { rest };
+                prop_assert!(width(l) <= room, "{l:?} wider than {room}");
+            }
+        }
+
         /// Every word of the output is a whole word of the input (or one
         /// abbreviated because it is wider than a line, or the ellipsis), in
         /// order, and no line is wider than asked.
