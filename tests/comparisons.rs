@@ -494,6 +494,28 @@ fn every_synthesis_and_fleet_row_is_a_configuration_that_fits() {
     assert!(lines.iter().any(|l| l.contains("meet the SLAs and fit")));
 }
 
+#[test]
+fn a_comparison_longer_than_its_pane_keeps_the_cursor_row_in_view() {
+    // Sixteen devices marked: more rows than an 80x24 Generations table has.
+    let mut a = app();
+    a.marked = (0..16).collect();
+    a.view_inputs.family = Family::Marked;
+    go(&mut a, &[Command::View5]);
+    let an = generations(&a).clone();
+    assert_eq!(an.order.len(), 16);
+    for pos in [0, 7, 15] {
+        a.view_scroll = pos;
+        let lines = screen(&a, 80, 24);
+        let id = &a.catalog.hardware[an.compare[an.order[pos]].hw].hw.id;
+        let want = format!("▶ ━ {id} ");
+        assert!(
+            lines.iter().any(|l| l.contains(&want)),
+            "row {pos} ({id}):\n{}",
+            lines.join("\n")
+        );
+    }
+}
+
 /// Random selections: a device, marks, a model, a batch and a precision,
 /// in the Compare pane, Generations (marked) and the Sweep.
 fn arb_state() -> impl Strategy<Value = (usize, Vec<usize>, usize, u32, Precision, u8, u8)> {

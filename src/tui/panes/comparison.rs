@@ -265,12 +265,24 @@ pub fn draw(
     grid::row(buf, area, area.y, &l.cols, &l.widths, &head, Some(t.dim()));
     let n = an.order.len();
     // A because line under each row when there is room; else only the
-    // selected row's, at the bottom.
+    // selected row's, at the bottom (one or two lines: the rows come first).
     let room = area.height.saturating_sub(1) as usize;
     let lines_under = !l.because_column && room >= 2 * n;
+    let below = if l.because_column || lines_under {
+        0
+    } else if room > n {
+        (room - n).min(2)
+    } else if room >= 4 {
+        1
+    } else {
+        0
+    };
+    // More rows than lines: a window that keeps the cursor in view.
+    let fit_rows = room - below;
+    let first = super::scroll_offset(selected.unwrap_or(0), n, fit_rows);
     let mut y = area.y + 1;
-    for (pos, &i) in an.order.iter().enumerate() {
-        if y >= area.bottom() {
+    for (pos, &i) in an.order.iter().enumerate().skip(first) {
+        if y >= area.bottom() || (!lines_under && pos - first >= fit_rows) {
             break;
         }
         let r = row_text(app, an, i);
