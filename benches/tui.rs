@@ -58,6 +58,30 @@ fn benches(c: &mut Criterion) {
         })
     });
 
+    // Generations: Llama 3.1 70B across the eight NVIDIA data-centre
+    // devices (five do not fit: each is judged again at the count that
+    // holds it), stepping the batch.
+    let mut a = app();
+    a.model = a
+        .catalog
+        .models
+        .iter()
+        .position(|e| e.model.id == "llama-3.1-70b")
+        .unwrap();
+    update(&mut a, Action::Do(Command::View5));
+    a.focus = Pane::Knobs;
+    a.knob = 2;
+    let mut term = terminal();
+    let mut up = true;
+    g.bench_function("generations batch step, 8 devices (5 do not fit)", |b| {
+        b.iter(|| {
+            let cmd = if up { Command::Right } else { Command::Left };
+            up = !up;
+            update(&mut a, Action::Do(cmd));
+            term.draw(|f| render(black_box(&a), f)).unwrap();
+        })
+    });
+
     // Type into the model filter (one key, then take it back).
     let mut a = app();
     a.focus = Pane::Models;

@@ -53,7 +53,9 @@ fn a_user_at_80x24_with_arrow_keys() {
     let s = t.wait_for("Keys");
     assert!(s.contains("1 Roofline 2 Serving"), "{s}");
     // 80x24 is too short for every key: the list scrolls.
-    t.keys(&["Down", "Down", "Down", "Down", "Down"]);
+    t.keys(&[
+        "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down",
+    ]);
     let s = t.wait_for("ctrl-c");
     assert!(s.contains("save the workbench state"), "{s}");
     t.keys(&["Escape"]);
@@ -100,7 +102,7 @@ fn a_user_steps_through_the_views() {
         s.contains("Sweep against batch") && s.contains("bound")
     });
     t.keys(&["5"]);
-    t.wait_for("binding constraint");
+    t.wait_for("speedup");
     t.keys(&["f"]);
     t.wait("the next family", |s| !s.contains("nvidia-datacenter ·"));
     // Arrow keys alone: Up to the bar, Up to the views, Right to Fleet.

@@ -240,9 +240,9 @@ fn marking_devices_builds_the_comparison() {
     match price {
         Some(p) => {
             let want = p / (s.base.tokens_per_s * 3600.0) * 1e6;
-            assert!((h100.cost_per_mtok.unwrap() - want).abs() < 1e-9 * want);
+            assert!((h100.cost_per_mtok().unwrap() - want).abs() < 1e-9 * want);
         }
-        None => assert!(h100.cost_per_mtok.is_none()),
+        None => assert!(h100.cost_per_mtok().is_none()),
     }
     // Space again unmarks; x clears.
     go(&mut a, &[Command::Mark]);

@@ -223,7 +223,7 @@ fn because_lines(
                 sp.because.text()
             )
         } else {
-            not_fit_line(c, style)
+            not_fit_line(c, entries[i], style)
         };
         s.push_str(&format!("  {:pad$}  {what}\n", entries[i].hw.id));
     }

@@ -51,7 +51,7 @@ pub(super) fn eval(cat: &Catalog, a: &args::EvalArgs, out: Out) -> Result<(), Cl
     let cols = in_words(EVAL_COLS, Words::for_model(model));
     if matches!(fmt, Format::Table | Format::Markdown) {
         let mut s = headline(hw, model, &wl);
-        s.push_str(&fit_sentence(&e, &wl));
+        s.push_str(&fit_sentence(&e, hw, &wl));
         s.push('\n');
         s.push_str(&render_record(&rec, &cols, fmt));
         s.push_str(&format!("\n{}\n", e.explanation()));

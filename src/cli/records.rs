@@ -3,7 +3,7 @@
 
 use super::output::{Col, Style};
 use crate::catalog::{HardwareEntry, ModelEntry};
-use crate::solver::compare::{Compared, Verdict};
+use crate::solver::compare::{Compared, Verdict, no_layout_reason};
 use crate::solver::{self, Arch, Evaluation, Workload, units};
 use crate::words::Words;
 use serde_json::{Map, Value, json};
@@ -125,7 +125,7 @@ pub(crate) fn headline(hw: &HardwareEntry, model: &ModelEntry, wl: &Workload) ->
 }
 
 /// The fit verdict in words, with the fix.
-pub(crate) fn fit_sentence(e: &Evaluation, wl: &Workload) -> String {
+pub(crate) fn fit_sentence(e: &Evaluation, hw: &HardwareEntry, wl: &Workload) -> String {
     let f = e.memory.footprint.total();
     if e.memory.fits {
         return format!(
@@ -139,7 +139,7 @@ pub(crate) fn fit_sentence(e: &Evaluation, wl: &Workload) -> String {
     }
     let fix = match e.min_devices {
         Some(p) => format!("needs {} devices: try {}", p.devices(), layout_flags(p)),
-        None => NO_LAYOUT.to_string(),
+        None => no_layout_reason(&hw.hw).to_string(),
     };
     let n = wl.tp.saturating_mul(wl.pp);
     format!(
@@ -151,9 +151,6 @@ pub(crate) fn fit_sentence(e: &Evaluation, wl: &Workload) -> String {
         e.memory.usable_bytes / e.memory.capacity_bytes * 100.0,
     )
 }
-
-/// Why nothing holds a workload, in the words of the fit search.
-pub(crate) const NO_LAYOUT: &str = "no layout holds it (TP within one node, at most one pipeline stage per layer, over the links the device has)";
 
 /// "--tp 2" or "--tp 4 --pp 2".
 pub(crate) fn layout_flags(p: solver::Parallelism) -> String {
@@ -235,7 +232,7 @@ pub(crate) fn table_row(r: &Map<String, Value>, c: &Compared, style: Style) -> M
 
 /// A one-line account of a configuration that does not fit: the fix and
 /// its figures at that count.
-pub(crate) fn not_fit_line(c: &Compared, style: Style) -> String {
+pub(crate) fn not_fit_line(c: &Compared, hw: &HardwareEntry, style: Style) -> String {
     let x = Verdict::cross(style.ascii);
     match (c.verdict, &c.at_fit) {
         (Verdict::Needs(p), Some(e)) => format!(
@@ -251,7 +248,7 @@ pub(crate) fn not_fit_line(c: &Compared, style: Style) -> String {
         (Verdict::Needs(p), None) => {
             format!("{x} needs {} devices ({})", p.devices(), layout_flags(p))
         }
-        _ => format!("{x} never fits: {NO_LAYOUT}"),
+        _ => format!("{x} never fits: {}", no_layout_reason(&hw.hw)),
     }
 }
 

@@ -136,7 +136,7 @@ pub(super) fn sens(
                     ));
                 }
                 if !s.base.memory.fits {
-                    tail.push_str(&fit_sentence(&s.base, &wl));
+                    tail.push_str(&fit_sentence(&s.base, hw, &wl));
                 }
                 txt.push_str(&wrap(&tail, style.width));
             }

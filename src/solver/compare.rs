@@ -67,6 +67,18 @@ impl Verdict {
     }
 }
 
+/// Why no layout holds a workload ([`Verdict::Never`]), in words: a device
+/// with no link between devices in its figures is modelled alone; else the
+/// fit search found nothing (tensor parallelism within a node, at most one
+/// pipeline stage per layer, up to 4096 stages).
+pub fn no_layout_reason(hw: &Hardware) -> &'static str {
+    if hw.link_bandwidth.is_none() && hw.scaleout_bandwidth.is_none() {
+        "one device cannot hold it, and its figures give no link between devices, so no multi-device layout is modelled"
+    } else {
+        "no layout holds it (TP within one node, at most one pipeline stage per layer, over the links the device has)"
+    }
+}
+
 /// One device of a comparison.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Compared {
@@ -263,6 +275,15 @@ pub fn default_baseline<'a>(
         .position(|e| e.is_some_and(|e| e.memory.fits))
 }
 
+/// The baseline of a comparison, given which devices fit: `chosen` when it
+/// fits, else the first device that fits (a speedup over a configuration
+/// that cannot run means nothing); None when none fits.
+pub fn pick_baseline(fits: &[bool], chosen: Option<usize>) -> Option<usize> {
+    chosen
+        .filter(|&i| fits.get(i) == Some(&true))
+        .or_else(|| fits.iter().position(|&f| f))
+}
+
 /// How a comparison is ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SortBy {
@@ -354,14 +375,11 @@ pub fn compare(
         .iter()
         .map(|hw| roofline::evaluate(hw, model, wl, a).map(|e| assess(hw, model, wl, a, e)))
         .collect();
-    let fits = |i: usize| {
-        rows.get(i)
-            .and_then(|r| r.as_ref().ok())
-            .is_some_and(|c| c.verdict.fits())
-    };
-    let baseline = baseline
-        .filter(|&i| fits(i))
-        .or_else(|| default_baseline(rows.iter().map(|r| r.as_ref().ok().map(|c| &c.eval))));
+    let fits: Vec<bool> = rows
+        .iter()
+        .map(|r| r.as_ref().is_ok_and(|c| c.verdict.fits()))
+        .collect();
+    let baseline = pick_baseline(&fits, baseline);
     let speedups = rows
         .iter()
         .zip(devices)

@@ -37,11 +37,13 @@ pub enum Command {
     Save,
     Redraw,
     Suspend,
+    SortCompare,
+    Baseline,
 }
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 31] = [
+    pub const ALL: [Command; 33] = [
         Command::View1,
         Command::View2,
         Command::View3,
@@ -67,6 +69,8 @@ impl Command {
         Command::Mark,
         Command::ClearMarks,
         Command::NextFamily,
+        Command::SortCompare,
+        Command::Baseline,
         Command::Save,
         Command::NextTheme,
         Command::Redraw,
@@ -122,6 +126,8 @@ impl Command {
             Command::Save => "save",
             Command::Redraw => "redraw",
             Command::Suspend => "suspend",
+            Command::SortCompare => "sort_compare",
+            Command::Baseline => "baseline",
         }
     }
 
@@ -159,6 +165,8 @@ impl Command {
             Command::Save => "save the workbench state to a scenario file",
             Command::Redraw => "redraw the whole screen",
             Command::Suspend => "suspend to the shell (fg resumes)",
+            Command::SortCompare => "sort a comparison: listed, latency, tokens/s, $/M tok",
+            Command::Baseline => "baseline of the speedups: the selected row (again: undo)",
         }
     }
 

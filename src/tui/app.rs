@@ -8,6 +8,7 @@ use super::scenario_io::Session;
 use super::theme::{Theme, ThemeSet};
 use super::views::{self, View, ViewData};
 use crate::catalog::Catalog;
+use crate::solver::compare::{self, SortBy, Speedup, Verdict};
 use crate::solver::{
     self, Arch, Assumptions, Evaluation, Hardware, Phase, Precision, Sensitivity, Tier, Workload,
 };
@@ -133,8 +134,32 @@ pub struct DeviceFigures {
 pub struct Compared {
     pub hw: usize,
     pub result: Result<Sensitivity, String>,
-    /// USD per million tokens, when the device has a price.
-    pub cost_per_mtok: Option<f64>,
+    /// The solver's judgement (`solver::compare::assess`): the fit verdict,
+    /// the evaluation at the fewest devices that hold it when it does not
+    /// fit, and the cost of whichever configuration runs. None on an error.
+    pub judged: Option<compare::Compared>,
+    /// The speedup over the baseline and why; only when both fit.
+    pub speedup: Option<Speedup>,
+}
+
+impl Compared {
+    /// The fit verdict (None on an error).
+    pub fn verdict(&self) -> Option<Verdict> {
+        self.judged.as_ref().map(|j| j.verdict)
+    }
+    /// True when the workload fits as asked.
+    pub fn fits(&self) -> bool {
+        self.verdict().is_some_and(Verdict::fits)
+    }
+    /// USD per million tokens of the configuration that runs: as asked when
+    /// it fits, else at the fewest devices that hold it (see `running`).
+    pub fn cost_per_mtok(&self) -> Option<f64> {
+        self.judged.as_ref()?.cost_per_mtok
+    }
+    /// The evaluation of the configuration that runs (None: nothing does).
+    pub fn running(&self) -> Option<&Evaluation> {
+        self.judged.as_ref()?.running()
+    }
 }
 
 /// Everything computed for one set of inputs.
@@ -150,11 +175,21 @@ pub struct Analysis {
     pub other_phase: Option<Evaluation>,
     /// The selected device first, then the marked ones.
     pub compare: Vec<Compared>,
+    /// The row of `compare` the speedups are over (None: no device fits).
+    pub baseline: Option<usize>,
+    /// The rows of `compare` in display order: those that fit first, by
+    /// `sort` (solver::compare::order).
+    pub order: Vec<usize>,
+    pub sort: SortBy,
 }
 
 impl Analysis {
     pub fn eval(&self) -> &Evaluation {
         &self.sens.base
+    }
+    /// The comparison row of the device the analysis is about.
+    pub fn selected(&self) -> Option<&Compared> {
+        self.compare.iter().find(|c| c.hw == self.hw)
     }
 }
 
@@ -220,8 +255,15 @@ pub struct App {
     pub current: Result<Analysis, String>,
     /// The last inputs that gave a result.
     pub last_valid: Option<Analysis>,
-    /// First row shown of the view's table (Synthesis matches, Fleet devices).
+    /// First row shown of the view's table (Synthesis matches, Fleet
+    /// devices), or the selected row of a comparison (Generations, Compare),
+    /// in display order.
     pub view_scroll: usize,
+    /// The order of the comparisons (Compare, Generations); `o` cycles it.
+    pub compare_sort: SortBy,
+    /// The device the speedups are over (catalog index), picked with `b`;
+    /// None: the first that fits.
+    pub baseline: Option<usize>,
     /// First row of the help screen (it scrolls on short screens).
     pub help_scroll: usize,
     pub quit: bool,
@@ -394,6 +436,8 @@ impl App {
             last_valid: None,
             help_scroll: 0,
             view_scroll: 0,
+            compare_sort: SortBy::Listed,
+            baseline: None,
             quit: false,
             dirty: true,
             recomputes: 0,
@@ -422,14 +466,30 @@ impl App {
         self.recompute();
     }
 
-    /// Rows of the view's scrolling table (Synthesis, Fleet, Generations).
+    /// Rows of the view's scrolling table (or of the comparison in the
+    /// Compare pane).
     pub fn view_rows(&self) -> usize {
         match self.shown_view() {
             Some((ViewData::Synthesis(s), _)) => s.matches.len(),
             Some((ViewData::Fleet(f), _)) => f.plan.per_device.len(),
             Some((ViewData::Generations(g), _)) => g.analysis.compare.len(),
+            Some((ViewData::Roofline, _)) => self.shown().map_or(0, |(a, _)| a.compare.len()),
             _ => 0,
         }
+    }
+
+    /// The comparison on screen (Generations, or the Compare pane) and the
+    /// device at its selected row.
+    pub fn selected_compared(&self) -> Option<(&Analysis, &Compared)> {
+        let an = match self.shown_view() {
+            Some((ViewData::Generations(g), _)) => &g.analysis,
+            Some((ViewData::Roofline, _)) => self.shown()?.0,
+            _ => return None,
+        };
+        let row = *an
+            .order
+            .get(self.view_scroll.min(an.order.len().checked_sub(1)?))?;
+        Some((an, an.compare.get(row)?))
     }
 
     /// A pane's title: the view's name for the view's own pane.
@@ -590,27 +650,8 @@ impl App {
         } else {
             None
         };
-        let compare = self
-            .shown_devices()
-            .into_iter()
-            .map(|i| {
-                let dev = &self.catalog.hardware[i].hw;
-                let result = if i == self.hw {
-                    Ok(sens.clone())
-                } else {
-                    solver::sensitivity(dev, model, &wl, &a, PERTURB).map_err(|e| e.to_string())
-                };
-                let cost_per_mtok = result
-                    .as_ref()
-                    .ok()
-                    .and_then(|s| cost_per_million_tokens(dev.price_per_hour_usd, &s.base));
-                Compared {
-                    hw: i,
-                    result,
-                    cost_per_mtok,
-                }
-            })
-            .collect();
+        let devices = self.shown_devices();
+        let cmp = views::compare_devices(self, &devices, Some((self.hw, &sens)));
         Ok(Analysis {
             hw: self.hw,
             model: self.model,
@@ -618,7 +659,10 @@ impl App {
             assumptions: a,
             sens,
             other_phase,
-            compare,
+            compare: cmp.rows,
+            baseline: cmp.baseline,
+            order: cmp.order,
+            sort: self.compare_sort,
         })
     }
 

@@ -256,6 +256,8 @@ impl Default for Keymap {
         b.insert(Command::Save, vec![c('s')]);
         b.insert(Command::Redraw, vec![Key::ctrl('l')]);
         b.insert(Command::Suspend, vec![Key::ctrl('z')]);
+        b.insert(Command::SortCompare, vec![c('o')]);
+        b.insert(Command::Baseline, vec![c('b')]);
         Keymap { bindings: b }
     }
 }

@@ -245,9 +245,9 @@ fn move_selection(app: &mut App, delta: isize, to_bar_at_top: bool) {
             let n = app.knobs().len() as isize;
             app.knob = (app.knob as isize + delta).clamp(0, n - 1) as usize;
         }
-        Pane::View => {
-            // The Synthesis and Fleet tables scroll; from their top, Up
-            // goes to the bar.
+        Pane::View | Pane::Compare => {
+            // The Synthesis and Fleet tables scroll, a comparison's cursor
+            // moves; from their top, Up goes to the bar.
             if delta < 0 && app.view_scroll == 0 && to_bar_at_top {
                 app.in_bar = true;
                 return;
@@ -553,6 +553,22 @@ fn command(app: &mut App, cmd: Command) {
                 );
             }
         }
+        Command::SortCompare => {
+            // The cursor stays on its device as the rows move.
+            let on = app.selected_compared().map(|(_, c)| c.hw);
+            app.compare_sort = app.compare_sort.next();
+            app.recompute();
+            if let Some((an, _)) = app.selected_compared()
+                && let Some(p) = an.order.iter().position(|&i| Some(an.compare[i].hw) == on)
+            {
+                app.view_scroll = p;
+            }
+            app.say(
+                Level::Info,
+                format!("comparison sorted by {}", app.compare_sort.name()),
+            );
+        }
+        Command::Baseline => pick_baseline(app),
         Command::ClearMarks => {
             app.marked.clear();
             app.say(Level::Info, "marks cleared");
@@ -562,6 +578,36 @@ fn command(app: &mut App, cmd: Command) {
             let name = app.theme().name.clone();
             app.say(Level::Info, format!("theme {name}"));
         }
+    }
+}
+
+/// The device at the comparison's selected row becomes the baseline of the
+/// speedups; on the baseline again, back to the first that fits. A device
+/// that does not fit cannot be one (it has no speed to compare).
+fn pick_baseline(app: &mut App) {
+    let table = match app.view {
+        View::Roofline => Pane::Compare,
+        _ => Pane::View,
+    };
+    let focused = app.focus == table && !app.in_bar;
+    let Some((an, c)) = app.selected_compared().filter(|_| focused) else {
+        app.say(
+            Level::Info,
+            "b picks the baseline at the selected row of the Compare pane or the Generations table",
+        );
+        return;
+    };
+    let id = app.catalog.hardware[c.hw].hw.id.clone();
+    let current = an.baseline.map(|b| an.compare[b].hw);
+    if let Some(v) = c.verdict().filter(|v| !v.fits()) {
+        let text = format!("{id} cannot be the baseline: {}", v.headline(&id));
+        app.say(Level::Warn, text);
+    } else if current == Some(c.hw) && app.baseline == Some(c.hw) {
+        app.baseline = None;
+        app.say(Level::Info, "baseline: the first device that fits");
+    } else if c.fits() {
+        app.baseline = Some(c.hw);
+        app.say(Level::Info, format!("baseline {id}"));
     }
 }
 

@@ -5,6 +5,8 @@
 use super::app::{Analysis, App, Compared, PERTURB};
 use super::knobs::{Family, SweepAxis};
 use crate::scenario::SynthTarget;
+use crate::solver::Sensitivity;
+use crate::solver::compare;
 use crate::solver::economics::{self, DEFAULT_IDLE_SHARE, Daily, Economics};
 use crate::solver::fleet::{self, FleetPlan, FleetSpec};
 use crate::solver::serving::{self, Serving};
@@ -98,6 +100,13 @@ pub struct SweepData {
     pub points: Vec<(f64, Evaluation)>,
     /// Batch where compute time overtakes memory time (batch sweeps).
     pub crossover: Option<f64>,
+    /// The largest batch that fits (batch sweeps; a point of the sweep when
+    /// it falls inside the range), or the largest swept context that fits
+    /// (context sweeps). None: nothing fits.
+    pub max_fit: Option<f64>,
+    /// The point with the most tokens/s among those that fit: the answer
+    /// the headline gives (None: no point fits).
+    pub best: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -191,31 +200,9 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
                 matches,
             }))
         }
-        View::Sweep => {
-            let data = match v.sweep {
-                SweepAxis::Batch => {
-                    let batches = solver::sweep::powers_of_two(v.batches.0, v.batches.1);
-                    let s =
-                        solver::sweep::batch_sweep(hw, model, &wl, &a, &batches).map_err(err)?;
-                    SweepData {
-                        axis: SweepAxis::Batch,
-                        points: batches.iter().map(|&b| b as f64).zip(s.points).collect(),
-                        crossover: s.crossover_batch,
-                    }
-                }
-                SweepAxis::Context => {
-                    let contexts = solver::sweep::powers_of_two(256, 131_072);
-                    let pts =
-                        solver::sweep::context_sweep(hw, model, &wl, &a, &contexts).map_err(err)?;
-                    SweepData {
-                        axis: SweepAxis::Context,
-                        points: contexts.iter().map(|&c| c as f64).zip(pts).collect(),
-                        crossover: None,
-                    }
-                }
-            };
-            Ok(ViewData::Sweep(data))
-        }
+        View::Sweep => sweep(hw, model, &wl, &a, v.sweep, v.batches)
+            .map(ViewData::Sweep)
+            .map_err(err),
         View::Generations => {
             let (label, devices) = generation_devices(app);
             if devices.is_empty() {
@@ -226,22 +213,8 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
                     Family::Named(ref f) => format!("no devices in the family {f}"),
                 });
             }
-            let compare: Vec<Compared> = devices
-                .iter()
-                .map(|&i| {
-                    let dev = &app.catalog.hardware[i].hw;
-                    let result = solver::sensitivity(dev, model, &wl, &a, PERTURB)
-                        .map_err(|e| e.to_string());
-                    let cost_per_mtok = result.as_ref().ok().and_then(|s| {
-                        super::app::cost_per_million_tokens(dev.price_per_hour_usd, &s.base)
-                    });
-                    Compared {
-                        hw: i,
-                        result,
-                        cost_per_mtok,
-                    }
-                })
-                .collect();
+            let cmp = compare_devices(app, &devices, None);
+            let compare = cmp.rows;
             // The first device that evaluates anchors the plot.
             let first = compare
                 .iter()
@@ -262,6 +235,9 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
                     sens,
                     other_phase: None,
                     compare,
+                    baseline: cmp.baseline,
+                    order: cmp.order,
+                    sort: app.compare_sort,
                 },
             }))
         }
@@ -293,6 +269,49 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
     }
 }
 
+/// The sweep of the Sweep view: over batch (the powers of two in `batches`
+/// and the largest batch that fits, so the table and plot show where
+/// fitting stops) or over context, with the best point that fits.
+fn sweep(
+    hw: &solver::Hardware,
+    model: &solver::Model,
+    wl: &Workload,
+    a: &solver::Assumptions,
+    axis: SweepAxis,
+    batches: (u64, u64),
+) -> Result<SweepData, solver::SolverError> {
+    Ok(match axis {
+        SweepAxis::Batch => {
+            let max_fit = solver::evaluate(hw, model, wl, a)?.max_batch;
+            let xs = solver::sweep::batches_with_limit(batches.0, batches.1, max_fit);
+            let s = solver::sweep::batch_sweep(hw, model, wl, a, &xs)?;
+            SweepData {
+                axis,
+                best: s.best_fitting(),
+                max_fit: (s.max_fitting_batch > 0).then_some(s.max_fitting_batch as f64),
+                points: xs.iter().map(|&b| b as f64).zip(s.points).collect(),
+                crossover: s.crossover_batch,
+            }
+        }
+        SweepAxis::Context => {
+            let contexts = solver::sweep::powers_of_two(256, 131_072);
+            let pts = solver::sweep::context_sweep(hw, model, wl, a, &contexts)?;
+            let max_fit = contexts
+                .iter()
+                .zip(&pts)
+                .rfind(|(_, e)| e.memory.fits)
+                .map(|(&c, _)| c as f64);
+            SweepData {
+                axis,
+                best: solver::sweep::best_fitting(&pts),
+                max_fit,
+                points: contexts.iter().map(|&c| c as f64).zip(pts).collect(),
+                crossover: None,
+            }
+        }
+    })
+}
+
 /// The devices of the Generations view: the chosen family in catalog order,
 /// or the marked devices.
 pub fn generation_devices(app: &App) -> (String, Vec<usize>) {
@@ -308,5 +327,79 @@ pub fn generation_devices(app: &App) -> (String, Vec<usize>) {
                 .map(|(i, _)| i)
                 .collect(),
         ),
+    }
+}
+
+/// Devices judged side by side, for the Compare pane and Generations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceComparison {
+    pub rows: Vec<Compared>,
+    /// The row the speedups are over.
+    pub baseline: Option<usize>,
+    /// Display order: fitting rows first, by the app's sort key.
+    pub order: Vec<usize>,
+}
+
+/// The current workload on each of `devices` (catalog indices): its
+/// sensitivity, the solver's fit verdict and the cost of what runs
+/// (`compare::assess`), the speedup over the baseline (the one picked with
+/// `b` when it is in the list and fits, else the first that fits) and the
+/// display order. `known` is a device whose sensitivity is already computed.
+pub fn compare_devices(
+    app: &App,
+    devices: &[usize],
+    known: Option<(usize, &Sensitivity)>,
+) -> DeviceComparison {
+    let Some(entry) = app.catalog.models.get(app.model) else {
+        return DeviceComparison {
+            rows: Vec::new(),
+            baseline: None,
+            order: Vec::new(),
+        };
+    };
+    let model = &entry.model;
+    let (wl, a) = (app.workload, app.assumptions);
+    let mut rows: Vec<Compared> = devices
+        .iter()
+        .map(|&i| {
+            let dev = &app.catalog.hardware[i].hw;
+            let result = match known {
+                Some((k, s)) if k == i => Ok(s.clone()),
+                _ => solver::sensitivity(dev, model, &wl, &a, PERTURB).map_err(|e| e.to_string()),
+            };
+            let judged = result
+                .as_ref()
+                .ok()
+                .map(|s| compare::assess(dev, model, &wl, &a, s.base.clone()));
+            Compared {
+                hw: i,
+                result,
+                judged,
+                speedup: None,
+            }
+        })
+        .collect();
+    let fits: Vec<bool> = rows.iter().map(Compared::fits).collect();
+    let chosen = app
+        .baseline
+        .and_then(|b| rows.iter().position(|c| c.hw == b));
+    let baseline = compare::pick_baseline(&fits, chosen);
+    if let Some(b) = baseline
+        && let Some(base) = rows[b].judged.clone()
+    {
+        let base_hw = &app.catalog.hardware[rows[b].hw].hw;
+        for c in rows.iter_mut() {
+            if let Some(j) = &c.judged {
+                let hw = &app.catalog.hardware[c.hw].hw;
+                c.speedup = compare::speedup(base_hw, &base.eval, hw, &j.eval);
+            }
+        }
+    }
+    let judged: Vec<Option<&compare::Compared>> = rows.iter().map(|c| c.judged.as_ref()).collect();
+    let order = compare::order(&judged, app.compare_sort);
+    DeviceComparison {
+        rows,
+        baseline,
+        order,
     }
 }

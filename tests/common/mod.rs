@@ -34,3 +34,21 @@ pub fn typed(a: &mut App, s: &str) {
         key(a, Key::Char(c));
     }
 }
+
+/// The catalog index of a device by id.
+pub fn hw(a: &App, id: &str) -> usize {
+    a.catalog
+        .hardware
+        .iter()
+        .position(|e| e.hw.id == id)
+        .unwrap_or_else(|| panic!("no device {id}"))
+}
+
+/// The catalog index of a model by id.
+pub fn model(a: &App, id: &str) -> usize {
+    a.catalog
+        .models
+        .iter()
+        .position(|e| e.model.id == id)
+        .unwrap_or_else(|| panic!("no model {id}"))
+}

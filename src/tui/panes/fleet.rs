@@ -5,7 +5,7 @@
 
 use super::grid::{self, fill, left, right};
 use super::serving::{num, usd};
-use super::{lines, view_frame};
+use super::view_frame;
 use crate::solver::units;
 use crate::tui::app::App;
 use crate::tui::views::ViewData;
@@ -99,7 +99,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         }
     }
     let buf = frame.buffer_mut();
-    lines(buf, inner, &out);
+    super::text::draw_lines(buf, inner, &out, app.ascii);
     let mut y = inner.y + out.len() as u16;
     // Per region.
     let rcols = [left(14), right(10), right(12), right(14), fill()];
@@ -117,7 +117,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 num(r.daily.map(|x| x.kwh)).into(),
                 num(r.daily.map(|x| x.kg_co2)).into(),
                 num(r.co2_per_mtok_g).into(),
-                Line::from(Span::styled(r.name.clone(), t.dim())),
+                Line::from(Span::styled(
+                    super::text::clip(&r.name, rw[4] as usize, app.ascii),
+                    t.dim(),
+                )),
             ];
             grid::row(buf, inner, y, &rcols, &rw, &cells, None);
             y += 1;
@@ -127,14 +130,18 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         return;
     }
     // Each device's cheapest fleet.
-    grid::wide(
+    super::text::draw_line(
         buf,
         inner,
         y,
         &Line::from(Span::styled(
-            format!(" per device ({} meet the SLAs):", d.plan.per_device.len()),
+            format!(
+                " per device ({} meet the SLAs and fit):",
+                d.plan.per_device.len()
+            ),
             t.header(),
         )),
+        app.ascii,
     );
     y += 1;
     let cols = [

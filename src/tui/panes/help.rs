@@ -89,7 +89,8 @@ fn help_lines(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
     let entry =
         |lines: &mut Vec<Line<'static>>, head: String, hang: usize, style: Style, text: &str| {
             let first = width.saturating_sub(head.chars().count());
-            let parts = super::wrap_hanging(text, first, width.saturating_sub(hang));
+            let parts =
+                super::text::wrap_hanging(text, first, width.saturating_sub(hang), app.ascii);
             for (i, part) in parts.into_iter().enumerate() {
                 let lead = if i == 0 {
                     Span::styled(head.clone(), style)

@@ -139,7 +139,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             "{NOT_APPLICABLE}: {} do not apply to a single forward pass (no decode, no KV cache)",
             na.join(", ")
         );
-        let wrapped = super::wrap(&text, (inner.width as usize).saturating_sub(2));
+        let wrapped = super::text::wrap(&text, (inner.width as usize).saturating_sub(2), app.ascii);
         if lines.len() + 1 + wrapped.len() <= inner.height as usize {
             lines.push(Line::from(""));
             for l in wrapped {

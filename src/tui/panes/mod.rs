@@ -1,10 +1,12 @@
 //! One file per pane. Each `render` reads the app and draws into its area.
 
 pub mod compare;
+pub mod comparison;
 pub mod fleet;
 pub mod generations;
 pub mod grid;
 pub mod hardware;
+pub mod headline;
 pub mod help;
 pub mod knobs;
 pub mod models;
@@ -15,6 +17,7 @@ pub mod serving;
 pub mod status;
 pub mod sweep;
 pub mod synthesis;
+pub mod text;
 
 use super::app::{App, Mode, Pane};
 use super::views::ViewData;
@@ -154,32 +157,6 @@ pub fn lines(buf: &mut ratatui::buffer::Buffer, area: Rect, lines: &[Line]) {
     for (i, l) in lines.iter().enumerate().take(area.height as usize) {
         buf.set_line(area.x, area.y + i as u16, l, area.width);
     }
-}
-
-/// Words of `text` in lines of at most `width` characters.
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    wrap_hanging(text, width, width)
-}
-
-/// Words of `text` in lines of at most `first` characters for the first
-/// line and `rest` for the others (a hanging indent leaves less or more).
-pub fn wrap_hanging(text: &str, first: usize, rest: usize) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    for w in text.split_whitespace() {
-        let width = if out.is_empty() { first } else { rest }.max(8);
-        if !cur.is_empty() && cur.chars().count() + 1 + w.chars().count() > width {
-            out.push(std::mem::take(&mut cur));
-        }
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(w);
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
 /// Place `rect` inside `bounds`.

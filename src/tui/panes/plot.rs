@@ -243,11 +243,25 @@ fn point_items(app: &App, an: &Analysis, s: &chart::Device, brief: bool) -> Vec<
             )
         }
     };
-    let mut points: Vec<Item> = vec![vec![
-        Span::styled(format!("{main} "), Style::new().fg(t.op_point)),
-        Span::styled(point(s.eval), fg),
-    ]];
-    if let Some(o) = &an.other_phase
+    let mut points: Vec<Item> = vec![match (s.point, s.on()) {
+        (Some(p), None) => vec![
+            Span::styled(format!("{main} "), Style::new().fg(t.op_point)),
+            Span::styled(point(p), fg),
+        ],
+        (Some(p), Some(n)) => vec![
+            Span::styled(format!("{main} "), Style::new().fg(t.op_point)),
+            Span::styled(format!("on {n}: {}", point(p)), fg),
+        ],
+        (None, _) => vec![Span::styled(
+            format!(
+                "{} {}: no layout holds it",
+                crate::solver::compare::Verdict::cross(app.ascii),
+                phase_name(app, an, s.eval)
+            ),
+            t.error(),
+        )],
+    }];
+    if let Some(o) = an.other_phase.as_ref().filter(|o| o.memory.fits)
         && s.hw == an.hw
     {
         points.push(vec![

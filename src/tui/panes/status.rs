@@ -1,271 +1,91 @@
-//! The status line: the headline result (latency, tokens/s, bottleneck, fit),
-//! the solver's explanation, and messages (errors first).
+//! The status line: the headline result (latency, tokens/s, bottleneck, fit;
+//! built in `headline`), the solver's explanation, and messages (errors
+//! first). Everything is fitted to the width at word boundaries (`text`):
+//! the fit verdict is kept whole, other parts give way first.
 
-use crate::solver::units;
+use super::headline;
+use super::text::{self, fit_parts};
 use crate::tui::action::Command;
 use crate::tui::app::{App, Level, Mode};
-use crate::words::Words;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = app.theme();
-    let wide = area.width >= 120;
+    let width = area.width as usize;
+    let ascii = app.ascii;
+    let sep = || Span::styled(" │ ", t.dim());
     let mut lines = Vec::new();
+    let message = message_line(app);
     match app.shown() {
         Some((an, stale)) => {
-            let e = an.eval();
-            let mut head = Vec::new();
-            if stale {
-                head.push(Span::styled(" LAST VALID ", t.stale()));
-                head.push(Span::raw(" "));
-            }
-            let hw = &app.catalog.hardware[an.hw].hw.id;
-            let model = &app.catalog.models[an.model].model.id;
-            let on = if wide { " on " } else { " · " };
-            head.push(Span::styled(
-                format!(" {model}{on}{hw}"),
-                Style::new().fg(t.title),
-            ));
-            if an.workload.tp * an.workload.pp > 1 {
-                head.push(Span::styled(
-                    format!(" x{}", an.workload.tp * an.workload.pp),
-                    Style::new().fg(t.title),
-                ));
-            }
-            head.push(Span::styled(" │ ", t.dim()));
-            head.push(Span::styled(units::format_time(e.latency_s), t.accent()));
-            head.push(Span::styled(" │ ", t.dim()));
-            head.push(Span::styled(
-                format!(
-                    "{} {}",
-                    units::format_count(e.tokens_per_s),
-                    Words::for_model(&app.catalog.models[an.model]).rate_short()
-                ),
-                t.accent(),
-            ));
-            head.push(Span::styled(" │ ", t.dim()));
-            head.push(Span::styled(
-                format!("{}-bound", e.bottleneck.name()),
-                Style::new().fg(t.fg),
-            ));
-            head.push(Span::styled(" │ ", t.dim()));
-            if !wide {
-                head.push(if e.memory.fits {
-                    Span::styled("fits", t.ok())
-                } else {
-                    match e.min_devices {
-                        Some(p) => {
-                            Span::styled(format!("NO FIT: needs {}", p.devices()), t.error())
-                        }
-                        None => Span::styled("NO FIT", t.error()),
-                    }
-                });
-            } else if e.memory.fits {
-                head.push(Span::styled(
-                    format!(
-                        "fits {} of {}",
-                        units::format_bytes(e.memory.footprint.total()),
-                        units::format_bytes(e.memory.usable_bytes)
-                    ),
-                    t.ok(),
-                ));
-            } else {
-                let need = match e.min_devices {
-                    Some(p) => format!("needs {} devices (TP {} x PP {})", p.devices(), p.tp, p.pp),
-                    None => "no layout up to 4096 devices holds it".to_string(),
-                };
-                head.push(Span::styled(
-                    format!(
-                        "DOES NOT FIT: {} > {}; {need}",
-                        units::format_bytes(e.memory.footprint.total()),
-                        units::format_bytes(e.memory.usable_bytes)
-                    ),
-                    t.error(),
-                ));
-            }
-            if let Some(view_head) = view_headline(app) {
+            let head = fit_parts(
+                headline::selection(app, an, stale, width >= 120),
+                sep(),
+                width,
+                ascii,
+            );
+            if let Some(view) = headline::view(app) {
                 // The view's answer first, the shared selection's below it.
-                lines.push(view_head);
-                lines.push(Line::from(head));
-                lines.push(message_line(app).unwrap_or_else(|| hint_line(app)));
-                super::lines(frame.buffer_mut(), area, &lines);
-                return;
+                lines.push(fit_parts(view, sep(), width, ascii));
+                lines.push(head);
+            } else {
+                lines.push(head);
+                let why = explain(app, an);
+                // Two lines for the explanation when there is no message.
+                let rows = if message.is_none() { 2 } else { 1 };
+                for l in text::fit(&why, width.saturating_sub(1), rows, ascii) {
+                    lines.push(Line::from(Span::styled(
+                        format!(" {l}"),
+                        Style::new().fg(t.fg),
+                    )));
+                }
+                if message.is_none() && lines.len() == 3 {
+                    text::draw_lines(frame.buffer_mut(), area, &lines, ascii);
+                    return;
+                }
             }
-            lines.push(Line::from(head));
-            let mut why = format!(" {}", e.explanation());
-            for n in &e.notes {
-                why.push_str(&format!("; {n}"));
-            }
-            let message = message_line(app);
-            if !wide && message.is_none() {
-                // Room for the whole explanation on two lines.
-                lines.push(Line::from(Span::styled(why, Style::new().fg(t.fg))));
-                super::lines(frame.buffer_mut(), area, &lines[..1]);
-                lines.remove(0);
-                let rest = Rect {
-                    y: area.y + 1,
-                    height: area.height.saturating_sub(1),
-                    ..area
-                };
-                frame.render_widget(
-                    Paragraph::new(lines)
-                        .style(t.base())
-                        .wrap(Wrap { trim: false }),
-                    rest,
-                );
-                return;
-            }
-            lines.push(Line::from(Span::styled(why, Style::new().fg(t.fg))));
         }
         None => {
             lines.push(Line::from(Span::styled(" no result", t.error())));
             lines.push(Line::from(""));
         }
     }
-    lines.push(message_line(app).unwrap_or_else(|| hint_line(app)));
-    super::lines(frame.buffer_mut(), area, &lines);
+    let last = message.unwrap_or_else(|| hint_line(app));
+    lines.push(text::clip_line(last, width, ascii));
+    text::draw_lines(frame.buffer_mut(), area, &lines, ascii);
 }
 
-/// The headline of a view other than the roofline: its answer in one line.
-fn view_headline<'a>(app: &App) -> Option<Line<'a>> {
-    use crate::tui::views::ViewData;
-    let t = app.theme();
-    let (d, stale) = app.shown_view()?;
-    let sep = || Span::styled(" │ ", t.dim());
-    let mut v = Vec::new();
-    if stale {
-        v.push(Span::styled(" LAST VALID ", t.stale()));
+/// The explanation of the configuration that runs, with its notes: as
+/// asked when it fits; else at the fewest devices that hold it, labelled,
+/// then why the asked one does not fit (no step time of a configuration
+/// that cannot run).
+fn explain(app: &App, an: &crate::tui::app::Analysis) -> String {
+    let e = an.eval();
+    let with_notes = |e: &crate::solver::Evaluation| {
+        let mut s = e.explanation();
+        for n in &e.notes {
+            s.push_str(&format!("; {n}"));
+        }
+        s
+    };
+    if e.memory.fits {
+        return with_notes(e);
     }
-    let title = Style::new().fg(t.title);
-    match d {
-        ViewData::Roofline => return None,
-        ViewData::Serving(s) => {
-            let sv = &s.serving;
-            v.push(Span::styled(" serving", title));
-            v.push(sep());
-            v.push(Span::styled(
-                format!("TTFT {}", units::format_time(sv.ttft_s)),
-                t.accent(),
-            ));
-            v.push(sep());
-            v.push(Span::styled(
-                format!("ITL {}", units::format_time(sv.itl_s)),
-                t.accent(),
-            ));
-            v.push(sep());
-            v.push(Span::styled(
-                format!(
-                    "{} tok/s per user",
-                    units::format_count(sv.tokens_per_s_per_user)
-                ),
-                t.accent(),
-            ));
-            v.push(sep());
-            v.push(if sv.fits {
-                Span::styled(format!("up to {} sequences", sv.max_concurrent), t.ok())
-            } else {
-                Span::styled("DOES NOT FIT at full context", t.error())
-            });
-        }
-        ViewData::Synthesis(s) => {
-            v.push(Span::styled(format!(" target {}", s.target), title));
-            v.push(sep());
-            match (s.requirement.feasible, s.matches.first()) {
-                (false, _) => v.push(Span::styled("infeasible", t.error())),
-                (true, None) => v.push(Span::styled("no catalog device meets it", t.warn())),
-                (true, Some(m)) => {
-                    v.push(Span::styled(
-                        format!("{} layouts meet it", s.matches.len()),
-                        t.ok(),
-                    ));
-                    v.push(sep());
-                    v.push(Span::styled(
-                        format!(
-                            "cheapest {} x{} {}/h",
-                            m.hardware_id,
-                            m.devices(),
-                            super::serving::usd(m.cost_per_hour_usd)
-                        ),
-                        t.accent(),
-                    ));
-                }
-            }
-        }
-        ViewData::Sweep(s) => {
-            v.push(Span::styled(" sweep", title));
-            v.push(sep());
-            if let Some((x, e)) = s
-                .points
-                .iter()
-                .max_by(|a, b| a.1.tokens_per_s.total_cmp(&b.1.tokens_per_s))
-            {
-                v.push(Span::styled(
-                    format!(
-                        "most {} {} at {}",
-                        units::format_count(e.tokens_per_s),
-                        Words::for_model(&app.catalog.models[app.model]).rate_short(),
-                        units::format_count(*x)
-                    ),
-                    t.accent(),
-                ));
-                v.push(sep());
-            }
-            v.push(Span::styled(
-                match s.crossover {
-                    Some(c) => format!("crossover at batch {}", units::format_number(c)),
-                    None => "no crossover".to_string(),
-                },
-                Style::new().fg(t.fg),
-            ));
-        }
-        ViewData::Generations(g) => {
-            v.push(Span::styled(format!(" {}", g.label), title));
-            v.push(sep());
-            v.push(Span::styled(
-                format!("{} devices", g.analysis.compare.len()),
-                t.accent(),
-            ));
-            v.push(sep());
-            v.push(Span::styled(
-                super::generations::verdict(app, &g.analysis)
-                    .trim()
-                    .to_string(),
-                Style::new().fg(t.fg),
-            ));
-        }
-        ViewData::Fleet(f) => match &f.plan.best {
-            None => {
-                v.push(Span::styled(" fleet", title));
-                v.push(sep());
-                v.push(Span::styled("no configuration meets the SLAs", t.error()));
-            }
-            Some(o) => {
-                v.push(Span::styled(
-                    format!(
-                        " {} TP {} x {} replicas = {} devices",
-                        o.hardware_id, o.layout.tp, o.replicas, o.devices
-                    ),
-                    title,
-                ));
-                v.push(sep());
-                v.push(Span::styled(
-                    format!("{}/h", super::serving::usd(Some(o.cost_per_hour_usd))),
-                    t.accent(),
-                ));
-                v.push(sep());
-                v.push(match o.within_budget {
-                    Some(true) => Span::styled("within budget", t.ok()),
-                    Some(false) => Span::styled("OVER BUDGET", t.error()),
-                    None => Span::styled("no budget", t.dim()),
-                });
-            }
-        },
+    let over = format!(
+        "as asked it needs {} per device but {} is usable",
+        crate::solver::units::format_bytes(e.memory.footprint.total()),
+        crate::solver::units::format_bytes(e.memory.usable_bytes)
+    );
+    match an.selected().and_then(|c| c.running()) {
+        Some(run) => format!("on {} devices: {}; {over}", run.devices(), with_notes(run)),
+        None => format!(
+            "{over}: {}",
+            crate::solver::compare::no_layout_reason(&app.catalog.hardware[an.hw].hw)
+        ),
     }
-    Some(Line::from(v))
 }
 
 /// The third line: why there is no result, else the last message, else a

@@ -5,8 +5,8 @@
 
 use super::grid::{self, right};
 use super::plot::{decades, put};
-use super::{lines, view_frame};
-use crate::solver::{Bottleneck, units};
+use super::view_frame;
+use crate::solver::{self, Bottleneck, units};
 use crate::tui::app::App;
 use crate::tui::knobs::SweepAxis;
 use crate::tui::views::{SweepData, ViewData};
@@ -101,10 +101,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             " against context length (sweep over knob: batch or context)".to_string()
         }
     };
-    let summary = [
+    let mut summary = vec![
         Line::from(head),
         Line::from(Span::styled(cross, t.accent())),
     ];
+    if let Some(l) = fit_line(app, d, x_name, inner.width) {
+        summary.push(l);
+    }
+    let summary_h = summary.len() as u16;
     let side = inner.width >= 110;
     let table_w = 50u16;
     let (chart_area, table_area) = if side {
@@ -133,22 +137,86 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             },
         )
     };
-    lines(buf, chart_area, &summary);
+    super::text::draw_lines(buf, chart_area, &summary, app.ascii);
     let chart = Rect {
-        y: chart_area.y + 2,
-        height: chart_area.height.saturating_sub(2),
+        y: chart_area.y + summary_h,
+        height: chart_area.height.saturating_sub(summary_h),
         ..chart_area
     };
     draw(app, d, buf, chart, x_name);
     table(app, d, buf, table_area, x_name);
 }
 
+/// The column that marks the largest batch (or context) that fits.
+fn limit_glyph(ascii: bool) -> &'static str {
+    if ascii { ":" } else { "┃" }
+}
+
+/// Where fitting stops, when some point of the sweep does not fit: the
+/// largest batch that fits, marked on the plot and in the table, and the
+/// verdict for the points beyond it.
+fn fit_line<'a>(app: &App, d: &SweepData, x_name: &str, width: u16) -> Option<Line<'a>> {
+    let t = app.theme();
+    let first_out = d.points.iter().find(|(_, e)| !e.memory.fits)?;
+    let verdict = solver::compare::Verdict::of(&first_out.1).cell(app.ascii);
+    let text = match d.max_fit {
+        Some(m) => format!(
+            "fits up to {x_name} {} ({} on the plot); above it: {verdict} or more",
+            units::format_count(m),
+            if app.ascii {
+                "the : line"
+            } else {
+                limit_glyph(false)
+            }
+        ),
+        None => format!(
+            "no {x_name} of the sweep fits: {verdict} at {x_name} {}",
+            units::format_count(first_out.0)
+        ),
+    };
+    let text = super::text::clip(&text, width.saturating_sub(1) as usize, app.ascii);
+    Some(Line::from(Span::styled(format!(" {text}"), t.warn())))
+}
+
+/// Where fitting stops on the plot: a column at `x`, the largest batch that
+/// fits (when some point does not), with NO FIT over the region beyond it;
+/// or NO FIT across the plot when no point fits.
+fn fit_limit(
+    app: &App,
+    d: &SweepData,
+    buf: &mut Buffer,
+    area: Rect,
+    g: Rect,
+    x: Option<u16>,
+    x_name: &str,
+) {
+    let t = app.theme();
+    if d.max_fit.is_none() {
+        let label = format!("NO FIT at any {x_name} of the sweep");
+        put(buf, area, g.x + 1, g.y, &label, t.error());
+        return;
+    }
+    let Some(x) = x.filter(|_| d.points.iter().any(|(_, e)| !e.memory.fits)) else {
+        return;
+    };
+    for y in g.y..g.bottom() {
+        put(buf, area, x, y, limit_glyph(app.ascii), t.error());
+    }
+    let label = "NO FIT";
+    if x + 2 + label.len() as u16 <= g.right() {
+        put(buf, area, x + 2, g.y, label, t.error());
+    }
+}
+
 fn draw(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
     let t = app.theme();
     let dim = t.dim();
     let xs: Vec<f64> = d.points.iter().map(|(x, _)| *x).collect();
-    let tps: Vec<f64> = d.points.iter().map(|(_, e)| e.tokens_per_s).collect();
-    let lat: Vec<f64> = d.points.iter().map(|(_, e)| e.latency_s).collect();
+    // Only points that fit are drawn: one that does not is not an answer.
+    let fitting: Vec<&(f64, crate::solver::Evaluation)> =
+        d.points.iter().filter(|(_, e)| e.memory.fits).collect();
+    let tps: Vec<f64> = fitting.iter().map(|(_, e)| e.tokens_per_s).collect();
+    let lat: Vec<f64> = fitting.iter().map(|(_, e)| e.latency_s).collect();
     let bx = log_bounds(&xs);
     let bt = log_bounds(&tps);
     let bl = log_bounds(&lat);
@@ -191,6 +259,12 @@ fn draw(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
     }
     put(buf, area, g.x - 1, g.bottom(), "└", dim);
     put(buf, area, g.right(), g.bottom(), "┘", dim);
+    // Value axes only when some point is drawn on them.
+    let (lab_t, lab_l) = if fitting.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        (lab_t, lab_l)
+    };
     for (e, l) in decades(bt).zip(&lab_t) {
         let y = cy(10f64.powi(e), bt);
         put(buf, area, area.x + lw - l.len() as u16, y, l, dim);
@@ -225,8 +299,14 @@ fn draw(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
             put(buf, area, x, y, "┊", t.warn());
         }
     }
+    // Where fitting stops.
+    let limit = d
+        .max_fit
+        .filter(|&m| m >= 10f64.powf(bx[0]) && m <= 10f64.powf(bx[1]))
+        .map(&cx);
+    fit_limit(app, d, buf, area, g, limit, x_name);
     // Points: latency first, tokens/s on top.
-    for (x, e) in &d.points {
+    for (x, e) in &fitting {
         put(
             buf,
             area,
@@ -236,7 +316,7 @@ fn draw(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
             Style::new().fg(t.roof(1)),
         );
     }
-    for (x, e) in &d.points {
+    for (x, e) in &fitting {
         put(
             buf,
             area,
@@ -259,38 +339,107 @@ fn table(app: &App, d: &SweepData, buf: &mut Buffer, area: Rect, x_name: &str) {
         .collect();
     grid::row(buf, area, area.y, &cols, &widths, &head, Some(t.dim()));
     let room = area.height.saturating_sub(1) as usize;
-    // Too many points for the rows: keep every other one, and the last.
-    let n = d.points.len();
-    let stride = if room == 0 {
-        n.max(1)
-    } else {
-        n.div_ceil(room).max(1)
-    };
-    let mut y = area.y + 1;
-    for (i, (x, e)) in d.points.iter().enumerate() {
-        if i % stride != 0 && i != n - 1 {
-            continue;
+    let max_row = d
+        .max_fit
+        .and_then(|m| d.points.iter().position(|(x, _)| *x == m));
+    let first_out = d.points.iter().position(|(_, e)| !e.memory.fits);
+    let must: Vec<usize> = [
+        Some(0),
+        max_row,
+        first_out,
+        d.best,
+        d.points.len().checked_sub(1),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let shown = pick_rows(d.points.len(), room, &must);
+    for (y, &i) in (area.y + 1..area.bottom()).zip(&shown) {
+        let (x, e) = &d.points[i];
+        let limit = Some(i) == max_row && d.points.iter().any(|(_, e)| !e.memory.fits);
+        let xs = if limit {
+            Line::from(Span::styled(
+                format!("max {}", units::format_count(*x)),
+                t.warn(),
+            ))
+        } else {
+            Line::from(units::format_count(*x))
+        };
+        if e.memory.fits {
+            let after = d.crossover.is_some_and(|c| *x >= c);
+            let bound = Span::styled(
+                e.bottleneck.name().to_string(),
+                if after {
+                    t.warn()
+                } else {
+                    Style::new().fg(t.fg)
+                },
+            );
+            let cells = vec![
+                xs,
+                Line::from(units::format_time(e.latency_s)),
+                Line::from(units::format_count(e.tokens_per_s)),
+                Line::from(bound),
+                Line::from(units::format_number(e.arithmetic_intensity)),
+            ];
+            grid::row(buf, area, y, &cols, &widths, &cells, None);
+        } else {
+            // The verdict where latency and tokens/s would be.
+            let cells = vec![
+                xs,
+                Line::default(),
+                Line::default(),
+                Line::from("-"),
+                Line::from(units::format_number(e.arithmetic_intensity)),
+            ];
+            grid::row(buf, area, y, &cols, &widths, &cells, None);
+            let x0 = area.x + widths[0] + 1;
+            let w = (widths[1] + 1 + widths[2]).min(area.right().saturating_sub(x0));
+            let v = solver::compare::Verdict::of(e).cell(app.ascii);
+            buf.set_line(
+                x0 + 1,
+                y,
+                &Line::from(Span::styled(v, t.error())),
+                w.saturating_sub(1),
+            );
         }
-        if y >= area.bottom() {
-            break;
+    }
+}
+
+/// Which of `n` rows to show in `room` lines: all when they fit, else the
+/// rows in `must` and others spread evenly between them, in order.
+pub fn pick_rows(n: usize, room: usize, must: &[usize]) -> Vec<usize> {
+    if n <= room {
+        return (0..n).collect();
+    }
+    let mut keep: Vec<usize> = must.iter().copied().filter(|&i| i < n).collect();
+    keep.sort_unstable();
+    keep.dedup();
+    keep.truncate(room);
+    let others: Vec<usize> = (0..n).filter(|i| !keep.contains(i)).collect();
+    let free = room - keep.len();
+    if free > 0 && !others.is_empty() {
+        let step = others.len() as f64 / free as f64;
+        for k in 0..free.min(others.len()) {
+            keep.push(others[(k as f64 * step) as usize]);
         }
-        let after = d.crossover.is_some_and(|c| *x >= c);
-        let bound = Span::styled(
-            e.bottleneck.name().to_string(),
-            if after {
-                t.warn()
-            } else {
-                Style::new().fg(t.fg)
-            },
-        );
-        let cells = vec![
-            Line::from(units::format_count(*x)),
-            Line::from(units::format_time(e.latency_s)),
-            Line::from(units::format_count(e.tokens_per_s)),
-            Line::from(bound),
-            Line::from(units::format_number(e.arithmetic_intensity)),
-        ];
-        grid::row(buf, area, y, &cols, &widths, &cells, None);
-        y += 1;
+    }
+    keep.sort_unstable();
+    keep.dedup();
+    keep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pick_rows;
+
+    #[test]
+    fn the_rows_that_must_show_always_do() {
+        assert_eq!(pick_rows(3, 5, &[0, 2]), vec![0, 1, 2]);
+        // 12 rows in 7 lines: 0, 9 and 11 kept; 4 others out of the 9 left
+        // (1..8, 10), one every 9 / 4 = 2.25: 1, 3, 5, 7.
+        assert_eq!(pick_rows(12, 7, &[0, 9, 9, 11]), vec![0, 1, 3, 5, 7, 9, 11]);
+        assert_eq!(pick_rows(12, 2, &[0, 9, 11]), vec![0, 9]);
+        assert_eq!(pick_rows(5, 0, &[0]), Vec::<usize>::new());
     }
 }

@@ -3,9 +3,9 @@
 //! a device needs, and the catalog devices and counts that meet it,
 //! cheapest first. An infeasible target says why.
 
+use super::block;
 use super::grid::{self, fill, right};
 use super::serving::usd;
-use super::{block, lines};
 use crate::solver::units;
 use crate::tui::action::Command;
 use crate::tui::app::{App, Mode, Pane};
@@ -62,7 +62,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         if let Err(e) = &app.view_data {
             out.push(Line::from(Span::styled(format!(" {e}"), t.error())));
         }
-        lines(buf, inner, &out);
+        super::text::draw_lines(buf, inner, &out, app.ascii);
         return;
     };
     let r = &d.requirement;
@@ -81,11 +81,17 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let fmt = |x: f64, f: fn(f64) -> String| {
         if x.is_finite() { f(x) } else { "-".into() }
     };
+    // "bandwidth" shortens to "BW" where the whole line would not fit.
+    let bw_label = if inner.width < 84 {
+        " · BW "
+    } else {
+        " · bandwidth "
+    };
     out.push(Line::from(vec![
         Span::styled(" required ", t.header()),
         Span::styled("compute ", Style::new().fg(t.fg)),
         Span::styled(fmt(r.required_flops_per_s, units::format_flops), t.accent()),
-        Span::styled(" · bandwidth ", Style::new().fg(t.fg)),
+        Span::styled(bw_label, Style::new().fg(t.fg)),
         Span::styled(
             fmt(r.required_memory_bandwidth, units::format_bandwidth),
             t.accent(),
@@ -100,9 +106,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         ),
     ]));
     if let Some(why) = &r.reason {
-        for l in super::wrap(
+        for l in super::text::wrap(
             &format!("INFEASIBLE: {why}"),
             (inner.width as usize).saturating_sub(2),
+            app.ascii,
         ) {
             out.push(Line::from(Span::styled(format!(" {l}"), t.error())));
         }
@@ -112,11 +119,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         if n == 0 {
             " no catalog device or layout meets this target and holds the model".to_string()
         } else {
-            format!(" {n} device layouts meet it, cheapest first (up/down scroll):")
+            format!(" {n} device layouts meet it and fit, cheapest first (up/down scroll):")
         },
         if n == 0 { t.warn() } else { t.ok() },
     )));
-    lines(buf, inner, &out);
+    super::text::draw_lines(buf, inner, &out, app.ascii);
     if n == 0 {
         return;
     }

@@ -29,7 +29,22 @@ pub struct Device<'a> {
     pub hw: usize,
     pub id: &'a str,
     pub roof: Roof,
+    /// The workload as asked on this device (its ridge, its figures).
     pub eval: &'a Evaluation,
+    /// The operating point drawn: the configuration that runs, as asked
+    /// when it fits, else on the fewest devices that hold it; none when
+    /// nothing does (a configuration that does not fit is never drawn as if
+    /// it ran).
+    pub point: Option<&'a Evaluation>,
+}
+
+impl Device<'_> {
+    /// The devices of the point when it is not the layout asked for: the
+    /// "on 2" of its label.
+    pub fn on(&self) -> Option<u32> {
+        let p = self.point?;
+        (!self.eval.memory.fits).then(|| p.devices())
+    }
 }
 
 /// The devices that evaluated, in the comparison's order.
@@ -49,6 +64,7 @@ pub fn devices<'a>(app: &'a App, an: &'a Analysis) -> Vec<Device<'a>> {
                     bandwidth: hw.memory_bandwidth,
                 },
                 eval: &s.base,
+                point: c.running(),
             })
         })
         .collect()
@@ -85,13 +101,15 @@ fn chart_bounds(devs: &[Device], an: &Analysis) -> Bounds {
     let mut ys = Vec::new();
     let mut peaks = Vec::new();
     for d in devs {
-        xs.push(d.eval.arithmetic_intensity);
-        ys.push(d.eval.achieved_flops());
+        if let Some(p) = d.point {
+            xs.push(p.arithmetic_intensity);
+            ys.push(p.achieved_flops());
+        }
         xs.push(d.roof.peak / d.roof.bandwidth);
         peaks.push(d.roof.peak);
         ys.push(d.roof.peak * a.compute_efficiency);
     }
-    if let Some(o) = &an.other_phase {
+    if let Some(o) = an.other_phase.as_ref().filter(|o| o.memory.fits) {
         xs.push(o.arithmetic_intensity);
         ys.push(o.achieved_flops());
     }
@@ -176,8 +194,8 @@ fn operating_points(
     order.push(sel);
     for &i in &order {
         let d = &devs[i];
-        let Some(cell) = map.cell(lg(d.eval.arithmetic_intensity), lg(d.eval.achieved_flops()))
-        else {
+        let Some(p) = d.point else { continue };
+        let Some(cell) = map.cell(lg(p.arithmetic_intensity), lg(p.achieved_flops())) else {
             continue;
         };
         let (style, label_style) = if i == sel {
@@ -195,11 +213,15 @@ fn operating_points(
                 marks::device(d.place).glyph
             },
             style,
-            label: format!("{} {}", short[i], phase_name(app, an, d.eval)),
+            label: match d.on() {
+                Some(n) => format!("{} on {n} {}", short[i], phase_name(app, an, p)),
+                None => format!("{} {}", short[i], phase_name(app, an, p)),
+            },
             label_style,
         });
     }
-    if let Some(o) = &an.other_phase
+    // The other phase as asked, only when it fits.
+    if let Some(o) = an.other_phase.as_ref().filter(|o| o.memory.fits)
         && let Some(i) = devs.iter().position(|d| d.hw == an.hw)
         && let Some(cell) = map.cell(lg(o.arithmetic_intensity), lg(o.achieved_flops()))
     {

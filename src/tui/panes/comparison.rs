@@ -1,0 +1,413 @@
+//! The comparison table shared by the Compare pane and the Generations view:
+//! one row per device, in the chosen order (fitting rows first), with the
+//! speedup over the baseline and the ratio behind it.
+//!
+//! A device that does not fit shows the solver's verdict ("✗ needs 2", the
+//! same words as everywhere) where its latency and tokens/s would be, no
+//! speedup, and the cost at the fewest devices that hold it, labelled with
+//! that count ("$53 on 2"). Every word comes from `solver::compare`.
+
+use super::grid::{self, Col, fill, left, right};
+use super::serving::usd;
+use super::{plot, text};
+use crate::solver::compare::{Verdict, no_layout_reason};
+use crate::solver::{Param, units};
+use crate::tui::action::Command;
+use crate::tui::app::{Analysis, App, Compared};
+use crate::words::Words;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+/// A short name for a binding constraint, for narrow columns.
+pub fn short(p: Param) -> &'static str {
+    match p {
+        Param::PeakFlops => "FLOP/s",
+        Param::MemoryBandwidth => "mem BW",
+        Param::LinkBandwidth => "link BW",
+        _ => p.label(),
+    }
+}
+
+/// What one row shows, as text: the cells a pane draws, computed from the
+/// view data alone (so a test can read them without a terminal).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowText {
+    pub device: String,
+    pub verdict: Option<Verdict>,
+    /// "fits", "✗ needs 2", "✗ never fits", or the error.
+    pub fit: String,
+    /// Latency and tokens/s as asked: only when it fits ("-" otherwise).
+    pub latency: String,
+    pub tokens: String,
+    /// "2.3x", "base", or "-" (no speedup for what does not run).
+    pub speedup: String,
+    pub binding: String,
+    pub e_peak: String,
+    pub e_bw: String,
+    /// "$5.88" when it fits; "$53 on 2" at the fewest devices that hold it.
+    pub cost: String,
+    /// Why: the ratio behind the speedup, or why it does not fit.
+    pub because: String,
+}
+
+/// "2.3x".
+pub fn times(x: f64) -> String {
+    format!("{}x", units::format_number(x))
+}
+
+/// The text of row `i` of `an.compare`.
+pub fn row_text(app: &App, an: &Analysis, i: usize) -> RowText {
+    let c = &an.compare[i];
+    let id = app.catalog.hardware[c.hw].hw.id.clone();
+    let dash = || "-".to_string();
+    let base_id = an
+        .baseline
+        .map(|b| app.catalog.hardware[an.compare[b].hw].hw.id.clone());
+    let (s, judged) = match (&c.result, &c.judged) {
+        (Ok(s), Some(j)) => (s, j),
+        (Err(_), _) | (Ok(_), None) => {
+            let e = c.result.as_ref().err().cloned().unwrap_or_default();
+            let because = format!("{id}: {e}");
+            return RowText::without_figures(id, None, e, dash(), because);
+        }
+    };
+    let v = judged.verdict;
+    let ascii = app.ascii;
+    let el = |p: Param| {
+        s.row(p)
+            .map_or_else(dash, |r| units::format_number(r.elasticity))
+    };
+    let e = &s.base;
+    let mem = &e.memory;
+    if v.fits() {
+        let is_base = an.baseline == Some(i);
+        let speedup = if is_base {
+            "base".to_string()
+        } else {
+            c.speedup.map_or_else(dash, |x| times(x.factor))
+        };
+        let because = match (&c.speedup, &base_id) {
+            _ if is_base => format!("{id}: the baseline; the speedups are over it"),
+            (Some(x), Some(b)) => format!("{id} vs {b}: {}", x.because.text()),
+            _ => dash(),
+        };
+        RowText {
+            device: id,
+            verdict: Some(v),
+            fit: v.cell(ascii),
+            latency: units::format_time(e.latency_s),
+            tokens: units::format_count(e.tokens_per_s),
+            speedup,
+            binding: s.binding.map_or("-", short).to_string(),
+            e_peak: el(Param::PeakFlops),
+            e_bw: el(Param::MemoryBandwidth),
+            cost: usd(c.cost_per_mtok()),
+            because,
+        }
+    } else {
+        let need = format!(
+            "{id}: needs {}, {} usable",
+            units::format_bytes(mem.footprint.total()),
+            units::format_bytes(mem.usable_bytes)
+        );
+        let layout = |p: crate::solver::Parallelism| {
+            if p.pp > 1 {
+                format!("TP {} x PP {}", p.tp, p.pp)
+            } else {
+                format!("TP {}", p.tp)
+            }
+        };
+        let (cost, because) = match (v, c.running()) {
+            (Verdict::Needs(p), Some(run)) => (
+                c.cost_per_mtok()
+                    .map_or_else(dash, |x| format!("{} on {}", usd(Some(x)), run.devices())),
+                format!("{need}; fits on {} ({})", p.devices(), layout(p)),
+            ),
+            (Verdict::Needs(p), None) => (
+                dash(),
+                format!("{need}; needs {} devices ({})", p.devices(), layout(p)),
+            ),
+            _ => (
+                dash(),
+                format!(
+                    "{need}; {}",
+                    no_layout_reason(&app.catalog.hardware[c.hw].hw)
+                ),
+            ),
+        };
+        RowText::without_figures(id, Some(v), v.cell(ascii), cost, because)
+    }
+}
+
+impl RowText {
+    /// A row that shows no figure as if it ran: a device that does not fit
+    /// (or an error), with its verdict, the cost at the count that holds
+    /// it, and why.
+    fn without_figures(
+        device: String,
+        verdict: Option<Verdict>,
+        fit: String,
+        cost: String,
+        because: String,
+    ) -> RowText {
+        let dash = || "-".to_string();
+        RowText {
+            device,
+            verdict,
+            fit,
+            latency: dash(),
+            tokens: dash(),
+            speedup: dash(),
+            binding: dash(),
+            e_peak: dash(),
+            e_bw: dash(),
+            cost,
+            because,
+        }
+    }
+}
+
+/// The title spans: how the rows are sorted and the keys that change it.
+pub fn title_spans(app: &App, an: &Analysis) -> Vec<Span<'static>> {
+    let k = |c| app.keymap.first_key(c);
+    vec![Span::styled(
+        format!(
+            "· {} sort: {} · {} baseline ",
+            k(Command::SortCompare),
+            an.sort.name(),
+            k(Command::Baseline)
+        ),
+        app.theme().dim(),
+    )]
+}
+
+/// Which columns fit a width.
+struct Layout {
+    cols: Vec<Col>,
+    widths: Vec<u16>,
+    elasticities: bool,
+    because_column: bool,
+}
+
+const DEVICE_MIN: u16 = 20;
+const BECAUSE_MIN: u16 = 40;
+
+fn layout(width: u16) -> Layout {
+    // device, latency, tokens/s, speedup, binding, [e peak, e BW], $/M tok, [because]
+    let base = [right(8), right(8), right(7), left(7)];
+    let el = [right(6), right(6)];
+    let cost = right(13);
+    let fixed = |cs: &[Col]| cs.iter().map(|c| c.width + 1).sum::<u16>();
+    let narrow = fixed(&base) + cost.width + 1;
+    let with_el = narrow + fixed(&el);
+    let elasticities = width >= with_el + DEVICE_MIN;
+    let because_column = width > with_el + DEVICE_MIN + BECAUSE_MIN;
+    let mut cols = vec![if because_column {
+        left(DEVICE_MIN)
+    } else {
+        fill()
+    }];
+    cols.extend(base);
+    if elasticities {
+        cols.extend(el);
+    }
+    cols.push(cost);
+    if because_column {
+        cols.push(fill());
+    }
+    let widths = grid::widths(&cols, width);
+    Layout {
+        cols,
+        widths,
+        elasticities,
+        because_column,
+    }
+}
+
+/// The x of column `i`.
+fn col_x(area: Rect, widths: &[u16], i: usize) -> u16 {
+    area.x + widths.iter().take(i).map(|w| w + 1).sum::<u16>()
+}
+
+/// Lines the table wants for `n` rows at `width`, within `most`: the
+/// header and each row, with its because line when there is room for all
+/// of them and no because column, else with two lines for the selected
+/// row's (what `draw` does).
+pub fn wanted_height(n: usize, width: u16, most: u16) -> u16 {
+    let n = n as u16;
+    if layout(width).because_column {
+        1 + n
+    } else if 2 * n < most {
+        1 + 2 * n
+    } else {
+        1 + n + 2
+    }
+}
+
+/// Draw the table into `area`; `selected` is the cursor's display row when
+/// the pane has the focus. Returns the lines used.
+pub fn draw(
+    app: &App,
+    an: &Analysis,
+    buf: &mut Buffer,
+    area: Rect,
+    selected: Option<usize>,
+) -> u16 {
+    let t = app.theme();
+    let l = layout(area.width);
+    // The device cell: the cursor, the device's marks on the plot, its id.
+    let rate = Words::for_model(&app.catalog.models[an.model]).rate();
+    let pad = 2 + plot::marks::legend_symbol(0, app.ascii).chars().count() + 1;
+    let device = format!("{:pad$}device", "");
+    let mut head = vec![device.as_str(), "latency", rate, "speedup", "binding"];
+    if l.elasticities {
+        head.extend(["e peak", "e BW"]);
+    }
+    head.push("$/M tok");
+    if l.because_column {
+        head.push("because");
+    }
+    let head: Vec<Line> = head.into_iter().map(Line::from).collect();
+    grid::row(buf, area, area.y, &l.cols, &l.widths, &head, Some(t.dim()));
+    let n = an.order.len();
+    // A because line under each row when there is room; else only the
+    // selected row's, at the bottom (one or two lines: the rows come first).
+    let room = area.height.saturating_sub(1) as usize;
+    let lines_under = !l.because_column && room >= 2 * n;
+    let below = if l.because_column || lines_under {
+        0
+    } else if room > n {
+        (room - n).min(2)
+    } else if room >= 4 {
+        1
+    } else {
+        0
+    };
+    // More rows than lines: a window that keeps the cursor in view, and a
+    // line saying which rows it shows (in place of a because line if need be).
+    let mut fit_rows = room - below;
+    let pager = !lines_under && n > fit_rows && room >= 2;
+    let below = if pager && below > 0 {
+        below - 1
+    } else {
+        if pager {
+            fit_rows -= 1;
+        }
+        below
+    };
+    let first = super::scroll_offset(selected.unwrap_or(0), n, fit_rows);
+    let mut y = area.y + 1;
+    for (pos, &i) in an.order.iter().enumerate().skip(first) {
+        if y >= area.bottom() || (!lines_under && pos - first >= fit_rows) {
+            break;
+        }
+        let r = row_text(app, an, i);
+        let c = &an.compare[i];
+        let sel = selected == Some(pos);
+        draw_row(app, an, c, i, &r, buf, area, y, &l, sel);
+        y += 1;
+        if lines_under && y < area.bottom() {
+            let line = Line::from(Span::styled(format!("    {}", r.because), t.dim()));
+            text::draw_line(buf, area, y, &line, app.ascii);
+            y += 1;
+        }
+    }
+    if pager && y < area.bottom() {
+        let shown = fit_rows.min(n - first);
+        let k = |c| app.keymap.first_key(c);
+        let more = format!(
+            " {}-{} of {n} devices: {}/{} scroll, {} zooms",
+            first + 1,
+            first + shown,
+            k(Command::Up),
+            k(Command::Down),
+            k(Command::Zoom)
+        );
+        text::draw_line(
+            buf,
+            area,
+            y,
+            &Line::from(Span::styled(more, t.dim())),
+            app.ascii,
+        );
+        y += 1;
+    }
+    if !l.because_column
+        && !lines_under
+        && below > 0
+        && let Some(pos) = selected.or(Some(0)).filter(|p| *p < n)
+    {
+        let r = row_text(app, an, an.order[pos]);
+        let left = area.bottom().saturating_sub(y) as usize;
+        let w = area.width.saturating_sub(1) as usize;
+        for line in text::fit(&r.because, w, left.min(2), app.ascii) {
+            let line = Line::from(Span::styled(format!(" {line}"), t.dim()));
+            text::draw_line(buf, area, y, &line, app.ascii);
+            y += 1;
+        }
+    }
+    y - area.y
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_row(
+    app: &App,
+    an: &Analysis,
+    c: &Compared,
+    i: usize,
+    r: &RowText,
+    buf: &mut Buffer,
+    area: Rect,
+    y: u16,
+    l: &Layout,
+    selected: bool,
+) {
+    let t = app.theme();
+    let cursor = match (selected, app.ascii) {
+        (false, _) => "  ",
+        (true, false) => "▶ ",
+        (true, true) => "> ",
+    };
+    let roof = an.compare.iter().position(|x| x.hw == c.hw).unwrap_or(i);
+    let mut device = plot::device_cell(app, roof, &r.device);
+    device.spans.insert(0, Span::raw(cursor));
+    let fits = r.verdict.is_some_and(Verdict::fits);
+    let mut cells: Vec<Line> = vec![device];
+    if fits {
+        cells.push(r.latency.clone().into());
+        cells.push(r.tokens.clone().into());
+    } else {
+        // The verdict spans the latency and tokens/s columns.
+        cells.push(Line::default());
+        cells.push(Line::default());
+    }
+    let speed_style = if an.baseline == Some(i) {
+        t.dim()
+    } else {
+        t.accent()
+    };
+    cells.push(Line::from(Span::styled(r.speedup.clone(), speed_style)));
+    cells.push(Line::from(Span::styled(r.binding.clone(), t.binding())));
+    if l.elasticities {
+        cells.push(r.e_peak.clone().into());
+        cells.push(r.e_bw.clone().into());
+    }
+    cells.push(r.cost.clone().into());
+    if l.because_column {
+        let w = l.widths.last().copied().unwrap_or(0) as usize;
+        cells.push(Line::from(Span::styled(
+            text::clip(&r.because, w, app.ascii),
+            t.dim(),
+        )));
+    }
+    let style = selected.then(|| t.selected());
+    grid::row(buf, area, y, &l.cols, &l.widths, &cells, style);
+    if !fits {
+        let x = col_x(area, &l.widths, 1);
+        let w = l.widths[1] + 1 + l.widths[2];
+        let w = w.min(area.right().saturating_sub(x));
+        let text = text::clip(&r.fit, w as usize, app.ascii);
+        buf.set_line(x, y, &Line::from(Span::styled(text, t.error())), w);
+    }
+}
