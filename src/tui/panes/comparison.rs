@@ -190,12 +190,15 @@ struct Layout {
     because_column: bool,
 }
 
-const DEVICE_MIN: u16 = 20;
+/// The device column when a because column sits beside it: the cursor (2),
+/// the marks (4) and a space, then 16 of the id.
+const DEVICE_MIN: u16 = 23;
 const BECAUSE_MIN: u16 = 40;
 
 fn layout(width: u16) -> Layout {
-    // device, latency, tokens/s, speedup, binding, [e peak, e BW], $/M tok, [because]
-    let base = [right(8), right(8), right(7), left(7)];
+    // device, latency, tokens/s (9: "samples/s"), speedup, binding (8:
+    // "overhead"), [e peak, e BW], $/M tok, [because]
+    let base = [right(8), right(9), right(7), left(8)];
     let el = [right(6), right(6)];
     let cost = right(13);
     let fixed = |cs: &[Col]| cs.iter().map(|c| c.width + 1).sum::<u16>();
