@@ -430,7 +430,24 @@ fn fleet_answers_the_capstone_question() {
         assert!(v.get(k).is_some(), "{k}");
     }
     assert!(v["ttft_s"].as_f64().unwrap() <= 0.1 && v["itl_s"].as_f64().unwrap() <= 0.05);
-    assert_eq!(v["regions"].as_array().unwrap().len(), 2);
+    // Little's law: a replica has its arrival rate x its end-to-end time in
+    // flight, and decodes a batch of about that many (the batch never
+    // exceeds what the load fills, nor what fits).
+    let f = |k: &str| v[k].as_f64().unwrap();
+    let lambda = 1000.0 / f("replicas");
+    assert!((f("in_flight_per_replica") - lambda * f("e2e_s")).abs() < 1e-9 * f("e2e_s"));
+    assert!(f("batch") <= f("in_flight_per_replica") + 1.0);
+    assert!(f("batch") <= f("max_batch_per_replica"));
+    // Two regions: each its part of the fleet, the total their sum.
+    let regions = v["regions"].as_array().unwrap();
+    assert_eq!(regions.len(), 2);
+    let sum = |k: &str| regions.iter().map(|r| r[k].as_f64().unwrap()).sum::<f64>();
+    assert_eq!(sum("replicas"), f("replicas"));
+    assert!(
+        (sum("cost_per_hour_usd") - f("cost_per_hour_usd")).abs() < 1e-9 * f("cost_per_hour_usd")
+    );
+    let total = v["total"]["kwh_per_day"].as_f64().unwrap();
+    assert!((sum("kwh_per_day") - total).abs() < 1e-9 * total);
     let within = v["within_budget"].as_bool().unwrap();
     assert_eq!(out.status.code(), Some(if within { 0 } else { 3 }));
     // $5M a year buys $570.78 an hour (5e6 / 8760).

@@ -351,8 +351,22 @@ fn fleet_capstone_answers_device_count_cost_carbon_and_budget() {
     assert_eq!(d.regions[1].id, "eu-west");
     let us = d.regions[0].daily.unwrap();
     let eu = d.regions[1].daily.unwrap();
-    let grid = a.catalog.region("us-east").unwrap().grid();
-    assert_eq!(us, solver::economics::daily(best.power_w.unwrap(), &grid));
+    // The fleet is spread over the two regions: each row is its part, the
+    // replicas add up to the fleet's, and the total is the rows' sum.
+    let grids = ["us-east", "eu-west"].map(|r| a.catalog.region(r).unwrap().grid());
+    let (r_us, r_eu) = (
+        d.regions[0].replicas.unwrap(),
+        d.regions[1].replicas.unwrap(),
+    );
+    assert_eq!(r_us + r_eu, best.replicas);
+    assert!(r_us.abs_diff(r_eu) <= 1);
+    let share = r_us as f64 / best.replicas as f64;
+    assert_eq!(
+        us,
+        solver::economics::daily(best.power_w.unwrap() * share, &grids[0])
+    );
+    let total = d.total.unwrap();
+    assert!((total.kwh - (us.kwh + eu.kwh)).abs() < 1e-9 * total.kwh);
     assert_ne!(us.kg_co2, eu.kg_co2);
     // A bigger budget: within it.
     select_knob(&mut a, Knob::Budget);

@@ -40,32 +40,48 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
     };
     let plan = fleet::size_fleet(&hws, &model.model, &wl, &spec, &asm, idle)?;
     let tokens_per_s = spec.qps * spec.request.output;
-    let region_recs = |o: &fleet::FleetOption| -> Vec<Value> {
-        regions
+    // The fleet spread over the regions: each record is that region's part
+    // (its replicas, its share of the load); `total` is the whole fleet's.
+    let grids: Vec<economics::Grid> = regions.iter().map(|r| r.grid()).collect();
+    let region_recs = |o: &fleet::FleetOption| -> (Vec<Value>, Value, Option<f64>) {
+        let sp = fleet::spread(o, &grids);
+        let recs = regions
             .iter()
-            .map(|r| {
-                let g = r.grid();
-                let d = o.power_w.map(|p| economics::daily(p, &g));
+            .zip(&sp.regions)
+            .map(|(r, x)| {
                 json!({
                     "region": r.id,
-                    "kwh_per_day": d.map(|d| d.kwh),
-                    "kg_co2_per_day": d.map(|d| d.kg_co2),
-                    "electricity_usd_per_day": d.map(|d| d.electricity_usd),
-                    "co2_per_million_tokens_g": o.energy_per_token_j.map(|j| economics::co2_g(j * 1e6, &g)),
+                    "replicas": x.replicas,
+                    "devices": x.devices,
+                    "share": x.share,
+                    "cost_per_hour_usd": x.cost_per_hour_usd,
+                    "kwh_per_day": x.daily.map(|d| d.kwh),
+                    "kg_co2_per_day": x.daily.map(|d| d.kg_co2),
+                    "electricity_usd_per_day": x.daily.map(|d| d.electricity_usd),
+                    "co2_per_million_tokens_g": x.co2_per_mtok_g,
                 })
             })
-            .collect()
+            .collect();
+        let total = json!({
+            "kwh_per_day": sp.total.map(|d| d.kwh),
+            "kg_co2_per_day": sp.total.map(|d| d.kg_co2),
+            "electricity_usd_per_day": sp.total.map(|d| d.electricity_usd),
+            "co2_per_million_tokens_g": sp.co2_per_mtok_g,
+        });
+        (recs, total, sp.co2_per_mtok_g)
     };
     let option_rec = |o: &fleet::FleetOption| -> Map<String, Value> {
         let mut m = Map::new();
         let mut put = |k: &str, v: Value| {
             m.insert(k.to_string(), v);
         };
-        let regs = region_recs(o);
+        let (regs, total, co2) = region_recs(o);
         put("hardware", json!(o.hardware_id));
         put("tp", json!(o.layout.tp));
         put("pp", json!(o.layout.pp));
         put("batch", json!(o.batch));
+        put("in_flight_per_replica", json!(o.in_flight));
+        put("max_batch_per_replica", json!(o.max_batch));
         put("replicas", json!(o.replicas));
         put("devices", json!(o.devices));
         put("ttft_s", json!(o.ttft_s));
@@ -80,12 +96,10 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
         );
         put("power_w", json!(o.power_w));
         put("energy_per_token_j", json!(o.energy_per_token_j));
-        put(
-            "co2_per_million_tokens_g",
-            regs[0]["co2_per_million_tokens_g"].clone(),
-        );
+        put("co2_per_million_tokens_g", json!(co2));
         put("within_budget", json!(o.within_budget));
         put("regions", Value::Array(regs));
+        put("total", total);
         m
     };
     let mut rec = Map::new();
@@ -157,7 +171,7 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
             match &plan.best {
                 Some(b) => {
                     s.push_str(&format!(
-                        "cheapest: {} replicas of {} x {} (TP {} x PP {}), batch {} each = {} devices\n\
+                        "cheapest: {} replicas of {} x {} (TP {} x PP {}) = {} devices; each replica has {} sequences in flight (its {} req/s x end-to-end), batch {} (room for {})\n\
                          TTFT {}, inter-token {}, end-to-end {}; utilization {:.0}%\n\
                          {}/hour, {}/year, {} per million output tokens{}\n",
                         count(b.replicas),
@@ -165,8 +179,11 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
                         b.hardware_id,
                         b.layout.tp,
                         b.layout.pp,
-                        b.batch,
                         count(b.devices),
+                        units::format_number(b.in_flight),
+                        units::format_number(spec.qps / b.replicas as f64),
+                        b.batch,
+                        count(b.max_batch),
                         units::format_time(b.ttft_s),
                         units::format_time(b.itl_s),
                         units::format_time(b.e2e_s),
@@ -180,20 +197,31 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
                             None => String::new(),
                         }
                     ));
-                    for r in region_recs(b) {
+                    let (regs, total, _) = region_recs(b);
+                    let figs = |r: &Value| {
+                        let f = |k: &str| r[k].as_f64().map_or("-".into(), units::format_number);
+                        format!(
+                            "{} kWh/day, {} kg CO2/day, {} g CO2 per million tokens",
+                            f("kwh_per_day"),
+                            f("kg_co2_per_day"),
+                            f("co2_per_million_tokens_g")
+                        )
+                    };
+                    if regs.len() > 1 {
+                        s.push_str(
+                            "spread over the regions by replicas, each its share of the load:\n",
+                        );
+                    }
+                    for r in &regs {
                         s.push_str(&format!(
-                            "  {}: {} kWh/day, {} kg CO2/day, {} g CO2 per million tokens\n",
+                            "  {}: {} replicas, {}\n",
                             r["region"].as_str().unwrap_or("?"),
-                            r["kwh_per_day"]
-                                .as_f64()
-                                .map_or("-".into(), units::format_number),
-                            r["kg_co2_per_day"]
-                                .as_f64()
-                                .map_or("-".into(), units::format_number),
-                            r["co2_per_million_tokens_g"]
-                                .as_f64()
-                                .map_or("-".into(), units::format_number),
+                            r["replicas"].as_u64().unwrap_or(0),
+                            figs(r)
                         ));
+                    }
+                    if regs.len() > 1 {
+                        s.push_str(&format!("  total: {}\n", figs(&total)));
                     }
                     s.push_str("\nthe cheapest option on each device:\n");
                 }

@@ -80,7 +80,7 @@ pub fn co2_g(energy_j: f64, grid: &Grid) -> f64 {
 }
 
 /// A day of running at `power_w` on `grid`: facility kWh, kg CO2e, electricity USD.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Daily {
     pub kwh: f64,
     pub kg_co2: f64,

@@ -12,7 +12,7 @@
 //! delay is not modelled beyond the utilization headroom: TTFT is the
 //! service time of a prompt.
 
-use super::economics::{self, HOURS_PER_YEAR};
+use super::economics::{self, Daily, Grid, HOURS_PER_YEAR};
 use super::error::{self, Result};
 use super::fit;
 use super::roofline::{self, Parallelism};
@@ -549,4 +549,80 @@ pub fn size_fleet(
 fn cheaper(a: &FleetOption, b: &FleetOption) -> bool {
     a.cost_per_hour_usd < b.cost_per_hour_usd
         || (a.cost_per_hour_usd == b.cost_per_hour_usd && a.itl_s < b.itl_s)
+}
+
+/// One region's part of a fleet spread over several.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RegionShare {
+    /// Replicas in this region.
+    pub replicas: u64,
+    /// Its share of the replicas, the load, the power and the cost.
+    pub share: f64,
+    pub devices: u64,
+    pub cost_per_hour_usd: f64,
+    /// A day of this region's replicas at this load (None without a TDP).
+    pub daily: Option<Daily>,
+    /// g CO2e per million tokens made here (None without a TDP).
+    pub co2_per_mtok_g: Option<f64>,
+}
+
+/// A fleet spread over regions, and its totals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spread {
+    pub regions: Vec<RegionShare>,
+    /// The whole fleet's day: the regions' days added up.
+    pub total: Option<Daily>,
+    /// g CO2e per million tokens over the whole fleet: the regions' figures
+    /// weighted by their share of the tokens.
+    pub co2_per_mtok_g: Option<f64>,
+}
+
+/// Spread `o` over regions with these grids: the replicas as evenly as
+/// whole replicas allow (the first regions take one more), each region
+/// carrying its replicas' share of the load, so that every figure is either
+/// a region's or the fleet's total, never the whole fleet counted again in
+/// each region. A region may get no replica when there are fewer replicas
+/// than regions.
+pub fn spread(o: &FleetOption, grids: &[Grid]) -> Spread {
+    let n = grids.len().max(1) as u64;
+    let per = (o.layout.tp as u64).saturating_mul(o.layout.pp as u64);
+    let regions: Vec<RegionShare> = grids
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let replicas = o.replicas / n + u64::from((i as u64) < o.replicas % n);
+            let share = if o.replicas == 0 {
+                0.0
+            } else {
+                replicas as f64 / o.replicas as f64
+            };
+            RegionShare {
+                replicas,
+                share,
+                devices: replicas.saturating_mul(per),
+                cost_per_hour_usd: o.cost_per_hour_usd * share,
+                daily: o.power_w.map(|p| economics::daily(p * share, g)),
+                co2_per_mtok_g: o.energy_per_token_j.map(|j| economics::co2_g(j * 1e6, g)),
+            }
+        })
+        .collect();
+    let total = regions
+        .iter()
+        .map(|r| r.daily)
+        .try_fold(Daily::default(), |t, d| {
+            d.map(|d| Daily {
+                kwh: t.kwh + d.kwh,
+                kg_co2: t.kg_co2 + d.kg_co2,
+                electricity_usd: t.electricity_usd + d.electricity_usd,
+            })
+        });
+    let co2_per_mtok_g = regions
+        .iter()
+        .map(|r| r.co2_per_mtok_g.map(|c| c * r.share))
+        .sum::<Option<f64>>();
+    Spread {
+        regions,
+        total,
+        co2_per_mtok_g,
+    }
 }

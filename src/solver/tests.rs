@@ -938,6 +938,72 @@ mod serving_and_fleet {
     }
 
     #[test]
+    fn a_fleet_spread_over_two_regions_counts_each_figure_once() {
+        // 101 replicas of 8 devices, 101 kW, $1010/hour, 2 J a token.
+        let o = fleet::FleetOption {
+            device: 0,
+            hardware_id: "x".into(),
+            layout: Parallelism { tp: 8, pp: 1 },
+            batch: 80,
+            in_flight: 81.0,
+            max_batch: 1024,
+            replicas: 101,
+            devices: 808,
+            ttft_s: 0.07,
+            step_s: 0.01,
+            itl_s: 0.03,
+            e2e_s: 8.0,
+            replica_capacity_rps: 12.0,
+            utilization: 0.8,
+            cost_per_hour_usd: 1010.0,
+            cost_per_million_tokens_usd: 1.0,
+            power_w: Some(101_000.0),
+            energy_per_token_j: Some(2.0),
+            within_budget: None,
+        };
+        let a = economics::Grid {
+            gco2_per_kwh: 400.0,
+            pue: 1.2,
+            usd_per_kwh: 0.1,
+        };
+        let b = economics::Grid {
+            gco2_per_kwh: 300.0,
+            pue: 1.1,
+            usd_per_kwh: 0.2,
+        };
+        let s = fleet::spread(&o, &[a, b]);
+        // 101 over 2: 51 and 50 replicas, 408 and 400 devices.
+        let (ra, rb) = (s.regions[0], s.regions[1]);
+        assert_eq!((ra.replicas, rb.replicas), (51, 50));
+        assert_eq!((ra.devices, rb.devices), (408, 400));
+        // $1010 x 51/101 = $510 and x 50/101 = $500 an hour.
+        assert!(rel(ra.cost_per_hour_usd, 510.0) < 1e-12);
+        assert!(rel(rb.cost_per_hour_usd, 500.0) < 1e-12);
+        // 51 kW x 24 h x 1.2 = 1468.8 kWh, x 0.4 kg = 587.52 kg, x $0.1 =
+        // $146.88; 50 kW x 24 x 1.1 = 1320 kWh, 396 kg, $264.
+        let (da, db) = (ra.daily.unwrap(), rb.daily.unwrap());
+        assert!(rel(da.kwh, 1468.8) < 1e-12 && rel(da.kg_co2, 587.52) < 1e-12);
+        assert!(rel(db.kwh, 1320.0) < 1e-12 && rel(db.electricity_usd, 264.0) < 1e-12);
+        let t = s.total.unwrap();
+        assert!(rel(t.kwh, 2788.8) < 1e-12 && rel(t.kg_co2, 983.52) < 1e-12);
+        assert!(rel(t.electricity_usd, 410.88) < 1e-12);
+        // A million tokens: 2e6 J = 0.5556 kWh; x 1.2 x 400 g = 266.7 g here,
+        // x 1.1 x 300 g = 183.3 g there; the fleet's is weighted by the
+        // tokens each makes: (51 x 266.7 + 50 x 183.3) / 101 = 225.4 g.
+        assert!(rel(ra.co2_per_mtok_g.unwrap(), 2e6 / 3.6e6 * 1.2 * 400.0) < 1e-12);
+        assert!(
+            rel(
+                s.co2_per_mtok_g.unwrap(),
+                (51.0 * 266.666_666_666_666_7 + 50.0 * 183.333_333_333_333_3) / 101.0
+            ) < 1e-12
+        );
+        // One replica over two regions: one gets it all, the other none.
+        let one = fleet::spread(&fleet::FleetOption { replicas: 1, ..o }, &[a, b]);
+        assert_eq!((one.regions[0].replicas, one.regions[1].replicas), (1, 0));
+        assert_eq!(one.regions[1].daily.unwrap().kwh, 0.0);
+    }
+
+    #[test]
     fn an_impossible_ttft_says_why() {
         let plan = fleet::size_fleet(
             &[a100()],

@@ -73,6 +73,9 @@ pub struct RegionFigures {
     /// g CO2e per million tokens.
     pub co2_per_mtok_g: Option<f64>,
     pub daily: Option<Daily>,
+    /// Fleet view: the replicas placed in this region (its share of the
+    /// fleet; `daily` is then this region's part only).
+    pub replicas: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -121,8 +124,11 @@ pub struct GenData {
 pub struct FleetData {
     pub spec: FleetSpec,
     pub plan: FleetPlan,
-    /// The best option's figures per region.
+    /// The best option spread over the regions: each region's part.
     pub regions: Vec<RegionFigures>,
+    /// The whole fleet's day and g CO2e per million tokens, over its regions.
+    pub total: Option<Daily>,
+    pub co2_per_mtok_g: Option<f64>,
 }
 
 /// What a view shows beside the shared analysis.
@@ -150,6 +156,7 @@ fn region_figures(
         name: r.name.clone(),
         co2_per_mtok_g: energy_per_token_j.map(|j| economics::co2_g(j * 1e6, &grid)),
         daily: power_w.map(|p| economics::daily(p, &grid)),
+        replicas: None,
     })
 }
 
@@ -252,18 +259,34 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
             };
             let plan = fleet::size_fleet(&app.devices, model, &wl, &spec, &a, DEFAULT_IDLE_SHARE)
                 .map_err(err)?;
+            // The best fleet spread over the regions, each its share.
             let mut regions = Vec::new();
+            let mut grids = Vec::new();
             for id in &v.regions {
-                let (p, e) = plan
-                    .best
-                    .as_ref()
-                    .map_or((None, None), |b| (b.power_w, b.energy_per_token_j));
-                regions.push(region_figures(app, id, p, e)?);
+                let r = app.catalog.region(id).map_err(|e| e.to_string())?;
+                grids.push(r.grid());
+                regions.push(RegionFigures {
+                    id: r.id.clone(),
+                    name: r.name.clone(),
+                    co2_per_mtok_g: None,
+                    daily: None,
+                    replicas: None,
+                });
+            }
+            let spread = plan.best.as_ref().map(|b| fleet::spread(b, &grids));
+            if let Some(sp) = &spread {
+                for (r, s) in regions.iter_mut().zip(&sp.regions) {
+                    r.co2_per_mtok_g = s.co2_per_mtok_g;
+                    r.daily = s.daily;
+                    r.replicas = Some(s.replicas);
+                }
             }
             Ok(ViewData::Fleet(FleetData {
                 spec,
                 plan,
                 regions,
+                total: spread.as_ref().and_then(|s| s.total),
+                co2_per_mtok_g: spread.as_ref().and_then(|s| s.co2_per_mtok_g),
             }))
         }
     }

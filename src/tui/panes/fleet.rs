@@ -58,16 +58,24 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 Span::styled(" cheapest ", t.header()),
                 Span::styled(
                     format!(
-                        "{} · TP {} x PP {} · batch {}",
-                        o.hardware_id, o.layout.tp, o.layout.pp, o.batch
+                        "{} · TP {} x PP {} → {} replicas, {} devices",
+                        o.hardware_id, o.layout.tp, o.layout.pp, o.replicas, o.devices
                     ),
                     t.accent(),
                 ),
-                Span::styled(
-                    format!(" → {} replicas, {} devices", o.replicas, o.devices),
-                    t.accent(),
-                ),
             ]));
+            // The batch the load produces on each replica (Little's law), not
+            // the most that fit.
+            out.push(Line::from(Span::styled(
+                format!(
+                    "   each replica: {} in flight ({} req/s x e2e), batch {}, room for {}",
+                    units::format_number(o.in_flight),
+                    units::format_number(s.qps / o.replicas as f64),
+                    o.batch,
+                    units::format_count(o.max_batch as f64)
+                ),
+                fg,
+            )));
             out.push(Line::from(Span::styled(
                 format!(
                     "   TTFT {} · ITL {} · e2e {} · utilization {}",
@@ -101,27 +109,54 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let buf = frame.buffer_mut();
     super::text::draw_lines(buf, inner, &out, app.ascii);
     let mut y = inner.y + out.len() as u16;
-    // Per region.
-    let rcols = [left(14), right(10), right(12), right(14), fill()];
+    // Per region: the fleet spread over the regions, each row its part,
+    // then the whole fleet's total.
+    let rcols = [left(14), right(8), right(10), right(11), right(12), fill()];
     let rw = grid::widths(&rcols, inner.width);
     if d.plan.best.is_some() {
-        let head: Vec<Line> = ["  region", "kWh/day", "kg CO2/day", "g CO2/M tok", ""]
-            .into_iter()
-            .map(Line::from)
-            .collect();
+        let head: Vec<Line> = [
+            "  region",
+            "replicas",
+            "kWh/day",
+            "kg CO2/day",
+            "g CO2/M tok",
+            "",
+        ]
+        .into_iter()
+        .map(Line::from)
+        .collect();
         grid::row(buf, inner, y, &rcols, &rw, &head, Some(t.dim()));
         y += 1;
-        for r in &d.regions {
-            let cells: Vec<Line> = vec![
-                format!("  {}", r.id).into(),
-                num(r.daily.map(|x| x.kwh)).into(),
-                num(r.daily.map(|x| x.kg_co2)).into(),
-                num(r.co2_per_mtok_g).into(),
-                Line::from(Span::styled(
-                    super::text::clip(&r.name, rw[4] as usize, app.ascii),
-                    t.dim(),
-                )),
-            ];
+        let mut rows: Vec<Vec<Line>> = d
+            .regions
+            .iter()
+            .map(|r| {
+                vec![
+                    format!("  {}", r.id).into(),
+                    r.replicas.map_or("-".into(), |n| n.to_string()).into(),
+                    num(r.daily.map(|x| x.kwh)).into(),
+                    num(r.daily.map(|x| x.kg_co2)).into(),
+                    num(r.co2_per_mtok_g).into(),
+                    Line::from(Span::styled(
+                        super::text::clip(&r.name, rw[5] as usize, app.ascii),
+                        t.dim(),
+                    )),
+                ]
+            })
+            .collect();
+        if d.regions.len() > 1
+            && let Some(o) = &d.plan.best
+        {
+            rows.push(vec![
+                Line::from(Span::styled("  total", t.header())),
+                o.replicas.to_string().into(),
+                num(d.total.map(|x| x.kwh)).into(),
+                num(d.total.map(|x| x.kg_co2)).into(),
+                num(d.co2_per_mtok_g).into(),
+                Line::from(Span::styled("the load split by replicas", t.dim())),
+            ]);
+        }
+        for cells in rows {
             grid::row(buf, inner, y, &rcols, &rw, &cells, None);
             y += 1;
         }
