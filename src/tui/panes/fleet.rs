@@ -153,7 +153,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 num(d.total.map(|x| x.kwh)).into(),
                 num(d.total.map(|x| x.kg_co2)).into(),
                 num(d.co2_per_mtok_g).into(),
-                Line::from(Span::styled("the load split by replicas", t.dim())),
+                Line::from(Span::styled(
+                    super::text::clip("the load split by replicas", rw[5] as usize, app.ascii),
+                    t.dim(),
+                )),
             ]);
         }
         for cells in rows {

@@ -52,6 +52,26 @@ pub fn widths(cols: &[Col], total: u16) -> Vec<u16> {
         .collect()
 }
 
+/// The columns that fit `total` cells while the fill column keeps at least
+/// `min` (an id should show whole before a figure does): the last columns
+/// give way first. `row` draws only the cells of the columns kept.
+pub fn keep(cols: &[Col], total: u16, min: u16) -> &[Col] {
+    let mut n = cols.len();
+    while n > 1 {
+        let w = widths(&cols[..n], total);
+        let fill = cols[..n]
+            .iter()
+            .zip(&w)
+            .find(|(c, _)| c.width == 0)
+            .map_or(u16::MAX, |(_, w)| *w);
+        if fill >= min {
+            break;
+        }
+        n -= 1;
+    }
+    &cols[..n]
+}
+
 /// One row at line `y` of `area`: the row style first (so the cells' own
 /// styles show through), then each cell clipped to its column.
 pub fn row(
@@ -97,6 +117,19 @@ pub fn wide(buf: &mut Buffer, area: Rect, y: u16, line: &Line) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn figures_give_way_before_the_id() {
+        let cols = [fill(), right(6), right(3), right(7)];
+        // 40 cells: 6 + 3 + 7 + 3 gaps = 19 fixed, 21 for the id.
+        assert_eq!(keep(&cols, 40, 14).len(), 4);
+        // 28 cells: the id would get 9; without the last column (7 + 1
+        // gap) it gets 17.
+        assert_eq!(keep(&cols, 28, 14).len(), 3);
+        // 16 cells: only the id.
+        assert_eq!(keep(&cols, 16, 14).len(), 1);
+        assert_eq!(widths(keep(&cols, 28, 14), 28), vec![17, 6, 3]);
+    }
 
     #[test]
     fn fill_takes_the_rest() {

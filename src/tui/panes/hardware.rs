@@ -63,7 +63,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         [fill(), left(17), left(10), left(8), right(5)]
     };
-    let widths = grid::widths(&cols, inner.width);
+    // A device id shows whole before its figures do (the longest are ~16).
+    let cols = grid::keep(&cols, inner.width, 18);
+    let widths = grid::widths(cols, inner.width);
     let head: Vec<Line> = if narrow {
         vec![
             "  device".into(),
@@ -81,7 +83,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             "ridge".into(),
         ]
     };
-    grid::row(buf, inner, inner.y, &cols, &widths, &head, Some(t.dim()));
+    grid::row(buf, inner, inner.y, cols, &widths, &head, Some(t.dim()));
     let height = inner.height.saturating_sub(1) as usize;
     let off = scroll_offset(selected_row, rows.len(), height);
     for (k, r) in rows.iter().skip(off).take(height).enumerate() {
@@ -97,7 +99,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             Row::Device(i) => {
                 let cells = device_cells(app, i, prec, narrow);
                 let style = (i == app.hw).then(|| row_style(app, Pane::Hardware, true));
-                grid::row(buf, inner, y, &cols, &widths, &cells, style);
+                grid::row(buf, inner, y, cols, &widths, &cells, style);
             }
         }
     }

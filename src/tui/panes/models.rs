@@ -47,7 +47,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         [fill(), right(6), right(6), right(11)]
     };
-    let widths = grid::widths(&cols, inner.width);
+    // A model id shows whole before its figures do (the longest are ~15).
+    let cols = grid::keep(&cols, inner.width, 16);
+    let widths = grid::widths(cols, inner.width);
     let kv = if narrow {
         "KV/tok".to_string()
     } else {
@@ -59,7 +61,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         if narrow { "lyr" } else { "layers" }.into(),
         kv.into(),
     ];
-    grid::row(buf, inner, inner.y, &cols, &widths, &head, Some(t.dim()));
+    grid::row(buf, inner, inner.y, cols, &widths, &head, Some(t.dim()));
     let height = inner.height.saturating_sub(1) as usize;
     let off = scroll_offset(selected_row, rows.len(), height);
     for (k, &(is_header, i)) in rows.iter().skip(off).take(height).enumerate() {
@@ -87,6 +89,6 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             kv.into(),
         ];
         let style = sel.then(|| row_style(app, Pane::Models, true));
-        grid::row(buf, inner, y, &cols, &widths, &cells, style);
+        grid::row(buf, inner, y, cols, &widths, &cells, style);
     }
 }

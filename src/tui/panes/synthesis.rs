@@ -51,7 +51,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         ));
         target.push(Span::styled(
             format!(
-                "  {} types a target: \"50ms itl\", \"100ms ttft\", \"30 tok/s per user\"",
+                "  {}: \"50ms itl\", \"100ms ttft\", \"30 tok/s per user\"",
                 app.keymap.first_key(Command::Edit)
             ),
             t.dim(),
