@@ -102,6 +102,29 @@ impl Rows {
             _ => render_list(&self.table, cols, format, style),
         }
     }
+
+    /// The table with the rate in the model's words; for people (text,
+    /// Markdown), under `head` and above `summary`, wrapped to the width.
+    fn page(
+        &self,
+        model: &ModelEntry,
+        cols: &[Col],
+        head: &str,
+        summary: &str,
+        format: Format,
+        style: Style,
+    ) -> String {
+        let table = self.render(&in_words(cols, Words::for_model(model)), format, style);
+        if matches!(format, Format::Table | Format::Markdown) {
+            format!(
+                "{}{table}\n{}",
+                wrap(head, style.width),
+                wrap(summary, style.width)
+            )
+        } else {
+            table
+        }
+    }
 }
 
 /// `sweep --contexts LO..HI`: the workload at contexts in powers of two.
@@ -145,26 +168,12 @@ pub(super) fn context_sweep_cmd(
             None => format!("{}: no context shown fits\n", hw.hw.id),
         });
     }
-    let mut s = rows.render(
-        &in_words(CONTEXT_COLS, Words::for_model(model)),
-        w.format,
-        style,
+    let head = format!(
+        "{}: context sweep, batch {} (contexts in tokens, k = 1024)\n\n",
+        model.model.name,
+        units::format_count(wl.batch)
     );
-    if matches!(w.format, Format::Table | Format::Markdown) {
-        s = format!(
-            "{}{s}\n{}",
-            wrap(
-                &format!(
-                    "{}: context sweep, batch {} (contexts in tokens, k = 1024)\n\n",
-                    model.model.name,
-                    units::format_count(wl.batch)
-                ),
-                style.width
-            ),
-            wrap(&summary, style.width)
-        );
-    }
-    write(out, &s)
+    write(out, &rows.page(model, CONTEXT_COLS, &head, &summary, w.format, style))
 }
 
 pub(super) fn sweep_cmd(
@@ -205,26 +214,12 @@ pub(super) fn sweep_cmd(
         }
         summary.push_str(&sweep_summary(hw, &s, best, base.context, style));
     }
-    let mut s = rows.render(
-        &in_words(BATCH_COLS, Words::for_model(model)),
-        w.format,
-        style,
+    let head = format!(
+        "{}: batch sweep, context {}\n\n",
+        model.model.name,
+        units::format_tokens(base.context)
     );
-    if matches!(w.format, Format::Table | Format::Markdown) {
-        s = format!(
-            "{}{s}\n{}",
-            wrap(
-                &format!(
-                    "{}: batch sweep, context {}\n\n",
-                    model.model.name,
-                    units::format_tokens(base.context)
-                ),
-                style.width
-            ),
-            wrap(&summary, style.width)
-        );
-    }
-    write(out, &s)
+    write(out, &rows.page(model, BATCH_COLS, &head, &summary, w.format, style))
 }
 
 /// What one device's sweep answers, among the batches that fit only.
