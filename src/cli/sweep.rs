@@ -173,7 +173,10 @@ pub(super) fn context_sweep_cmd(
         model.model.name,
         units::format_count(wl.batch)
     );
-    write(out, &rows.page(model, CONTEXT_COLS, &head, &summary, w.format, style))
+    write(
+        out,
+        &rows.page(model, CONTEXT_COLS, &head, &summary, w.format, style),
+    )
 }
 
 pub(super) fn sweep_cmd(
@@ -219,7 +222,10 @@ pub(super) fn sweep_cmd(
         model.model.name,
         units::format_tokens(base.context)
     );
-    write(out, &rows.page(model, BATCH_COLS, &head, &summary, w.format, style))
+    write(
+        out,
+        &rows.page(model, BATCH_COLS, &head, &summary, w.format, style),
+    )
 }
 
 /// What one device's sweep answers, among the batches that fit only.
