@@ -6,7 +6,8 @@ use ratatui_textarea::{Input, Key};
 use ridgeline::catalog::Catalog;
 use ridgeline::solver::{Param, Phase};
 use ridgeline::tui::app::{self, Level};
-use ridgeline::tui::keymap::{Keymap, action_for};
+use ridgeline::tui::events::key_action as action_for;
+use ridgeline::tui::keymap::Keymap;
 use ridgeline::tui::theme::ThemeSet;
 use ridgeline::tui::{Action, App, Command, Mode, Pane, Settings, update};
 

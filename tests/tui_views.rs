@@ -7,7 +7,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui_textarea::Key;
 use ridgeline::scenario::Scenario;
 use ridgeline::solver::{self, Phase, fleet, serving, synthesis};
-use ridgeline::tui::keymap::action_for;
+use ridgeline::tui::events::key_action as action_for;
 use ridgeline::tui::knobs::{Family, Knob, SweepAxis};
 use ridgeline::tui::views::{View, ViewData};
 use ridgeline::tui::{Action, App, Command, Mode, Pane};

@@ -2,7 +2,7 @@
 //! everything on screen is recomputed from the pure solver, synchronously,
 //! and stored here; `render` only reads it.
 
-use super::keymap::Keymap;
+use super::keymap::{Keymap, Keys};
 use super::knobs::{Choices, Family, Inputs, Knob, ViewInputs};
 use super::scenario_io::Session;
 use super::theme::{Theme, ThemeSet};
@@ -518,6 +518,15 @@ impl App {
         match &self.view_data {
             Ok(d) => Some((d, entry_invalid)),
             Err(_) => self.last_view_data.as_ref().map(|d| (d, true)),
+        }
+    }
+
+    /// What the keys drive: text in an open entry, else commands.
+    pub fn keys(&self) -> Keys {
+        match self.mode {
+            Mode::Filter(_) => Keys::Text { list: true },
+            Mode::Edit | Mode::Save => Keys::Text { list: false },
+            Mode::Normal | Mode::Help => Keys::Commands,
         }
     }
 

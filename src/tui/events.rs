@@ -24,10 +24,15 @@ pub struct Requests {
     pub suspend: bool,
 }
 
+/// The action a key means in the app's current mode.
+pub fn key_action(app: &App, ev: &ratatui::crossterm::event::KeyEvent) -> Option<Action> {
+    keymap::action_for(&app.keymap, app.keys(), ev)
+}
+
 /// The action a terminal event means in the app's current mode.
 pub fn action_for(app: &App, ev: Event) -> Option<Action> {
     match ev {
-        Event::Key(k) => keymap::action_for(app, &k),
+        Event::Key(k) => key_action(app, &k),
         Event::Paste(text) => Some(Action::Paste(text)),
         Event::Resize(_, _) => Some(Action::Resize),
         _ => None,

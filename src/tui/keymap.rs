@@ -4,7 +4,6 @@
 //! keymap, so it cannot drift from it.
 
 use super::action::{Action, Command};
-use super::app::{App, Mode};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -353,35 +352,42 @@ impl Keymap {
     }
 }
 
-/// What a terminal key event means in the app's current mode.
-pub fn action_for(app: &App, ev: &KeyEvent) -> Option<Action> {
+/// What the keys drive at the moment (the app says which, `App::keys`):
+/// commands, or text typed into an entry, where Up/Down still move the
+/// list under a filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keys {
+    Commands,
+    Text { list: bool },
+}
+
+/// What a terminal key event means to `keymap` when the keys drive `keys`.
+pub fn action_for(keymap: &Keymap, keys: Keys, ev: &KeyEvent) -> Option<Action> {
     if ev.kind == KeyEventKind::Release {
         return None;
     }
     let key = Key::from_event(ev)?;
-    match app.mode {
-        Mode::Filter(_) | Mode::Edit | Mode::Save => {
+    match keys {
+        Keys::Text { list } => {
             if key == CTRL_C {
                 return Some(Command::Quit.into());
             }
             // Control keys that act on the terminal work while typing too.
             if key.ctrl
-                && let Some(cmd @ (Command::Redraw | Command::Suspend)) = app.keymap.command(key)
+                && let Some(cmd @ (Command::Redraw | Command::Suspend)) = keymap.command(key)
             {
                 return Some(cmd.into());
             }
             match key.code {
                 KeyCodeOrd::Enter if !key.ctrl && !key.alt => Some(Command::Edit.into()),
                 KeyCodeOrd::Esc => Some(Command::Cancel.into()),
-                KeyCodeOrd::Up if matches!(app.mode, Mode::Filter(_)) => Some(Command::Up.into()),
-                KeyCodeOrd::Down if matches!(app.mode, Mode::Filter(_)) => {
-                    Some(Command::Down.into())
-                }
+                KeyCodeOrd::Up if list => Some(Command::Up.into()),
+                KeyCodeOrd::Down if list => Some(Command::Down.into()),
                 KeyCodeOrd::Tab | KeyCodeOrd::BackTab => None,
                 _ => Some(Action::Input((*ev).into())),
             }
         }
-        Mode::Normal | Mode::Help => app.keymap.command(key).map(Action::Do),
+        Keys::Commands => keymap.command(key).map(Action::Do),
     }
 }
 

@@ -1,0 +1,286 @@
+//! The knobs: stepping, parsing and what applies to which model.
+use super::*;
+
+fn base() -> Inputs {
+    Inputs {
+        wl: Workload::default(),
+        a: Assumptions::default(),
+        v: ViewInputs::default(),
+    }
+}
+
+fn choices() -> Choices {
+    Choices {
+        regions: vec!["us-east".into(), "eu-west".into(), "fr".into()],
+        families: vec!["nvidia-datacenter".into(), "amd-instinct".into()],
+    }
+}
+
+#[test]
+fn tp_steps_skip_degrees_that_do_not_split_the_heads() {
+    // 40 heads and 8 KV heads: the degrees above 8 that divide 40 are 10,
+    // 20 and 40; 10 and 20 ranks cannot share 8 KV heads evenly (neither
+    // divides the other), 40 can (40 % 8 == 0). So up from 8 goes to 40,
+    // and down from 40 back to 8.
+    let mut m = crate::solver::Model {
+        id: "m".into(),
+        name: "m".into(),
+        kind: crate::solver::ModelKind::DenseDecoder,
+        params: 13e9,
+        arch: Arch::Decoder(crate::solver::Decoder {
+            layers: 40,
+            hidden: 5120,
+            heads: 40,
+            kv_heads: 8,
+            head_dim: 128,
+            ffn: 13824,
+            vocab: 32000,
+            tied_embeddings: false,
+            max_context: 4096,
+            moe: None,
+            mla: None,
+        }),
+    };
+    let mut i = base();
+    i.wl.tp = 8;
+    assert_eq!(Knob::Tp.step_for(&i, true, &choices(), Some(&m)).wl.tp, 40);
+    i.wl.tp = 40;
+    assert_eq!(Knob::Tp.step_for(&i, false, &choices(), Some(&m)).wl.tp, 8);
+    // 32 heads: powers of two as before, and no step past 32.
+    if let Arch::Decoder(d) = &mut m.arch {
+        d.heads = 32;
+    }
+    i.wl.tp = 4;
+    assert_eq!(Knob::Tp.step_for(&i, true, &choices(), Some(&m)).wl.tp, 8);
+    i.wl.tp = 32;
+    assert_eq!(Knob::Tp.step_for(&i, true, &choices(), Some(&m)).wl.tp, 32);
+    // Pipeline stages stop at the 40 layers.
+    i.wl.pp = 32;
+    assert_eq!(Knob::Pp.step_for(&i, true, &choices(), Some(&m)).wl.pp, 40);
+}
+
+#[test]
+fn token_knobs_read_k_as_1024() {
+    // "8k" context = 8 x 1024 = 8192 tokens; "2k" prompt = 2048.
+    let i = base();
+    let c = Knob::Context.parse("8k", &i, &choices()).unwrap();
+    assert_eq!(c.wl.context, 8192.0);
+    let p = Knob::Prompt.parse("2k", &i, &choices()).unwrap();
+    assert_eq!(p.v.request.prompt, 2048.0);
+    let o = Knob::Output.parse("1k", &i, &choices()).unwrap();
+    assert_eq!(o.v.request.output, 1024.0);
+    // 128k shows as 131072 and reads back equal.
+    let c = Knob::Context.parse("128k", &i, &choices()).unwrap();
+    let shown = Knob::Context.value(&c);
+    assert_eq!(
+        Knob::Context
+            .parse(&shown, &i, &choices())
+            .unwrap()
+            .wl
+            .context,
+        131072.0
+    );
+}
+
+#[test]
+fn steps_double_halve_cycle_and_toggle() {
+    let i = base();
+    assert_eq!(Knob::Batch.step(&i, true, &choices()).wl.batch, 2.0);
+    assert_eq!(
+        Knob::Batch.step(&i, false, &choices()).wl.batch,
+        1.0,
+        "batch never below 1"
+    );
+    assert_eq!(Knob::Context.step(&i, true, &choices()).wl.context, 8192.0);
+    assert_eq!(
+        Knob::Weights.step(&i, true, &choices()).wl.weights,
+        Precision::Bf16.next()
+    );
+    assert_eq!(
+        Knob::Kv.step(&i, false, &choices()).wl.kv,
+        Precision::Bf16.prev()
+    );
+    assert_eq!(
+        Knob::Phase.step(&i, true, &choices()).wl.phase,
+        Phase::Prefill
+    );
+    assert_eq!(Knob::Tp.step(&i, true, &choices()).wl.tp, 2);
+    assert_eq!(Knob::Tp.step(&i, false, &choices()).wl.tp, 1);
+    assert_eq!(
+        Knob::ComputeEff
+            .step(&i, true, &choices())
+            .a
+            .compute_efficiency,
+        0.75
+    );
+    assert_eq!(
+        Knob::Overhead.step(&i, true, &choices()).a.overhead_s,
+        20e-6
+    );
+}
+
+#[test]
+fn reads_units() {
+    let i = base();
+    assert_eq!(
+        Knob::Context
+            .parse("8k", &i, &choices())
+            .unwrap()
+            .wl
+            .context,
+        8192.0,
+        "token counts: k = 1024"
+    );
+    assert_eq!(
+        Knob::Overhead
+            .parse("50ms", &i, &choices())
+            .unwrap()
+            .a
+            .overhead_s,
+        0.05
+    );
+    assert_eq!(
+        Knob::MemoryEff
+            .parse("70%", &i, &choices())
+            .unwrap()
+            .a
+            .memory_efficiency,
+        0.7
+    );
+    assert_eq!(
+        Knob::ComputeEff
+            .parse("0.6", &i, &choices())
+            .unwrap()
+            .a
+            .compute_efficiency,
+        0.6
+    );
+    assert_eq!(
+        Knob::Kv.parse("FP8", &i, &choices()).unwrap().wl.kv,
+        Precision::Fp8
+    );
+    assert_eq!(Knob::Tp.parse("8", &i, &choices()).unwrap().wl.tp, 8);
+}
+
+#[test]
+fn bad_text_says_why() {
+    let i = base();
+    let e = Knob::Context.parse("lots", &i, &choices()).unwrap_err();
+    assert!(e.contains("no number found"), "{e}");
+    assert!(
+        Knob::Tp
+            .parse("2.5", &i, &choices())
+            .unwrap_err()
+            .contains("whole number")
+    );
+    assert!(
+        Knob::Weights
+            .parse("fp7", &i, &choices())
+            .unwrap_err()
+            .contains("unknown precision")
+    );
+    assert!(
+        Knob::Overhead
+            .parse("5", &i, &choices())
+            .unwrap_err()
+            .contains("unit")
+    );
+}
+
+#[test]
+fn view_knobs_step_and_read() {
+    let i = base();
+    let c = choices();
+    assert_eq!(Knob::Prompt.step(&i, true, &c).v.request.prompt, 4096.0);
+    assert_eq!(Knob::Region.step(&i, true, &c).v.region, "eu-west");
+    assert_eq!(Knob::Region.step(&i, false, &c).v.region, "fr");
+    assert_eq!(Knob::Regions.step(&i, true, &c).v.regions, vec!["eu-west"]);
+    let two = Knob::Regions.parse("us-east, eu-west", &i, &c).unwrap();
+    assert_eq!(two.v.regions, vec!["us-east", "eu-west"]);
+    assert_eq!(
+        Knob::Regions.step(&two, true, &c).v.regions,
+        vec!["us-east", "fr"]
+    );
+    assert!(
+        Knob::Regions
+            .parse("mars", &i, &c)
+            .unwrap_err()
+            .contains("no region")
+    );
+    assert_eq!(
+        Knob::Budget.parse("5M", &i, &c).unwrap().v.budget,
+        Some(5e6)
+    );
+    assert_eq!(Knob::Budget.parse("none", &i, &c).unwrap().v.budget, None);
+    assert_eq!(
+        Knob::Target.parse("100ms ttft", &i, &c).unwrap().v.target,
+        SynthTarget::Ttft(0.1)
+    );
+    assert!(Knob::Target.parse("fast", &i, &c).is_err());
+    assert_eq!(
+        Knob::SweepAxis.step(&i, true, &c).v.sweep,
+        SweepAxis::Context
+    );
+    assert_eq!(
+        Knob::Family.step(&i, true, &c).v.family,
+        Family::Named("amd-instinct".into())
+    );
+    assert_eq!(Knob::Family.step(&i, false, &c).v.family, Family::Marked);
+    assert_eq!(Knob::TtftSla.parse("200ms", &i, &c).unwrap().v.ttft_s, 0.2);
+    assert!(Knob::ItlSla.parse("0ms", &i, &c).is_err());
+}
+
+#[test]
+fn one_precision_knob_sets_all_three_and_reads_mixed() {
+    let i = base();
+    let c = choices();
+    let all = |i: &Inputs| (i.wl.weights, i.wl.activations, i.wl.kv);
+    let up = Knob::Precision.step(&i, true, &c);
+    let p = Precision::Bf16.next();
+    assert_eq!(all(&up), (p, p, p));
+    assert_eq!(Knob::Precision.value(&up), p.name());
+    let fp4 = Knob::Precision.parse("FP4", &i, &c).unwrap();
+    assert_eq!(all(&fp4), (Precision::Fp4, Precision::Fp4, Precision::Fp4));
+    // One of the three moved: the single knob reads mixed, and reading
+    // "mixed" back keeps the three as they are.
+    let mixed = Knob::Kv.step(&i, true, &c);
+    assert_eq!(Knob::Precision.value(&mixed), MIXED);
+    assert_eq!(Knob::Precision.parse("mixed", &mixed, &c).unwrap(), mixed);
+    assert!(
+        Knob::Precision.parse("mixed", &i, &c).is_err(),
+        "nothing to keep"
+    );
+    // From mixed, a step moves all three from the weights' format.
+    assert_eq!(all(&Knob::Precision.step(&mixed, false, &c)), {
+        let q = Precision::Bf16.prev();
+        (q, q, q)
+    });
+}
+
+#[test]
+fn decode_only_knobs_do_not_apply_to_one_forward_pass() {
+    use crate::solver::ModelKind;
+    let cnn = Words::of(ModelKind::Cnn, Some("224x224 RGB image"));
+    let llm = Words::of(ModelKind::DenseDecoder, None);
+    for k in Knob::ALL {
+        let decode_only = matches!(k, Knob::Phase | Knob::Context | Knob::Kv);
+        assert_eq!(k.applies(cnn), !decode_only, "{k:?}");
+        assert!(k.applies(llm), "{k:?}");
+    }
+}
+
+#[test]
+fn values_read_back() {
+    let i = base();
+    let mut all = Knob::ALL.to_vec();
+    for view in 0..6 {
+        all.extend(Knob::for_view(view));
+    }
+    for k in all {
+        let v = k.value(&i);
+        let back = k
+            .parse(&v, &i, &choices())
+            .unwrap_or_else(|e| panic!("{k:?} {v}: {e}"));
+        assert_eq!(k.value(&back), v);
+    }
+}
