@@ -541,3 +541,29 @@ fn single_pass_models_report_samples_or_images_per_second() {
     let llm = text(&["sweep", "--model", "llama-3.1-8b", "--batch", "1..4"]);
     assert!(llm.contains("tokens/s"), "{llm}");
 }
+
+#[test]
+fn serve_shows_only_a_replica_that_runs() {
+    // Llama-3.1-70B bf16 on one A100 80GB does not fit at 2048 + 256 tokens:
+    // the text shows the verdict and the figures on the two A100s that hold
+    // it, never the figures as asked; JSON keeps them (the contract) beside
+    // `verdict`, with no cost for what does not run.
+    let v = json(&["serve", "-m", "llama-3.1-70b", "-H", "a100", "-f", "json"]);
+    assert_eq!(v["fits"], false);
+    assert_eq!(v["verdict"], "needs_more_devices");
+    assert!(v["cost_per_hour_usd"].is_null());
+    let at = &v["at_min_devices_to_fit"];
+    assert_eq!(
+        (at["tp"].as_u64(), at["fits"].as_bool()),
+        (Some(2), Some(true))
+    );
+    let out = ridgeline(&["serve", "-m", "llama-3.1-70b", "-H", "a100"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("needs 2 devices") && text.contains("(--tp 2)"),
+        "{text}"
+    );
+    let asked = ridgeline::solver::units::format_time(v["ttft_s"].as_f64().unwrap());
+    let there = ridgeline::solver::units::format_time(at["ttft_s"].as_f64().unwrap());
+    assert!(!text.contains(&asked) && text.contains(&there), "{text}");
+}

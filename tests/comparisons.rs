@@ -643,3 +643,36 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_serving_view_shows_only_a_replica_that_runs() {
+    // Llama-3.1-70B bf16 on one A100 80GB does not fit at 2048 + 256 tokens:
+    // its figures as asked are never on screen; the verdict is, and the
+    // figures on the two devices that hold it (solver test
+    // a_replica_that_does_not_fit_is_shown_on_the_fewest_devices_that_hold_it).
+    let mut a = app();
+    a.model = model(&a, "llama-3.1-70b");
+    a.hw = hw(&a, "a100-sxm-80gb");
+    go(&mut a, &[Command::View2]);
+    let ViewData::Serving(d) = a.view_data.as_ref().unwrap().clone() else {
+        panic!("the Serving view")
+    };
+    assert!(!d.serving.fits);
+    let at = d.at_fit.clone().expect("two devices hold it");
+    assert_eq!(at.layout.devices(), 2);
+    for (w, h) in [(80, 24), (100, 30), (160, 48)] {
+        let s = screen(&a, w, h).join("\n");
+        let asked = units::format_time(d.serving.ttft_s);
+        assert!(!s.contains(&asked), "{w}x{h}: {asked} as if it ran\n{s}");
+        assert!(s.contains(&units::format_time(at.serving.ttft_s)), "{s}");
+        assert!(
+            s.contains("✗ needs 2 devices") && s.contains("NO FIT"),
+            "{s}"
+        );
+    }
+    // And the view's answer is the replica that runs.
+    let ans = headline::answer(&a).expect("an answer");
+    let m = &a.catalog.models[a.model].model;
+    let e = solver::evaluate(&a.devices[ans.hw], m, &ans.workload, &a.assumptions).unwrap();
+    assert!(e.memory.fits);
+}

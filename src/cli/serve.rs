@@ -2,10 +2,12 @@
 
 use super::args::{Format, RequestArgs, ServeArgs};
 use super::output::{Fmt, Style, col, render_record, wrap};
+use super::records::{layout_flags, verdict_key};
 use super::{CliError, Out, assumptions, single_batch, workload, write};
 use crate::catalog::{Catalog, Region};
+use crate::solver::compare::{Verdict, no_layout_reason};
 use crate::solver::economics::{self, DEFAULT_IDLE_SHARE};
-use crate::solver::serving::{self, Request};
+use crate::solver::serving::{self, Request, Serving};
 use crate::solver::units;
 use serde_json::{Map, Value, json};
 
@@ -34,50 +36,74 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
     let req = request(&a.request);
     let s = serving::serve(&hw.hw, &model.model, &wl, &req, &asm)?;
     let idle = a.request.idle_power.unwrap_or(DEFAULT_IDLE_SHARE);
-    let devices = wl.tp.saturating_mul(wl.pp);
-    let e = economics::economics(&hw.hw, devices, s.tokens_per_s, 1.0, idle);
     let grid = region.grid();
-    let mut r = Map::new();
-    let mut put = |k: &str, v: Value| {
-        r.insert(k.to_string(), v);
+    let devices = wl.tp.saturating_mul(wl.pp);
+    // The figures of one replica on `devices` devices, as a record.
+    let record = |s: &Serving, devices: u32, fits: bool| -> Map<String, Value> {
+        let e = economics::economics(&hw.hw, devices, s.tokens_per_s, 1.0, idle);
+        let mut r = Map::new();
+        let mut put = |k: &str, v: Value| {
+            r.insert(k.to_string(), v);
+        };
+        put("hardware", json!(hw.hw.id));
+        put("model", json!(model.model.id));
+        put("batch", json!(s.decode.batch));
+        put("prompt_tokens", json!(req.prompt));
+        put("output_tokens", json!(req.output));
+        put("ttft_s", json!(s.ttft_s));
+        put("itl_s", json!(s.itl_s));
+        put("e2e_s", json!(s.e2e_s));
+        put("kv_bytes_per_token", json!(s.kv_bytes_per_token));
+        put("kv_bytes_per_sequence", json!(s.kv_bytes_per_sequence));
+        put("max_concurrent", json!(s.max_concurrent));
+        put("tokens_per_s_per_user", json!(s.tokens_per_s_per_user));
+        put("tokens_per_s", json!(s.tokens_per_s));
+        put("fits", json!(s.fits));
+        put("weights_bytes", json!(s.footprint.weights));
+        put("kv_bytes", json!(s.footprint.kv));
+        put("workspace_bytes", json!(s.footprint.workspace));
+        put("free_bytes", json!(s.free_bytes()));
+        put("memory_usable_bytes", json!(s.usable_bytes));
+        put("devices", json!(devices));
+        // A replica that does not fit has no cost: it does not run.
+        let run = |x: Option<f64>| json!(x.filter(|_| fits));
+        put("cost_per_hour_usd", run(e.cost_per_hour_usd));
+        put(
+            "cost_per_million_tokens_usd",
+            run(e.cost_per_million_tokens_usd),
+        );
+        put("power_w", json!(e.power_w));
+        put("energy_per_token_j", json!(e.energy_per_token_j));
+        put("region", json!(region.id));
+        put(
+            "co2_per_million_tokens_g",
+            run(e
+                .energy_per_token_j
+                .map(|j| economics::co2_g(j * 1e6, &grid))),
+        );
+        put("prefill_bottleneck", json!(s.prefill.bottleneck.name()));
+        put("decode_bottleneck", json!(s.decode.bottleneck.name()));
+        r
     };
-    put("hardware", json!(hw.hw.id));
-    put("model", json!(model.model.id));
-    put("batch", json!(wl.batch));
-    put("prompt_tokens", json!(req.prompt));
-    put("output_tokens", json!(req.output));
-    put("ttft_s", json!(s.ttft_s));
-    put("itl_s", json!(s.itl_s));
-    put("e2e_s", json!(s.e2e_s));
-    put("kv_bytes_per_token", json!(s.kv_bytes_per_token));
-    put("kv_bytes_per_sequence", json!(s.kv_bytes_per_sequence));
-    put("max_concurrent", json!(s.max_concurrent));
-    put("tokens_per_s_per_user", json!(s.tokens_per_s_per_user));
-    put("tokens_per_s", json!(s.tokens_per_s));
-    put("fits", json!(s.fits));
-    put("weights_bytes", json!(s.footprint.weights));
-    put("kv_bytes", json!(s.footprint.kv));
-    put("workspace_bytes", json!(s.footprint.workspace));
-    put("free_bytes", json!(s.free_bytes()));
-    put("memory_usable_bytes", json!(s.usable_bytes));
-    put("devices", json!(devices));
-    put("cost_per_hour_usd", json!(e.cost_per_hour_usd));
-    put(
-        "cost_per_million_tokens_usd",
-        json!(e.cost_per_million_tokens_usd),
-    );
-    put("power_w", json!(e.power_w));
-    put("energy_per_token_j", json!(e.energy_per_token_j));
-    put("region", json!(region.id));
-    put(
-        "co2_per_million_tokens_g",
-        json!(
-            e.energy_per_token_j
-                .map(|j| economics::co2_g(j * 1e6, &grid))
-        ),
-    );
-    put("prefill_bottleneck", json!(s.prefill.bottleneck.name()));
-    put("decode_bottleneck", json!(s.decode.bottleneck.name()));
+    let mut r = record(&s, devices, s.fits);
+    let at_fit = if s.fits {
+        None
+    } else {
+        serving::at_fewest_devices(&hw.hw, &model.model, &wl, &req, &asm)?
+    };
+    let verdict = match (&at_fit, s.fits) {
+        (_, true) => Verdict::Fits,
+        (Some((p, _)), false) => Verdict::Needs(*p),
+        (None, false) => Verdict::Never,
+    };
+    r.insert("verdict".into(), json!(verdict_key(verdict)));
+    let running = at_fit.as_ref().map(|(p, x)| {
+        let mut m = record(x, p.devices(), true);
+        m.insert("tp".into(), json!(p.tp));
+        m.insert("pp".into(), json!(p.pp));
+        m
+    });
+    r.insert("at_min_devices_to_fit".into(), json!(running));
     const COLS: &[super::output::Col] = &[
         col("time to first token", "ttft_s", Fmt::Time),
         col("inter-token latency", "itl_s", Fmt::Time),
@@ -122,16 +148,30 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
             region.name
         ));
         if !s.fits {
+            let x = Verdict::cross(style.ascii);
             head.push_str(&format!(
-                "DOES NOT FIT at full context: {} per device, {} usable; at most {} sequences\n",
+                "{x} DOES NOT FIT at full context: {} per device, {} usable; {}\n",
                 units::format_bytes(s.footprint.total()),
                 units::format_bytes(s.usable_bytes),
-                s.max_concurrent
+                match &at_fit {
+                    Some((p, _)) => format!(
+                        "needs {} devices ({}): the figures below are there",
+                        p.devices(),
+                        layout_flags(*p)
+                    ),
+                    None => no_layout_reason(&hw.hw).to_string(),
+                }
             ));
         }
         text.push_str(&wrap(&head, style.width));
         text.push('\n');
     }
-    text.push_str(&render_record(&r, COLS, fmt));
+    // Figures only of a replica that runs: as asked, else on the fewest
+    // devices that hold it; none when nothing does.
+    match (fmt, s.fits, &running) {
+        (Format::Json, ..) | (_, true, _) => text.push_str(&render_record(&r, COLS, fmt)),
+        (_, false, Some(m)) => text.push_str(&render_record(m, COLS, fmt)),
+        (_, false, None) => {}
+    }
     write(out, &text)
 }

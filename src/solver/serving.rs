@@ -10,7 +10,7 @@
 use super::cost::{self, Footprint};
 use super::error::{self, Result, SolverError};
 use super::fit;
-use super::roofline::{self, Evaluation};
+use super::roofline::{self, Evaluation, Parallelism};
 use super::types::{Arch, Assumptions, Hardware, Model, Phase, Workload};
 
 /// Prompt and output lengths, tokens.
@@ -145,4 +145,37 @@ pub fn serve(
 /// steps, (O - 1) * ITL / B. Little's law; queueing delay is not modelled.
 pub fn replica_capacity(ttft_s: f64, itl_s: f64, batch: f64, output: f64) -> f64 {
     1.0 / (ttft_s + (output - 1.0).max(0.0) * itl_s / batch)
+}
+
+/// The fewest devices that hold `wl`'s batch of sequences at full context
+/// (prompt + output) when `wl`'s own layout does not, with the serving
+/// figures there: what a replica that runs looks like. None when nothing
+/// holds it (see `fit::min_devices`).
+pub fn at_fewest_devices(
+    hw: &Hardware,
+    model: &Model,
+    wl: &Workload,
+    req: &Request,
+    a: &Assumptions,
+) -> Result<Option<(Parallelism, Serving)>> {
+    let full = Workload {
+        phase: Phase::Decode,
+        context: req.prompt + req.output,
+        ..*wl
+    };
+    let Some(p) = fit::min_devices(hw, model, &full, a) else {
+        return Ok(None);
+    };
+    let s = serve(
+        hw,
+        model,
+        &Workload {
+            tp: p.tp,
+            pp: p.pp,
+            ..*wl
+        },
+        req,
+        a,
+    )?;
+    Ok(s.fits.then_some((p, s)))
 }

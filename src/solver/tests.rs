@@ -811,6 +811,34 @@ mod serving_and_fleet {
     }
 
     #[test]
+    fn a_replica_that_does_not_fit_is_shown_on_the_fewest_devices_that_hold_it() {
+        // Llama-3.1-70B bf16 on one A100 80GB: 141.1 GB of weights over 72 GB
+        // usable. Two hold it: 70.55 GB of weights each plus a 2048 + 256
+        // token sequence's KV, 2305 x 327,680 / 2 = 377.7 MB, and a layer's
+        // workspace: 70.93 GB <= 72 GB.
+        let req = Request {
+            prompt: 2048.0,
+            output: 256.0,
+        };
+        let (a, wl) = (Assumptions::default(), Workload::default());
+        let asked = serving::serve(&a100(), &llama70(), &wl, &req, &a).unwrap();
+        assert!(!asked.fits);
+        let (p, s) = serving::at_fewest_devices(&a100(), &llama70(), &wl, &req, &a)
+            .unwrap()
+            .expect("two A100s hold it");
+        assert_eq!(p, Parallelism { tp: 2, pp: 1 });
+        assert!(s.fits && s.max_concurrent >= 1);
+        assert!(rel(s.footprint.weights, 70.55e9) < 1e-12);
+        // A 1 MB device holds nothing on any layout.
+        let mut tiny = a100();
+        tiny.memory_bytes = 1e6;
+        assert_eq!(
+            serving::at_fewest_devices(&tiny, &llama70(), &wl, &req, &a).unwrap(),
+            None
+        );
+    }
+
+    #[test]
     fn replica_capacity_by_hand() {
         // TTFT 0.1 s, ITL 0.02 s, B 8, O 101: 1 / (0.1 + 100 * 0.02 / 8) = 1 / 0.35 = 2.857 req/s.
         assert!(rel(serving::replica_capacity(0.1, 0.02, 8.0, 101.0), 1.0 / 0.35) < 1e-12);

@@ -80,10 +80,37 @@ pub struct RegionFigures {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServingData {
+    /// As asked (the memory bar shows why it does or does not fit).
     pub serving: Serving,
     pub devices: u32,
     pub economics: Economics,
     pub region: RegionFigures,
+    /// When it does not fit at full context: the fewest devices that hold
+    /// it and the figures there (None when it fits, or nothing holds it).
+    pub at_fit: Option<Box<ServingAt>>,
+}
+
+/// A replica on another layout than asked: its figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServingAt {
+    pub layout: solver::Parallelism,
+    pub serving: Serving,
+    pub economics: Economics,
+    pub region: RegionFigures,
+}
+
+impl ServingData {
+    /// The figures of the replica that runs: as asked when it fits, else on
+    /// the fewest devices that hold it; None when nothing does.
+    pub fn running(&self) -> Option<(&Serving, u32, &Economics, &RegionFigures)> {
+        if self.serving.fits {
+            Some((&self.serving, self.devices, &self.economics, &self.region))
+        } else {
+            self.at_fit
+                .as_ref()
+                .map(|x| (&x.serving, x.layout.devices(), &x.economics, &x.region))
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -185,11 +212,36 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
             let devices = wl.tp * wl.pp;
             let e = economics::economics(hw, devices, s.tokens_per_s, 1.0, DEFAULT_IDLE_SHARE);
             let region = region_figures(app, &v.region, e.power_w, e.energy_per_token_j)?;
+            let at_fit = if s.fits {
+                None
+            } else {
+                match serving::at_fewest_devices(hw, model, &wl, &v.request, &a).map_err(err)? {
+                    Some((layout, s)) => {
+                        let e = economics::economics(
+                            hw,
+                            layout.devices(),
+                            s.tokens_per_s,
+                            1.0,
+                            DEFAULT_IDLE_SHARE,
+                        );
+                        let region =
+                            region_figures(app, &v.region, e.power_w, e.energy_per_token_j)?;
+                        Some(Box::new(ServingAt {
+                            layout,
+                            serving: s,
+                            economics: e,
+                            region,
+                        }))
+                    }
+                    None => None,
+                }
+            };
             Ok(ViewData::Serving(ServingData {
                 serving: s,
                 devices,
                 economics: e,
                 region,
+                at_fit,
             }))
         }
         View::Synthesis => {

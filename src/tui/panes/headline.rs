@@ -64,14 +64,25 @@ pub fn answer(app: &App) -> Option<Answer> {
                 workload: workload_of(&an.workload, run),
             })
         }
-        ViewData::Serving(s) => s.serving.fits.then_some(Answer {
-            hw: app.hw,
-            workload: Workload {
-                phase: Phase::Decode,
-                context: s.serving.request.prompt + s.serving.request.output,
-                ..app.workload
-            },
-        }),
+        ViewData::Serving(s) => {
+            // The replica that runs: as asked, else on the fewest devices.
+            let (tp, pp) = if s.serving.fits {
+                (app.workload.tp, app.workload.pp)
+            } else {
+                let p = s.at_fit.as_ref()?.layout;
+                (p.tp, p.pp)
+            };
+            Some(Answer {
+                hw: app.hw,
+                workload: Workload {
+                    phase: Phase::Decode,
+                    context: s.serving.request.prompt + s.serving.request.output,
+                    tp,
+                    pp,
+                    ..app.workload
+                },
+            })
+        }
         ViewData::Synthesis(s) => s.matches.first().map(|m| Answer {
             hw: m.device,
             workload: Workload {
@@ -219,7 +230,7 @@ pub fn view<'a>(app: &App) -> Option<Vec<Part<'a>>> {
     }
     v.extend(match d {
         ViewData::Roofline => return None,
-        ViewData::Serving(s) => serving(app, &s.serving),
+        ViewData::Serving(s) => serving(app, s),
         ViewData::Synthesis(s) => synthesis(app, s),
         ViewData::Sweep(s) => sweep(app, s),
         ViewData::Generations(g) => generations(app, &g.label, &g.analysis),
@@ -230,23 +241,30 @@ pub fn view<'a>(app: &App) -> Option<Vec<Part<'a>>> {
 
 /// Serving: TTFT, ITL and speed per user when it fits at full context;
 /// else the verdict alone.
-fn serving<'a>(app: &App, sv: &crate::solver::serving::Serving) -> Vec<Part<'a>> {
+fn serving<'a>(app: &App, d: &crate::tui::views::ServingData) -> Vec<Part<'a>> {
     let t = app.theme();
     let mut v = vec![part(" serving".into(), Style::new().fg(t.title), 1)];
-    if !sv.fits {
-        let text = if sv.max_concurrent >= 1 {
-            format!(
-                "NO FIT at full context: {} sequences fit, not {}",
-                sv.max_concurrent,
-                units::format_count(sv.decode.batch)
-            )
-        } else {
-            "NO FIT at full context: not one sequence; raise TP".to_string()
-        };
-        v.push(part(text, t.error(), 9).keep());
+    let asked = &d.serving;
+    let hw = &app.catalog.hardware[app.hw].hw.id;
+    let Some((sv, devices, _, _)) = d.running() else {
+        let text = Verdict::Never.headline(hw);
+        v.push(part(format!("{text} at full context"), t.error(), 9).keep());
+        return v;
+    };
+    let time = |label: &str, x: f64| format!("{label} {}", units::format_time(x));
+    if !asked.fits {
+        // The verdict, then the figures of the replica that runs, labelled.
+        let p = d.at_fit.as_ref().map(|a| a.layout);
+        let head = p.map_or(Verdict::Never, Verdict::Needs).headline(hw);
+        v.push(part(head, t.error(), 9).keep());
+        v.push(part(
+            format!("on {devices}: {}", time("TTFT", sv.ttft_s)),
+            t.accent(),
+            6,
+        ));
+        v.push(part(time("ITL", sv.itl_s), t.accent(), 5));
         return v;
     }
-    let time = |label: &str, x: f64| format!("{label} {}", units::format_time(x));
     v.push(part(time("TTFT", sv.ttft_s), t.accent(), 6));
     v.push(part(time("ITL", sv.itl_s), t.accent(), 5));
     let per_user = units::format_count(sv.tokens_per_s_per_user);

@@ -88,35 +88,65 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let Some((ViewData::Serving(d), inner)) = view_frame(app, frame, area, |_| Vec::new()) else {
         return;
     };
-    let s = &d.serving;
-    let e = &d.economics;
     let two = inner.width >= 70;
     let w = if two {
         (inner.width / 2).min(48)
     } else {
         inner.width
     } as usize;
-    let head = Line::from(vec![
-        Span::styled(
-            format!(
-                " {} in / {} out · {} seq · {} device{}",
-                units::format_count(s.request.prompt),
-                units::format_count(s.request.output),
-                units::format_count(s.decode.batch),
-                d.devices,
-                if d.devices == 1 { "" } else { "s" },
+    let asked = &d.serving;
+    // The figures of the replica that runs: as asked, else on the fewest
+    // devices that hold it (said so first); none when nothing does.
+    let Some((s, devices, e, region)) = d.running() else {
+        let x = crate::solver::compare::Verdict::cross(app.ascii);
+        let why = crate::solver::compare::no_layout_reason(&app.catalog.hardware[app.hw].hw);
+        let text = format!(" {x} does not fit at full context: {why}");
+        let buf = frame.buffer_mut();
+        let lines_ = super::text::fit(&text, inner.width as usize, 3, app.ascii);
+        let shown: Vec<Line> = lines_
+            .into_iter()
+            .map(|l| Line::from(Span::styled(l, t.error())))
+            .collect();
+        super::text::draw_lines(buf, inner, &shown, app.ascii);
+        let y = inner.y + shown.len() as u16 + 1;
+        if y + 1 < inner.bottom() {
+            memory_bar(app, d, buf, Rect::new(inner.x, y, inner.width, 2));
+        }
+        return;
+    };
+    let head = if asked.fits {
+        Line::from(vec![
+            Span::styled(
+                format!(
+                    " {} in / {} out · {} seq · {} device{}",
+                    units::format_count(s.request.prompt),
+                    units::format_count(s.request.output),
+                    units::format_count(s.decode.batch),
+                    devices,
+                    if devices == 1 { "" } else { "s" },
+                ),
+                Style::new().fg(t.fg),
             ),
-            Style::new().fg(t.fg),
-        ),
-        Span::styled(
-            format!(
-                " · prefill {}, decode {}-bound",
-                s.prefill.bottleneck.name(),
-                s.decode.bottleneck.name()
+            Span::styled(
+                format!(
+                    " · prefill {}, decode {}-bound",
+                    s.prefill.bottleneck.name(),
+                    s.decode.bottleneck.name()
+                ),
+                t.dim(),
             ),
-            t.dim(),
-        ),
-    ]);
+        ])
+    } else {
+        let x = crate::solver::compare::Verdict::cross(app.ascii);
+        Line::from(Span::styled(
+            format!(
+                " {x} needs {devices} devices at full context: the figures below are on {devices} (TP {} x PP {})",
+                d.at_fit.as_ref().map_or(1, |a| a.layout.tp),
+                d.at_fit.as_ref().map_or(1, |a| a.layout.pp),
+            ),
+            t.error(),
+        ))
+    };
     let latency = group(
         app,
         "Latency",
@@ -152,10 +182,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         ],
         w,
     );
-    let region = format!("Cost and carbon ({})", d.region.id);
+    let region_title = format!("Cost and carbon ({})", region.id);
     let cost = group(
         app,
-        &region,
+        &region_title,
         &[
             ("$/hour", usd(e.cost_per_hour_usd)),
             ("$ per million tokens", usd(e.cost_per_million_tokens_usd)),
@@ -164,12 +194,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 e.energy_per_token_j
                     .map_or("-".into(), |j| format!("{} J", units::format_number(j))),
             ),
-            ("g CO2 per million tokens", num(d.region.co2_per_mtok_g)),
+            ("g CO2 per million tokens", num(region.co2_per_mtok_g)),
         ],
         w,
     );
     let buf = frame.buffer_mut();
-    lines(buf, inner, &[head]);
+    super::text::draw_lines(buf, inner, &[head], app.ascii);
     let body = Rect {
         y: inner.y + 1,
         height: inner.height.saturating_sub(1),
@@ -199,10 +229,24 @@ fn memory_bar(
         ("work", f.workspace, '▒', Style::new().fg(t.roof(2))),
         ("free", s.free_bytes().max(0.0), '░', t.dim()),
     ];
-    let mut legend = vec![Span::styled(
+    // The verdict first, so that a narrow screen never cuts it.
+    let mut legend = if s.fits {
+        Vec::new()
+    } else {
+        vec![Span::styled(
+            format!(
+                " {} DOES NOT FIT on {} device{} as asked:",
+                crate::solver::compare::Verdict::cross(app.ascii),
+                d.devices,
+                if d.devices == 1 { "" } else { "s" }
+            ),
+            t.error(),
+        )]
+    };
+    legend.push(Span::styled(
         format!(" Memory {}: ", units::format_bytes(s.usable_bytes)),
         t.header(),
-    )];
+    ));
     for (i, (name, bytes, ch, style)) in parts.iter().enumerate() {
         if i > 0 {
             legend.push(Span::raw(" "));
@@ -212,9 +256,6 @@ fn memory_bar(
             " {name} {}",
             units::format_bytes(*bytes)
         )));
-    }
-    if !s.fits {
-        legend.push(Span::styled("  DOES NOT FIT", t.error()));
     }
     let width = area.width.saturating_sub(2) as f64;
     let mut bar = vec![Span::raw(" ")];
@@ -231,5 +272,6 @@ fn memory_bar(
         used += n;
         bar.push(Span::styled(ch.to_string().repeat(n), *style));
     }
-    lines(buf, area, &[Line::from(legend), Line::from(bar)]);
+    let legend = super::text::clip_line(Line::from(legend), area.width as usize, app.ascii);
+    lines(buf, area, &[legend, Line::from(bar)]);
 }
