@@ -41,6 +41,8 @@ fn main() {
     let mut out = String::new();
     emit(&mut out, "HARDWARE", "catalog/hardware");
     emit(&mut out, "MODELS", "catalog/models");
+    emit(&mut out, "PROFILES", "catalog/profiles");
+    emit(&mut out, "MEASUREMENTS", "catalog/measurements");
     emit(&mut out, "THEMES", "themes");
     println!("cargo:rerun-if-changed=catalog/regions.toml");
     let dest = Path::new(&env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("embedded.rs");

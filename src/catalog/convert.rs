@@ -81,7 +81,7 @@ pub const REGION_KEYS: &[&str] = &[
     "sources",
 ];
 
-fn is_kebab(s: &str) -> bool {
+pub(super) fn is_kebab(s: &str) -> bool {
     !s.is_empty()
         && !s.starts_with('-')
         && s.chars()

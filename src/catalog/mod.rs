@@ -11,9 +11,11 @@ pub mod fields;
 pub mod files;
 pub mod limits;
 mod names;
+pub mod profile;
 
 use crate::solver::{Hardware, Model};
 use fields::{Fields, Source};
+pub use profile::{Measurement, ProfileEntry};
 use names::{Incoming, Named, Names, Place};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -154,6 +156,28 @@ impl Named for ModelEntry {
     }
 }
 
+impl Named for ProfileEntry {
+    const WHAT: &'static str = "profile";
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn aliases(&self) -> &[String] {
+        &[]
+    }
+    fn set_aliases(&mut self, _: Vec<String>) {}
+}
+
+impl Named for Measurement {
+    const WHAT: &'static str = "measurement";
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn aliases(&self) -> &[String] {
+        &[]
+    }
+    fn set_aliases(&mut self, _: Vec<String>) {}
+}
+
 impl Named for Region {
     const WHAT: &'static str = "region";
     fn id(&self) -> &str {
@@ -173,6 +197,10 @@ pub struct Catalog {
     pub hardware: Vec<HardwareEntry>,
     pub models: Vec<ModelEntry>,
     pub regions: Vec<Region>,
+    /// Calibration profiles: named sets of assumptions.
+    pub profiles: Vec<ProfileEntry>,
+    /// Published measurements the model is checked against.
+    pub measurements: Vec<Measurement>,
     /// Problems: each one skipped an entry, a name or a file.
     pub diagnostics: Vec<Diagnostic>,
     /// Not problems: user entries that replace built-in ones.
@@ -180,6 +208,8 @@ pub struct Catalog {
     hw_names: Names,
     model_names: Names,
     region_names: Names,
+    profile_names: Names,
+    measurement_names: Names,
     /// True while the built-in files are added.
     adding_builtin: bool,
 }
@@ -190,6 +220,8 @@ enum List {
     Hardware,
     Models,
     Regions,
+    Profiles,
+    Measurements,
 }
 
 impl List {
@@ -198,6 +230,8 @@ impl List {
             List::Hardware => "device",
             List::Models => "model",
             List::Regions => "region",
+            List::Profiles => "profile",
+            List::Measurements => "measurement",
         }
     }
 }
@@ -233,6 +267,12 @@ impl Catalog {
             c.add_model_file(name, text);
         }
         c.add_region_file("catalog/regions.toml", REGIONS);
+        for (name, text) in embedded::PROFILES {
+            c.add_file(name, text, List::Profiles);
+        }
+        for (name, text) in embedded::MEASUREMENTS {
+            c.add_file(name, text, List::Measurements);
+        }
         c.adding_builtin = false;
         c
     }
@@ -267,7 +307,12 @@ impl Catalog {
                 return;
             }
         }
-        for (sub, list) in [("hardware", List::Hardware), ("models", List::Models)] {
+        for (sub, list) in [
+            ("hardware", List::Hardware),
+            ("models", List::Models),
+            ("profiles", List::Profiles),
+            ("measurements", List::Measurements),
+        ] {
             let sub = dir.join(sub);
             match files::toml_files_checked(&sub) {
                 Ok(paths) => {
@@ -367,6 +412,28 @@ impl Catalog {
                     let mut f = Fields::new(table, at, key, convert::MODEL_KEYS);
                     let c = convert::model(&mut f, src.file);
                     self.take(c, f, src, |c| (&mut c.models, &mut c.model_names), problems)
+                }
+                List::Profiles => {
+                    let mut f = Fields::new(table, at, key, profile::profile_keys());
+                    let c = profile::profile(&mut f, src.file);
+                    self.take(
+                        c,
+                        f,
+                        src,
+                        |c| (&mut c.profiles, &mut c.profile_names),
+                        problems,
+                    )
+                }
+                List::Measurements => {
+                    let mut f = Fields::new(table, at, key, profile::MEASUREMENT_KEYS);
+                    let c = profile::measurement(&mut f, src.file);
+                    self.take(
+                        c,
+                        f,
+                        src,
+                        |c| (&mut c.measurements, &mut c.measurement_names),
+                        problems,
+                    )
                 }
                 List::Regions => {
                     let mut f = Fields::new(table, at, key, convert::REGION_KEYS);
@@ -485,6 +552,22 @@ impl Catalog {
         })
     }
 
+    /// Find a calibration profile by id (case-insensitive).
+    pub fn profile(&self, name: &str) -> Result<&ProfileEntry, LookupError> {
+        let key = name.trim().to_lowercase();
+        let found = self
+            .profile_names
+            .get(&key)
+            .and_then(|i| self.profiles.get(i));
+        found.ok_or_else(|| {
+            LookupError::new(
+                "profile",
+                name,
+                self.profiles.iter().map(|p| (p.id.as_str(), &[][..])),
+            )
+        })
+    }
+
     /// Plain solver devices, in catalog order.
     pub fn devices(&self) -> Vec<Hardware> {
         self.hardware.iter().map(|e| e.hw.clone()).collect()
@@ -542,6 +625,7 @@ impl fmt::Display for LookupError {
         let cmd = match self.what {
             "hardware" => "ridgeline zoo hardware",
             "model" => "ridgeline zoo models",
+            "profile" => "ridgeline zoo profiles",
             _ => "ridgeline zoo regions",
         };
         write!(f, " (`{cmd}` lists them all)")

@@ -59,6 +59,35 @@ pub enum Command {
     Fleet(FleetArgs),
     /// Check catalog files.
     Catalog(CatalogArgs),
+    /// The model against published measurements: each one, its prediction and error band, and the median and worst error.
+    Validate(ValidateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Calibration profile to check every measurement with (`ridgeline zoo
+    /// profiles`). Without it, each measurement is predicted with the
+    /// profile of its stack (gpt-fast, llama.cpp, vllm, ...), or `default`
+    /// when its stack has none.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Set one assumption of the profile, e.g. "kernel_time=3us" (repeatable).
+    #[arg(long, value_name = "KEY=VALUE", value_parser = parse_assume, allow_hyphen_values = true)]
+    pub assume: Vec<(String, String)>,
+    /// Which measurements: those the profile was fitted on, the others
+    /// (held out), or all.
+    #[arg(long, value_enum, default_value = "all")]
+    pub split: SplitArg,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SplitArg {
+    Fit,
+    Check,
+    All,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -82,6 +111,20 @@ impl From<PhaseArg> for Phase {
             PhaseArg::Prefill => Phase::Prefill,
         }
     }
+}
+
+/// "KEY=VALUE", checked against the assumption keys when parsed.
+fn parse_assume(s: &str) -> Result<(String, String), String> {
+    let Some((k, v)) = s.split_once('=') else {
+        return Err(format!(
+            "{} must be KEY=VALUE, like kernel_time=3us",
+            echo(s)
+        ));
+    };
+    let (k, v) = (k.trim(), v.trim());
+    let mut probe = crate::solver::Assumptions::default();
+    crate::catalog::profile::set(&mut probe, k, crate::catalog::profile::Value::Text(v))?;
+    Ok((k.to_string(), v.to_string()))
 }
 
 fn quantity(s: &str, kind: Kind) -> Result<f64, String> {
@@ -320,25 +363,33 @@ pub struct WorkloadArgs {
     /// Pipeline-parallel degree.
     #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
     pub pp: u32,
-    /// Fraction of peak FLOP/s reached [default 0.7].
+    /// Calibration profile: a named set of efficiencies and fixed costs
+    /// (`ridgeline zoo profiles`: default, roofline, ideal, ...).
+    #[arg(long, value_name = "NAME", default_value = "default")]
+    pub profile: String,
+    /// Set one assumption of the profile, e.g. "kernel_time=3us" or
+    /// "collective=ring" (repeatable; `ridgeline zoo profiles` lists the keys).
+    #[arg(long, value_name = "KEY=VALUE", value_parser = parse_assume, allow_hyphen_values = true)]
+    pub assume: Vec<(String, String)>,
+    /// Fraction of peak FLOP/s reached [default: the profile's].
     #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
     pub compute_eff: Option<f64>,
-    /// Fraction of peak memory bandwidth reached [default 0.7].
+    /// Fraction of peak memory bandwidth reached [default: the profile's].
     #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
     pub memory_eff: Option<f64>,
-    /// Fraction of link bandwidth a collective reaches [default 0.8].
+    /// Fraction of link bandwidth a collective reaches [default: the profile's].
     #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
     pub link_eff: Option<f64>,
-    /// Fixed per-step overhead, e.g. "10us" [default 10us].
+    /// Fixed per-step overhead, e.g. "10us" [default: the profile's].
     #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
     pub overhead: Option<f64>,
-    /// Latency of one ring step of a collective [default 1us].
+    /// Latency of one hop of a collective [default: the profile's].
     #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
     pub link_latency: Option<f64>,
-    /// Fraction of memory a run may use [default 0.9].
+    /// Fraction of memory a run may use [default: the profile's].
     #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
     pub usable_memory: Option<f64>,
-    /// Overlap of compute and memory: T = max + (1 - w) min [default 1].
+    /// Overlap of compute and memory: T = max + (1 - w) min [default: the profile's].
     #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
     pub overlap: Option<f64>,
     /// Output format.

@@ -94,7 +94,7 @@ pub(super) fn compare(
     let w = &a.workload;
     let model = cat.model(&w.model)?;
     let wl = workload(w, single_batch(w)?);
-    let asm = assumptions(w);
+    let asm = assumptions(cat, w)?;
     let entries = devices(cat, &a.hardware)?;
     let asked = baseline_index(cat, &entries, a.baseline.as_deref())?;
     let hws: Vec<solver::Hardware> = entries.iter().map(|e| e.hw.clone()).collect();

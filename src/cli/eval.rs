@@ -45,7 +45,7 @@ pub(super) fn eval(cat: &Catalog, a: &args::EvalArgs, out: Out) -> Result<(), Cl
     let hw = cat.hardware(&a.hardware)?;
     let model = cat.model(&a.workload.model)?;
     let wl = workload(&a.workload, single_batch(&a.workload)?);
-    let e = solver::evaluate(&hw.hw, &model.model, &wl, &assumptions(&a.workload))?;
+    let e = solver::evaluate(&hw.hw, &model.model, &wl, &assumptions(cat, &a.workload)?)?;
     let rec = eval_record(&e, hw, model, &wl);
     let fmt = a.workload.format;
     let cols = in_words(EVAL_COLS, Words::for_model(model));

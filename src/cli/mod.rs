@@ -13,6 +13,7 @@ mod sens;
 mod serve;
 mod sweep;
 mod synth;
+pub mod validate;
 mod zoo;
 
 pub use records::{eval_record, hardware_record, model_record};
@@ -233,6 +234,7 @@ fn dispatch(cat: &Catalog, command: &Command, style: Style, out: Out) -> Result<
         Command::Zoo(a) => zoo::zoo(cat, a.kind, a.format, style, out),
         Command::Serve(a) => serve::serve(cat, a, style, out),
         Command::Fleet(a) => fleet::fleet(cat, a, style, out),
+        Command::Validate(a) => validate::validate(cat, a, style, out),
         Command::Catalog(_) => unreachable_catalog(),
     }
 }
@@ -254,10 +256,26 @@ pub(crate) fn write(out: Out, s: &str) -> Result<(), CliError> {
     out.write_all(s.as_bytes()).map_err(write_error)
 }
 
-/// The assumptions from the flags, defaults where a flag is absent.
-pub fn assumptions(w: &WorkloadArgs) -> Assumptions {
-    let d = Assumptions::default();
-    Assumptions {
+/// The assumptions of `--profile`, with each `--assume KEY=VALUE` laid over
+/// them in order.
+pub fn profile_assumptions(
+    cat: &Catalog,
+    profile: &str,
+    assume: &[(String, String)],
+) -> Result<Assumptions, CliError> {
+    let mut a = cat.profile(profile)?.assumptions;
+    for (k, v) in assume {
+        crate::catalog::profile::set(&mut a, k, crate::catalog::profile::Value::Text(v))
+            .map_err(|e| CliError::Input(format!("--assume: {e}")))?;
+    }
+    Ok(a)
+}
+
+/// The assumptions from the flags: the profile, its `--assume` changes, then
+/// the named flags (`--compute-eff`, `--overhead`, ...).
+pub fn assumptions(cat: &Catalog, w: &WorkloadArgs) -> Result<Assumptions, CliError> {
+    let d = profile_assumptions(cat, &w.profile, &w.assume)?;
+    Ok(Assumptions {
         compute_efficiency: w.compute_eff.unwrap_or(d.compute_efficiency),
         memory_efficiency: w.memory_eff.unwrap_or(d.memory_efficiency),
         link_efficiency: w.link_eff.unwrap_or(d.link_efficiency),
@@ -265,7 +283,8 @@ pub fn assumptions(w: &WorkloadArgs) -> Assumptions {
         link_latency_s: w.link_latency.unwrap_or(d.link_latency_s),
         usable_memory: w.usable_memory.unwrap_or(d.usable_memory),
         overlap: w.overlap.unwrap_or(d.overlap),
-    }
+        ..d
+    })
 }
 
 /// The workload from the flags at batch `batch`.

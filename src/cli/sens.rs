@@ -22,7 +22,7 @@ pub(super) fn sens(
         &hw.hw,
         &model.model,
         &wl,
-        &assumptions(&a.workload),
+        &assumptions(cat, &a.workload)?,
         a.perturb,
     )?;
     let el: Map<String, Value> = s

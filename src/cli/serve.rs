@@ -32,7 +32,7 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
     let model = cat.model(&a.workload.model)?;
     let region = cat.region(&a.region)?;
     let wl = workload(&a.workload, single_batch(&a.workload)?);
-    let asm = assumptions(&a.workload);
+    let asm = assumptions(cat, &a.workload)?;
     let req = request(&a.request);
     let s = serving::serve(&hw.hw, &model.model, &wl, &req, &asm)?;
     let idle = a.request.idle_power.unwrap_or(DEFAULT_IDLE_SHARE);

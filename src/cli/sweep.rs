@@ -137,7 +137,7 @@ pub(super) fn context_sweep_cmd(
     out: Out,
 ) -> Result<(), CliError> {
     let model = cat.model(&w.model)?;
-    let asm = assumptions(w);
+    let asm = assumptions(cat, w)?;
     let wl = workload(w, single_batch(w)?);
     let (lo, hi) = match contexts {
         BatchSpec::One(c) => (c, c),
@@ -187,7 +187,7 @@ pub(super) fn sweep_cmd(
     out: Out,
 ) -> Result<(), CliError> {
     let model = cat.model(&w.model)?;
-    let asm = assumptions(w);
+    let asm = assumptions(cat, w)?;
     let base = workload(w, 1);
     let mut rows = Rows::default();
     let mut summary = String::new();

@@ -16,7 +16,7 @@ pub(super) fn synth(
 ) -> Result<(), CliError> {
     let model = cat.model(&a.workload.model)?;
     let wl = workload(&a.workload, single_batch(&a.workload)?);
-    let asm = assumptions(&a.workload);
+    let asm = assumptions(cat, &a.workload)?;
     // The target's words decide the phase ("100ms ttft" is a prefill); a
     // plain time is the latency of --phase.
     let said = a.target.resolve(wl.phase);

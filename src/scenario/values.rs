@@ -153,6 +153,7 @@ impl Scenario {
             ),
             usable_memory: s.usable_memory.unwrap_or(base.usable_memory),
             overlap: s.overlap.unwrap_or(base.overlap),
+            ..*base
         };
         // Each value the file gives, checked alone over the base.
         type Set = fn(&mut Assumptions, &Assumptions);

@@ -31,6 +31,43 @@ pub struct StepCost {
     pub handoff_bytes: f64,
     /// True when KV heads are replicated because the TP degree exceeds them.
     pub kv_replicated: bool,
+    /// The part of `flops` in the attention products (q.k and p.v).
+    pub attention_flops: f64,
+    /// The part of `flops` in routed-expert GEMMs (MoE).
+    pub expert_flops: f64,
+    /// Rows (tokens) of the step's dense GEMMs, and of each touched
+    /// expert's GEMM (routed tokens over the experts they touch); 0 = not
+    /// known (single-pass models), no size effect.
+    pub gemm_rows: f64,
+    pub expert_rows: f64,
+    /// Kernels a step launches ([`layer_kernels`] per layer plus
+    /// [`STEP_KERNELS`]); 0 for single-pass models, whose launches the
+    /// per-step overhead covers.
+    pub kernels: f64,
+    /// Mixture-of-experts layers the step runs (0 for a dense model).
+    pub moe_layers: f64,
+}
+
+/// Kernels one decoder layer launches, as a vLLM-style runtime runs it:
+/// attention (fused residual add and norm, QKV GEMM, RoPE, KV-cache write,
+/// attention, output GEMM: 6) and MLP (add and norm, gate-up GEMM,
+/// activation, down GEMM: 4). MLA's absorbed attention adds 6 (q and kv
+/// down-projections and their norms, the q up-projection, and the two
+/// absorbed batched GEMMs in place of one QKV GEMM); an MoE MLP adds 4
+/// (router GEMM, top-k, token sort, weighted combine). The all-reduces of
+/// tensor parallelism are collectives, counted apart.
+pub const DENSE_LAYER_KERNELS: f64 = 10.0;
+pub const MLA_EXTRA_KERNELS: f64 = 6.0;
+pub const MOE_EXTRA_KERNELS: f64 = 4.0;
+/// Kernels a decoder step launches outside its layers: the embedding
+/// gather, the final norm, the LM head and sampling.
+pub const STEP_KERNELS: f64 = 4.0;
+
+/// Kernels of one layer of `d`.
+pub fn layer_kernels(d: &Decoder) -> f64 {
+    DENSE_LAYER_KERNELS
+        + if d.mla.is_some() { MLA_EXTRA_KERNELS } else { 0.0 }
+        + if d.moe.is_some() { MOE_EXTRA_KERNELS } else { 0.0 }
 }
 
 impl StepCost {
@@ -131,16 +168,28 @@ impl Decoder {
         match self.moe {
             None => total_params - self.gathered_params(),
             Some(moe) => {
-                let e = moe.experts as f64;
-                let k = moe.top_k as f64;
-                // One expert's parameters summed over all MoE layers:
-                // total = dense + E x, active = dense + k x.
-                let expert = (total_params - moe.active_params) / (e - k);
-                let dense = total_params - e * expert;
-                let touched = e * (1.0 - (1.0 - k / e).powf(tokens));
-                dense - self.gathered_params() + touched * expert
+                let expert = self.expert_params(total_params);
+                let dense = total_params - moe.experts as f64 * expert;
+                dense - self.gathered_params() + self.touched_experts(tokens) * expert
             }
         }
+    }
+
+    /// One routed expert's parameters summed over all MoE layers, x in
+    /// total = dense + E x, active = dense + k x (0 for a dense model).
+    pub fn expert_params(&self, total_params: f64) -> f64 {
+        self.moe.map_or(0.0, |m| {
+            (total_params - m.active_params) / (m.experts as f64 - m.top_k as f64)
+        })
+    }
+
+    /// Distinct experts per MoE layer that `tokens` routed tokens touch,
+    /// E (1 - (1 - k/E)^tokens) (0 for a dense model).
+    pub fn touched_experts(&self, tokens: f64) -> f64 {
+        self.moe.map_or(0.0, |m| {
+            let e = m.experts as f64;
+            e * (1.0 - (1.0 - m.top_k as f64 / e).powf(tokens))
+        })
     }
 
     /// Parameters each token multiplies through (excluding the gathered input embedding).
@@ -181,6 +230,9 @@ fn decoder_step(d: &Decoder, params: f64, wl: &Workload) -> StepCost {
     };
     let flops = 2.0 * d.active_params(params) * tokens + attention_flops;
     let weight_bytes = d.streamed_params(params, tokens) * b_w;
+    let routed = d.moe.map_or(0.0, |m| m.top_k as f64) * tokens;
+    let expert_flops = 2.0 * d.expert_params(params) * routed;
+    let touched = d.touched_experts(tokens);
     // Attention heads split across ranks.
     StepCost {
         tokens,
@@ -193,6 +245,12 @@ fn decoder_step(d: &Decoder, params: f64, wl: &Workload) -> StepCost {
         handoffs: (wl.pp.max(1) - 1) as f64,
         handoff_bytes: tokens * d.hidden as f64 * b_a,
         kv_replicated: d.mla.is_none() && wl.tp > d.kv_heads,
+        attention_flops: attention_flops / t,
+        expert_flops: expert_flops / t,
+        gemm_rows: tokens,
+        expert_rows: if touched > 0.0 { routed / touched } else { 0.0 },
+        kernels: l * layer_kernels(d) + STEP_KERNELS,
+        moe_layers: if d.moe.is_some() { l } else { 0.0 },
     }
 }
 
@@ -206,6 +264,8 @@ fn single_pass_step(sp: &SinglePass, params: f64, wl: &Workload) -> StepCost {
         kv_bytes: 0.0,
         // Every feature map is written once and read back once.
         activation_bytes: 2.0 * b * sp.activation_elements_per_sample * b_a,
+        // A convolution's GEMM has a row per output position, not per
+        // sample: rows 0 leaves the size effect out.
         ..StepCost::default()
     }
 }

@@ -7,6 +7,8 @@
 //! speedups and why), [`sensitivity`], [`synthesis`]
 //! (inverse roofline), [`sweep`], [`serving`], [`economics`], [`fleet`].
 
+pub mod calibration;
+pub mod collective;
 pub mod compare;
 pub mod cost;
 pub mod economics;

@@ -4,6 +4,7 @@
 //! with t_compute = FLOPs / (t * F(prec) * eta_c) and
 //! t_memory = bytes / (t * BW * eta_m), per tensor-parallel rank.
 
+use super::collective;
 use super::cost::{self, Footprint, StepCost};
 use super::error::{self, Result, SolverError};
 use super::fit;
@@ -143,6 +144,8 @@ pub struct Evaluation {
     /// Step time: inter-token latency (decode), time to first token
     /// (prefill), batch latency (single-pass).
     pub latency_s: f64,
+    /// Natural-log half-width of the error band ([`band`]).
+    pub band: f64,
     /// Tokens (or samples) per second over all sequences.
     pub tokens_per_s: f64,
     pub bottleneck: Bottleneck,
@@ -176,6 +179,17 @@ impl Evaluation {
     /// Devices the layout uses (tp * pp).
     pub fn devices(&self) -> u32 {
         self.parallelism.devices()
+    }
+
+    /// The step time's error band, (low, high) seconds.
+    pub fn latency_range(&self) -> (f64, f64) {
+        range(self.latency_s, self.band)
+    }
+
+    /// The throughput's error band, (low, high) tokens/s: a slower step
+    /// is the low end.
+    pub fn tokens_per_s_range(&self) -> (f64, f64) {
+        range(self.tokens_per_s, self.band)
     }
 
     /// The fixed per-step time: overhead plus the link latencies.
@@ -221,6 +235,11 @@ impl Evaluation {
         }
         s
     }
+}
+
+/// `x e^-band` and `x e^band`.
+pub fn range(x: f64, band: f64) -> (f64, f64) {
+    (x * (-band).exp(), x * band.exp())
 }
 
 /// Largest batch, context and parallel degree accepted: beyond these a
@@ -411,6 +430,24 @@ pub fn validate_assumptions(a: &Assumptions) -> Result<()> {
     error::non_negative("link latency", a.link_latency_s)?;
     error::fraction("usable memory fraction", a.usable_memory)?;
     error::unit_interval("overlap", a.overlap)?;
+    error::non_negative("kernel time", a.kernel_s)?;
+    error::non_negative("collective time", a.collective_s)?;
+    error::non_negative("MoE layer time", a.moe_layer_s)?;
+    error::non_negative("request time", a.request_s)?;
+    error::non_negative("GEMM half-efficiency rows", a.gemm_half_rows)?;
+    error::fraction("low-precision efficiency", a.low_precision_efficiency)?;
+    error::fraction("attention efficiency", a.attention_efficiency)?;
+    error::fraction("8-bit dequantization efficiency", a.dequant_8bit)?;
+    error::fraction("4-bit dequantization efficiency", a.dequant_4bit)?;
+    error::unit_interval("prefill communication overlap", a.prefill_comm_overlap)?;
+    for (name, v) in [
+        ("band", a.band_base),
+        ("band per fixed share", a.band_fixed),
+        ("band per doubling of devices", a.band_devices),
+        ("band when quantized", a.band_quantized),
+    ] {
+        error::unit_interval(name, v)?;
+    }
     Ok(())
 }
 
@@ -439,44 +476,32 @@ pub fn link_for(hw: &Hardware, span: u32) -> Option<f64> {
     }
 }
 
-/// Communication time of one step: ring all-reduces for TP, then PP hand-offs.
-/// A ring all-reduce of M bytes over t ranks takes
-/// 2 (t-1)/t * M / (link * eta_l) plus 2 (t-1) alpha (Patarasuk and Yuan
-/// 2009; NCCL's ring algorithm); a hand-off bytes / (link * eta_l) plus
-/// alpha. The transfer and the latency parts are [`comm_transfer`] and
-/// [`comm_latency`].
-pub fn comm_time(hw: &Hardware, wl: &Workload, c: &StepCost, a: &Assumptions) -> Result<f64> {
-    Ok(comm_transfer(hw, wl, c, a)? + comm_latency(wl, c, a))
-}
-
-/// The bandwidth part of [`comm_time`]: bytes over the effective link.
-pub fn comm_transfer(hw: &Hardware, wl: &Workload, c: &StepCost, a: &Assumptions) -> Result<f64> {
-    let mut total = 0.0;
+/// Communication of one step: the tensor-parallel all-reduces (each over
+/// the TP ranks, on the scale-up link inside a node and the scale-out
+/// network beyond it) and the pipeline hand-offs. Returns (transfer, fixed)
+/// seconds: the bytes over the effective link, and the launch, barrier and
+/// hop latencies that no bandwidth buys down ([`collective`]).
+pub fn comm_parts(
+    hw: &Hardware,
+    wl: &Workload,
+    c: &StepCost,
+    a: &Assumptions,
+) -> Result<(f64, f64)> {
+    let (mut transfer, mut fixed) = (0.0, 0.0);
     if wl.tp > 1 && c.allreduces > 0.0 {
-        let t = wl.tp as f64;
         let link = link_for(hw, wl.tp).ok_or_else(|| no_link(hw, "tensor"))?;
-        total +=
-            c.allreduces * 2.0 * (t - 1.0) / t * c.allreduce_bytes / (link * a.link_efficiency);
+        let ar = collective::allreduce_on(c.allreduce_bytes, wl.tp, link, a).times(c.allreduces);
+        transfer += ar.transfer(link, a.link_efficiency);
+        fixed += ar.fixed_s;
     }
     if c.handoffs > 0.0 {
         let link =
             link_for(hw, wl.tp.saturating_mul(wl.pp)).ok_or_else(|| no_link(hw, "pipeline"))?;
-        total += c.handoffs * c.handoff_bytes / (link * a.link_efficiency);
+        let h = collective::handoff(c.handoff_bytes, a).times(c.handoffs);
+        transfer += h.transfer(link, a.link_efficiency);
+        fixed += h.fixed_s;
     }
-    Ok(total)
-}
-
-/// The fixed part of [`comm_time`]: the link latencies alone, 2 (t-1) alpha
-/// per all-reduce and alpha per hand-off. It does not shrink with a faster link.
-pub fn comm_latency(wl: &Workload, c: &StepCost, a: &Assumptions) -> f64 {
-    let mut total = 0.0;
-    if wl.tp > 1 && c.allreduces > 0.0 {
-        total += c.allreduces * 2.0 * (wl.tp as f64 - 1.0) * a.link_latency_s;
-    }
-    if c.handoffs > 0.0 {
-        total += c.handoffs * a.link_latency_s;
-    }
-    total
+    Ok((transfer, fixed))
 }
 
 /// The bottleneck: the largest of the four shares of a step, compute,
@@ -516,11 +541,75 @@ pub struct StepTime {
     pub peak_flops: f64,
     pub compute_s: f64,
     pub memory_s: f64,
+    /// Exposed communication: transfer not hidden behind compute, plus
+    /// the fixed part.
     pub comm_s: f64,
-    /// The link-latency part of `comm_s`.
+    /// The fixed part of `comm_s`: collective launches, barriers and hops.
     pub comm_latency_s: f64,
+    /// The per-step overhead plus the fixed time of every kernel.
     pub overhead_s: f64,
     pub latency_s: f64,
+    /// Natural-log half-width of the error band: the time lies in
+    /// [T e^-band, T e^band].
+    pub band: f64,
+}
+
+/// A step's work as the hardware sees it: FLOPs each divided by the
+/// efficiency its kernels reach, bytes each divided by theirs, so that
+/// t_compute = flops_at_peak / peak and t_memory = bytes_at_bandwidth /
+/// bandwidth; and the fixed time of its kernels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Work {
+    pub flops_at_peak: f64,
+    pub bytes_at_bandwidth: f64,
+    /// tau + kernels * kernel time + MoE layers * MoE layer time, plus the
+    /// request time in a decoder's prefill.
+    pub fixed_s: f64,
+}
+
+/// The effective work of step `c` whose math runs at `math`:
+/// - dense GEMMs at eta_c m/(m + m_half) for m rows, routed experts the same
+///   at their own rows (a few tokens per expert at small batch), the
+///   attention products at eta_c times the attention factor; each times the
+///   low-precision factor when the math is 8-bit or narrower;
+/// - weights at eta_m times the dequantization factor when they are stored
+///   narrower than the math (weight-only quantization), KV cache and
+///   activations at eta_m.
+pub fn work(c: &StepCost, wl: &Workload, math: Precision, a: &Assumptions) -> Work {
+    let low = if math.bytes() <= 1.0 {
+        a.low_precision_efficiency
+    } else {
+        1.0
+    };
+    let dense = c.flops - c.attention_flops - c.expert_flops;
+    let flops_at_peak = dense / (a.gemm_efficiency(c.gemm_rows) * low)
+        + c.expert_flops / (a.gemm_efficiency(c.expert_rows) * low)
+        + c.attention_flops / (a.compute_efficiency * a.attention_efficiency * low);
+    let weights = c.weight_bytes / a.dequant(wl.weights, math);
+    Work {
+        flops_at_peak,
+        bytes_at_bandwidth: (weights + c.kv_bytes + c.activation_bytes) / a.memory_efficiency,
+        fixed_s: a.overhead_s
+            + c.kernels * a.kernel_s
+            + c.moe_layers * a.moe_layer_s
+            + if wl.phase == Phase::Prefill && c.kernels > 0.0 {
+                a.request_s
+            } else {
+                0.0
+            },
+    }
+}
+
+/// The error band of a step: band_base, plus band_fixed times the share of
+/// fixed costs in it, plus band_devices times log2 of the devices, plus
+/// band_quantized when weights or math are 8-bit or narrower. The
+/// profile's band terms come from the spread of its calibration residuals
+/// (README "Against published measurements").
+pub fn band(fixed_share: f64, devices: u32, quantized: bool, a: &Assumptions) -> f64 {
+    a.band_base
+        + a.band_fixed * fixed_share.clamp(0.0, 1.0)
+        + a.band_devices * (devices.max(1) as f64).log2()
+        + if quantized { a.band_quantized } else { 0.0 }
 }
 
 /// Time a step without validating (the caller has). Used by sensitivity,
@@ -532,28 +621,42 @@ pub fn time_step(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions) -
         .resolve(wl.activations)
         .ok_or_else(|| SolverError::Unsupported(format!("{} has no peak FLOP/s", hw.id)))?;
     // StepCost is per rank already.
-    let compute_s = c.flops / (peak * a.compute_efficiency);
-    let memory_s = c.bytes() / (hw.memory_bandwidth * a.memory_efficiency);
-    let (comm_s, comm_latency_s) = match model.arch {
-        Arch::Decoder(_) => {
-            let latency = comm_latency(wl, &c, a);
-            (comm_transfer(hw, wl, &c, a)? + latency, latency)
-        }
-        Arch::SinglePass(_) => (0.0, 0.0),
-    };
-    let overhead_s = a.overhead_s;
+    let w = work(&c, wl, compute_precision, a);
+    let compute_s = w.flops_at_peak / peak;
+    let memory_s = w.bytes_at_bandwidth / hw.memory_bandwidth;
     let (hi, lo) = if compute_s >= memory_s {
         (compute_s, memory_s)
     } else {
         (memory_s, compute_s)
     };
-    let latency_s = hi + (1.0 - a.overlap) * lo + comm_s + overhead_s;
+    let roof = hi + (1.0 - a.overlap) * lo;
+    let (comm_s, comm_latency_s) = match model.arch {
+        Arch::Decoder(_) => {
+            let (transfer, fixed) = comm_parts(hw, wl, &c, a)?;
+            // A prefill's all-reduces can run under the next layer's math.
+            let hidden = match wl.phase {
+                Phase::Prefill => (a.prefill_comm_overlap * transfer).min(roof),
+                Phase::Decode => 0.0,
+            };
+            (transfer - hidden + fixed, fixed)
+        }
+        Arch::SinglePass(_) => (0.0, 0.0),
+    };
+    let overhead_s = w.fixed_s;
+    let latency_s = roof + comm_s + overhead_s;
     if !latency_s.is_finite() {
         return Err(SolverError::Unsupported(format!(
             "the figures are out of range: the step time of {} on {} is not a finite number; check for absurd values",
             model.id, hw.id
         )));
     }
+    let quantized = wl.weights.bytes() <= 1.0 || compute_precision.bytes() <= 1.0;
+    let band = band(
+        (overhead_s + comm_latency_s) / latency_s,
+        wl.tp.saturating_mul(wl.pp),
+        quantized,
+        a,
+    );
     Ok(StepTime {
         cost: c,
         compute_precision,
@@ -564,6 +667,7 @@ pub fn time_step(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions) -
         comm_latency_s,
         overhead_s,
         latency_s,
+        band,
     })
 }
 
@@ -585,6 +689,7 @@ pub fn evaluate_unchecked(
         comm_latency_s,
         overhead_s,
         latency_s,
+        band,
     } = time_step(hw, model, wl, a)?;
     let mut notes = Vec::new();
     if matches!(model.arch, Arch::SinglePass(_)) && (wl.tp > 1 || wl.pp > 1) {
@@ -649,6 +754,7 @@ pub fn evaluate_unchecked(
         comm_latency_s,
         overhead_s,
         latency_s,
+        band,
         tokens_per_s: c.tokens / latency_s,
         bottleneck,
         arithmetic_intensity: if bytes > 0.0 {

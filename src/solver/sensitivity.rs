@@ -22,8 +22,9 @@ pub enum Param {
     LinkBandwidth,
     ComputeEfficiency,
     MemoryEfficiency,
-    /// The fixed per-step terms together: the overhead tau and the link
-    /// latency alpha, scaled by the same factor.
+    /// The fixed per-step terms together: the overhead tau, the kernel
+    /// and collective fixed times and the link latency alpha, scaled by the
+    /// same factor.
     Overhead,
     Batch,
     Context,
@@ -170,6 +171,10 @@ fn scaled(
         Param::Overhead => {
             a.overhead_s *= k;
             a.link_latency_s *= k;
+            a.kernel_s *= k;
+            a.moe_layer_s *= k;
+            a.request_s *= k;
+            a.collective_s *= k;
         }
         Param::Batch => wl.batch *= k,
         Param::Context => wl.context *= k,

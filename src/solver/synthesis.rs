@@ -9,11 +9,12 @@
 //! per tensor-parallel rank. A device with exactly these figures meets the
 //! target exactly (the round trip the tests check).
 
+use super::collective::{self, CommCost};
 use super::cost;
 use super::error::{self, Result};
 use super::fit;
 use super::roofline::{self, Parallelism};
-use super::types::{Arch, Assumptions, Hardware, Model, Peaks, Precision, Tier, Workload};
+use super::types::{Arch, Assumptions, Collective, Hardware, Model, Peaks, Precision, Tier, Workload};
 use super::units;
 
 /// Share of the time budget given to communication when a layout has any.
@@ -108,29 +109,29 @@ pub fn synthesize(
             )
         });
     let is_decoder = matches!(model.arch, Arch::Decoder(_));
-    let t = wl.tp as f64;
+    // The collectives of the layout: under Auto, the algorithm with the
+    // smaller fixed part (the tree beyond 2 ranks), as a latency-bound step
+    // needs; the device then runs whichever is faster, never slower.
+    let comm = if is_decoder {
+        let algorithm = match a.collective {
+            Collective::Auto if wl.tp > 2 => Collective::Tree,
+            Collective::Auto => Collective::Ring,
+            fixed => fixed,
+        };
+        let ar = if wl.tp > 1 {
+            collective::allreduce(c.allreduce_bytes, wl.tp, algorithm, a).times(c.allreduces)
+        } else {
+            CommCost::default()
+        };
+        ar.plus(collective::handoff(c.handoff_bytes, a).times(c.handoffs))
+    } else {
+        CommCost::default()
+    };
     // Fixed costs that no bandwidth can buy down.
-    let fixed_link = if is_decoder {
-        let ar = if wl.tp > 1 {
-            c.allreduces * 2.0 * (t - 1.0)
-        } else {
-            0.0
-        };
-        (ar + c.handoffs) * a.link_latency_s
-    } else {
-        0.0
-    };
-    let comm_bytes = if is_decoder {
-        let ar = if wl.tp > 1 {
-            c.allreduces * 2.0 * (t - 1.0) / t * c.allreduce_bytes
-        } else {
-            0.0
-        };
-        ar + c.handoffs * c.handoff_bytes
-    } else {
-        0.0
-    };
-    let budget = t_target - a.overhead_s - fixed_link;
+    let fixed_link = comm.fixed_s;
+    let comm_bytes = comm.link_bytes;
+    let work = roofline::work(&c, wl, wl.activations, a);
+    let budget = t_target - work.fixed_s - fixed_link;
     let footprint = cost::footprint(model, wl).total();
     let required_memory_bytes = footprint / a.usable_memory;
     let compute_precision = wl.activations;
@@ -148,8 +149,8 @@ pub fn synthesize(
     };
     if budget <= 0.0 {
         return Ok(infeasible(format!(
-            "the fixed per-step overhead ({}) and link latencies ({}) alone use the whole target of {}",
-            units::format_time(a.overhead_s),
+            "the fixed per-step overhead and kernel launches ({}) and link latencies ({}) alone use the whole target of {}",
+            units::format_time(work.fixed_s),
             units::format_time(fixed_link),
             units::format_time(t_target)
         )));
@@ -177,8 +178,8 @@ pub fn synthesize(
         feasible: true,
         reason: None,
         compute_precision,
-        required_flops_per_s: c.flops / (a.compute_efficiency * x),
-        required_memory_bandwidth: c.bytes() / (a.memory_efficiency * x),
+        required_flops_per_s: work.flops_at_peak / x,
+        required_memory_bandwidth: work.bytes_at_bandwidth / x,
         required_memory_bytes,
         required_link_bandwidth,
     })

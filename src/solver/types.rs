@@ -390,27 +390,100 @@ impl Default for Workload {
     }
 }
 
+/// How a collective's algorithm is chosen: NCCL's ring (bandwidth-optimal,
+/// 2 (t - 1) latency hops per all-reduce), a tree (2 ceil(log2 t) hops,
+/// about twice the ring's bytes per link), or whichever is faster for the
+/// message (what NCCL's tuner does: trees for small messages).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Collective {
+    Ring,
+    Tree,
+    Auto,
+}
+
+impl Collective {
+    pub const ALL: [Collective; 3] = [Collective::Ring, Collective::Tree, Collective::Auto];
+    pub fn name(self) -> &'static str {
+        match self {
+            Collective::Ring => "ring",
+            Collective::Tree => "tree",
+            Collective::Auto => "auto",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Collective> {
+        let s = s.trim().to_ascii_lowercase();
+        Collective::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
 /// Named, overridable assumptions. See README "Model" for the measurements
-/// each default was checked against.
+/// each default was checked against. The calibrated profiles
+/// (`catalog/profiles/*.toml`) are sets of these values with sources;
+/// [`Assumptions::default`] is the plain roofline of the `roofline` profile,
+/// where every refinement below is neutral.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Assumptions {
-    /// Fraction of peak FLOP/s a step's kernels reach.
+    /// Fraction of peak FLOP/s a step's large GEMMs reach.
     pub compute_efficiency: f64,
     /// Fraction of peak memory bandwidth a step's kernels reach.
     pub memory_efficiency: f64,
     /// Fraction of link bandwidth a collective reaches.
     pub link_efficiency: f64,
-    /// Fixed per-step overhead (kernel launches, framework), seconds.
+    /// Fixed per-step overhead (scheduling, sampling, framework), seconds.
     pub overhead_s: f64,
-    /// Latency of one ring step of a collective, seconds (alpha).
+    /// Latency of one hop of a collective, seconds (alpha).
     pub link_latency_s: f64,
     /// Fraction of memory capacity a run may use (allocator, runtime reserve).
     pub usable_memory: f64,
     /// Overlap of compute and memory time: T = max + (1 - w) * min. 1 = ideal roofline.
     pub overlap: f64,
+    /// Fixed time of one kernel of a decoder layer (launch, ramp-up, tail,
+    /// synchronisation), seconds; a step pays it for every kernel of every
+    /// layer ([`crate::solver::cost::StepCost::kernels`]). 0 = free kernels.
+    pub kernel_s: f64,
+    /// Fixed time a prefill step adds for its requests (admission,
+    /// scheduling, input preparation, the first sampling), seconds: part of
+    /// the time to first token that no hardware figure shortens.
+    pub request_s: f64,
+    /// Fixed time of one mixture-of-experts layer beyond its kernels
+    /// (routing, token permutation, the grouped GEMMs' set-up), seconds.
+    pub moe_layer_s: f64,
+    /// Fixed time of one collective or pipeline hand-off (launch and the
+    /// barrier among ranks), on top of its hops, seconds.
+    pub collective_s: f64,
+    /// How all-reduces are run.
+    pub collective: Collective,
+    /// Rows (tokens) at which a GEMM reaches half of `compute_efficiency`:
+    /// efficiency = eta_c * m / (m + m_half), for tile and wave quantization
+    /// of small-M GEMMs. 0 = the same efficiency at every size.
+    pub gemm_half_rows: f64,
+    /// Multiplier on `compute_efficiency` when the math runs in an 8-bit or
+    /// narrower format (fp8/int8/fp4/int4 kernels reach a different fraction
+    /// of their peak than bf16 ones). 1 = the same fraction.
+    pub low_precision_efficiency: f64,
+    /// Multiplier on `compute_efficiency` for the attention products
+    /// (flash-attention style kernels). 1 = as fast as the GEMMs.
+    pub attention_efficiency: f64,
+    /// Multiplier on `memory_efficiency` for weights stored narrower than
+    /// the math (weight-only quantization: dequantised on the fly), for
+    /// 8-bit and for 4-bit weights. 1 = no dequantization cost.
+    pub dequant_8bit: f64,
+    pub dequant_4bit: f64,
+    /// Share of the tensor-parallel communication of a prefill hidden
+    /// behind its compute. 0 = none hidden.
+    pub prefill_comm_overlap: f64,
+    /// Error band (natural-log half-width) every time carries, and what
+    /// widens it: times the share of fixed costs in the step, times log2
+    /// of the devices, and when weights or math are 8-bit or narrower. All
+    /// 0 = no band.
+    pub band_base: f64,
+    pub band_fixed: f64,
+    pub band_devices: f64,
+    pub band_quantized: f64,
 }
 
-/// Defaults; the README's "Model" section gives the measurements behind them.
+/// Defaults of the plain roofline; the README's "Model" section gives the
+/// measurements behind them.
 pub const DEFAULT_COMPUTE_EFFICIENCY: f64 = 0.7;
 pub const DEFAULT_MEMORY_EFFICIENCY: f64 = 0.7;
 pub const DEFAULT_LINK_EFFICIENCY: f64 = 0.8;
@@ -420,6 +493,8 @@ pub const DEFAULT_USABLE_MEMORY: f64 = 0.9;
 pub const DEFAULT_OVERLAP: f64 = 1.0;
 
 impl Default for Assumptions {
+    /// The plain roofline (profile `roofline`): flat efficiencies, one
+    /// per-step overhead, ring all-reduces, no band.
     fn default() -> Self {
         Assumptions {
             compute_efficiency: DEFAULT_COMPUTE_EFFICIENCY,
@@ -429,12 +504,13 @@ impl Default for Assumptions {
             link_latency_s: DEFAULT_LINK_LATENCY_S,
             usable_memory: DEFAULT_USABLE_MEMORY,
             overlap: DEFAULT_OVERLAP,
+            ..Assumptions::ideal()
         }
     }
 }
 
 impl Assumptions {
-    /// Ideal hardware: every efficiency 1, no fixed costs.
+    /// Ideal hardware: every efficiency 1, no fixed costs, no band.
     pub fn ideal() -> Self {
         Assumptions {
             compute_efficiency: 1.0,
@@ -444,6 +520,44 @@ impl Assumptions {
             link_latency_s: 0.0,
             usable_memory: 1.0,
             overlap: 1.0,
+            kernel_s: 0.0,
+            moe_layer_s: 0.0,
+            request_s: 0.0,
+            collective_s: 0.0,
+            collective: Collective::Ring,
+            gemm_half_rows: 0.0,
+            low_precision_efficiency: 1.0,
+            attention_efficiency: 1.0,
+            dequant_8bit: 1.0,
+            dequant_4bit: 1.0,
+            prefill_comm_overlap: 0.0,
+            band_base: 0.0,
+            band_fixed: 0.0,
+            band_devices: 0.0,
+            band_quantized: 0.0,
+        }
+    }
+
+    /// The GEMM efficiency at `rows` tokens per GEMM: eta_c * m / (m + m_half).
+    /// Rows 0 (unknown) get the large-problem efficiency.
+    pub fn gemm_efficiency(&self, rows: f64) -> f64 {
+        if self.gemm_half_rows > 0.0 && rows > 0.0 {
+            self.compute_efficiency * rows / (rows + self.gemm_half_rows)
+        } else {
+            self.compute_efficiency
+        }
+    }
+
+    /// Multiplier on the memory efficiency of weight bytes stored in `weights`
+    /// while the math runs in `math`: the dequantization cost of
+    /// weight-only formats.
+    pub fn dequant(&self, weights: Precision, math: Precision) -> f64 {
+        if weights.bytes() >= math.bytes() {
+            1.0
+        } else if weights.bytes() >= 1.0 {
+            self.dequant_8bit
+        } else {
+            self.dequant_4bit
         }
     }
 }

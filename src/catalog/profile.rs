@@ -1,0 +1,403 @@
+//! Calibration profiles (`catalog/profiles/*.toml`, `[[profile]]`) and
+//! published measurements (`catalog/measurements/*.toml`,
+//! `[[measurement]]`): one TOML entry to one catalog entry. The assumption
+//! keys of a profile are the same as `--assume KEY=VALUE` on the command
+//! line; [`set`] reads both.
+
+use super::convert::{Converted, is_kebab};
+use super::fields::{At, Fields};
+use super::limits;
+use crate::solver::calibration::{Metric, Run};
+use crate::solver::units::{self, Kind};
+use crate::solver::{Assumptions, Collective, Precision};
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+use toml::de::DeValue;
+
+/// One assumption a profile (or `--assume`) sets: its key, what it takes,
+/// and what it means.
+pub struct Key {
+    pub key: &'static str,
+    pub takes: Takes,
+    pub help: &'static str,
+}
+
+/// The kind of value an assumption takes.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Takes {
+    /// A fraction in (0, 1].
+    Fraction,
+    /// A number from 0 to 1.
+    UnitInterval,
+    /// A time with its unit ("2 us").
+    Time,
+    /// A number of rows, 0 or more.
+    Rows,
+    /// ring, tree or auto.
+    Algorithm,
+}
+
+impl Takes {
+    fn text(self) -> &'static str {
+        match self {
+            Takes::Fraction => "a fraction greater than 0 and at most 1",
+            Takes::UnitInterval => "a number from 0 to 1",
+            Takes::Time => "a time with its unit, like \"2 us\"",
+            Takes::Rows => "a number of rows from 0 to 1e6",
+            Takes::Algorithm => "\"ring\", \"tree\" or \"auto\"",
+        }
+    }
+}
+
+/// Every assumption key, in the order profiles list them.
+pub const KEYS: &[Key] = &[
+    Key { key: "compute_efficiency", takes: Takes::Fraction, help: "fraction of peak FLOP/s large GEMMs reach" },
+    Key { key: "memory_efficiency", takes: Takes::Fraction, help: "fraction of peak memory bandwidth reached" },
+    Key { key: "link_efficiency", takes: Takes::Fraction, help: "fraction of link bandwidth a collective reaches" },
+    Key { key: "overhead", takes: Takes::Time, help: "fixed time per step (scheduling, sampling)" },
+    Key { key: "kernel_time", takes: Takes::Time, help: "fixed time per kernel of a decoder layer" },
+    Key { key: "request_time", takes: Takes::Time, help: "fixed time a prefill adds per request batch" },
+    Key { key: "moe_layer_time", takes: Takes::Time, help: "fixed time per MoE layer beyond its kernels" },
+    Key { key: "collective_time", takes: Takes::Time, help: "fixed time per collective or hand-off" },
+    Key { key: "link_latency", takes: Takes::Time, help: "latency of one hop of a collective" },
+    Key { key: "collective", takes: Takes::Algorithm, help: "all-reduce algorithm: ring, tree or auto" },
+    Key { key: "gemm_half_rows", takes: Takes::Rows, help: "GEMM rows at half the compute efficiency" },
+    Key { key: "low_precision_efficiency", takes: Takes::Fraction, help: "efficiency factor of 8-bit and narrower math" },
+    Key { key: "attention_efficiency", takes: Takes::Fraction, help: "efficiency factor of the attention kernels" },
+    Key { key: "dequant_8bit", takes: Takes::Fraction, help: "bandwidth factor of weight-only 8-bit weights" },
+    Key { key: "dequant_4bit", takes: Takes::Fraction, help: "bandwidth factor of weight-only 4-bit weights" },
+    Key { key: "prefill_comm_overlap", takes: Takes::UnitInterval, help: "share of prefill communication hidden" },
+    Key { key: "usable_memory", takes: Takes::Fraction, help: "fraction of memory a run may use" },
+    Key { key: "overlap", takes: Takes::UnitInterval, help: "compute/memory overlap w in max + (1 - w) min" },
+    Key { key: "band_base", takes: Takes::UnitInterval, help: "error band, log half-width" },
+    Key { key: "band_fixed", takes: Takes::UnitInterval, help: "band added per share of fixed costs" },
+    Key { key: "band_devices", takes: Takes::UnitInterval, help: "band added per doubling of devices" },
+    Key { key: "band_quantized", takes: Takes::UnitInterval, help: "band added for 8-bit or narrower formats" },
+];
+
+/// A value as written: a TOML number, or text (a TOML string, or anything
+/// on the command line).
+#[derive(Debug, Clone, Copy)]
+pub enum Value<'a> {
+    Number(f64),
+    Text(&'a str),
+}
+
+/// Set assumption `key` of `a` from `value`; the message says what is
+/// wrong and what the key takes.
+pub fn set(a: &mut Assumptions, key: &str, value: Value) -> Result<(), String> {
+    let Some(k) = KEYS.iter().find(|k| k.key == key) else {
+        return Err(format!(
+            "unknown assumption `{key}`; use one of {}",
+            KEYS.iter().map(|k| k.key).collect::<Vec<_>>().join(", ")
+        ));
+    };
+    let bad = || format!("{key} takes {}", k.takes.text());
+    let number = |v: Value| -> Option<f64> {
+        match v {
+            Value::Number(x) => Some(x),
+            Value::Text(t) => t.trim().parse::<f64>().ok(),
+        }
+    };
+    match k.takes {
+        Takes::Algorithm => {
+            let Value::Text(t) = value else {
+                return Err(bad());
+            };
+            a.collective = Collective::parse(t).ok_or_else(bad)?;
+            return Ok(());
+        }
+        Takes::Time => {
+            let Value::Text(t) = value else {
+                return Err(bad());
+            };
+            let s = units::parse(t, Kind::Time).map_err(|e| format!("{key}: {e}"))?;
+            if !(0.0..=1.0).contains(&s) {
+                return Err(format!("{key} = {t:?} is out of range; use 0 to 1 s"));
+            }
+            let slot = match key {
+                "overhead" => &mut a.overhead_s,
+                "kernel_time" => &mut a.kernel_s,
+                "collective_time" => &mut a.collective_s,
+                "moe_layer_time" => &mut a.moe_layer_s,
+                "request_time" => &mut a.request_s,
+                _ => &mut a.link_latency_s,
+            };
+            *slot = s;
+            return Ok(());
+        }
+        _ => {}
+    }
+    let x = number(value).ok_or_else(bad)?;
+    let ok = match k.takes {
+        Takes::Fraction => x > 0.0 && x <= 1.0,
+        Takes::UnitInterval => (0.0..=1.0).contains(&x),
+        _ => (0.0..=1e6).contains(&x),
+    };
+    if !ok || !x.is_finite() {
+        return Err(format!("{key} = {x} is out of range; use {}", k.takes.text()));
+    }
+    let slot = match key {
+        "compute_efficiency" => &mut a.compute_efficiency,
+        "memory_efficiency" => &mut a.memory_efficiency,
+        "link_efficiency" => &mut a.link_efficiency,
+        "gemm_half_rows" => &mut a.gemm_half_rows,
+        "low_precision_efficiency" => &mut a.low_precision_efficiency,
+        "attention_efficiency" => &mut a.attention_efficiency,
+        "dequant_8bit" => &mut a.dequant_8bit,
+        "dequant_4bit" => &mut a.dequant_4bit,
+        "prefill_comm_overlap" => &mut a.prefill_comm_overlap,
+        "usable_memory" => &mut a.usable_memory,
+        "overlap" => &mut a.overlap,
+        "band_base" => &mut a.band_base,
+        "band_fixed" => &mut a.band_fixed,
+        "band_devices" => &mut a.band_devices,
+        _ => &mut a.band_quantized,
+    };
+    *slot = x;
+    Ok(())
+}
+
+/// A named set of assumptions and where its values come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileEntry {
+    pub id: String,
+    pub name: String,
+    pub year: u16,
+    pub source: String,
+    pub notes: Option<String>,
+    /// Per-assumption sources that override `source`.
+    pub sources: BTreeMap<String, String>,
+    pub assumptions: Assumptions,
+    pub origin: String,
+}
+
+const PROFILE_INFO: &[&str] = &["id", "name", "year", "source", "notes", "sources"];
+
+/// Keys a `[[profile]]` may hold.
+pub fn profile_keys() -> &'static [&'static str] {
+    static ALL: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+        PROFILE_INFO
+            .iter()
+            .copied()
+            .chain(KEYS.iter().map(|k| k.key))
+            .collect()
+    });
+    &ALL
+}
+
+/// A `[[profile]]` table to a profile; keys it leaves out keep the plain
+/// roofline's values ([`Assumptions::default`]).
+pub fn profile(f: &mut Fields, origin: &str) -> Option<Converted<ProfileEntry>> {
+    let id = id(f, "profile");
+    let name = f.string("name");
+    let year = f.whole("year", limits::YEAR).map(|(y, _)| y as u16);
+    let source = f.string("source");
+    let notes = f.opt_string("notes");
+    let sources: BTreeMap<String, String> = f
+        .string_map("sources")
+        .into_iter()
+        .map(|((k, _), (v, _))| (k, v))
+        .collect();
+    let mut a = Assumptions::default();
+    for k in KEYS {
+        let Some(v) = f.value(k.key) else {
+            continue;
+        };
+        let at = v.span().start;
+        let value = match v.get_ref() {
+            DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix())
+                .ok()
+                .map(|n| Value::Number(n as f64)),
+            DeValue::Float(x) => x.as_str().parse::<f64>().ok().map(Value::Number),
+            DeValue::String(s) => Some(Value::Text(s.as_ref())),
+            _ => None,
+        };
+        let result = match value {
+            Some(value) => set(&mut a, k.key, value),
+            None => Err(format!("{} takes {}", k.key, k.takes.text())),
+        };
+        if let Err(e) = result {
+            f.problem(at, e);
+        }
+    }
+    if f.has_problems() {
+        return None;
+    }
+    let ((id, id_at), (name, _), year, (source, _)) = (id?, name?, year?, source?);
+    Some(Converted {
+        entry: ProfileEntry {
+            id,
+            name,
+            year,
+            source,
+            notes: notes.map(|n| n.0),
+            sources,
+            assumptions: a,
+            origin: origin.to_string(),
+        },
+        id_at,
+        alias_at: Vec::new(),
+    })
+}
+
+/// A published measurement: the run, what was measured, and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measurement {
+    pub id: String,
+    pub model: String,
+    pub hardware: String,
+    pub stack: String,
+    pub stack_version: String,
+    pub year: u16,
+    pub source: String,
+    pub quote: String,
+    pub metric: Metric,
+    pub value: f64,
+    pub run: Run,
+    pub notes: Option<String>,
+    pub origin: String,
+}
+
+pub const MEASUREMENT_KEYS: &[&str] = &[
+    "id",
+    "model",
+    "hardware",
+    "stack",
+    "stack_version",
+    "year",
+    "source",
+    "quote",
+    "metric",
+    "value",
+    "batch",
+    "prompt",
+    "output",
+    "weights",
+    "activations",
+    "kv",
+    "tp",
+    "pp",
+    "notes",
+];
+
+fn precision(f: &mut Fields, key: &'static str) -> Option<Precision> {
+    let (s, at) = f.string(key)?;
+    let p = Precision::parse(&s);
+    if p.is_none() {
+        f.problem(
+            at,
+            format!("unknown {key} precision {s:?}; use fp32, tf32, bf16, fp16, fp8, int8, fp4 or int4"),
+        );
+    }
+    p
+}
+
+/// A `[[measurement]]` table to a measurement. The model and device ids
+/// are checked when the measurement is used (`ridgeline validate`).
+pub fn measurement(f: &mut Fields, origin: &str) -> Option<Converted<Measurement>> {
+    let id = id(f, "measurement");
+    let text = |f: &mut Fields, key| f.string(key).map(|(s, _)| s);
+    let model = text(f, "model");
+    let hardware = text(f, "hardware");
+    let stack = text(f, "stack");
+    let stack_version = text(f, "stack_version");
+    let year = f.whole("year", limits::YEAR).map(|(y, _)| y as u16);
+    let source = text(f, "source");
+    let quote = text(f, "quote");
+    let metric = f.string("metric").and_then(|(s, at)| {
+        let m = Metric::parse(&s);
+        if m.is_none() {
+            let all: Vec<&str> = Metric::ALL.iter().map(|m| m.key()).collect();
+            f.problem(at, format!("unknown metric {s:?}; use {}", all.join(", ")));
+        }
+        m
+    });
+    let value = f.number("value", 1e-9..=1e12, "a positive number in the metric's SI unit");
+    let batch = f.whole("batch", 1..=1_000_000);
+    let prompt = f.whole("prompt", 0..=10_000_000);
+    let output = f.whole("output", 0..=10_000_000);
+    let weights = precision(f, "weights");
+    let activations = precision(f, "activations");
+    let kv = precision(f, "kv");
+    let tp = f.whole("tp", 1..=65_536);
+    let pp = f.whole("pp", 1..=65_536);
+    let notes = f.opt_string("notes");
+    if let Some((v, at)) = value
+        && v <= 0.0
+    {
+        f.problem(at, "value must be greater than zero");
+    }
+    if f.has_problems() {
+        return None;
+    }
+    let (id, id_at) = id?;
+    Some(Converted {
+        entry: Measurement {
+            id,
+            model: model?,
+            hardware: hardware?,
+            stack: stack?,
+            stack_version: stack_version?,
+            year: year?,
+            source: source?,
+            quote: quote?,
+            metric: metric?,
+            value: value?.0,
+            run: Run {
+                batch: batch?.0 as f64,
+                prompt: prompt?.0 as f64,
+                output: output?.0 as f64,
+                weights: weights?,
+                activations: activations?,
+                kv: kv?,
+                tp: tp?.0,
+                pp: pp?.0,
+            },
+            notes: notes.map(|n| n.0),
+            origin: origin.to_string(),
+        },
+        id_at,
+        alias_at: Vec::new(),
+    })
+}
+
+/// The id of an entry, lower-case kebab case.
+fn id(f: &mut Fields, what: &str) -> Option<At<String>> {
+    let (id, at) = f.string("id")?;
+    if is_kebab(&id) {
+        f.rename(format!("{what} `{id}`"));
+        Some((id, at))
+    } else {
+        f.problem(at, "the id must be lower-case kebab case, like \"default\"");
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_sets_its_assumption_and_rejects_what_it_does_not_take() {
+        for k in KEYS {
+            let mut a = Assumptions::default();
+            let good = match k.takes {
+                Takes::Time => Value::Text("3 us"),
+                Takes::Algorithm => Value::Text("tree"),
+                _ => Value::Number(0.5),
+            };
+            set(&mut a, k.key, good).unwrap();
+            assert_ne!(a, Assumptions::default(), "{} changed nothing", k.key);
+            let bad = match k.takes {
+                Takes::Time | Takes::Algorithm => Value::Number(1.0),
+                _ => Value::Number(-1.0),
+            };
+            let e = set(&mut a, k.key, bad).unwrap_err();
+            assert!(e.contains(k.key), "{e}");
+        }
+        assert!(set(&mut Assumptions::default(), "kernel_tme", Value::Number(1.0))
+            .unwrap_err()
+            .contains("unknown assumption"));
+    }
+}

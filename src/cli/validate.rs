@@ -1,0 +1,287 @@
+//! `ridgeline validate`: every published measurement of the catalog, the
+//! model's prediction of it with its error band, the error, and the median
+//! and worst error over the measurements the profile was fitted on, the
+//! ones held out, and all.
+
+use super::args::{Format, SplitArg, ValidateArgs};
+use super::output::{Col, Fmt, Style, col, render_list};
+use super::{CliError, Out, profile_assumptions, write};
+use crate::catalog::{Catalog, Measurement, ProfileEntry};
+use crate::solver::calibration::{self, Prediction, Summary};
+use crate::solver::{Assumptions, units};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+/// The profile that predicts a measurement when none is named: the one
+/// whose id is the measurement's stack, else `default`.
+pub const DEFAULT_PROFILE: &str = "default";
+
+/// One measurement and what the model makes of it.
+#[derive(Debug, Clone)]
+pub struct Checked<'c> {
+    pub measurement: &'c Measurement,
+    /// The profile that predicted it.
+    pub profile: String,
+    /// In the half the profiles were fitted on (else held out).
+    pub fit: bool,
+    /// The prediction, or why there is none (an unknown id, a layout the
+    /// model cannot split).
+    pub prediction: Result<Prediction, String>,
+}
+
+/// Which half each measurement belongs to: within each stack, sorted by
+/// id, every other one is fitted on (the first, third, ...) and the rest
+/// held out, so both halves hold every stack and no one chose which.
+pub fn fit_split(ms: &[Measurement]) -> Vec<bool> {
+    let mut by_stack: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, m) in ms.iter().enumerate() {
+        by_stack.entry(m.stack.as_str()).or_default().push(i);
+    }
+    let mut fit = vec![false; ms.len()];
+    for (_, mut idx) in by_stack {
+        idx.sort_by(|&a, &b| ms[a].id.cmp(&ms[b].id));
+        for (k, i) in idx.into_iter().enumerate() {
+            fit[i] = k % 2 == 0;
+        }
+    }
+    fit
+}
+
+/// The profile of a measurement's stack, or the default one.
+pub fn stack_profile<'c>(cat: &'c Catalog, m: &Measurement) -> Option<&'c ProfileEntry> {
+    cat.profile(&m.stack)
+        .or_else(|_| cat.profile(DEFAULT_PROFILE))
+        .ok()
+}
+
+/// Predict every measurement of the catalog: with the assumptions `pick`
+/// gives it, named by the profile id it also gives.
+pub fn check<'c>(
+    cat: &'c Catalog,
+    mut pick: impl FnMut(&Measurement) -> (String, Assumptions),
+) -> Vec<Checked<'c>> {
+    let split = fit_split(&cat.measurements);
+    cat.measurements
+        .iter()
+        .zip(split)
+        .map(|(m, fit)| {
+            let (profile, a) = pick(m);
+            let a = &a;
+            let prediction = (|| -> Result<Prediction, String> {
+                let hw = cat.hardware(&m.hardware).map_err(|e| e.to_string())?;
+                let model = cat.model(&m.model).map_err(|e| e.to_string())?;
+                calibration::predict(&hw.hw, &model.model, &m.run, m.metric, a)
+                    .map_err(|e| e.to_string())
+            })();
+            Checked {
+                measurement: m,
+                profile,
+                fit,
+                prediction,
+            }
+        })
+        .collect()
+}
+
+/// The summary of the checked measurements that `keep` selects.
+pub fn summary(checked: &[Checked], keep: impl Fn(&Checked) -> bool) -> Summary {
+    let pairs: Vec<(Prediction, f64)> = checked
+        .iter()
+        .filter(|c| keep(c))
+        .filter_map(|c| c.prediction.as_ref().ok().map(|p| (*p, c.measurement.value)))
+        .collect();
+    calibration::summarize(&pairs)
+}
+
+fn value_text(m: &Measurement, v: f64) -> String {
+    if m.metric.is_time() {
+        units::format_time(v)
+    } else {
+        format!("{} tok/s", units::format_number(v))
+    }
+}
+
+fn record(c: &Checked) -> Map<String, Value> {
+    let m = c.measurement;
+    let mut r = Map::new();
+    r.insert("id".into(), json!(m.id));
+    r.insert("stack".into(), json!(m.stack));
+    r.insert("stack_version".into(), json!(m.stack_version));
+    r.insert("model".into(), json!(m.model));
+    r.insert("hardware".into(), json!(m.hardware));
+    r.insert("metric".into(), json!(m.metric.key()));
+    r.insert("batch".into(), json!(m.run.batch));
+    r.insert("prompt".into(), json!(m.run.prompt));
+    r.insert("output".into(), json!(m.run.output));
+    r.insert("weights".into(), json!(m.run.weights.name()));
+    r.insert("activations".into(), json!(m.run.activations.name()));
+    r.insert("kv".into(), json!(m.run.kv.name()));
+    r.insert("tp".into(), json!(m.run.tp));
+    r.insert("pp".into(), json!(m.run.pp));
+    r.insert("measured".into(), json!(m.value));
+    r.insert("measured_text".into(), json!(value_text(m, m.value)));
+    r.insert("split".into(), json!(if c.fit { "fit" } else { "check" }));
+    r.insert("profile".into(), json!(c.profile));
+    r.insert("source".into(), json!(m.source));
+    match &c.prediction {
+        Ok(p) => {
+            let err = calibration::error(p.value, m.value);
+            r.insert("predicted".into(), json!(p.value));
+            r.insert("predicted_low".into(), json!(p.low));
+            r.insert("predicted_high".into(), json!(p.high));
+            r.insert("predicted_text".into(), json!(value_text(m, p.value)));
+            r.insert(
+                "band_text".into(),
+                json!(format!(
+                    "{}-{}",
+                    units::format_number(p.low),
+                    units::format_number(p.high)
+                )),
+            );
+            r.insert("error".into(), json!(err));
+            r.insert(
+                "error_text".into(),
+                json!(format!("{:+.0}%", err * 100.0)),
+            );
+            r.insert(
+                "inside_band".into(),
+                json!(p.low <= m.value && m.value <= p.high),
+            );
+            r.insert("fits".into(), json!(p.fits));
+            r.insert("fixed_share".into(), json!(p.fixed_share));
+        }
+        Err(e) => {
+            r.insert("predicted".into(), Value::Null);
+            r.insert("predicted_text".into(), json!("-"));
+            r.insert("error_text".into(), json!("-"));
+            r.insert("problem".into(), json!(e));
+        }
+    }
+    r
+}
+
+const COLS: &[Col] = &[
+    col("measurement", "id", Fmt::Text),
+    col("measured", "measured_text", Fmt::Text),
+    col("predicted", "predicted_text", Fmt::Text),
+    col("error", "error_text", Fmt::Text),
+    col("band", "band_text", Fmt::Text).opt(2),
+    col("half", "split", Fmt::Text).opt(1),
+];
+
+fn summary_json(s: &Summary) -> Value {
+    json!({
+        "count": s.count,
+        "median_abs_error": s.median_abs_error,
+        "worst_abs_error": s.worst_abs_error,
+        "inside_band": s.inside_band,
+    })
+}
+
+fn summary_line(name: &str, s: &Summary) -> String {
+    format!(
+        "{name} ({}): median |error| {:.1}%, worst {:.1}%, inside the band {}/{}\n",
+        s.count,
+        s.median_abs_error * 100.0,
+        s.worst_abs_error * 100.0,
+        s.inside_band,
+        s.count
+    )
+}
+
+pub(super) fn validate(
+    cat: &Catalog,
+    a: &ValidateArgs,
+    style: Style,
+    out: Out,
+) -> Result<(), CliError> {
+    let named = match &a.profile {
+        Some(p) => Some(profile_assumptions(cat, p, &a.assume)?),
+        None => None,
+    };
+    let mut problems = Vec::new();
+    let checked = check(cat, |m| match &named {
+        Some(asm) => (a.profile.clone().unwrap_or_default(), *asm),
+        None => match stack_profile(cat, m) {
+            Some(p) => {
+                let mut asm = p.assumptions;
+                for (k, v) in &a.assume {
+                    // Checked when the flag was parsed.
+                    let _ = crate::catalog::profile::set(
+                        &mut asm,
+                        k,
+                        crate::catalog::profile::Value::Text(v),
+                    );
+                }
+                (p.id.clone(), asm)
+            }
+            None => {
+                problems.push(m.id.clone());
+                ("roofline".to_string(), Assumptions::default())
+            }
+        },
+    });
+    let shown: Vec<&Checked> = checked
+        .iter()
+        .filter(|c| match a.split {
+            SplitArg::Fit => c.fit,
+            SplitArg::Check => !c.fit,
+            SplitArg::All => true,
+        })
+        .collect();
+    let fit = summary(&checked, |c| c.fit);
+    let held = summary(&checked, |c| !c.fit);
+    let all = summary(&checked, |_| true);
+    let records: Vec<Map<String, Value>> = shown.iter().map(|c| record(c)).collect();
+    let profile_name = a.profile.clone().unwrap_or_else(|| "each stack's own".to_string());
+    let text = match a.format {
+        Format::Json => {
+            let v = json!({
+                "profile": a.profile.as_deref().unwrap_or("stack"),
+                "measurements": records,
+                "summary": {
+                    "fit": summary_json(&fit),
+                    "check": summary_json(&held),
+                    "all": summary_json(&all),
+                },
+            });
+            serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+        }
+        Format::Csv => {
+            let cols: Vec<Col> = [
+                "id", "stack", "model", "hardware", "metric", "batch", "prompt", "output",
+                "weights", "tp", "measured", "predicted", "predicted_low", "predicted_high",
+                "error", "split",
+            ]
+            .into_iter()
+            .map(|k| col(k, k, Fmt::Num))
+            .collect();
+            render_list(&records, &cols, Format::Csv, style)
+        }
+        Format::Table | Format::Markdown => {
+            let mut s = format!(
+                "{} published measurements, predicted with {} profile (error = predicted / measured - 1; band = the prediction's low-high)\n",
+                checked.len(),
+                match &a.profile {
+                    Some(p) => format!("the `{p}`"),
+                    None => profile_name.clone(),
+                }
+            );
+            s.push_str(&render_list(&records, COLS, a.format, style));
+            s.push('\n');
+            s.push_str(&summary_line("fitted on", &fit));
+            s.push_str(&summary_line("held out", &held));
+            s.push_str(&summary_line("all", &all));
+            if !problems.is_empty() {
+                s.push_str("no `default` profile in the catalog: the plain roofline was used\n");
+            }
+            for c in &shown {
+                if let Err(e) = &c.prediction {
+                    s.push_str(&format!("no prediction for {}: {e}\n", c.measurement.id));
+                }
+            }
+            s
+        }
+    };
+    write(out, &text)
+}
