@@ -9,7 +9,8 @@
 //! `--assume`) by coordinate descent on the mean |ln(predicted/measured)|
 //! over the fitted half. Then it fits the error band: the narrowest band
 //! (band_base + band_fixed * fixed share + band_devices * log2 devices +
-//! band_quantized) that holds 90% of the fitted half. It prints the values
+//! band_quantized) that holds 90% of the fitted half, each term at least the
+//! starting profile's. It prints the values
 //! to write into the profile, and the error on both halves.
 
 use ridgeline::catalog::Catalog;
@@ -70,7 +71,7 @@ fn main() {
         std::process::exit(2);
     }
     let cat = Catalog::builtin();
-    let mut a = cat
+    let a = cat
         .profile(&args[0])
         .unwrap_or_else(|e| {
             eprintln!("{e}");
@@ -86,10 +87,13 @@ fn main() {
     let params: Vec<&profile::Key> = args[2]
         .split(',')
         .map(|k| {
-            profile::KEYS.iter().find(|x| x.key == k).unwrap_or_else(|| {
-                eprintln!("unknown key {k}");
-                std::process::exit(2)
-            })
+            profile::KEYS
+                .iter()
+                .find(|x| x.key == k)
+                .unwrap_or_else(|| {
+                    eprintln!("unknown key {k}");
+                    std::process::exit(2)
+                })
         })
         .collect();
     let run = |a: &Assumptions| -> Vec<Checked> {
@@ -183,10 +187,12 @@ fn main() {
             }
         }
     }
-    a.band_base = (band.1 * 1000.0).ceil() / 1000.0;
-    a.band_fixed = band.2;
-    a.band_devices = band.3;
-    a.band_quantized = band.4;
+    // A band fitted on a dozen points is too sure of itself: each term
+    // keeps at least the starting profile's.
+    a.band_base = ((band.1 * 1000.0).ceil() / 1000.0).max(a.band_base);
+    a.band_fixed = band.2.max(a.band_fixed);
+    a.band_devices = band.3.max(a.band_devices);
+    a.band_quantized = band.4.max(a.band_quantized);
     println!("# fitted on the fitted half of {}", args[1]);
     for k in profile::KEYS {
         let v = match k.key {

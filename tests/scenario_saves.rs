@@ -364,6 +364,7 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
             link_latency_s: ll,
             usable_memory: u,
             overlap: w,
+            ..Assumptions::default()
         });
     let target = (0..4u8, magnitude(-6.0, 4.0)).prop_map(|(k, x)| match k {
         0 => SynthTarget::Itl(x),

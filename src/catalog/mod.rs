@@ -15,8 +15,8 @@ pub mod profile;
 
 use crate::solver::{Hardware, Model};
 use fields::{Fields, Source};
-pub use profile::{Measurement, ProfileEntry};
 use names::{Incoming, Named, Names, Place};
+pub use profile::{Measurement, ProfileEntry};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -51,28 +51,116 @@ impl Takes {
 
 /// Every assumption key, in the order profiles list them.
 pub const KEYS: &[Key] = &[
-    Key { key: "compute_efficiency", takes: Takes::Fraction, help: "fraction of peak FLOP/s large GEMMs reach" },
-    Key { key: "memory_efficiency", takes: Takes::Fraction, help: "fraction of peak memory bandwidth reached" },
-    Key { key: "link_efficiency", takes: Takes::Fraction, help: "fraction of link bandwidth a collective reaches" },
-    Key { key: "overhead", takes: Takes::Time, help: "fixed time per step (scheduling, sampling)" },
-    Key { key: "kernel_time", takes: Takes::Time, help: "fixed time per kernel of a decoder layer" },
-    Key { key: "request_time", takes: Takes::Time, help: "fixed time a prefill adds per request batch" },
-    Key { key: "moe_layer_time", takes: Takes::Time, help: "fixed time per MoE layer beyond its kernels" },
-    Key { key: "collective_time", takes: Takes::Time, help: "fixed time per collective or hand-off" },
-    Key { key: "link_latency", takes: Takes::Time, help: "latency of one hop of a collective" },
-    Key { key: "collective", takes: Takes::Algorithm, help: "all-reduce algorithm: ring, tree or auto" },
-    Key { key: "gemm_half_rows", takes: Takes::Rows, help: "GEMM rows at half the compute efficiency" },
-    Key { key: "low_precision_efficiency", takes: Takes::Fraction, help: "efficiency factor of 8-bit and narrower math" },
-    Key { key: "attention_efficiency", takes: Takes::Fraction, help: "efficiency factor of the attention kernels" },
-    Key { key: "dequant_8bit", takes: Takes::Fraction, help: "bandwidth factor of weight-only 8-bit weights" },
-    Key { key: "dequant_4bit", takes: Takes::Fraction, help: "bandwidth factor of weight-only 4-bit weights" },
-    Key { key: "prefill_comm_overlap", takes: Takes::UnitInterval, help: "share of prefill communication hidden" },
-    Key { key: "usable_memory", takes: Takes::Fraction, help: "fraction of memory a run may use" },
-    Key { key: "overlap", takes: Takes::UnitInterval, help: "compute/memory overlap w in max + (1 - w) min" },
-    Key { key: "band_base", takes: Takes::UnitInterval, help: "error band, log half-width" },
-    Key { key: "band_fixed", takes: Takes::UnitInterval, help: "band added per share of fixed costs" },
-    Key { key: "band_devices", takes: Takes::UnitInterval, help: "band added per doubling of devices" },
-    Key { key: "band_quantized", takes: Takes::UnitInterval, help: "band added for 8-bit or narrower formats" },
+    Key {
+        key: "compute_efficiency",
+        takes: Takes::Fraction,
+        help: "fraction of peak FLOP/s large GEMMs reach",
+    },
+    Key {
+        key: "memory_efficiency",
+        takes: Takes::Fraction,
+        help: "fraction of peak memory bandwidth reached",
+    },
+    Key {
+        key: "link_efficiency",
+        takes: Takes::Fraction,
+        help: "fraction of link bandwidth a collective reaches",
+    },
+    Key {
+        key: "overhead",
+        takes: Takes::Time,
+        help: "fixed time per step (scheduling, sampling)",
+    },
+    Key {
+        key: "kernel_time",
+        takes: Takes::Time,
+        help: "fixed time per kernel of a decoder layer",
+    },
+    Key {
+        key: "request_time",
+        takes: Takes::Time,
+        help: "fixed time a prefill adds per request batch",
+    },
+    Key {
+        key: "moe_layer_time",
+        takes: Takes::Time,
+        help: "fixed time per MoE layer beyond its kernels",
+    },
+    Key {
+        key: "collective_time",
+        takes: Takes::Time,
+        help: "fixed time per collective or hand-off",
+    },
+    Key {
+        key: "link_latency",
+        takes: Takes::Time,
+        help: "latency of one hop of a collective",
+    },
+    Key {
+        key: "collective",
+        takes: Takes::Algorithm,
+        help: "all-reduce algorithm: ring, tree or auto",
+    },
+    Key {
+        key: "gemm_half_rows",
+        takes: Takes::Rows,
+        help: "GEMM rows at half the compute efficiency",
+    },
+    Key {
+        key: "low_precision_efficiency",
+        takes: Takes::Fraction,
+        help: "efficiency factor of 8-bit and narrower math",
+    },
+    Key {
+        key: "attention_efficiency",
+        takes: Takes::Fraction,
+        help: "efficiency factor of the attention kernels",
+    },
+    Key {
+        key: "dequant_8bit",
+        takes: Takes::Fraction,
+        help: "bandwidth factor of weight-only 8-bit weights",
+    },
+    Key {
+        key: "dequant_4bit",
+        takes: Takes::Fraction,
+        help: "bandwidth factor of weight-only 4-bit weights",
+    },
+    Key {
+        key: "prefill_comm_overlap",
+        takes: Takes::UnitInterval,
+        help: "share of prefill communication hidden",
+    },
+    Key {
+        key: "usable_memory",
+        takes: Takes::Fraction,
+        help: "fraction of memory a run may use",
+    },
+    Key {
+        key: "overlap",
+        takes: Takes::UnitInterval,
+        help: "compute/memory overlap w in max + (1 - w) min",
+    },
+    Key {
+        key: "band_base",
+        takes: Takes::UnitInterval,
+        help: "error band, log half-width",
+    },
+    Key {
+        key: "band_fixed",
+        takes: Takes::UnitInterval,
+        help: "band added per share of fixed costs",
+    },
+    Key {
+        key: "band_devices",
+        takes: Takes::UnitInterval,
+        help: "band added per doubling of devices",
+    },
+    Key {
+        key: "band_quantized",
+        takes: Takes::UnitInterval,
+        help: "band added for 8-bit or narrower formats",
+    },
 ];
 
 /// A value as written: a TOML number, or text (a TOML string, or anything
@@ -135,7 +223,10 @@ pub fn set(a: &mut Assumptions, key: &str, value: Value) -> Result<(), String> {
         _ => (0.0..=1e6).contains(&x),
     };
     if !ok || !x.is_finite() {
-        return Err(format!("{key} = {x} is out of range; use {}", k.takes.text()));
+        return Err(format!(
+            "{key} = {x} is out of range; use {}",
+            k.takes.text()
+        ));
     }
     let slot = match key {
         "compute_efficiency" => &mut a.compute_efficiency,
@@ -287,7 +378,9 @@ fn precision(f: &mut Fields, key: &'static str) -> Option<Precision> {
     if p.is_none() {
         f.problem(
             at,
-            format!("unknown {key} precision {s:?}; use fp32, tf32, bf16, fp16, fp8, int8, fp4 or int4"),
+            format!(
+                "unknown {key} precision {s:?}; use fp32, tf32, bf16, fp16, fp8, int8, fp4 or int4"
+            ),
         );
     }
     p
@@ -313,7 +406,11 @@ pub fn measurement(f: &mut Fields, origin: &str) -> Option<Converted<Measurement
         }
         m
     });
-    let value = f.number("value", 1e-9..=1e12, "a positive number in the metric's SI unit");
+    let value = f.number(
+        "value",
+        1e-9..=1e12,
+        "a positive number in the metric's SI unit",
+    );
     let batch = f.whole("batch", 1..=1_000_000);
     let prompt = f.whole("prompt", 0..=10_000_000);
     let output = f.whole("output", 0..=10_000_000);
@@ -396,8 +493,14 @@ mod tests {
             let e = set(&mut a, k.key, bad).unwrap_err();
             assert!(e.contains(k.key), "{e}");
         }
-        assert!(set(&mut Assumptions::default(), "kernel_tme", Value::Number(1.0))
+        assert!(
+            set(
+                &mut Assumptions::default(),
+                "kernel_tme",
+                Value::Number(1.0)
+            )
             .unwrap_err()
-            .contains("unknown assumption"));
+            .contains("unknown assumption")
+        );
     }
 }

@@ -88,7 +88,12 @@ pub fn summary(checked: &[Checked], keep: impl Fn(&Checked) -> bool) -> Summary 
     let pairs: Vec<(Prediction, f64)> = checked
         .iter()
         .filter(|c| keep(c))
-        .filter_map(|c| c.prediction.as_ref().ok().map(|p| (*p, c.measurement.value)))
+        .filter_map(|c| {
+            c.prediction
+                .as_ref()
+                .ok()
+                .map(|p| (*p, c.measurement.value))
+        })
         .collect();
     calibration::summarize(&pairs)
 }
@@ -139,10 +144,7 @@ fn record(c: &Checked) -> Map<String, Value> {
                 )),
             );
             r.insert("error".into(), json!(err));
-            r.insert(
-                "error_text".into(),
-                json!(format!("{:+.0}%", err * 100.0)),
-            );
+            r.insert("error_text".into(), json!(format!("{:+.0}%", err * 100.0)));
             r.insert(
                 "inside_band".into(),
                 json!(p.low <= m.value && m.value <= p.high),
@@ -176,6 +178,18 @@ fn summary_json(s: &Summary) -> Value {
         "worst_abs_error": s.worst_abs_error,
         "inside_band": s.inside_band,
     })
+}
+
+fn by_stack(checked: &[Checked]) -> Value {
+    let mut m = Map::new();
+    for c in checked {
+        let st = c.measurement.stack.as_str();
+        if !m.contains_key(st) {
+            let s = summary(checked, |x| x.measurement.stack == st);
+            m.insert(st.to_string(), summary_json(&s));
+        }
+    }
+    Value::Object(m)
 }
 
 fn summary_line(name: &str, s: &Summary) -> String {
@@ -233,7 +247,10 @@ pub(super) fn validate(
     let held = summary(&checked, |c| !c.fit);
     let all = summary(&checked, |_| true);
     let records: Vec<Map<String, Value>> = shown.iter().map(|c| record(c)).collect();
-    let profile_name = a.profile.clone().unwrap_or_else(|| "each stack's own".to_string());
+    let profile_name = a
+        .profile
+        .clone()
+        .unwrap_or_else(|| "each stack's own".to_string());
     let text = match a.format {
         Format::Json => {
             let v = json!({
@@ -244,14 +261,28 @@ pub(super) fn validate(
                     "check": summary_json(&held),
                     "all": summary_json(&all),
                 },
+                "by_stack": by_stack(&checked),
             });
             serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
         }
         Format::Csv => {
             let cols: Vec<Col> = [
-                "id", "stack", "model", "hardware", "metric", "batch", "prompt", "output",
-                "weights", "tp", "measured", "predicted", "predicted_low", "predicted_high",
-                "error", "split",
+                "id",
+                "stack",
+                "model",
+                "hardware",
+                "metric",
+                "batch",
+                "prompt",
+                "output",
+                "weights",
+                "tp",
+                "measured",
+                "predicted",
+                "predicted_low",
+                "predicted_high",
+                "error",
+                "split",
             ]
             .into_iter()
             .map(|k| col(k, k, Fmt::Num))
@@ -272,6 +303,16 @@ pub(super) fn validate(
             s.push_str(&summary_line("fitted on", &fit));
             s.push_str(&summary_line("held out", &held));
             s.push_str(&summary_line("all", &all));
+            let mut stacks: Vec<&str> = checked
+                .iter()
+                .map(|c| c.measurement.stack.as_str())
+                .collect();
+            stacks.sort();
+            stacks.dedup();
+            for st in stacks {
+                let by = summary(&checked, |c| c.measurement.stack == st);
+                s.push_str(&summary_line(&format!("  {st}"), &by));
+            }
             if !problems.is_empty() {
                 s.push_str("no `default` profile in the catalog: the plain roofline was used\n");
             }

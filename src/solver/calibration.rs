@@ -174,8 +174,12 @@ pub fn predict(
     let value = time(ttft, itl);
     // Each part's band applied to it: the slow ends together, the fast
     // ends together.
-    let (t_lo, t_hi) = prefill.as_ref().map_or((0.0, 0.0), Evaluation::latency_range);
-    let (i_lo, i_hi) = decode.as_ref().map_or((0.0, 0.0), Evaluation::latency_range);
+    let (t_lo, t_hi) = prefill
+        .as_ref()
+        .map_or((0.0, 0.0), Evaluation::latency_range);
+    let (i_lo, i_hi) = decode
+        .as_ref()
+        .map_or((0.0, 0.0), Evaluation::latency_range);
     let (fast, slow) = (time(t_lo, i_lo), time(t_hi, i_hi));
     let (low, high) = if metric.is_time() {
         (fast, slow)

@@ -142,6 +142,9 @@ mod tests {
 
     #[test]
     fn one_rank_communicates_nothing() {
-        assert_eq!(allreduce(1e6, 1, Collective::Ring, &a()), CommCost::default());
+        assert_eq!(
+            allreduce(1e6, 1, Collective::Ring, &a()),
+            CommCost::default()
+        );
     }
 }

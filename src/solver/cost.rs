@@ -66,8 +66,16 @@ pub const STEP_KERNELS: f64 = 4.0;
 /// Kernels of one layer of `d`.
 pub fn layer_kernels(d: &Decoder) -> f64 {
     DENSE_LAYER_KERNELS
-        + if d.mla.is_some() { MLA_EXTRA_KERNELS } else { 0.0 }
-        + if d.moe.is_some() { MOE_EXTRA_KERNELS } else { 0.0 }
+        + if d.mla.is_some() {
+            MLA_EXTRA_KERNELS
+        } else {
+            0.0
+        }
+        + if d.moe.is_some() {
+            MOE_EXTRA_KERNELS
+        } else {
+            0.0
+        }
 }
 
 impl StepCost {

@@ -14,7 +14,9 @@ use super::cost;
 use super::error::{self, Result};
 use super::fit;
 use super::roofline::{self, Parallelism};
-use super::types::{Arch, Assumptions, Collective, Hardware, Model, Peaks, Precision, Tier, Workload};
+use super::types::{
+    Arch, Assumptions, Collective, Hardware, Model, Peaks, Precision, Tier, Workload,
+};
 use super::units;
 
 /// Share of the time budget given to communication when a layout has any.
@@ -149,7 +151,7 @@ pub fn synthesize(
     };
     if budget <= 0.0 {
         return Ok(infeasible(format!(
-            "the fixed per-step overhead and kernel launches ({}) and link latencies ({}) alone use the whole target of {}",
+            "the fixed per-step costs (overhead and kernels, {}) and link latencies ({}) alone use the whole target of {}",
             units::format_time(work.fixed_s),
             units::format_time(fixed_link),
             units::format_time(t_target)

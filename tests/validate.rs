@@ -1,0 +1,94 @@
+//! The shipped measurements against the shipped profiles: a change that
+//! makes the model worse fails here. Each measurement is predicted with the
+//! profile of its stack (`ridgeline validate` without `--profile`).
+
+use ridgeline::catalog::Catalog;
+use ridgeline::cli::validate::{Checked, check, stack_profile, summary};
+use ridgeline::solver::calibration::Metric;
+
+fn per_stack(cat: &Catalog) -> Vec<Checked<'_>> {
+    check(cat, |m| {
+        let p = stack_profile(cat, m).expect("the default profile is built in");
+        (p.id.clone(), p.assumptions)
+    })
+}
+
+#[test]
+fn at_least_forty_measurements_over_several_devices_precisions_and_metrics_are_shipped() {
+    let cat = Catalog::builtin();
+    assert!(cat.diagnostics.is_empty(), "{:?}", cat.diagnostics);
+    let ms = &cat.measurements;
+    assert!(ms.len() >= 40, "{}", ms.len());
+    let count = |f: &dyn Fn(&ridgeline::catalog::Measurement) -> String| {
+        let mut v: Vec<String> = ms.iter().map(f).collect();
+        v.sort();
+        v.dedup();
+        v.len()
+    };
+    assert!(count(&|m| m.hardware.clone()) >= 8);
+    assert!(count(&|m| m.run.weights.name().to_string()) >= 4);
+    assert!(count(&|m| m.stack.clone()) >= 5);
+    for metric in [
+        Metric::TtftS,
+        Metric::OutputTokensPerS,
+        Metric::ItlS,
+        Metric::E2eS,
+    ] {
+        assert!(ms.iter().any(|m| m.metric == metric), "{metric:?}");
+    }
+    assert!(ms.iter().any(|m| m.run.tp >= 8) && ms.iter().any(|m| m.run.batch >= 32.0));
+    for m in ms {
+        assert!(m.source.starts_with("http"), "{}: {}", m.id, m.source);
+        assert!(!m.quote.trim().is_empty(), "{}", m.id);
+    }
+}
+
+#[test]
+fn every_measurement_is_predicted_but_a_layout_the_catalog_gives_no_link() {
+    let cat = Catalog::builtin();
+    for c in per_stack(&cat) {
+        if let Err(e) = &c.prediction {
+            // Two RTX 4090s over PCIe: the catalog gives the card no link.
+            assert!(e.contains("no link"), "{}: {e}", c.measurement.id);
+        }
+    }
+}
+
+#[test]
+fn the_serving_stacks_are_within_ten_percent_at_the_median_and_fifty_at_worst() {
+    // The serving stacks (all but llama.cpp), each with its own profile.
+    // The worst cases are short-prompt TTFT under TP 4 (TensorRT-LLM) and
+    // MLC's 4-bit kernels, which the default profile's dequantization
+    // (fitted on gpt-fast's int4) underrates: README "Against published
+    // measurements".
+    let cat = Catalog::builtin();
+    let checked = per_stack(&cat);
+    let s = summary(&checked, |c| c.measurement.stack != "llama.cpp");
+    assert!(s.count >= 60, "{}", s.count);
+    assert!(s.median_abs_error <= 0.10, "{s:?}");
+    assert!(s.worst_abs_error <= 0.50, "{s:?}");
+    // Held out alone, the same.
+    let h = summary(&checked, |c| c.measurement.stack != "llama.cpp" && !c.fit);
+    assert!(h.median_abs_error <= 0.10, "{h:?}");
+}
+
+#[test]
+fn llama_cpp_stays_where_it_is() {
+    // llama.cpp on datacenter GPUs prefills at 20-40% of the tensor-core
+    // peak and its Q4_K_M carries 4.5-6 bits per weight: one profile is
+    // 15% off at the median. A guard against getting worse, not a claim.
+    let cat = Catalog::builtin();
+    let s = summary(&per_stack(&cat), |c| c.measurement.stack == "llama.cpp");
+    assert!(s.median_abs_error <= 0.20, "{s:?}");
+    assert!(s.worst_abs_error <= 2.5, "{s:?}");
+}
+
+#[test]
+fn the_bands_hold_most_held_out_measurements() {
+    // Each profile's band holds 90% of its fitted half by construction;
+    // on the held-out half it must still hold three in four.
+    let cat = Catalog::builtin();
+    let checked = per_stack(&cat);
+    let h = summary(&checked, |c| !c.fit);
+    assert!(h.inside_band * 4 >= h.count * 3, "{h:?}");
+}
