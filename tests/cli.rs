@@ -120,12 +120,15 @@ fn eval_json_has_every_contract_key() {
 
 #[test]
 fn sens_names_bandwidth_binding_for_8b_on_a100() {
+    // The plain roofline: memory is the whole step but the 10 us overhead.
     let v = json(&[
         "sens",
         "--model",
         "llama-3.1-8b",
         "--hardware",
         "a100",
+        "--profile",
+        "roofline",
         "--format",
         "json",
     ]);
@@ -164,6 +167,8 @@ fn synth_asks_for_about_2_8_tb_s() {
         "bf16",
         "--target",
         "50ms",
+        "--profile",
+        "roofline",
         "--compute-eff",
         "1",
         "--memory-eff",
@@ -566,4 +571,43 @@ fn serve_shows_only_a_replica_that_runs() {
     let asked = ridgeline::solver::units::format_time(v["ttft_s"].as_f64().unwrap());
     let there = ridgeline::solver::units::format_time(at["ttft_s"].as_f64().unwrap());
     assert!(!text.contains(&asked) && text.contains(&there), "{text}");
+}
+
+#[test]
+fn with_the_default_profile_the_bandwidth_elasticity_is_the_memory_share() {
+    // The calibrated profile adds a fixed time per kernel, so a batch-1
+    // decode is no longer all memory: with w = 1, d ln T / d ln BW =
+    // -t_memory / T, and the fixed share is what the `overhead` row sees.
+    let args = ["--model", "llama-3.1-8b", "--hardware", "a100", "--format", "json"];
+    let with = |cmd: &str| {
+        let mut v = vec![cmd];
+        v.extend(args);
+        json(&v)
+    };
+    let (e, s) = (with("eval"), with("sens"));
+    let t = e["latency_s"].as_f64().unwrap();
+    let mem = e["memory_s"].as_f64().unwrap();
+    let fixed = e["overhead_s"].as_f64().unwrap();
+    assert!(fixed / t > 0.1, "kernels are a visible share: {fixed} of {t}");
+    let el = &s["elasticities"];
+    assert!((el["memory_bandwidth"].as_f64().unwrap() + mem / t).abs() < 1e-3, "{el}");
+    assert!((el["overhead"].as_f64().unwrap() - fixed / t).abs() < 1e-3, "{el}");
+    // The band brackets the step.
+    let (lo, hi) = (
+        e["latency_s_low"].as_f64().unwrap(),
+        e["latency_s_high"].as_f64().unwrap(),
+    );
+    assert!(lo < t && t < hi, "{lo} {t} {hi}");
+}
+
+#[test]
+fn an_unknown_profile_or_assumption_is_a_clear_input_error() {
+    let out = ridgeline(&["eval", "-m", "llama-3.1-8b", "--profile", "vllmm"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown profile") && err.contains("vllm"), "{err}");
+    let out = ridgeline(&["eval", "-m", "llama-3.1-8b", "--assume", "kernel_time=-3us"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("kernel_time"), "{err}");
 }

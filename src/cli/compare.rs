@@ -24,6 +24,7 @@ const COLS: &[Col] = &[
     col("max batch", "max_batch", Fmt::Int).opt(3),
     col("ridge", "ridge_point", Fmt::Num).opt(4),
     col("AI", "arithmetic_intensity", Fmt::Num).opt(5),
+    col("latency band", "latency_s", Fmt::TimeBand).opt(6),
 ];
 
 /// CSV: raw values, the same blanks for what does not run.
@@ -31,6 +32,7 @@ const CSV_COLS: &[Col] = &[
     col("hardware", "hardware", Fmt::Text),
     col("batch", "batch", Fmt::Int),
     col("latency_s", "latency_s", Fmt::Time),
+    col("latency_s", "latency_s", Fmt::TimeBand),
     col("tokens_per_s", "tokens_per_s", Fmt::Num),
     col("verdict", "verdict", Fmt::Text),
     col("min_devices_to_fit", "min_devices_to_fit", Fmt::Int),

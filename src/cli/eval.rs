@@ -10,11 +10,13 @@ use crate::words::Words;
 
 const EVAL_COLS: &[Col] = &[
     col("latency", "latency_s", Fmt::Time),
+    col("  error band", "latency_s", Fmt::TimeBand),
     col("  compute", "compute_s", Fmt::Time),
     col("  memory", "memory_s", Fmt::Time),
     col("  communication", "comm_s", Fmt::Time),
     col("  overhead", "overhead_s", Fmt::Time),
     col("tokens/s", "tokens_per_s", Fmt::Num),
+    col("  error band", "tokens_per_s", Fmt::NumBand),
     col("bottleneck", "bottleneck", Fmt::Text),
     col(
         "arithmetic intensity (FLOP/B)",

@@ -50,6 +50,11 @@ pub enum Fmt {
     /// A percentage of a fraction.
     Pct,
     Text,
+    /// The error band of the time under the column's key: reads
+    /// `{key}_low` and `{key}_high` ("5.9-7.4 ms").
+    TimeBand,
+    /// The error band of a rate under the column's key ("90.1-110").
+    NumBand,
 }
 
 /// One column: header, JSON key, format, and whether a narrow text table
@@ -91,11 +96,11 @@ pub fn human(v: &Value, fmt: Fmt) -> String {
         Value::Number(n) => {
             let x = n.as_f64().unwrap_or(f64::NAN);
             match fmt {
-                Fmt::Time => units::format_time(x),
+                Fmt::Time | Fmt::TimeBand => units::format_time(x),
                 Fmt::Bytes => units::format_bytes(x),
                 Fmt::Bandwidth => units::format_bandwidth(x),
                 Fmt::Flops => units::format_flops(x),
-                Fmt::Num | Fmt::Text => units::format_number(x),
+                Fmt::Num | Fmt::Text | Fmt::NumBand => units::format_number(x),
                 Fmt::Int if x.abs() < 1e5 => format!("{}", x.round() as i64),
                 Fmt::Int => units::format_count(x.round()),
                 Fmt::Params => units::format_params(x),
@@ -200,6 +205,38 @@ fn csv_cell(v: &Value) -> String {
     }
 }
 
+/// One cell of a text table: the value under the column's key, or for a
+/// band the low and high values of that key, "5.9-7.4 ms" (the unit once
+/// when both ends share it).
+pub fn cell(record: &Map<String, Value>, c: &Col) -> String {
+    let get = |k: &str| record.get(k).unwrap_or(&Value::Null);
+    match c.fmt {
+        Fmt::TimeBand | Fmt::NumBand => {
+            let (lo, hi) = (
+                get(&format!("{}_low", c.key)),
+                get(&format!("{}_high", c.key)),
+            );
+            let (l, h) = (human(lo, c.fmt), human(hi, c.fmt));
+            if l == "-" || h == "-" {
+                return "-".into();
+            }
+            match (l.rsplit_once(' '), h.rsplit_once(' ')) {
+                (Some((a, u1)), Some((b, u2))) if u1 == u2 => format!("{a}-{b} {u1}"),
+                _ => format!("{l}-{h}"),
+            }
+        }
+        _ => human(get(c.key), c.fmt),
+    }
+}
+
+/// The CSV keys of a column: a band is its low and high keys.
+fn csv_keys(c: &Col) -> Vec<String> {
+    match c.fmt {
+        Fmt::TimeBand | Fmt::NumBand => vec![format!("{}_low", c.key), format!("{}_high", c.key)],
+        _ => vec![c.key.to_string()],
+    }
+}
+
 /// Render a list of records. JSON prints every key; the other formats print
 /// `cols`, a text table only those that fit `style.width`.
 pub fn render_list(
@@ -214,12 +251,13 @@ pub fn render_list(
             serde_json::to_string_pretty(&arr).unwrap_or_default() + "\n"
         }
         Format::Csv => {
-            let mut out = cols.iter().map(|c| c.key).collect::<Vec<_>>().join(",");
+            let keys: Vec<String> = cols.iter().flat_map(csv_keys).collect();
+            let mut out = keys.join(",");
             out.push('\n');
             for r in records {
-                let cells: Vec<String> = cols
+                let cells: Vec<String> = keys
                     .iter()
-                    .map(|c| csv_cell(r.get(c.key).unwrap_or(&Value::Null)))
+                    .map(|k| csv_cell(r.get(k).unwrap_or(&Value::Null)))
                     .collect();
                 out.push_str(&cells.join(","));
                 out.push('\n');
@@ -229,11 +267,7 @@ pub fn render_list(
         Format::Table | Format::Markdown => {
             let rows: Vec<Vec<String>> = records
                 .iter()
-                .map(|r| {
-                    cols.iter()
-                        .map(|c| human(r.get(c.key).unwrap_or(&Value::Null), c.fmt))
-                        .collect()
-                })
+                .map(|r| cols.iter().map(|c| cell(r, c)).collect())
                 .collect();
             let headers: Vec<String> = cols.iter().map(|c| c.header.to_string()).collect();
             let right: Vec<bool> = cols.iter().map(|c| c.fmt != Fmt::Text).collect();
@@ -305,12 +339,7 @@ pub fn render_record(record: &Map<String, Value>, cols: &[Col], format: Format) 
         Format::Table | Format::Markdown => {
             let rows: Vec<Vec<String>> = cols
                 .iter()
-                .map(|c| {
-                    vec![
-                        c.header.to_string(),
-                        human(record.get(c.key).unwrap_or(&Value::Null), c.fmt),
-                    ]
-                })
+                .map(|c| vec![c.header.to_string(), cell(record, c)])
                 .collect();
             let headers = vec!["".to_string(), "".to_string()];
             if format == Format::Markdown {

@@ -1,7 +1,7 @@
 //! Records and sentences the subcommands share: an evaluation as a JSON
 //! record, the headline and the fit verdict, catalog entries.
 
-use super::output::{Col, Style};
+use super::output::{Col, Fmt, Style};
 use crate::catalog::{HardwareEntry, ModelEntry};
 use crate::solver::compare::{Compared, Verdict, no_layout_reason};
 use crate::solver::{self, Arch, Evaluation, Workload, units};
@@ -31,6 +31,12 @@ pub fn eval_record(
     put("comm_s", json!(e.comm_s));
     put("overhead_s", json!(e.overhead_s));
     put("tokens_per_s", json!(e.tokens_per_s));
+    let (lo, hi) = e.latency_range();
+    put("latency_s_low", json!(lo));
+    put("latency_s_high", json!(hi));
+    let (lo, hi) = e.tokens_per_s_range();
+    put("tokens_per_s_low", json!(lo));
+    put("tokens_per_s_high", json!(hi));
     put("bottleneck", json!(e.bottleneck.name()));
     put("arithmetic_intensity", json!(e.arithmetic_intensity));
     put("ridge_point", json!(e.ridge_point));
@@ -212,7 +218,11 @@ pub(crate) fn table_row(r: &Map<String, Value>, c: &Compared, style: Style) -> M
     if !c.verdict.fits() {
         for k in [
             "latency_s",
+            "latency_s_low",
+            "latency_s_high",
             "tokens_per_s",
+            "tokens_per_s_low",
+            "tokens_per_s_high",
             "bottleneck",
             "mfu",
             "mbu",
@@ -262,7 +272,7 @@ pub(crate) fn num_or_null(x: f64) -> Value {
 pub(crate) fn in_words(cols: &[Col], words: Words) -> Vec<Col> {
     cols.iter()
         .map(|c| {
-            if c.key == "tokens_per_s" {
+            if c.key == "tokens_per_s" && c.fmt != Fmt::NumBand {
                 Col {
                     header: words.rate(),
                     ..*c

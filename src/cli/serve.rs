@@ -53,6 +53,15 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
         put("ttft_s", json!(s.ttft_s));
         put("itl_s", json!(s.itl_s));
         put("e2e_s", json!(s.e2e_s));
+        for (key, (lo, hi)) in [
+            ("ttft_s", s.ttft_range()),
+            ("itl_s", s.itl_range()),
+            ("e2e_s", s.e2e_range()),
+            ("tokens_per_s", s.tokens_per_s_range()),
+        ] {
+            put(&format!("{key}_low"), json!(lo));
+            put(&format!("{key}_high"), json!(hi));
+        }
         put("kv_bytes_per_token", json!(s.kv_bytes_per_token));
         put("kv_bytes_per_sequence", json!(s.kv_bytes_per_sequence));
         put("max_concurrent", json!(s.max_concurrent));
@@ -106,8 +115,11 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
     r.insert("at_min_devices_to_fit".into(), json!(running));
     const COLS: &[super::output::Col] = &[
         col("time to first token", "ttft_s", Fmt::Time),
+        col("  error band", "ttft_s", Fmt::TimeBand),
         col("inter-token latency", "itl_s", Fmt::Time),
+        col("  error band", "itl_s", Fmt::TimeBand),
         col("end-to-end request", "e2e_s", Fmt::Time),
+        col("  error band", "e2e_s", Fmt::TimeBand),
         col("tokens/s per user", "tokens_per_s_per_user", Fmt::Num),
         col("tokens/s, all sequences", "tokens_per_s", Fmt::Num),
         col("KV cache per token", "kv_bytes_per_token", Fmt::Bytes),

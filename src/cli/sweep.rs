@@ -21,6 +21,7 @@ const BATCH_COLS: &[Col] = &[
     col("bound", "bottleneck", Fmt::Text).opt(1),
     col("$/M tok", "cost_per_million_tokens_usd", Fmt::Usd).opt(2),
     col("AI", "arithmetic_intensity", Fmt::Num).opt(3),
+    col("latency band", "latency_s", Fmt::TimeBand).opt(4),
     col("ridge", "ridge_point", Fmt::Num).opt(4),
 ];
 
@@ -34,6 +35,7 @@ const CONTEXT_COLS: &[Col] = &[
     col("KV cache", "kv_bytes", Fmt::Bytes).opt(2),
     col("max batch", "max_batch", Fmt::Int).opt(3),
     col("AI", "arithmetic_intensity", Fmt::Num).opt(4),
+    col("latency band", "latency_s", Fmt::TimeBand).opt(5),
 ];
 
 /// CSV: raw values; latency and tokens/s blank where the point does not fit.
@@ -44,6 +46,7 @@ const CSV_COLS: &[Col] = &[
     col("verdict", "verdict", Fmt::Text),
     col("min_devices_to_fit", "min_devices_to_fit", Fmt::Int),
     col("latency_s", "latency_s", Fmt::Time),
+    col("latency_s", "latency_s", Fmt::TimeBand),
     col("tokens_per_s", "tokens_per_s", Fmt::Num),
     col("bottleneck", "bottleneck", Fmt::Text),
     col("arithmetic_intensity", "arithmetic_intensity", Fmt::Num),

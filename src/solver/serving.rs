@@ -63,6 +63,30 @@ impl Serving {
     pub fn free_bytes(&self) -> f64 {
         self.usable_bytes - self.footprint.total()
     }
+
+    /// The time to first token's error band, (low, high) seconds.
+    pub fn ttft_range(&self) -> (f64, f64) {
+        self.prefill.latency_range()
+    }
+
+    /// The inter-token latency's error band, (low, high) seconds.
+    pub fn itl_range(&self) -> (f64, f64) {
+        self.decode.latency_range()
+    }
+
+    /// The end-to-end latency's band: the fast ends of TTFT and ITL
+    /// together, and the slow ends together.
+    pub fn e2e_range(&self) -> (f64, f64) {
+        let steps = (self.request.output - 1.0).max(0.0);
+        let ((t0, t1), (i0, i1)) = (self.ttft_range(), self.itl_range());
+        (t0 + steps * i0, t1 + steps * i1)
+    }
+
+    /// The replica's output tokens/s band (a slower step is the low end).
+    pub fn tokens_per_s_range(&self) -> (f64, f64) {
+        let (lo, hi) = self.itl_range();
+        (self.tokens_per_s * self.itl_s / hi, self.tokens_per_s * self.itl_s / lo)
+    }
 }
 
 /// Check a request's lengths.
