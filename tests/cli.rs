@@ -578,7 +578,14 @@ fn with_the_default_profile_the_bandwidth_elasticity_is_the_memory_share() {
     // The calibrated profile adds a fixed time per kernel, so a batch-1
     // decode is no longer all memory: with w = 1, d ln T / d ln BW =
     // -t_memory / T, and the fixed share is what the `overhead` row sees.
-    let args = ["--model", "llama-3.1-8b", "--hardware", "a100", "--format", "json"];
+    let args = [
+        "--model",
+        "llama-3.1-8b",
+        "--hardware",
+        "a100",
+        "--format",
+        "json",
+    ];
     let with = |cmd: &str| {
         let mut v = vec![cmd];
         v.extend(args);
@@ -588,10 +595,19 @@ fn with_the_default_profile_the_bandwidth_elasticity_is_the_memory_share() {
     let t = e["latency_s"].as_f64().unwrap();
     let mem = e["memory_s"].as_f64().unwrap();
     let fixed = e["overhead_s"].as_f64().unwrap();
-    assert!(fixed / t > 0.1, "kernels are a visible share: {fixed} of {t}");
+    assert!(
+        fixed / t > 0.1,
+        "kernels are a visible share: {fixed} of {t}"
+    );
     let el = &s["elasticities"];
-    assert!((el["memory_bandwidth"].as_f64().unwrap() + mem / t).abs() < 1e-3, "{el}");
-    assert!((el["overhead"].as_f64().unwrap() - fixed / t).abs() < 1e-3, "{el}");
+    assert!(
+        (el["memory_bandwidth"].as_f64().unwrap() + mem / t).abs() < 1e-3,
+        "{el}"
+    );
+    assert!(
+        (el["overhead"].as_f64().unwrap() - fixed / t).abs() < 1e-3,
+        "{el}"
+    );
     // The band brackets the step.
     let (lo, hi) = (
         e["latency_s_low"].as_f64().unwrap(),
@@ -605,7 +621,10 @@ fn an_unknown_profile_or_assumption_is_a_clear_input_error() {
     let out = ridgeline(&["eval", "-m", "llama-3.1-8b", "--profile", "vllmm"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("unknown profile") && err.contains("vllm"), "{err}");
+    assert!(
+        err.contains("unknown profile") && err.contains("vllm"),
+        "{err}"
+    );
     let out = ridgeline(&["eval", "-m", "llama-3.1-8b", "--assume", "kernel_time=-3us"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);

@@ -135,7 +135,8 @@ fn compare_marks_a_device_that_does_not_fit_and_shows_no_latency_or_cost_as_if_i
 
 #[test]
 fn compare_has_a_baseline_a_speedup_the_ratio_behind_it_and_sorts() {
-    let v = json(&["compare", "-H", "a100,h100,h200"]);
+    // Derived with the plain roofline (profile `roofline`).
+    let v = json(&["compare", "--profile", "roofline", "-H", "a100,h100,h200"]);
     // The first device that fits is the baseline.
     for r in v.as_array().unwrap() {
         assert_eq!(r["baseline"], "a100-sxm-80gb");
@@ -148,13 +149,21 @@ fn compare_has_a_baseline_a_speedup_the_ratio_behind_it_and_sorts() {
     assert!((f(&h["speedup"]) / s - 1.0).abs() < 1e-12);
     // Memory-bound on both: the ratio is the bandwidth, 3.35 / 2.039 = 1.64.
     assert_eq!(h["because"], "1.64x memory bandwidth, memory-bound both");
-    let t = text(&["compare", "-H", "a100,h100,h200"]);
+    let t = text(&["compare", "--profile", "roofline", "-H", "a100,h100,h200"]);
     let l = t.lines().find(|l| l.starts_with("h100-sxm ")).unwrap();
     assert!(l.contains("1.64x"), "{l}");
     assert!(t.contains("speedups over a100-sxm-80gb"), "{t}");
 
     // --baseline picks another; the speedups turn around.
-    let v = json(&["compare", "-H", "a100,h100,h200", "--baseline", "h100"]);
+    let v = json(&[
+        "compare",
+        "--profile",
+        "roofline",
+        "-H",
+        "a100,h100,h200",
+        "--baseline",
+        "h100",
+    ]);
     assert_eq!(row(&v, "h100-sxm")["speedup"], 1.0);
     assert!(f(&row(&v, "a100-sxm-80gb")["speedup"]) < 1.0);
 
@@ -165,12 +174,28 @@ fn compare_has_a_baseline_a_speedup_the_ratio_behind_it_and_sorts() {
         "{t}"
     );
     // A baseline that is not compared is an error naming the flag.
-    let o = run(&["compare", "-H", "a100,h100", "--baseline", "b200"]);
+    let o = run(&[
+        "compare",
+        "--profile",
+        "roofline",
+        "-H",
+        "a100,h100",
+        "--baseline",
+        "b200",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--baseline"), "{}", stderr(&o));
 
     // --sort latency: fastest first; --sort cost: cheapest first; fitting rows always first.
-    let v = json(&["compare", "-H", "a100,h100,h200", "--sort", "latency"]);
+    let v = json(&[
+        "compare",
+        "--profile",
+        "roofline",
+        "-H",
+        "a100,h100,h200",
+        "--sort",
+        "latency",
+    ]);
     let l: Vec<f64> = v
         .as_array()
         .unwrap()
@@ -186,7 +211,15 @@ fn compare_has_a_baseline_a_speedup_the_ratio_behind_it_and_sorts() {
         .map(|r| r["hardware"].as_str().unwrap())
         .collect();
     assert_eq!(ids, ["b200", "h100-sxm", "a100-sxm-40gb"]);
-    let v = json(&["compare", "-H", "a100,h100,h200", "--sort", "cost"]);
+    let v = json(&[
+        "compare",
+        "--profile",
+        "roofline",
+        "-H",
+        "a100,h100,h200",
+        "--sort",
+        "cost",
+    ]);
     let c: Vec<f64> = v
         .as_array()
         .unwrap()
@@ -198,13 +231,22 @@ fn compare_has_a_baseline_a_speedup_the_ratio_behind_it_and_sorts() {
 
 #[test]
 fn sweep_adds_the_largest_batch_that_fits_and_answers_among_fitting_batches_only() {
+    // Derived with the plain roofline (profile `roofline`).
     // Llama-3.1-8B bf16 on an H100 at context 4096: 72 GB usable less 16.06
     // GB of weights leaves 55.9 GB; a sequence holds 4097 x 131,072 B = 537
     // MB of KV plus about 0.6 MB of workspace, so floor(55.9e9 / 537.6e6) =
     // 104 sequences fit. The batch at 1 reports it.
-    let e = json(&["eval", "-H", "h100"]);
+    let e = json(&["eval", "--profile", "roofline", "-H", "h100"]);
     assert_eq!(e["max_batch"], 104);
-    let v = json(&["sweep", "-H", "h100", "--batch", "1..1024"]);
+    let v = json(&[
+        "sweep",
+        "--profile",
+        "roofline",
+        "-H",
+        "h100",
+        "--batch",
+        "1..1024",
+    ]);
     let a = v.as_array().unwrap();
     let batches: Vec<f64> = a.iter().map(|r| f(&r["batch"])).collect();
     assert!(batches.contains(&104.0), "{batches:?}");
@@ -215,7 +257,15 @@ fn sweep_adds_the_largest_batch_that_fits_and_answers_among_fitting_batches_only
     }
     // The most tokens/s of all is at 1024, which does not fit: the summary
     // and the headline stop at 104.
-    let t = text(&["sweep", "-H", "h100", "--batch", "1..1024"]);
+    let t = text(&[
+        "sweep",
+        "--profile",
+        "roofline",
+        "-H",
+        "h100",
+        "--batch",
+        "1..1024",
+    ]);
     assert!(
         t.contains("the largest batch that fits at context 4096 is 104"),
         "{t}"

@@ -220,6 +220,9 @@ pub fn cell(record: &Map<String, Value>, c: &Col) -> String {
             if l == "-" || h == "-" {
                 return "-".into();
             }
+            if l == h {
+                return "none (the profile has no band)".into();
+            }
             match (l.rsplit_once(' '), h.rsplit_once(' ')) {
                 (Some((a, u1)), Some((b, u2))) if u1 == u2 => format!("{a}-{b} {u1}"),
                 _ => format!("{l}-{h}"),

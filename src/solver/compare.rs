@@ -164,6 +164,9 @@ pub struct Because {
     /// This device's link bandwidth over the baseline's, when both have
     /// communication in the step.
     pub link: Option<f64>,
+    /// The share of this device's step in fixed costs (overheads, kernels,
+    /// collective latencies), which no faster hardware figure shrinks.
+    pub fixed_share: f64,
 }
 
 /// "3.9x", or "same" when the ratio rounds to 1.
@@ -204,8 +207,10 @@ impl Because {
     /// One line: "3.9x memory bandwidth, memory-bound both", or where the
     /// binding term shifts, "memory-bound -> compute-bound: 3.9x memory
     /// bandwidth, 2.3x peak bf16 FLOP/s".
+    /// A fixed share of 10% or more is named: it is why a speedup falls
+    /// short of the hardware ratio.
     pub fn text(&self) -> String {
-        if self.base_bound == self.bound {
+        let mut s = if self.base_bound == self.bound {
             if self.bound == Bottleneck::Overhead {
                 return "overhead-bound both: the fixed per-step cost is the same on each device"
                     .to_string();
@@ -219,7 +224,14 @@ impl Because {
                 self.term(self.base_bound),
                 self.term(self.bound)
             )
+        };
+        if self.fixed_share >= 0.1 && self.bound != Bottleneck::Overhead {
+            s.push_str(&format!(
+                "; fixed costs, {:.0}% of the step, do not shrink",
+                self.fixed_share * 100.0
+            ));
         }
+        s
     }
 }
 
@@ -249,6 +261,7 @@ pub fn because(base_hw: &Hardware, base: &Evaluation, hw: &Hardware, eval: &Eval
             (Some(b), Some(l)) => Some(l / b),
             _ => None,
         },
+        fixed_share: eval.fixed_s() / eval.latency_s,
     }
 }
 

@@ -85,7 +85,10 @@ impl Serving {
     /// The replica's output tokens/s band (a slower step is the low end).
     pub fn tokens_per_s_range(&self) -> (f64, f64) {
         let (lo, hi) = self.itl_range();
-        (self.tokens_per_s * self.itl_s / hi, self.tokens_per_s * self.itl_s / lo)
+        (
+            self.tokens_per_s * self.itl_s / hi,
+            self.tokens_per_s * self.itl_s / lo,
+        )
     }
 }
 
