@@ -556,6 +556,8 @@ pub enum ZooKind {
     Hardware,
     Models,
     Regions,
+    /// Calibration profiles and their assumptions (the keys of `--assume`).
+    Profiles,
 }
 
 #[derive(Debug, Args)]

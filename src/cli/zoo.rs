@@ -4,7 +4,7 @@ use super::args::{Format, ZooKind};
 use super::output::{Col, Fmt, Style, col, render_list};
 use super::records::{hardware_record, model_record};
 use super::{CliError, Out, write};
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, ProfileEntry, profile};
 use serde_json::{Map, Value, json};
 
 const HW_COLS: &[Col] = &[
@@ -83,6 +83,67 @@ pub(super) fn zoo(
                 .collect();
             cols = REGION_COLS;
         }
+        ZooKind::Profiles => {
+            recs = cat.profiles.iter().map(profile_record).collect();
+            cols = PROFILE_COLS;
+            if matches!(format, Format::Table | Format::Markdown) {
+                let mut s = render_list(&recs, cols, format, style);
+                s.push_str("\nassumption keys (profile files and --assume KEY=VALUE):\n");
+                for k in profile::KEYS {
+                    s.push_str(&format!("  {:<26} {}\n", k.key, k.help));
+                }
+                return write(out, &s);
+            }
+        }
     }
     write(out, &render_list(&recs, cols, format, style))
+}
+
+const PROFILE_COLS: &[Col] = &[
+    col("id", "id", Fmt::Text),
+    col("eta_c", "compute_efficiency", Fmt::Num),
+    col("eta_m", "memory_efficiency", Fmt::Num),
+    col("kernel", "kernel_time_s", Fmt::Time),
+    col("collective", "collective_time_s", Fmt::Time),
+    col("overhead", "overhead_s", Fmt::Time).opt(1),
+    col("request", "request_time_s", Fmt::Time).opt(2),
+    col("band", "band_base", Fmt::Num).opt(3),
+    col("name", "name", Fmt::Text).opt(4),
+];
+
+/// A profile with every assumption, for `zoo profiles`.
+fn profile_record(p: &ProfileEntry) -> Map<String, Value> {
+    let a = &p.assumptions;
+    let mut m = Map::new();
+    m.insert("id".into(), json!(p.id));
+    m.insert("name".into(), json!(p.name));
+    m.insert("compute_efficiency".into(), json!(a.compute_efficiency));
+    m.insert("memory_efficiency".into(), json!(a.memory_efficiency));
+    m.insert("link_efficiency".into(), json!(a.link_efficiency));
+    m.insert("overhead_s".into(), json!(a.overhead_s));
+    m.insert("kernel_time_s".into(), json!(a.kernel_s));
+    m.insert("request_time_s".into(), json!(a.request_s));
+    m.insert("moe_layer_time_s".into(), json!(a.moe_layer_s));
+    m.insert("collective_time_s".into(), json!(a.collective_s));
+    m.insert("link_latency_s".into(), json!(a.link_latency_s));
+    m.insert("collective".into(), json!(a.collective.name()));
+    m.insert("gemm_half_rows".into(), json!(a.gemm_half_rows));
+    m.insert(
+        "low_precision_efficiency".into(),
+        json!(a.low_precision_efficiency),
+    );
+    m.insert("attention_efficiency".into(), json!(a.attention_efficiency));
+    m.insert("dequant_8bit".into(), json!(a.dequant_8bit));
+    m.insert("dequant_4bit".into(), json!(a.dequant_4bit));
+    m.insert("prefill_comm_overlap".into(), json!(a.prefill_comm_overlap));
+    m.insert("usable_memory".into(), json!(a.usable_memory));
+    m.insert("overlap".into(), json!(a.overlap));
+    m.insert("band_base".into(), json!(a.band_base));
+    m.insert("band_fixed".into(), json!(a.band_fixed));
+    m.insert("band_devices".into(), json!(a.band_devices));
+    m.insert("band_quantized".into(), json!(a.band_quantized));
+    m.insert("year".into(), json!(p.year));
+    m.insert("source".into(), json!(p.source));
+    m.insert("origin".into(), json!(p.origin));
+    m
 }

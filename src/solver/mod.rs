@@ -35,4 +35,6 @@ mod compare_tests;
 #[cfg(test)]
 mod limits_tests;
 #[cfg(test)]
+mod refined_tests;
+#[cfg(test)]
 mod tests;

@@ -289,7 +289,7 @@ mod tests {
     use super::*;
     use crate::solver::roofline::{Bottleneck, evaluate};
     use crate::solver::tests::{a100, llama8};
-    use crate::solver::types::{Arch, ModelKind, Peaks, SinglePass, Tier};
+    use crate::solver::types::{Arch, Collective, ModelKind, Peaks, SinglePass, Tier};
     use proptest::prelude::*;
 
     /// A round-figure device: 1 TFLOP/s bf16, 100 GB/s, 1 GB, no link.
@@ -406,14 +406,22 @@ mod tests {
             latency in 0.0f64..1e-4,
             tp in prop::sample::select(vec![1u32, 2, 8]),
             batch in 1.0f64..256.0,
+            kernel in 0.0f64..2e-5,
+            collective in 0.0f64..2e-5,
+            algorithm in prop::sample::select(Collective::ALL.to_vec()),
         ) {
             let mut hw = a100();
             hw.peaks = Peaks::default();
             hw.peaks.set(Precision::Bf16, Some(peak));
             hw.memory_bandwidth = bw;
+            // The calibrated model's fixed terms too: per kernel, per
+            // collective, with ring, tree or the faster of the two.
             let a = Assumptions {
                 overhead_s: overhead,
                 link_latency_s: latency,
+                kernel_s: kernel,
+                collective_s: collective,
+                collective: algorithm,
                 ..Assumptions::default()
             };
             let wl = Workload { tp, batch: batch.round(), ..Workload::default() };

@@ -686,8 +686,33 @@ proptest! {
     }
 
     #[test]
-    fn synthesis_round_trips(m in arb_model(), wl in arb_wl(), target in 1e-3f64..10.0, overlap in 0.0f64..1.0) {
-        let a = Assumptions { overlap, ..Assumptions::default() };
+    fn synthesis_round_trips(
+        m in arb_model(),
+        wl in arb_wl(),
+        target in 1e-3f64..10.0,
+        overlap in 0.0f64..1.0,
+        kernel in 0.0f64..1e-5,
+        gemm_half_rows in 0.0f64..64.0,
+        refined in any::<bool>(),
+    ) {
+        // The plain roofline, or the calibrated refinements with a fixed
+        // algorithm (ring or tree: synthesis costs the one it assumes).
+        let a = if refined {
+            Assumptions {
+                overlap,
+                kernel_s: kernel,
+                collective_s: 3e-6,
+                collective: crate::solver::types::Collective::Tree,
+                gemm_half_rows,
+                low_precision_efficiency: 0.6,
+                attention_efficiency: 0.8,
+                dequant_4bit: 0.5,
+                request_s: 1e-3,
+                ..Assumptions::default()
+            }
+        } else {
+            Assumptions { overlap, ..Assumptions::default() }
+        };
         let t = Target { latency_s: target, min_tokens_per_s: None };
         let r = synthesize(&m, &wl, &a, &t, 0.1).unwrap();
         if r.feasible {
