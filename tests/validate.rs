@@ -3,7 +3,7 @@
 //! profile of its stack (`ridgeline validate` without `--profile`).
 
 use ridgeline::catalog::Catalog;
-use ridgeline::cli::validate::{Checked, check, stack_profile, summary};
+use ridgeline::cli::validate::{Checked, check, stack_profile, summary, summary_table};
 use ridgeline::solver::calibration::Metric;
 
 fn per_stack(cat: &Catalog) -> Vec<Checked<'_>> {
@@ -91,4 +91,42 @@ fn the_bands_hold_most_held_out_measurements() {
     let checked = per_stack(&cat);
     let h = summary(&checked, |c| !c.fit);
     assert!(h.inside_band * 4 >= h.count * 3, "{h:?}");
+}
+
+#[test]
+fn the_readme_quotes_the_summary_as_validate_prints_it() {
+    // Regenerate with `ridgeline validate --summary` after a change to the
+    // model, a profile or a measurement.
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let table = summary_table(&Catalog::builtin());
+    assert!(readme.contains(&table), "README differs from:\n{table}");
+}
+
+#[test]
+fn deepseek_v3_at_batch_one_is_several_times_off_until_its_fixed_costs_are_counted() {
+    // SGLang v0.4.1.post2, 8 x H200, fp8, batch 1, 128 in, 256 out: 30.29
+    // tokens/s (sgl-project/sglang PR #2643).
+    let cat = Catalog::builtin();
+    let m = cat
+        .measurements
+        .iter()
+        .find(|m| m.id == "sglang-deepseek-v3-h200-fp8-tp8-b1-i128-o256")
+        .unwrap();
+    assert_eq!(m.value, 30.29);
+    let predict = |profile: &str| {
+        let a = cat.profile(profile).unwrap().assumptions;
+        let hw = &cat.hardware(&m.hardware).unwrap().hw;
+        let model = &cat.model(&m.model).unwrap().model;
+        ridgeline::solver::calibration::predict(hw, model, &m.run, m.metric, &a)
+            .unwrap()
+            .value
+    };
+    // The plain roofline streams the bytes only: about 10x too fast.
+    assert!(predict("roofline") > 9.0 * m.value);
+    // Counting every kernel's fixed time (1224 a step) brings it to ~3x.
+    let d = predict("default");
+    assert!(d > 3.0 * m.value && d < 3.5 * m.value, "{d}");
+    // The stack's profile adds its fitted per-MoE-layer cost.
+    assert!((predict("sglang") / m.value - 1.0).abs() < 0.05);
 }

@@ -78,6 +78,10 @@ pub struct ValidateArgs {
     /// (held out), or all.
     #[arg(long, value_enum, default_value = "all")]
     pub split: SplitArg,
+    /// Only the summary, per profile and stack, as a Markdown table (what
+    /// README "Against published measurements" quotes).
+    #[arg(long)]
+    pub summary: bool,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value = "table")]
     pub format: Format,

@@ -203,12 +203,87 @@ fn summary_line(name: &str, s: &Summary) -> String {
     )
 }
 
+/// Each measurement with its stack's profile (`default` when the stack
+/// has none).
+pub fn per_stack(cat: &Catalog) -> Vec<Checked<'_>> {
+    check(cat, |m| match stack_profile(cat, m) {
+        Some(p) => (p.id.clone(), p.assumptions),
+        None => ("roofline".to_string(), Assumptions::default()),
+    })
+}
+
+fn pct(x: f64) -> String {
+    if x < 0.995 {
+        format!("{:.1}%", x * 100.0)
+    } else {
+        format!("{:.0}%", x * 100.0)
+    }
+}
+
+/// The Markdown table README "Against published measurements" quotes: for
+/// each stack's own profile (and per stack), then every measurement with
+/// `default`, `roofline` and `ideal`, the median and worst |error| on the
+/// fitted and held-out halves and how many held-out measurements fall
+/// inside their band. `ridgeline validate --summary` prints it; a test
+/// keeps the README equal to it.
+pub fn summary_table(cat: &Catalog) -> String {
+    let mut s = String::from(
+        "| profile | predicted | fitted half: median / worst | held out: median / worst | held out inside the band |\n|---|---:|---:|---:|---:|\n",
+    );
+    let mut row = |name: &str, checked: &[Checked], keep: &dyn Fn(&Checked) -> bool| {
+        let f = summary(checked, |c| keep(c) && c.fit);
+        let h = summary(checked, |c| keep(c) && !c.fit);
+        let cell = |x: &Summary| {
+            if x.count == 0 {
+                "-".to_string()
+            } else {
+                format!("{} / {}", pct(x.median_abs_error), pct(x.worst_abs_error))
+            }
+        };
+        s.push_str(&format!(
+            "| {name} | {} | {} | {} | {}/{} |\n",
+            f.count + h.count,
+            cell(&f),
+            cell(&h),
+            h.inside_band,
+            h.count
+        ));
+    };
+    let own = per_stack(cat);
+    row("each stack's own", &own, &|_| true);
+    row(
+        "each stack's own, serving stacks (all but llama.cpp)",
+        &own,
+        &|c| c.measurement.stack != "llama.cpp",
+    );
+    let mut stacks: Vec<&str> = own.iter().map(|c| c.measurement.stack.as_str()).collect();
+    stacks.sort();
+    stacks.dedup();
+    for st in stacks {
+        let name = match cat.profile(st) {
+            Ok(p) => format!("  `{}` on {st}", p.id),
+            Err(_) => format!("  `{DEFAULT_PROFILE}` on {st}"),
+        };
+        row(&name, &own, &|c| c.measurement.stack == st);
+    }
+    for id in [DEFAULT_PROFILE, "roofline", "ideal"] {
+        if let Ok(p) = cat.profile(id) {
+            let checked = check(cat, |_| (p.id.clone(), p.assumptions));
+            row(&format!("`{id}` on all"), &checked, &|_| true);
+        }
+    }
+    s
+}
+
 pub(super) fn validate(
     cat: &Catalog,
     a: &ValidateArgs,
     style: Style,
     out: Out,
 ) -> Result<(), CliError> {
+    if a.summary {
+        return write(out, &summary_table(cat));
+    }
     let named = match &a.profile {
         Some(p) => Some(profile_assumptions(cat, p, &a.assume)?),
         None => None,
