@@ -1,6 +1,8 @@
-//! Solver speed: one decode evaluation, a full sensitivity, synthesis with
-//! ranking over the whole catalog, and a sweep of one million points.
-//! Figures and the machine they were measured on are in the README.
+//! Solver speed with the calibrated `default` profile: one decode
+//! evaluation (one device, and eight with tensor parallelism), a full
+//! sensitivity, synthesis with ranking over the whole catalog, a fleet
+//! search, every shipped measurement predicted, and a sweep of one million
+//! points. Figures and the machine they were measured on are in the README.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ridgeline::catalog::Catalog;
@@ -14,12 +16,20 @@ fn benches(c: &mut Criterion) {
     let model = cat.model("llama-3.1-8b").unwrap().model.clone();
     let m70 = cat.model("llama-3.1-70b").unwrap().model.clone();
     let wl = Workload::default();
-    let a = Assumptions::default();
+    let a: Assumptions = cat.profile("default").unwrap().assumptions;
     let devices = cat.devices();
 
     c.bench_function("evaluate decode (llama-3.1-8b on h100)", |b| {
         b.iter(|| solver::evaluate(black_box(&hw), black_box(&model), black_box(&wl), &a).unwrap())
     });
+    let tp8 = Workload { tp: 8, ..wl };
+    c.bench_function("evaluate decode TP 8 (llama-3.1-70b on 8 h100)", |b| {
+        b.iter(|| solver::evaluate(black_box(&hw), black_box(&m70), black_box(&tp8), &a).unwrap())
+    });
+    c.bench_function(
+        "validate: every shipped measurement, each stack's profile",
+        |b| b.iter(|| ridgeline::cli::validate::per_stack(black_box(&cat)).len()),
+    );
     c.bench_function("sensitivity (8 parameters)", |b| {
         b.iter(|| {
             solver::sensitivity(black_box(&hw), black_box(&model), black_box(&wl), &a, 0.1).unwrap()

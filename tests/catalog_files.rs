@@ -746,3 +746,48 @@ fn a_theme_problem_names_the_bad_value_and_a_theme_name_must_be_plain() {
     assert!(set.index_of("zz").is_none());
     assert!(set.themes.iter().all(|t| !has_escape(t.name.as_bytes())));
 }
+
+#[test]
+fn a_user_profile_is_used_by_name_and_a_broken_one_is_reported_where_it_breaks() {
+    let d = dir("profiles");
+    std::fs::create_dir_all(d.join("profiles")).unwrap();
+    std::fs::create_dir_all(d.join("measurements")).unwrap();
+    // A profile with 50 us per kernel, and one whose kernel time has no unit.
+    let good = "[[profile]]\nid = \"slow-kernels\"\nname = \"slow\"\nyear = 2026\nsource = \"mine\"\nkernel_time = \"50 us\"\n";
+    let bad = "[[profile]]\nid = \"broken\"\nname = \"b\"\nyear = 2026\nsource = \"mine\"\nkernel_time = 5\n";
+    let text_all = format!("{good}\n{bad}");
+    std::fs::write(d.join("profiles/mine.toml"), &text_all).unwrap();
+    let m = "[[measurement]]\nid = \"mine\"\nmodel = \"llama-3.1-8b\"\nhardware = \"h100\"\nstack = \"me\"\nstack_version = \"1\"\nyear = 2026\nsource = \"https://example.org\"\nquote = \"100\"\nmetric = \"tokens_per_sec\"\nvalue = 100\nbatch = 1\nprompt = 1\noutput = 2\nweights = \"bf16\"\nactivations = \"bf16\"\nkv = \"bf16\"\ntp = 1\npp = 1\n";
+    std::fs::write(d.join("measurements/mine.toml"), m).unwrap();
+    let (code, out) = check(&d);
+    assert_eq!(code, 2, "{out}");
+    let at = value_pos(&text_all, "kernel_time = 5");
+    assert!(
+        out.contains(&format!("mine.toml:{at}")) && out.contains("kernel_time takes a time"),
+        "{out}"
+    );
+    assert!(out.contains("unknown metric \"tokens_per_sec\""), "{out}");
+    // The good profile is there by name, and slower than the default.
+    let lat = |profile: &str| -> f64 {
+        let o = run(&[
+            "eval",
+            "--catalog",
+            d.to_str().unwrap(),
+            "-m",
+            "llama-3.1-8b",
+            "-H",
+            "h100",
+            "--profile",
+            profile,
+            "-f",
+            "json",
+        ])
+        .unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["latency_s"].as_f64().unwrap()
+    };
+    // 324 kernels x 50 us = 16.2 ms of fixed time alone.
+    assert!(lat("slow-kernels") > 16.2e-3);
+    assert!(lat("slow-kernels") > lat("default"));
+}
