@@ -2,7 +2,7 @@
 
 use super::args::{self, Format};
 use super::output::{Col, Fmt, col, render_record};
-use super::records::{eval_record, fit_sentence, headline, in_words};
+use super::records::{eval_record, fit_sentence, headline, in_words, profile_line};
 use super::{CliError, Out, assumptions, single_batch, workload, write};
 use crate::catalog::Catalog;
 use crate::solver;
@@ -14,7 +14,7 @@ const EVAL_COLS: &[Col] = &[
     col("  compute", "compute_s", Fmt::Time),
     col("  memory", "memory_s", Fmt::Time),
     col("  communication", "comm_s", Fmt::Time),
-    col("  overhead", "overhead_s", Fmt::Time),
+    col("  fixed: overhead, kernels", "overhead_s", Fmt::Time),
     col("tokens/s", "tokens_per_s", Fmt::Num),
     col("  error band", "tokens_per_s", Fmt::NumBand),
     col("bottleneck", "bottleneck", Fmt::Text),
@@ -54,6 +54,7 @@ pub(super) fn eval(cat: &Catalog, a: &args::EvalArgs, out: Out) -> Result<(), Cl
     if matches!(fmt, Format::Table | Format::Markdown) {
         let mut s = headline(hw, model, &wl);
         s.push_str(&fit_sentence(&e, hw, &wl));
+        s.push_str(&profile_line(&a.workload.profile));
         s.push('\n');
         s.push_str(&render_record(&rec, &cols, fmt));
         s.push_str(&format!("\n{}\n", e.explanation()));

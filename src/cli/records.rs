@@ -106,6 +106,15 @@ pub(crate) fn workload_line(model: &ModelEntry, wl: &Workload, rest: &str) -> St
 }
 
 /// Headline of a human-readable result.
+/// "profile `default` (`ridgeline zoo profiles`); error bands from its
+/// calibration", under a table of figures.
+pub(crate) fn profile_line(profile: &str) -> String {
+    format!(
+        "profile `{}`: error bands from its calibration against published measurements\n",
+        super::output::escape(profile)
+    )
+}
+
 pub(crate) fn headline(hw: &HardwareEntry, model: &ModelEntry, wl: &Workload) -> String {
     let shape = match model.model.arch {
         Arch::Decoder(_) => format!(

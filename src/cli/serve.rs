@@ -159,6 +159,7 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
             s.decode.bottleneck,
             region.name
         ));
+        head.push_str(&super::records::profile_line(&a.workload.profile));
         if !s.fits {
             let x = Verdict::cross(style.ascii);
             head.push_str(&format!(
