@@ -306,7 +306,7 @@ impl Knob {
             Knob::ComputeEff | Knob::MemoryEff => "e.g. 0.7 or 70%",
             Knob::Overhead => "e.g. 10us, 0.5ms",
             Knob::KernelTime => "per kernel, e.g. 6.5us, 0",
-            Knob::Profile => "a calibration profile, e.g. default, vllm, ideal",
+            Knob::Profile => "calibration profile, e.g. default, vllm; * = changed",
             Knob::Prompt | Knob::Output => "tokens, e.g. 2k, 256",
             Knob::Region | Knob::Regions => "region ids, e.g. us-east,eu-west",
             Knob::Target => "\"50ms itl\", \"100ms ttft\", \"30 tok/s per user\"",

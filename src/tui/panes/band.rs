@@ -33,7 +33,8 @@ fn two_digits(x: f64) -> String {
 
 /// "(6.0-7.3)": the band `(lo, hi)` of a figure written `shown` (as `fmt`
 /// writes it), in the figure's unit; the ends written whole by `fmt` when
-/// the figure's unit is not one of `SCALES`'s. None when the band is empty.
+/// the figure's unit is not one of `SCALES`'s or they reach 1000 in it.
+/// None when the band is empty.
 pub fn ends(shown: &str, (lo, hi): (f64, f64), fmt: fn(f64) -> String) -> Option<String> {
     if !(hi > lo) || !lo.is_finite() || !hi.is_finite() {
         return None;
@@ -50,8 +51,10 @@ pub fn ends(shown: &str, (lo, hi): (f64, f64), fmt: fn(f64) -> String) -> Option
         SCALES.iter().find(|(s, _)| *s == suffix).map(|(_, f)| *f)
     };
     Some(match scale {
-        Some(f) => format!("({}-{})", two_digits(lo * f), two_digits(hi * f)),
-        None => format!("({}-{})", fmt(lo), fmt(hi)),
+        // Past 1000 in the unit (a count written whole, "9930"), the ends
+        // take a prefix of their own ("8.99k").
+        Some(f) if hi * f < 999.5 => format!("({}-{})", two_digits(lo * f), two_digits(hi * f)),
+        _ => format!("({}-{})", fmt(lo), fmt(hi)),
     })
 }
 
@@ -90,8 +93,11 @@ mod tests {
         assert_eq!(time(6.64e-3, 0.1), "6.64 ms (6.0-7.3)");
         // 151 tok/s: 151 e^-0.1 = 136.6, 151 e^0.1 = 166.9: whole digits kept.
         assert_eq!(count(151.0, 0.1), "151 (137-167)");
-        // 9930: "9.93k"; 9930 e^-0.1 = 8985, e^0.1 = 10974: "9.0" and "11" k.
-        assert_eq!(count(9930.0, 0.1), "9.93k (9.0-11)");
+        // 12000 is written "12k"; 12000 e^-0.1 = 10858, e^0.1 = 13262: 11 and 13 k.
+        assert_eq!(count(12000.0, 0.1), "12k (11-13)");
+        // 9930 is written whole; 9930 e^-0.1 = 8985.02, e^0.1 = 10974.4:
+        // past 1000, each end takes its prefix.
+        assert_eq!(count(9930.0, 0.1), "9930 (8.99k-11k)");
         // 46 ms at 0.2: 37.66 and 56.18 ms.
         assert_eq!(time(0.046, 0.2), "46 ms (38-56)");
         // 1.71 s at 0.1: 1.547 and 1.890 s.

@@ -256,7 +256,7 @@ pub fn view<'a>(app: &App) -> Option<Vec<Part<'a>>> {
 /// else the verdict alone.
 fn serving<'a>(app: &App, d: &crate::tui::views::ServingData) -> Vec<Part<'a>> {
     let t = app.theme();
-    let mut v = vec![part(" serving".into(), Style::new().fg(t.title), 1)];
+    let mut v = vec![part(" serving".into(), Style::new().fg(t.title), 3)];
     let asked = &d.serving;
     let hw = &app.catalog.hardware[app.hw].hw.id;
     let Some((sv, devices, _, _)) = d.running() else {
@@ -281,7 +281,8 @@ fn serving<'a>(app: &App, d: &crate::tui::views::ServingData) -> Vec<Part<'a>> {
     v.push(time("TTFT", &sv.prefill, (6, 4)));
     v.push(time("ITL", &sv.decode, (5, 4)));
     let per_user = units::format_count(sv.tokens_per_s_per_user);
-    v.push(part(format!("{per_user} tok/s per user"), t.accent(), 3));
+    // 1 / ITL: the first to give way, the ITL and its band say it.
+    v.push(part(format!("{per_user} tok/s per user"), t.accent(), 1));
     v.push(part(format!("up to {} sequences", sv.max_concurrent), t.ok(), 2).keep());
     v
 }
