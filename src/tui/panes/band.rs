@@ -36,7 +36,7 @@ fn two_digits(x: f64) -> String {
 /// the figure's unit is not one of `SCALES`'s or they reach 1000 in it.
 /// None when the band is empty.
 pub fn ends(shown: &str, (lo, hi): (f64, f64), fmt: fn(f64) -> String) -> Option<String> {
-    if !(hi > lo) || !lo.is_finite() || !hi.is_finite() {
+    if !lo.is_finite() || !hi.is_finite() || hi <= lo {
         return None;
     }
     // The scale of the unit the figure is written in; a plain number
