@@ -14,7 +14,7 @@ use ridgeline::tui::{App, Command, Mode, Pane, View};
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{app, go, key, typed};
+use common::{app, go, key, screen, typed};
 
 /// A fresh directory, removed on drop.
 struct Dir(PathBuf);
@@ -48,15 +48,6 @@ fn save_as(a: &mut App, path: &str) {
 
 fn message(a: &App) -> String {
     a.message.as_ref().map(|m| m.1.clone()).unwrap_or_default()
-}
-
-fn screen(a: &App, w: u16, h: u16) -> String {
-    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
-    t.draw(|f| ridgeline::tui::render(a, f)).unwrap();
-    let buf = t.backend().buffer();
-    (0..h)
-        .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
-        .collect()
 }
 
 fn scenario_path(name: &str) -> PathBuf {

@@ -9,16 +9,7 @@ use ridgeline::tui::views::{View, ViewData};
 use ridgeline::tui::{App, Command, Pane};
 
 mod common;
-use common::{app, go};
-
-fn screen(a: &App, w: u16, h: u16) -> String {
-    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
-    t.draw(|f| ridgeline::tui::render(a, f)).unwrap();
-    let buf = t.backend().buffer();
-    (0..h)
-        .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
-        .collect()
-}
+use common::{app, go, screen};
 
 fn select_knob(a: &mut App, k: Knob) {
     a.focus = Pane::Knobs;
