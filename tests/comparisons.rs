@@ -426,6 +426,10 @@ fn a_device_that_does_not_fit_cannot_be_the_baseline() {
 fn the_compare_pane_has_the_same_verdicts_speedups_and_reasons() {
     let mut a = app();
     scenario(&mut a, "a100-h100-h200.toml");
+    // The plain roofline, whose step the speedup below is derived from.
+    let roofline = a.catalog.profile("roofline").unwrap().assumptions;
+    a.assumptions = roofline;
+    a.recompute();
     go(&mut a, &[Command::View1]);
     a.focus = Pane::Compare;
     let an = a.current.as_ref().unwrap().clone();

@@ -416,3 +416,53 @@ fn without_a_terminal_for_output_it_says_so() {
     let out = std::fs::read(t.dir.join("out.txt")).unwrap_or_default();
     assert!(out.is_empty(), "wrote {} bytes into the file", out.len());
 }
+
+#[test]
+fn the_band_and_the_profile_knob_without_colour_in_ascii() {
+    need_tmux!();
+    let t = Tmux::run(80, 24, |dir| {
+        let bin = env!("CARGO_BIN_EXE_ridgeline");
+        let go = dir.join("go");
+        format!(
+            "while [ ! -e {go} ]; do sleep 0.02; done; NO_COLOR=1 {bin} --ascii; echo EXIT=$?; sleep 30",
+            go = go.display(),
+        )
+    });
+    // The headline's step time with its band: "7.78 ms (7.0-8.6)".
+    let has_band = |s: &str| {
+        s.lines()
+            .any(|l| l.contains("tok/s") && l.contains(" ms (") && l.contains(')'))
+    };
+    let s = t.wait("the band in the headline", has_band);
+    assert!(s.is_ascii(), "{s}");
+    // To the knobs, down to the profile (below PP), one step right: the next
+    // profile of the catalog, and the headline redrawn with it.
+    let cat = ridgeline::catalog::Catalog::builtin();
+    let ids: Vec<&str> = cat.profiles.iter().map(|p| p.id.as_str()).collect();
+    assert!(ids.contains(&"roofline"), "{ids:?}");
+    let next = ids[(ids.iter().position(|i| *i == "default").unwrap() + 1) % ids.len()];
+    t.keys(&["Tab", "Tab"]);
+    t.wait_for("Knobs");
+    for _ in 0..9 {
+        t.keys(&["Down"]);
+    }
+    t.wait("the profile knob selected", |s| {
+        s.lines()
+            .any(|l| l.contains("profile") && l.contains("< default"))
+    });
+    t.keys(&["Right"]);
+    t.wait_for(&format!("profile {next}"));
+    // On, one profile at a time, to the plain roofline: no band.
+    let mut at = ids.iter().position(|i| *i == next).unwrap();
+    while ids[at] != "roofline" {
+        at = (at + 1) % ids.len();
+        t.keys(&["Right"]);
+        t.wait_for(&format!("< {}", ids[at]));
+    }
+    let s = t.wait("the roofline profile, no band", |s| {
+        s.contains("< roofline") && !has_band(s) && s.contains("tok/s")
+    });
+    assert!(s.is_ascii(), "{s}");
+    t.keys(&["q"]);
+    t.wait_for("EXIT=0");
+}

@@ -5,15 +5,16 @@
 
 use proptest::prelude::*;
 use ratatui_textarea::Key;
-use ridgeline::scenario::SynthTarget;
-use ridgeline::solver::{Assumptions, Phase, Precision, Workload};
+use ridgeline::catalog::profile;
+use ridgeline::scenario::{SynthTarget, written};
+use ridgeline::solver::{Assumptions, Collective, Phase, Precision, Workload};
 use ridgeline::tui::app::Level;
-use ridgeline::tui::knobs::{Family, Knob, SweepAxis, ViewInputs};
+use ridgeline::tui::knobs::{Family, Knob, Profile, SweepAxis, ViewInputs};
 use ridgeline::tui::{App, Command, Mode, Pane, View};
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{app, go, key, typed};
+use common::{app, go, key, screen, typed};
 
 /// A fresh directory, removed on drop.
 struct Dir(PathBuf);
@@ -49,15 +50,6 @@ fn message(a: &App) -> String {
     a.message.as_ref().map(|m| m.1.clone()).unwrap_or_default()
 }
 
-fn screen(a: &App, w: u16, h: u16) -> String {
-    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
-    t.draw(|f| ridgeline::tui::render(a, f)).unwrap();
-    let buf = t.backend().buffer();
-    (0..h)
-        .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
-        .collect()
-}
-
 fn scenario_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("assets/scenarios")
@@ -72,6 +64,8 @@ struct State {
     model: usize,
     marked: Vec<usize>,
     workload: Workload,
+    /// The profile's id, and the assumptions over it.
+    profile: String,
     assumptions: Assumptions,
     inputs: ViewInputs,
     title: Option<String>,
@@ -85,6 +79,7 @@ fn state(a: &App) -> State {
         model: a.model,
         marked: a.marked.clone(),
         workload: a.workload,
+        profile: a.profile.id.clone(),
         assumptions: a.assumptions,
         inputs: a.view_inputs.clone(),
         title: a.session.title.clone(),
@@ -347,24 +342,66 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
             pp,
         });
     let fraction = || magnitude(-6.0, 0.0);
-    let assumptions = (
-        (fraction(), fraction(), fraction()),
+    let any = (
+        (fraction(), fraction(), fraction(), fraction()),
+        (fraction(), fraction(), fraction(), fraction()),
+        // Times of 0 and from 1 ns to 1 s (the most an assumption takes).
+        prop::array::uniform6(prop_oneof![Just(0.0), magnitude(-9.0, 0.0)]),
+        prop::array::uniform6(0.0..=1.0f64),
         (
-            magnitude(-9.0, 1.0),
-            magnitude(-9.0, -3.0),
-            fraction(),
-            0.0..=1.0f64,
+            prop_oneof![Just(0.0), magnitude(0.0, 6.0)],
+            prop::sample::select(Collective::ALL.to_vec()),
         ),
     )
-        .prop_map(|((c, m, l), (o, ll, u, w))| Assumptions {
-            compute_efficiency: c,
-            memory_efficiency: m,
-            link_efficiency: l,
-            overhead_s: o,
-            link_latency_s: ll,
-            usable_memory: u,
-            overlap: w,
-            ..Assumptions::default()
+        .prop_map(
+            |((c, m, l, u), (lp, at, d8, d4), t, [pco, w, b0, bf, bd, bq], (rows, alg))| {
+                Assumptions {
+                    compute_efficiency: c,
+                    memory_efficiency: m,
+                    link_efficiency: l,
+                    usable_memory: u,
+                    low_precision_efficiency: lp,
+                    attention_efficiency: at,
+                    dequant_8bit: d8,
+                    dequant_4bit: d4,
+                    overhead_s: t[0],
+                    link_latency_s: t[1],
+                    kernel_s: t[2],
+                    request_s: t[3],
+                    moe_layer_s: t[4],
+                    collective_s: t[5],
+                    prefill_comm_overlap: pco,
+                    overlap: w,
+                    band_base: b0,
+                    band_fixed: bf,
+                    band_devices: bd,
+                    band_quantized: bq,
+                    gemm_half_rows: rows,
+                    collective: alg,
+                }
+            },
+        );
+    // A profile of the catalog, and each assumption either the profile's
+    // or another value.
+    let profiles: Vec<(String, Assumptions)> = a
+        .catalog
+        .profiles
+        .iter()
+        .map(|p| (p.id.clone(), p.assumptions))
+        .collect();
+    let assumptions = (
+        prop::sample::select(profiles),
+        any,
+        prop::collection::vec(prop::bool::ANY, profile::KEYS.len()),
+    )
+        .prop_map(|((id, base), other, keep)| {
+            let mut a = base;
+            for (k, keep) in profile::KEYS.iter().zip(keep) {
+                if !keep {
+                    profile::set(&mut a, k.key, written(&other, k.key).value()).unwrap();
+                }
+            }
+            (id, a)
         });
     let target = (0..4u8, magnitude(-6.0, 4.0)).prop_map(|(k, x)| match k {
         0 => SynthTarget::Itl(x),
@@ -439,13 +476,21 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
         meta,
     )
         .prop_map(
-            |((view, hw, model), marked, workload, assumptions, inputs, (title, description))| {
+            |(
+                (view, hw, model),
+                marked,
+                workload,
+                (profile, assumptions),
+                inputs,
+                (title, description),
+            )| {
                 State {
                     view,
                     hw,
                     model,
                     marked,
                     workload,
+                    profile,
                     assumptions,
                     inputs,
                     title,
@@ -476,6 +521,11 @@ fn any_valid_state_saved_and_reopened_is_equal() {
         a.model = s.model;
         a.marked = s.marked.clone();
         a.workload = s.workload;
+        let base = a.catalog.profile(&s.profile).unwrap().assumptions;
+        a.profile = Profile {
+            id: s.profile.clone(),
+            base,
+        };
         a.assumptions = s.assumptions;
         a.view_inputs = s.inputs.clone();
         a.session.title = s.title.clone();

@@ -39,7 +39,8 @@ fn every_scenario_loads_and_names_catalog_entries() {
             assert!(cat.region(r).is_ok(), "{name}: region {r}");
         }
         let wl = s.workload(&Workload::default()).unwrap();
-        let a = s.assumptions(&Assumptions::default()).unwrap();
+        let (_, base) = s.profile(&cat).unwrap();
+        let a = s.assumptions(&base).unwrap();
         // Every device named evaluates the scenario's model without an error.
         if let Some(m) = &s.model {
             for h in s.hardware.iter().chain(&s.compare) {

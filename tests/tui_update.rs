@@ -37,7 +37,11 @@ fn opens_on_h100_and_llama_3_1_8b_with_default_workload() {
     assert_eq!(a.catalog.models[a.model].model.id, "llama-3.1-8b");
     let r = result(&a);
     assert_eq!(r.workload, ridgeline::solver::Workload::default());
-    assert_eq!(r.assumptions, ridgeline::solver::Assumptions::default());
+    // The command line's profile, `default`.
+    assert_eq!(
+        r.assumptions,
+        a.catalog.profile("default").unwrap().assumptions
+    );
     assert!(r.eval().latency_s > 0.0);
     assert!(a.notices.is_empty(), "{:?}", a.notices);
 }

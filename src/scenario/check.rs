@@ -11,6 +11,7 @@
 use super::{Scenario, ScenarioError, ScenarioErrors};
 use crate::catalog::Catalog;
 use serde::Deserialize;
+use std::sync::LazyLock;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
@@ -49,18 +50,8 @@ pub(super) const SCHEMA: [(&str, &[&str]); 8] = [
             "pp",
         ],
     ),
-    (
-        "assumptions",
-        &[
-            "compute_efficiency",
-            "memory_efficiency",
-            "link_efficiency",
-            "overhead",
-            "link_latency",
-            "usable_memory",
-            "overlap",
-        ],
-    ),
+    // "assumptions": `profile` and every key of catalog::profile::KEYS.
+    ("assumptions", &[]),
     ("serving", &["prompt", "output", "region"]),
     ("synthesis", &["target"]),
     ("sweep", &["batches", "over"]),
@@ -71,7 +62,20 @@ pub(super) const SCHEMA: [(&str, &[&str]); 8] = [
     ),
 ];
 
+/// The keys of `[assumptions]`: the profile, then every assumption key.
+fn assumption_keys() -> &'static [&'static str] {
+    static ALL: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+        std::iter::once("profile")
+            .chain(crate::catalog::profile::KEYS.iter().map(|k| k.key))
+            .collect()
+    });
+    &ALL
+}
+
 fn keys_of(table: &str) -> Option<&'static [&'static str]> {
+    if table == "assumptions" {
+        return Some(assumption_keys());
+    }
     SCHEMA.iter().find(|(t, _)| *t == table).map(|(_, k)| *k)
 }
 
@@ -154,7 +158,7 @@ fn sorted(mut errors: Vec<ScenarioError>) -> ScenarioErrors {
 /// The message of a key's problem, starting with the key unless it does.
 fn keyed(key: &str, message: &str) -> String {
     let k = shown_key(key);
-    if message.starts_with(&format!("{k} ")) {
+    if message.starts_with(&format!("{k} ")) || message.starts_with(&format!("{k}: ")) {
         message.to_string()
     } else {
         format!("{k}: {message}")
@@ -204,11 +208,11 @@ fn unknown_keys(doc: &mut DeTable<'_>) -> Vec<(usize, String)> {
         }
     };
     check(doc, "", keys_of("").unwrap_or_default());
-    for (section, known) in SCHEMA.iter().skip(1) {
+    for (section, _) in SCHEMA.iter().skip(1) {
         if let Some(v) = doc.get_mut(*section)
             && let DeValue::Table(t) = v.get_mut()
         {
-            check(t, section, known);
+            check(t, section, keys_of(section).unwrap_or_default());
         }
     }
     found
@@ -267,6 +271,7 @@ fn locate(doc: &DeTable<'_>, path: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::profile::Value;
 
     #[test]
     fn the_schema_lists_every_field_of_the_format() {
@@ -294,11 +299,20 @@ mod tests {
             Some(1),
             Some(1),
         );
-        let a = &mut s.assumptions;
-        (a.compute_efficiency, a.memory_efficiency, a.link_efficiency) =
-            (Some(0.5), Some(0.5), Some(0.5));
-        (a.overhead, a.link_latency, a.usable_memory, a.overlap) =
-            (Some("1us".into()), Some("1us".into()), Some(0.9), Some(1.0));
+        let mut odd = crate::solver::Assumptions::default();
+        for k in crate::catalog::profile::KEYS {
+            let v = match k.takes {
+                crate::catalog::profile::Takes::Time => Value::Text("3 us"),
+                crate::catalog::profile::Takes::Algorithm => Value::Text("tree"),
+                _ => Value::Number(0.5),
+            };
+            crate::catalog::profile::set(&mut odd, k.key, v).unwrap();
+        }
+        s.assumptions = super::super::AssumptionsSection::of(
+            "ideal",
+            &crate::solver::Assumptions::default(),
+            &odd,
+        );
         (s.serving.prompt, s.serving.output, s.serving.region) =
             (Some(1.0), Some(1.0), Some("us-east".into()));
         s.synthesis.target = Some("50ms".into());
@@ -325,11 +339,11 @@ mod tests {
             v
         };
         assert_eq!(names(doc.get_ref()), sorted(keys_of("").unwrap()));
-        for (section, known) in SCHEMA.iter().skip(1) {
+        for (section, _) in SCHEMA.iter().skip(1) {
             let DeValue::Table(t) = doc.get_ref().get(*section).unwrap().get_ref() else {
                 panic!("{section}")
             };
-            assert_eq!(names(t), sorted(known), "[{section}]");
+            assert_eq!(names(t), sorted(keys_of(section).unwrap()), "[{section}]");
         }
     }
 

@@ -15,9 +15,10 @@
 //! precision = "bf16"           # or weights / activations / kv
 //! tp = 1
 //! pp = 1
-//! [assumptions]
-//! compute_efficiency = 0.7
-//! overhead = "10us"
+//! [assumptions]                # a calibration profile and any of its keys
+//! profile = "default"          # catalog/profiles; "default" when absent
+//! compute_efficiency = 0.7     # every key of `ridgeline --assume`
+//! kernel_time = "6.5us"
 //! [serving]
 //! prompt = 2048
 //! output = 256
@@ -39,13 +40,16 @@
 //!
 //! Reading reports every problem of a file, each at the `file:line:column`
 //! of its key, sorted by line (`check`). Saving writes every value so that
-//! it reads back equal (`exact`), through `fsutil::write_atomic`.
+//! it reads back equal (`exact`), through `fsutil::write_atomic`; of the
+//! assumptions, the profile and the keys that differ from it (`assume`).
 
+mod assume;
 mod check;
 pub mod exact;
 mod target;
 mod values;
 
+pub use assume::{AssumptionsSection, DEFAULT_PROFILE, Setting, written};
 pub use target::{SynthTarget, parse_batches};
 pub use values::Problem;
 
@@ -126,25 +130,6 @@ pub struct WorkloadSection {
     pub tp: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pp: Option<u32>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AssumptionsSection {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compute_efficiency: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory_efficiency: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub link_efficiency: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overhead: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub link_latency: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usable_memory: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overlap: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -218,3 +218,69 @@ fn nothing_from_the_file_reaches_a_terminal_raw() {
     let e = one("view = \"\\u001b]0;owned\\u0007\"\n");
     assert!(!e.message.chars().any(char::is_control), "{:?}", e.message);
 }
+
+#[test]
+fn assumptions_take_a_profile_and_every_key_each_problem_at_its_key() {
+    let cat = crate::catalog::Catalog::builtin();
+    let text = "\
+[assumptions]
+profile = \"vlm\"
+kernel_time = 5
+  collective = \"star\"
+overhead = true
+compute_efficiency = 1.5
+dequant_4bit = \"0.5\"
+band_base = \"wide\"
+";
+    let e = Scenario::parse_with("c.toml", text, &cat).unwrap_err();
+    let at: Vec<(usize, usize)> = e.0.iter().map(|e| (e.line, e.column)).collect();
+    // dequant_4bit = "0.5" is read as the number it holds: no problem.
+    assert_eq!(at, [(2, 1), (3, 1), (4, 3), (5, 1), (6, 1), (8, 1)], "{e}");
+    let lines: Vec<String> = e.0.iter().map(|e| e.message.clone()).collect();
+    // The closest ids of the catalog, as for devices and models.
+    assert!(lines[0].contains("vlm") && lines[0].contains("vllm"), "{e}");
+    assert!(lines[1].starts_with("kernel_time takes a time"), "{e}");
+    assert!(lines[2].contains("ring"), "{e}");
+    assert!(lines[3].starts_with("overhead"), "{e}");
+    assert!(lines[4].contains("out of range"), "{e}");
+    assert!(lines[5].starts_with("band_base"), "{e}");
+    // Without a catalog the profile is not looked up.
+    let e = Scenario::parse("c.toml", text).unwrap_err();
+    assert_eq!(e.0.len(), 5, "{e}");
+    // Unknown keys name the keys there are.
+    let e = one("[assumptions]\nkernel_tme = \"1us\"\n");
+    assert!(
+        e.message.contains("kernel_tme") && e.message.contains("kernel_time"),
+        "{e}"
+    );
+}
+
+#[test]
+fn assumptions_start_from_their_profile() {
+    let cat = crate::catalog::Catalog::builtin();
+    let s = Scenario::parse_with(
+        "c.toml",
+        "[assumptions]\nprofile = \"VLLM\"\nkernel_time = \"4us\"\n",
+        &cat,
+    )
+    .unwrap();
+    let (id, base) = s.profile(&cat).unwrap();
+    assert_eq!(id, "vllm");
+    let a = s.assumptions(&base).unwrap();
+    let vllm = cat.profile("vllm").unwrap().assumptions;
+    assert_eq!(a.kernel_s, 4e-6);
+    assert_eq!(
+        crate::solver::Assumptions {
+            kernel_s: vllm.kernel_s,
+            ..a
+        },
+        vllm
+    );
+    // No profile: the command line's, "default".
+    let s = Scenario::parse_with("c.toml", "[assumptions]\n", &cat).unwrap();
+    assert_eq!(s.profile(&cat).unwrap().0, "default");
+    // Written back: the profile, then the keys.
+    let t = s.to_toml();
+    let again = Scenario::parse_with("again.toml", &t, &cat).unwrap();
+    assert_eq!(again, s);
+}

@@ -136,65 +136,29 @@ impl Scenario {
         p.or(wl)
     }
 
-    /// The assumptions, over `base` (valid assumptions).
+    /// The assumptions: `base` (the profile's, see [`Scenario::profile`])
+    /// with every key the file sets over it.
     pub fn assumptions(&self, base: &Assumptions) -> Result<Assumptions, Vec<Problem>> {
-        let s = &self.assumptions;
-        let mut p = Problems::default();
-        let a = Assumptions {
-            compute_efficiency: s.compute_efficiency.unwrap_or(base.compute_efficiency),
-            memory_efficiency: s.memory_efficiency.unwrap_or(base.memory_efficiency),
-            link_efficiency: s.link_efficiency.unwrap_or(base.link_efficiency),
-            overhead_s: time(&mut p, "assumptions.overhead", &s.overhead, base.overhead_s),
-            link_latency_s: time(
-                &mut p,
-                "assumptions.link_latency",
-                &s.link_latency,
-                base.link_latency_s,
-            ),
-            usable_memory: s.usable_memory.unwrap_or(base.usable_memory),
-            overlap: s.overlap.unwrap_or(base.overlap),
-            ..*base
-        };
-        // Each value the file gives, checked alone over the base.
-        type Set = fn(&mut Assumptions, &Assumptions);
-        let given: [(&str, bool, Set); 7] = [
-            (
-                "compute_efficiency",
-                s.compute_efficiency.is_some(),
-                |x, a| x.compute_efficiency = a.compute_efficiency,
-            ),
-            (
-                "memory_efficiency",
-                s.memory_efficiency.is_some(),
-                |x, a| x.memory_efficiency = a.memory_efficiency,
-            ),
-            ("link_efficiency", s.link_efficiency.is_some(), |x, a| {
-                x.link_efficiency = a.link_efficiency
-            }),
-            ("overhead", s.overhead.is_some(), |x, a| {
-                x.overhead_s = a.overhead_s
-            }),
-            ("link_latency", s.link_latency.is_some(), |x, a| {
-                x.link_latency_s = a.link_latency_s
-            }),
-            ("usable_memory", s.usable_memory.is_some(), |x, a| {
-                x.usable_memory = a.usable_memory
-            }),
-            ("overlap", s.overlap.is_some(), |x, a| x.overlap = a.overlap),
-        ];
-        for (key, present, set) in given {
-            let mut alone = *base;
-            set(&mut alone, &a);
-            if present && let Err(e) = validate_assumptions(&alone) {
-                p.push(&format!("assumptions.{key}"), e.to_string());
-            }
-        }
-        if p.0.is_empty()
+        let (a, mut problems) = self.assumptions.apply(base);
+        if problems.is_empty()
             && let Err(e) = validate_assumptions(&a)
         {
-            p.push("assumptions", e.to_string());
+            problems.push(("assumptions".into(), e.to_string()));
         }
-        p.or(a)
+        if problems.is_empty() {
+            Ok(a)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// The profile the assumptions start from, from the catalog: its id as
+    /// the catalog spells it and its assumptions.
+    pub fn profile(&self, catalog: &Catalog) -> Result<(String, Assumptions), Problem> {
+        catalog
+            .profile(self.assumptions.profile_id())
+            .map(|p| (p.id.clone(), p.assumptions))
+            .map_err(|e| ("assumptions.profile".to_string(), e.to_string()))
     }
 
     /// Prompt and output lengths (default 2048 and 256).
@@ -366,6 +330,9 @@ impl Scenario {
             && let Err(e) = catalog.model(m)
         {
             p.push("model", e.to_string());
+        }
+        if let Err((key, e)) = self.profile(catalog) {
+            p.push(&key, e);
         }
         if let Some(r) = &self.serving.region
             && let Err(e) = catalog.region(r)

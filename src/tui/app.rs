@@ -3,7 +3,7 @@
 //! and stored here; `render` only reads it.
 
 use super::keymap::{Keymap, Keys};
-use super::knobs::{Choices, Family, Inputs, Knob, ViewInputs};
+use super::knobs::{Choices, Family, Inputs, Knob, Profile, ViewInputs};
 use super::scenario_io::Session;
 use super::theme::{Theme, ThemeSet};
 use super::views::{self, View, ViewData};
@@ -211,6 +211,8 @@ pub struct App {
     pub marked: Vec<usize>,
     pub workload: Workload,
     pub assumptions: Assumptions,
+    /// The calibration profile the assumptions start from.
+    pub profile: Profile,
     /// The inputs of the views (prompt, output, target, SLAs, regions, ...).
     pub view_inputs: ViewInputs,
     /// The view on screen.
@@ -379,7 +381,29 @@ impl App {
         let choices = Choices {
             regions: catalog.regions.iter().map(|r| r.id.clone()).collect(),
             families: crate::scenario::generation_families(&catalog),
+            profiles: catalog
+                .profiles
+                .iter()
+                .map(|p| Profile {
+                    id: p.id.clone(),
+                    base: p.assumptions,
+                })
+                .collect(),
         };
+        // The profile the command line starts on; the plain roofline if a
+        // catalog has none by that name.
+        let profile = catalog
+            .profile(crate::scenario::DEFAULT_PROFILE)
+            .map_or_else(
+                |_| Profile {
+                    id: "roofline".into(),
+                    base: Assumptions::default(),
+                },
+                |p| Profile {
+                    id: p.id.clone(),
+                    base: p.assumptions,
+                },
+            );
         let mut view_inputs = ViewInputs::default();
         if !choices.regions.contains(&view_inputs.region)
             && let Some(r) = choices.regions.first()
@@ -408,7 +432,8 @@ impl App {
             model,
             marked: Vec::new(),
             workload: Workload::default(),
-            assumptions: Assumptions::default(),
+            assumptions: profile.base,
+            profile,
             view_inputs,
             view: View::Roofline,
             knob: 0,
@@ -539,6 +564,7 @@ impl App {
             wl: self.workload,
             a: self.assumptions,
             v: self.view_inputs.clone(),
+            profile: self.profile.clone(),
         }
     }
 
@@ -546,6 +572,7 @@ impl App {
         self.workload = i.wl;
         self.assumptions = i.a;
         self.view_inputs = i.v;
+        self.profile = i.profile;
     }
 
     pub fn selected_knob(&self) -> Knob {

@@ -22,9 +22,12 @@ pub enum Knob {
     Kv,
     Tp,
     Pp,
+    /// The calibration profile every assumption starts from.
+    Profile,
     ComputeEff,
     MemoryEff,
     Overhead,
+    KernelTime,
     // Serving and Fleet.
     Prompt,
     Output,
@@ -110,14 +113,26 @@ pub struct Inputs {
     pub wl: Workload,
     pub a: Assumptions,
     pub v: ViewInputs,
+    /// The profile `a` starts from (the other assumption knobs override
+    /// one value of it).
+    pub profile: Profile,
+}
+
+/// A calibration profile of the catalog: its id and its assumptions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Profile {
+    pub id: String,
+    pub base: Assumptions,
 }
 
 /// What stepping and reading some knobs needs from the catalog: the region
-/// ids and the hardware families, in catalog order.
+/// ids, the hardware families and the calibration profiles, in catalog
+/// order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Choices {
     pub regions: Vec<String>,
     pub families: Vec<String>,
+    pub profiles: Vec<Profile>,
 }
 
 /// The next (or previous) entry of `list` after `cur`, wrapping.
@@ -139,7 +154,7 @@ fn cycle_in(list: &[String], cur: &str, up: bool) -> Option<String> {
 const MAX_DEGREE: u32 = 65536;
 
 impl Knob {
-    pub const ALL: [Knob; 12] = [
+    pub const ALL: [Knob; 14] = [
         Knob::Phase,
         Knob::Batch,
         Knob::Context,
@@ -149,9 +164,11 @@ impl Knob {
         Knob::Kv,
         Knob::Tp,
         Knob::Pp,
+        Knob::Profile,
         Knob::ComputeEff,
         Knob::MemoryEff,
         Knob::Overhead,
+        Knob::KernelTime,
     ];
 
     pub fn label(self) -> &'static str {
@@ -167,7 +184,9 @@ impl Knob {
             Knob::Pp => "PP",
             Knob::ComputeEff => "compute eff",
             Knob::MemoryEff => "memory eff",
+            Knob::Profile => "profile",
             Knob::Overhead => "overhead",
+            Knob::KernelTime => "kernel time",
             Knob::Prompt => "prompt",
             Knob::Output => "output",
             Knob::Region => "region",
@@ -197,9 +216,11 @@ impl Knob {
                 Kv,
                 Tp,
                 Pp,
+                Profile,
                 ComputeEff,
                 MemoryEff,
                 Overhead,
+                KernelTime,
             ],
             2 => &[
                 Target,
@@ -211,9 +232,11 @@ impl Knob {
                 Kv,
                 Tp,
                 Pp,
+                Profile,
                 ComputeEff,
                 MemoryEff,
                 Overhead,
+                KernelTime,
             ],
             3 => &[
                 SweepAxis,
@@ -226,9 +249,11 @@ impl Knob {
                 Kv,
                 Tp,
                 Pp,
+                Profile,
                 ComputeEff,
                 MemoryEff,
                 Overhead,
+                KernelTime,
             ],
             4 => &[
                 Family,
@@ -241,9 +266,11 @@ impl Knob {
                 Kv,
                 Tp,
                 Pp,
+                Profile,
                 ComputeEff,
                 MemoryEff,
                 Overhead,
+                KernelTime,
             ],
             5 => &[
                 Qps,
@@ -257,9 +284,11 @@ impl Knob {
                 Weights,
                 Activations,
                 Kv,
+                Profile,
                 ComputeEff,
                 MemoryEff,
                 Overhead,
+                KernelTime,
             ],
             _ => &Knob::ALL,
         }
@@ -276,6 +305,8 @@ impl Knob {
             Knob::Tp | Knob::Pp => "devices, e.g. 2, 8",
             Knob::ComputeEff | Knob::MemoryEff => "e.g. 0.7 or 70%",
             Knob::Overhead => "e.g. 10us, 0.5ms",
+            Knob::KernelTime => "per kernel, e.g. 6.5us, 0",
+            Knob::Profile => "calibration profile, e.g. default, vllm; * = changed",
             Knob::Prompt | Knob::Output => "tokens, e.g. 2k, 256",
             Knob::Region | Knob::Regions => "region ids, e.g. us-east,eu-west",
             Knob::Target => "\"50ms itl\", \"100ms ttft\", \"30 tok/s per user\"",
@@ -307,6 +338,8 @@ impl Knob {
             Knob::ComputeEff => pct(a.compute_efficiency),
             Knob::MemoryEff => pct(a.memory_efficiency),
             Knob::Overhead => units::format_time(a.overhead_s),
+            Knob::KernelTime => units::format_time(a.kernel_s),
+            Knob::Profile => profile::shown(&i.profile, a),
             Knob::Prompt => whole(v.request.prompt),
             Knob::Output => whole(v.request.output),
             Knob::Region => v.region.clone(),
@@ -333,6 +366,7 @@ impl Knob {
     /// precisions cycle, the phase toggles, efficiencies move by 5 points.
     pub fn step(self, i: &Inputs, up: bool, c: &Choices) -> Inputs {
         let (mut wl, mut a, mut v) = (i.wl, i.a, i.v.clone());
+        let mut profile = i.profile.clone();
         let double = |x: f64| {
             if up {
                 (x * 2.0).min(1e9)
@@ -373,12 +407,11 @@ impl Knob {
             Knob::Pp => wl.pp = double_u(wl.pp),
             Knob::ComputeEff => a.compute_efficiency = eff(a.compute_efficiency),
             Knob::MemoryEff => a.memory_efficiency = eff(a.memory_efficiency),
-            Knob::Overhead => {
-                a.overhead_s = match (up, a.overhead_s) {
-                    (true, x) if x <= 0.0 => 1e-6,
-                    (true, x) => (x * 2.0).min(1.0),
-                    (false, x) if x <= 1e-6 => 0.0,
-                    (false, x) => x / 2.0,
+            Knob::Overhead => a.overhead_s = profile::step_time(a.overhead_s, up),
+            Knob::KernelTime => a.kernel_s = profile::step_time(a.kernel_s, up),
+            Knob::Profile => {
+                if let Some(p) = profile::step(&c.profiles, &i.profile.id, up) {
+                    (profile, a) = (p.clone(), p.base);
                 }
             }
             Knob::Prompt => v.request.prompt = double(v.request.prompt),
@@ -469,7 +502,7 @@ impl Knob {
                 }
             }
         }
-        Inputs { wl, a, v }
+        Inputs { wl, a, v, profile }
     }
 
     /// Step as [`Knob::step`] does, knowing the model: tensor parallelism
@@ -502,6 +535,7 @@ impl Knob {
     /// solver still validates the result; this only reads the text.
     pub fn parse(self, text: &str, i: &Inputs, c: &Choices) -> Result<Inputs, String> {
         let (mut wl, mut a, mut v) = (i.wl, i.a, i.v.clone());
+        let mut profile = i.profile.clone();
         let t = text.trim();
         let precision = |t: &str| {
             Precision::parse(t).ok_or_else(|| {
@@ -545,6 +579,14 @@ impl Knob {
             Knob::MemoryEff => a.memory_efficiency = fraction(t)?,
             Knob::Overhead => {
                 a.overhead_s = units::parse(t, Kind::Time).map_err(|e| e.to_string())?
+            }
+            Knob::KernelTime => {
+                a.kernel_s = units::parse(t, Kind::Time).map_err(|e| e.to_string())?
+            }
+            Knob::Profile => {
+                if let Some(p) = profile::parse(t, i, &c.profiles)? {
+                    (profile, a) = (p.clone(), p.base);
+                }
             }
             Knob::Prompt | Knob::Output => {
                 let n = tokens(t)?;
@@ -624,7 +666,7 @@ impl Knob {
                 }
             }
         }
-        Ok(Inputs { wl, a, v })
+        Ok(Inputs { wl, a, v, profile })
     }
 }
 
@@ -678,5 +720,6 @@ fn whole(x: f64) -> String {
     }
 }
 
+mod profile;
 #[cfg(test)]
 mod tests;

@@ -6,11 +6,11 @@
 //! written through and said so.
 
 use super::app::{App, Level, Mode};
-use super::knobs::{Family, SweepAxis, ViewInputs};
+use super::knobs::{Family, Profile, SweepAxis, ViewInputs};
 use super::views::View;
 use crate::fsutil;
-use crate::scenario::{Problem, Scenario, exact};
-use crate::solver::{Assumptions, Workload};
+use crate::scenario::{AssumptionsSection, Problem, Scenario, exact};
+use crate::solver::Workload;
 use std::path::{Path, PathBuf};
 
 /// What the workbench keeps of the scenario files of a session.
@@ -108,7 +108,8 @@ impl App {
             None => self.model,
         };
         let wl = s.workload(&Workload::default()).map_err(joined)?;
-        let a = s.assumptions(&Assumptions::default()).map_err(joined)?;
+        let (id, base) = s.profile(cat).map_err(|p| joined(vec![p]))?;
+        let a = s.assumptions(&base).map_err(joined)?;
         let view = s
             .view
             .as_deref()
@@ -120,6 +121,7 @@ impl App {
         self.model = model;
         self.workload = wl;
         self.assumptions = a;
+        self.profile = Profile { id, base };
         self.view_inputs = v;
         self.session.title = s.title.clone();
         self.session.description = s.description.clone();
@@ -213,14 +215,7 @@ impl App {
         w.kv = Some(wl.kv.name().into());
         w.tp = Some(wl.tp);
         w.pp = Some(wl.pp);
-        let asm = &mut s.assumptions;
-        asm.compute_efficiency = Some(a.compute_efficiency);
-        asm.memory_efficiency = Some(a.memory_efficiency);
-        asm.link_efficiency = Some(a.link_efficiency);
-        asm.overhead = Some(exact::time(a.overhead_s));
-        asm.link_latency = Some(exact::time(a.link_latency_s));
-        asm.usable_memory = Some(a.usable_memory);
-        asm.overlap = Some(a.overlap);
+        s.assumptions = AssumptionsSection::of(&self.profile.id, &self.profile.base, a);
         s.serving.prompt = Some(v.request.prompt);
         s.serving.output = Some(v.request.output);
         s.serving.region = Some(v.region.clone());

@@ -52,3 +52,13 @@ pub fn model(a: &App, id: &str) -> usize {
         .position(|e| e.model.id == id)
         .unwrap_or_else(|| panic!("no model {id}"))
 }
+
+/// The screen drawn at `w`x`h`, a line of text per row.
+pub fn screen(a: &App, w: u16, h: u16) -> String {
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+    t.draw(|f| ridgeline::tui::render(a, f)).unwrap();
+    let buf = t.backend().buffer();
+    (0..h)
+        .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
+        .collect()
+}

@@ -6,6 +6,10 @@ fn base() -> Inputs {
         wl: Workload::default(),
         a: Assumptions::default(),
         v: ViewInputs::default(),
+        profile: Profile {
+            id: "roofline".into(),
+            base: Assumptions::default(),
+        },
     }
 }
 
@@ -13,6 +17,7 @@ fn choices() -> Choices {
     Choices {
         regions: vec!["us-east".into(), "eu-west".into(), "fr".into()],
         families: vec!["nvidia-datacenter".into(), "amd-instinct".into()],
+        profiles: profiles(),
     }
 }
 
@@ -283,4 +288,86 @@ fn values_read_back() {
             .unwrap_or_else(|e| panic!("{k:?} {v}: {e}"));
         assert_eq!(k.value(&back), v);
     }
+}
+
+/// Two profiles: the plain roofline and one that differs in each kind of
+/// assumption (a fraction, a time, the algorithm, the band).
+fn profiles() -> Vec<Profile> {
+    let roofline = Assumptions::default();
+    let stack = Assumptions {
+        compute_efficiency: 0.6,
+        kernel_s: 6.5e-6,
+        collective: crate::solver::Collective::Tree,
+        band_base: 0.1,
+        ..roofline
+    };
+    vec![
+        Profile {
+            id: "roofline".into(),
+            base: roofline,
+        },
+        Profile {
+            id: "stack".into(),
+            base: stack,
+        },
+    ]
+}
+
+#[test]
+fn the_profile_knob_sets_every_assumption_and_wraps() {
+    let c = choices();
+    let i = base();
+    let up = Knob::Profile.step(&i, true, &c);
+    assert_eq!(up.profile, c.profiles[1]);
+    assert_eq!(up.a, c.profiles[1].base);
+    assert_eq!(Knob::Profile.value(&up), "stack");
+    // Past the last, back to the first; down from the first, the last.
+    assert_eq!(Knob::Profile.step(&up, true, &c).profile.id, "roofline");
+    assert_eq!(Knob::Profile.step(&i, false, &c).profile.id, "stack");
+    // Typed, in any case.
+    let typed = Knob::Profile.parse("STACK", &i, &c).unwrap();
+    assert_eq!(
+        (typed.profile.id.as_str(), typed.a),
+        ("stack", c.profiles[1].base)
+    );
+    let e = Knob::Profile.parse("vlm", &i, &c).unwrap_err();
+    assert!(e.contains("roofline, stack"), "{e}");
+}
+
+#[test]
+fn another_assumption_knob_marks_the_profile_modified() {
+    let c = choices();
+    let i = Knob::Profile.step(&base(), true, &c);
+    let changed = Knob::ComputeEff.step(&i, true, &c);
+    // 0.6 + 0.05 = 0.65: one value over the profile's.
+    assert_eq!(changed.a.compute_efficiency, 0.65);
+    assert_eq!(changed.a.kernel_s, 6.5e-6);
+    assert_eq!(Knob::Profile.value(&changed), "stack*");
+    // The entry opens on "stack*": read back, the change is kept.
+    let kept = Knob::Profile.parse("stack*", &changed, &c).unwrap();
+    assert_eq!(kept.a, changed.a);
+    // The id alone goes back to the profile's values.
+    let reset = Knob::Profile.parse("stack", &changed, &c).unwrap();
+    assert_eq!(reset.a, c.profiles[1].base);
+    assert_eq!(Knob::Profile.value(&reset), "stack");
+    // Stepping the knob is what the profile knob means: all of the next one.
+    assert_eq!(Knob::Profile.step(&changed, true, &c).a, c.profiles[0].base);
+}
+
+#[test]
+fn kernel_time_doubles_halves_and_reads_times() {
+    let c = choices();
+    let mut i = base();
+    i.a.kernel_s = 6.5e-6;
+    assert_eq!(Knob::KernelTime.step(&i, true, &c).a.kernel_s, 13e-6);
+    assert_eq!(Knob::KernelTime.step(&i, false, &c).a.kernel_s, 3.25e-6);
+    // Below 1 us a step down is 0; from 0 a step up is 1 us.
+    i.a.kernel_s = 0.9e-6;
+    let zero = Knob::KernelTime.step(&i, false, &c);
+    assert_eq!(zero.a.kernel_s, 0.0);
+    assert_eq!(Knob::KernelTime.step(&zero, true, &c).a.kernel_s, 1e-6);
+    let typed = Knob::KernelTime.parse("4us", &i, &c).unwrap();
+    assert_eq!(typed.a.kernel_s, 4e-6);
+    assert_eq!(Knob::KernelTime.value(&typed), "4 us");
+    assert!(Knob::KernelTime.parse("soon", &i, &c).is_err());
 }

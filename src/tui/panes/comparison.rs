@@ -9,7 +9,7 @@
 
 use super::grid::{self, Col, fill, left, right};
 use super::serving::usd;
-use super::{plot, text};
+use super::{band, plot, text};
 use crate::solver::compare::{Verdict, no_layout_reason};
 use crate::solver::{Param, units};
 use crate::tui::action::Command;
@@ -39,6 +39,8 @@ pub struct RowText {
     pub fit: String,
     /// Latency and tokens/s as asked: only when it fits ("-" otherwise).
     pub latency: String,
+    /// The latency's error band, "(7.0-8.6)" (None: no band, or no figure).
+    pub latency_band: Option<String>,
     pub tokens: String,
     /// "2.3x", "base", or "-" (no speedup for what does not run).
     pub speedup: String,
@@ -97,6 +99,11 @@ pub fn row_text(app: &App, an: &Analysis, i: usize) -> RowText {
             verdict: Some(v),
             fit: v.cell(ascii),
             latency: units::format_time(e.latency_s),
+            latency_band: band::ends(
+                &units::format_time(e.latency_s),
+                e.latency_range(),
+                units::format_time,
+            ),
             tokens: units::format_count(e.tokens_per_s),
             speedup,
             binding: s.binding.map_or("-", short).to_string(),
@@ -157,6 +164,7 @@ impl RowText {
             verdict,
             fit,
             latency: dash(),
+            latency_band: None,
             tokens: dash(),
             speedup: dash(),
             binding: dash(),
@@ -188,12 +196,16 @@ struct Layout {
     widths: Vec<u16>,
     elasticities: bool,
     because_column: bool,
+    /// The latency column is wide enough for its band.
+    bands: bool,
 }
 
 /// The device column when a because column sits beside it: the cursor (2),
 /// the marks (4) and a space, then 16 of the id.
 const DEVICE_MIN: u16 = 23;
 const BECAUSE_MIN: u16 = 40;
+/// The latency column with its band: "7.78 ms (7.0-8.6)".
+const BANDED_LATENCY: u16 = 17;
 
 fn layout(width: u16) -> Layout {
     // device, latency, tokens/s (9: "samples/s"), speedup, binding (8:
@@ -206,12 +218,17 @@ fn layout(width: u16) -> Layout {
     let with_el = narrow + fixed(&el);
     let elasticities = width >= with_el + DEVICE_MIN;
     let because_column = width > with_el + DEVICE_MIN + BECAUSE_MIN;
+    // What the because column can spare widens the latency for its band.
+    let bands = width > with_el + DEVICE_MIN + BECAUSE_MIN + BANDED_LATENCY - 8;
     let mut cols = vec![if because_column {
         left(DEVICE_MIN)
     } else {
         fill()
     }];
     cols.extend(base);
+    if bands {
+        cols[1] = right(BANDED_LATENCY);
+    }
     if elasticities {
         cols.extend(el);
     }
@@ -225,6 +242,7 @@ fn layout(width: u16) -> Layout {
         widths,
         elasticities,
         because_column,
+        bands,
     }
 }
 
@@ -378,7 +396,10 @@ fn draw_row(
     let fits = r.verdict.is_some_and(Verdict::fits);
     let mut cells: Vec<Line> = vec![device];
     if fits {
-        cells.push(r.latency.clone().into());
+        cells.push(match (&r.latency_band, l.bands) {
+            (Some(b), true) => format!("{} {b}", r.latency).into(),
+            _ => r.latency.clone().into(),
+        });
         cells.push(r.tokens.clone().into());
     } else {
         // The verdict spans the latency and tokens/s columns.

@@ -9,6 +9,7 @@
 //! ("NO FIT: needs 2 x a100-sxm-80gb"), with the figures at the fewest
 //! devices that hold it, labelled with that count.
 
+use super::band;
 use super::comparison::times;
 use super::serving::usd;
 use super::text::Part;
@@ -187,23 +188,25 @@ pub fn selection<'a>(app: &App, an: &Analysis, stale: bool, wide: bool) -> Vec<P
     v
 }
 
-/// Latency (after `label`), tokens/s and bound of a configuration that runs.
+/// Latency (after `label`), tokens/s and bound of a configuration that runs;
+/// the figures with their error bands while there is room.
 fn figures<'a>(app: &App, e: &Evaluation, label: &str) -> Vec<Part<'a>> {
     let t = app.theme();
+    let latency = units::format_time(e.latency_s);
+    let tokens = units::format_count(e.tokens_per_s);
+    let rate = Words::for_model(&app.catalog.models[app.model]).rate_short();
     vec![
-        part(
-            format!("{label}{}", units::format_time(e.latency_s)),
+        banded(
+            format!("{label}{latency}"),
+            band::ends(&latency, e.latency_range(), units::format_time),
             t.accent(),
-            6,
+            (6, 3),
         ),
-        part(
-            format!(
-                "{} {}",
-                units::format_count(e.tokens_per_s),
-                Words::for_model(&app.catalog.models[app.model]).rate_short()
-            ),
+        banded(
+            format!("{tokens} {rate}"),
+            band::ends(&tokens, e.tokens_per_s_range(), units::format_count),
             t.accent(),
-            5,
+            (5, 2),
         ),
         // Kept before the fit's detail: the headline answer is latency,
         // bound and fit.
@@ -218,6 +221,16 @@ fn figures<'a>(app: &App, e: &Evaluation, label: &str) -> Vec<Part<'a>> {
 /// A part of one styled text.
 fn part<'a>(text: String, style: Style, rank: u8) -> Part<'a> {
     Part::new(vec![Span::styled(text, style)], rank)
+}
+
+/// A figure and its band ("6.64 ms (6.0-7.3)"): the band gives way at
+/// `ranks.1`, the figure at `ranks.0`.
+fn banded<'a>(figure: String, band: Option<String>, style: Style, ranks: (u8, u8)) -> Part<'a> {
+    match band {
+        Some(b) => Part::new(vec![Span::styled(format!("{figure} {b}"), style)], ranks.0)
+            .short_at(vec![Span::styled(figure, style)], ranks.1),
+        None => part(figure, style, ranks.0),
+    }
 }
 
 /// The headline of a view other than the roofline: its answer, chosen
@@ -243,7 +256,7 @@ pub fn view<'a>(app: &App) -> Option<Vec<Part<'a>>> {
 /// else the verdict alone.
 fn serving<'a>(app: &App, d: &crate::tui::views::ServingData) -> Vec<Part<'a>> {
     let t = app.theme();
-    let mut v = vec![part(" serving".into(), Style::new().fg(t.title), 1)];
+    let mut v = vec![part(" serving".into(), Style::new().fg(t.title), 3)];
     let asked = &d.serving;
     let hw = &app.catalog.hardware[app.hw].hw.id;
     let Some((sv, devices, _, _)) = d.running() else {
@@ -251,24 +264,25 @@ fn serving<'a>(app: &App, d: &crate::tui::views::ServingData) -> Vec<Part<'a>> {
         v.push(part(format!("{text} at full context"), t.error(), 9).keep());
         return v;
     };
-    let time = |label: &str, x: f64| format!("{label} {}", units::format_time(x));
+    let time = |label: &str, e: &Evaluation, ranks| {
+        let x = units::format_time(e.latency_s);
+        let b = band::ends(&x, e.latency_range(), units::format_time);
+        banded(format!("{label} {x}"), b, t.accent(), ranks)
+    };
     if !asked.fits {
         // The verdict, then the figures of the replica that runs, labelled.
         let p = d.at_fit.as_ref().map(|a| a.layout);
         let head = p.map_or(Verdict::Never, Verdict::Needs).headline(hw);
         v.push(part(head, t.error(), 9).keep());
-        v.push(part(
-            format!("on {devices}: {}", time("TTFT", sv.ttft_s)),
-            t.accent(),
-            6,
-        ));
-        v.push(part(time("ITL", sv.itl_s), t.accent(), 5));
+        v.push(time(&format!("on {devices}: TTFT"), &sv.prefill, (6, 4)));
+        v.push(time("ITL", &sv.decode, (5, 4)));
         return v;
     }
-    v.push(part(time("TTFT", sv.ttft_s), t.accent(), 6));
-    v.push(part(time("ITL", sv.itl_s), t.accent(), 5));
+    v.push(time("TTFT", &sv.prefill, (6, 4)));
+    v.push(time("ITL", &sv.decode, (5, 4)));
     let per_user = units::format_count(sv.tokens_per_s_per_user);
-    v.push(part(format!("{per_user} tok/s per user"), t.accent(), 3));
+    // 1 / ITL: the first to give way, the ITL and its band say it.
+    v.push(part(format!("{per_user} tok/s per user"), t.accent(), 1));
     v.push(part(format!("up to {} sequences", sv.max_concurrent), t.ok(), 2).keep());
     v
 }

@@ -54,6 +54,14 @@ pub const GLOSSARY: &[(&str, &str)] = &[
         "ITL",
         "inter-token latency: one decode step, the time between two output tokens.",
     ),
+    (
+        "profile",
+        "a named set of assumptions (efficiencies, fixed times per step, kernel and collective, the band) fitted to a serving stack's published measurements: default, vllm, tensorrt-llm, ...; roofline and ideal are the plain model. The profile knob picks one; another assumption knob then marks it changed (default*).",
+    ),
+    (
+        "band",
+        "the error band after a time or rate, 7.78 ms (7.0-8.6): where the profile's calibration puts the figure, wider with more fixed costs, more devices or 8-bit formats; roofline and ideal have none.",
+    ),
 ];
 
 /// How to read the sensitivity table, a line each.

@@ -49,7 +49,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         } else {
             k.value(&inputs)
         };
-        let label = format!(" {:<12}", k.label());
+        let mut label = format!(" {:<12}", k.label());
         let value = if sel && focused {
             value
         } else {
@@ -63,7 +63,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             }
         };
         let (l, r) = if sel && focused {
-            ("◀ ", " ▶")
+            // A long value ("tensorrt-llm") in a narrow pane: the label
+            // and the arrows close up around it.
+            if 13 + 4 + value.chars().count() > inner.width as usize {
+                label = format!(" {} ", k.label());
+                ("◀", "▶")
+            } else {
+                ("◀ ", " ▶")
+            }
         } else {
             ("  ", "  ")
         };

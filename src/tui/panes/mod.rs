@@ -1,5 +1,6 @@
 //! One file per pane. Each `render` reads the app and draws into its area.
 
+pub mod band;
 pub mod compare;
 pub mod comparison;
 pub mod fleet;

@@ -2,7 +2,9 @@
 //! latency for the prompt and output lengths, the KV cache, the most
 //! sequences that fit, a memory bar, throughput, cost, energy and carbon.
 
-use super::{lines, view_frame};
+use super::{band, lines, view_frame};
+use crate::solver::roofline::range;
+use crate::solver::serving::Serving;
 use crate::solver::units;
 use crate::tui::app::App;
 use crate::tui::views::ViewData;
@@ -25,11 +27,57 @@ pub fn num(x: Option<f64>) -> String {
         .map_or("-".into(), units::format_number)
 }
 
-/// A header line and label/value rows, as lines of `width`.
-pub fn group(app: &App, title: &str, rows: &[(&str, String)], width: usize) -> Vec<Line<'static>> {
+/// The end-to-end latency's band: TTFT + (O - 1) ITL with both at their
+/// low ends, and both at their high ends (the errors of prefill and decode
+/// steps are taken as moving together, the wider of the readings).
+pub fn e2e_range(s: &Serving) -> (f64, f64) {
+    let (t_lo, t_hi) = s.prefill.latency_range();
+    let (i_lo, i_hi) = s.decode.latency_range();
+    let steps = (s.request.output - 1.0).max(0.0);
+    (t_lo + steps * i_lo, t_hi + steps * i_hi)
+}
+
+/// A figure and its error band ("(6.0-7.3)"), the band shown when the
+/// column has room for it.
+pub struct Figure {
+    pub value: String,
+    pub band: Option<String>,
+}
+
+impl From<String> for Figure {
+    fn from(value: String) -> Figure {
+        Figure { value, band: None }
+    }
+}
+
+/// A time and its band.
+fn time(x: f64, range: (f64, f64)) -> Figure {
+    let value = units::format_time(x);
+    let band = band::ends(&value, range, units::format_time);
+    Figure { value, band }
+}
+
+/// A count and its band.
+fn count(x: f64, range: (f64, f64)) -> Figure {
+    let value = units::format_count(x);
+    let band = band::ends(&value, range, units::format_count);
+    Figure { value, band }
+}
+
+/// A header line and label/value rows, as lines of `width`; a value's band
+/// is left out where the label would touch it.
+pub fn group(app: &App, title: &str, rows: &[(&str, Figure)], width: usize) -> Vec<Line<'static>> {
     let t = app.theme();
     let mut out = vec![Line::from(Span::styled(format!(" {title}"), t.header()))];
-    for (label, value) in rows {
+    for (label, f) in rows {
+        // Two columns of indent, a space after the label, one before the next column.
+        let room = width.saturating_sub(label.chars().count() + 4);
+        let value = match &f.band {
+            Some(b) if f.value.chars().count() + 1 + b.chars().count() <= room => {
+                format!("{} {b}", f.value)
+            }
+            _ => f.value.clone(),
+        };
         let lw = width.saturating_sub(value.chars().count() + 2).max(1);
         out.push(Line::from(vec![
             Span::styled(
@@ -151,9 +199,15 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         app,
         "Latency",
         &[
-            ("time to first token", units::format_time(s.ttft_s)),
-            ("inter-token latency", units::format_time(s.itl_s)),
-            ("end-to-end request", units::format_time(s.e2e_s)),
+            (
+                "time to first token",
+                time(s.ttft_s, s.prefill.latency_range()),
+            ),
+            (
+                "inter-token latency",
+                time(s.itl_s, s.decode.latency_range()),
+            ),
+            ("end-to-end request", time(s.e2e_s, e2e_range(s))),
         ],
         w,
     );
@@ -163,13 +217,19 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         &[
             (
                 "tokens/s per user",
-                units::format_count(s.tokens_per_s_per_user),
+                count(
+                    s.tokens_per_s_per_user,
+                    range(s.tokens_per_s_per_user, s.decode.band),
+                ),
             ),
             (
                 "tokens/s, all sequences",
-                units::format_count(s.tokens_per_s),
+                count(s.tokens_per_s, range(s.tokens_per_s, s.decode.band)),
             ),
-            ("max concurrent sequences", s.max_concurrent.to_string()),
+            (
+                "max concurrent sequences",
+                s.max_concurrent.to_string().into(),
+            ),
         ],
         w,
     );
@@ -177,8 +237,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         app,
         "KV cache",
         &[
-            ("per token", units::format_bytes(s.kv_bytes_per_token)),
-            ("per sequence", units::format_bytes(s.kv_bytes_per_sequence)),
+            (
+                "per token",
+                units::format_bytes(s.kv_bytes_per_token).into(),
+            ),
+            (
+                "per sequence",
+                units::format_bytes(s.kv_bytes_per_sequence).into(),
+            ),
         ],
         w,
     );
@@ -187,14 +253,21 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         app,
         &region_title,
         &[
-            ("$/hour", usd(e.cost_per_hour_usd)),
-            ("$ per million tokens", usd(e.cost_per_million_tokens_usd)),
+            ("$/hour", usd(e.cost_per_hour_usd).into()),
+            (
+                "$ per million tokens",
+                usd(e.cost_per_million_tokens_usd).into(),
+            ),
             (
                 "energy per token",
                 e.energy_per_token_j
-                    .map_or("-".into(), |j| format!("{} J", units::format_number(j))),
+                    .map_or("-".into(), |j| format!("{} J", units::format_number(j)))
+                    .into(),
             ),
-            ("g CO2 per million tokens", num(region.co2_per_mtok_g)),
+            (
+                "g CO2 per million tokens",
+                num(region.co2_per_mtok_g).into(),
+            ),
         ],
         w,
     );

@@ -122,6 +122,9 @@ pub struct Part<'a> {
     pub keep: bool,
     /// Lower goes first when room is short.
     pub rank: u8,
+    /// The rank at which it takes its shorter form, when not `rank` (an
+    /// error band gives way before the figure it belongs to).
+    pub short_rank: Option<u8>,
 }
 
 impl<'a> Part<'a> {
@@ -131,10 +134,17 @@ impl<'a> Part<'a> {
             short: None,
             keep: false,
             rank,
+            short_rank: None,
         }
     }
     pub fn short(mut self, s: Vec<Span<'a>>) -> Part<'a> {
         self.short = Some(s);
+        self
+    }
+    /// A shorter form taken at rank `rank`.
+    pub fn short_at(mut self, s: Vec<Span<'a>>, rank: u8) -> Part<'a> {
+        self.short = Some(s);
+        self.short_rank = Some(rank);
         self
     }
     pub fn keep(mut self) -> Part<'a> {
@@ -174,11 +184,15 @@ pub fn fit_parts<'a>(
         if total <= width_cols {
             break;
         }
+        let shortens = |p: &Part, short: bool| !short && p.short.is_some();
         let give = state
             .iter()
             .enumerate()
-            .filter(|(_, (p, short, on))| *on && ((!*short && p.short.is_some()) || !p.keep))
-            .min_by_key(|(_, (p, _, _))| p.rank)
+            .filter(|(_, (p, short, on))| *on && (shortens(p, *short) || !p.keep))
+            .min_by_key(|(_, (p, short, _))| match p.short_rank {
+                Some(r) if shortens(p, *short) => r,
+                _ => p.rank,
+            })
             .map(|(i, _)| i);
         let Some(i) = give else { break };
         if !state[i].1 && state[i].0.short.is_some() {
