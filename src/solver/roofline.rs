@@ -218,7 +218,10 @@ impl Evaluation {
                 units::format_time(self.comm_s)
             ));
         }
-        if self.bottleneck == Bottleneck::Overhead {
+        // Fixed costs are named when they bind or take a tenth of the step
+        // (kernel launches under a calibrated profile): they are why the
+        // step is longer than its bytes or math.
+        if self.bottleneck == Bottleneck::Overhead || self.fixed_s() >= 0.1 * self.latency_s {
             s.push_str(&format!(
                 ", and fixed per-step costs take {} of {}",
                 units::format_time(self.fixed_s()),
