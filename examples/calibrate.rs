@@ -195,29 +195,11 @@ fn main() {
     a.band_quantized = band.4.max(a.band_quantized);
     println!("# fitted on the fitted half of {}", args[1]);
     for k in profile::KEYS {
-        let v = match k.key {
-            "compute_efficiency" => format!("{}", a.compute_efficiency),
-            "memory_efficiency" => format!("{}", a.memory_efficiency),
-            "link_efficiency" => format!("{}", a.link_efficiency),
-            "overhead" => format!("\"{:.1} us\"", a.overhead_s * 1e6),
-            "kernel_time" => format!("\"{:.1} us\"", a.kernel_s * 1e6),
-            "moe_layer_time" => format!("\"{:.1} us\"", a.moe_layer_s * 1e6),
-            "request_time" => format!("\"{:.1} us\"", a.request_s * 1e6),
-            "collective_time" => format!("\"{:.1} us\"", a.collective_s * 1e6),
-            "link_latency" => format!("\"{:.1} us\"", a.link_latency_s * 1e6),
-            "collective" => format!("\"{}\"", a.collective.name()),
-            "gemm_half_rows" => format!("{}", a.gemm_half_rows),
-            "low_precision_efficiency" => format!("{}", a.low_precision_efficiency),
-            "attention_efficiency" => format!("{}", a.attention_efficiency),
-            "dequant_8bit" => format!("{}", a.dequant_8bit),
-            "dequant_4bit" => format!("{}", a.dequant_4bit),
-            "prefill_comm_overlap" => format!("{}", a.prefill_comm_overlap),
-            "usable_memory" => format!("{}", a.usable_memory),
-            "overlap" => format!("{}", a.overlap),
-            "band_base" => format!("{}", a.band_base),
-            "band_fixed" => format!("{}", a.band_fixed),
-            "band_devices" => format!("{}", a.band_devices),
-            _ => format!("{}", a.band_quantized),
+        let v = match profile::get(&a, k.key) {
+            Some(profile::Got::Seconds(x)) => format!("\"{:.1} us\"", x * 1e6),
+            Some(profile::Got::Name(n)) => format!("\"{n}\""),
+            Some(profile::Got::Number(x)) => format!("{x}"),
+            None => continue,
         };
         println!("{} = {v}", k.key);
     }

@@ -171,67 +171,22 @@ pub enum Value<'a> {
     Text(&'a str),
 }
 
-/// Set assumption `key` of `a` from `value`; the message says what is
-/// wrong and what the key takes.
-pub fn set(a: &mut Assumptions, key: &str, value: Value) -> Result<(), String> {
-    let Some(k) = KEYS.iter().find(|k| k.key == key) else {
-        return Err(format!(
-            "unknown assumption `{key}`; use one of {}",
-            KEYS.iter().map(|k| k.key).collect::<Vec<_>>().join(", ")
-        ));
-    };
-    let bad = || format!("{key} takes {}", k.takes.text());
-    let number = |v: Value| -> Option<f64> {
-        match v {
-            Value::Number(x) => Some(x),
-            Value::Text(t) => t.trim().parse::<f64>().ok(),
-        }
-    };
-    match k.takes {
-        Takes::Algorithm => {
-            let Value::Text(t) = value else {
-                return Err(bad());
-            };
-            a.collective = Collective::parse(t).ok_or_else(bad)?;
-            return Ok(());
-        }
-        Takes::Time => {
-            let Value::Text(t) = value else {
-                return Err(bad());
-            };
-            let s = units::parse(t, Kind::Time).map_err(|e| format!("{key}: {e}"))?;
-            if !(0.0..=1.0).contains(&s) {
-                return Err(format!("{key} = {t:?} is out of range; use 0 to 1 s"));
-            }
-            let slot = match key {
-                "overhead" => &mut a.overhead_s,
-                "kernel_time" => &mut a.kernel_s,
-                "collective_time" => &mut a.collective_s,
-                "moe_layer_time" => &mut a.moe_layer_s,
-                "request_time" => &mut a.request_s,
-                _ => &mut a.link_latency_s,
-            };
-            *slot = s;
-            return Ok(());
-        }
-        _ => {}
-    }
-    let x = number(value).ok_or_else(bad)?;
-    let ok = match k.takes {
-        Takes::Fraction => x > 0.0 && x <= 1.0,
-        Takes::UnitInterval => (0.0..=1.0).contains(&x),
-        _ => (0.0..=1e6).contains(&x),
-    };
-    if !ok || !x.is_finite() {
-        return Err(format!(
-            "{key} = {x} is out of range; use {}",
-            k.takes.text()
-        ));
-    }
-    let slot = match key {
+/// The profile a command, the workbench and a scenario use unless told.
+pub const DEFAULT_PROFILE: &str = "default";
+
+/// The number behind key `key` of `a` (seconds for times); None for
+/// `collective`, which is a name, and for an unknown key.
+fn slot<'a>(a: &'a mut Assumptions, key: &str) -> Option<&'a mut f64> {
+    Some(match key {
         "compute_efficiency" => &mut a.compute_efficiency,
         "memory_efficiency" => &mut a.memory_efficiency,
         "link_efficiency" => &mut a.link_efficiency,
+        "overhead" => &mut a.overhead_s,
+        "kernel_time" => &mut a.kernel_s,
+        "request_time" => &mut a.request_s,
+        "moe_layer_time" => &mut a.moe_layer_s,
+        "collective_time" => &mut a.collective_s,
+        "link_latency" => &mut a.link_latency_s,
         "gemm_half_rows" => &mut a.gemm_half_rows,
         "low_precision_efficiency" => &mut a.low_precision_efficiency,
         "attention_efficiency" => &mut a.attention_efficiency,
@@ -243,9 +198,74 @@ pub fn set(a: &mut Assumptions, key: &str, value: Value) -> Result<(), String> {
         "band_base" => &mut a.band_base,
         "band_fixed" => &mut a.band_fixed,
         "band_devices" => &mut a.band_devices,
-        _ => &mut a.band_quantized,
+        "band_quantized" => &mut a.band_quantized,
+        _ => return None,
+    })
+}
+
+/// The value of assumption `key` of `a`, as [`set`] reads it back exactly:
+/// a time with its unit, the algorithm by name, a number plain.
+pub fn get(a: &Assumptions, key: &str) -> Option<Got> {
+    let k = KEYS.iter().find(|k| k.key == key)?;
+    if k.takes == Takes::Algorithm {
+        return Some(Got::Name(a.collective.name()));
+    }
+    let mut copy = *a;
+    let x = *slot(&mut copy, key)?;
+    Some(if k.takes == Takes::Time {
+        Got::Seconds(x)
+    } else {
+        Got::Number(x)
+    })
+}
+
+/// What [`get`] returns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Got {
+    Number(f64),
+    Seconds(f64),
+    Name(&'static str),
+}
+
+/// Set assumption `key` of `a` from `value`; the message says what is
+/// wrong and what the key takes.
+pub fn set(a: &mut Assumptions, key: &str, value: Value) -> Result<(), String> {
+    let Some(k) = KEYS.iter().find(|k| k.key == key) else {
+        return Err(format!(
+            "unknown assumption `{key}`; use one of {}",
+            KEYS.iter().map(|k| k.key).collect::<Vec<_>>().join(", ")
+        ));
     };
-    *slot = x;
+    let bad = || format!("{key} takes {}", k.takes.text());
+    let x = match (k.takes, value) {
+        (Takes::Algorithm, Value::Text(t)) => {
+            a.collective = Collective::parse(t).ok_or_else(bad)?;
+            return Ok(());
+        }
+        (Takes::Algorithm | Takes::Time, Value::Number(_)) => return Err(bad()),
+        (Takes::Time, Value::Text(t)) => {
+            let s = units::parse(t, Kind::Time).map_err(|e| format!("{key}: {e}"))?;
+            if !(0.0..=1.0).contains(&s) {
+                return Err(format!("{key} = {t:?} is out of range; use 0 to 1 s"));
+            }
+            s
+        }
+        (_, Value::Number(x)) => x,
+        (_, Value::Text(t)) => t.trim().parse::<f64>().map_err(|_| bad())?,
+    };
+    let ok = match k.takes {
+        Takes::Fraction => x > 0.0 && x <= 1.0,
+        Takes::UnitInterval => (0.0..=1.0).contains(&x),
+        Takes::Rows => (0.0..=1e6).contains(&x),
+        Takes::Time | Takes::Algorithm => true,
+    };
+    if !ok || !x.is_finite() {
+        return Err(format!(
+            "{key} = {x} is out of range; use {}",
+            k.takes.text()
+        ));
+    }
+    *slot(a, key).ok_or_else(bad)? = x;
     Ok(())
 }
 
@@ -474,6 +494,26 @@ fn id(f: &mut Fields, what: &str) -> Option<At<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn get_reads_back_what_set_wrote_for_every_key() {
+        for k in KEYS {
+            let mut a = Assumptions::default();
+            let v = match k.takes {
+                Takes::Time => Value::Text("3 us"),
+                Takes::Algorithm => Value::Text("tree"),
+                _ => Value::Number(0.5),
+            };
+            set(&mut a, k.key, v).unwrap();
+            let want = match k.takes {
+                Takes::Time => Got::Seconds(3e-6),
+                Takes::Algorithm => Got::Name("tree"),
+                _ => Got::Number(0.5),
+            };
+            assert_eq!(get(&a, k.key), Some(want), "{}", k.key);
+        }
+        assert_eq!(get(&Assumptions::default(), "nope"), None);
+    }
 
     #[test]
     fn every_key_sets_its_assumption_and_rejects_what_it_does_not_take() {

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 /// The profile that predicts a measurement when none is named: the one
 /// whose id is the measurement's stack, else `default`.
-pub const DEFAULT_PROFILE: &str = "default";
+pub use crate::catalog::profile::DEFAULT_PROFILE;
 
 /// One measurement and what the model makes of it.
 #[derive(Debug, Clone)]

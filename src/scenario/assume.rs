@@ -8,7 +8,7 @@
 //! profile's, each exactly (`exact`), so that the file reads back equal.
 
 use super::exact;
-use crate::catalog::profile::{self, KEYS, Takes, Value};
+use crate::catalog::profile::{self, Got, KEYS, Value};
 use crate::solver::Assumptions;
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
@@ -18,7 +18,7 @@ use std::fmt;
 
 /// The profile a scenario's assumptions start from when it names none (as
 /// the command line's `--profile`).
-pub const DEFAULT_PROFILE: &str = "default";
+pub use crate::catalog::profile::DEFAULT_PROFILE;
 
 /// The `[assumptions]` table as written.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -85,35 +85,11 @@ impl AssumptionsSection {
 /// it back exactly: times with their unit, the algorithm by name, numbers
 /// plain. (The inverse of `set`; a test keeps the two paired key by key.)
 pub fn written(a: &Assumptions, key: &str) -> Setting {
-    let takes = KEYS.iter().find(|k| k.key == key).map(|k| k.takes);
-    let x = match key {
-        "compute_efficiency" => a.compute_efficiency,
-        "memory_efficiency" => a.memory_efficiency,
-        "link_efficiency" => a.link_efficiency,
-        "overhead" => a.overhead_s,
-        "kernel_time" => a.kernel_s,
-        "request_time" => a.request_s,
-        "moe_layer_time" => a.moe_layer_s,
-        "collective_time" => a.collective_s,
-        "link_latency" => a.link_latency_s,
-        "collective" => return Setting::Text(a.collective.name().to_string()),
-        "gemm_half_rows" => a.gemm_half_rows,
-        "low_precision_efficiency" => a.low_precision_efficiency,
-        "attention_efficiency" => a.attention_efficiency,
-        "dequant_8bit" => a.dequant_8bit,
-        "dequant_4bit" => a.dequant_4bit,
-        "prefill_comm_overlap" => a.prefill_comm_overlap,
-        "usable_memory" => a.usable_memory,
-        "overlap" => a.overlap,
-        "band_base" => a.band_base,
-        "band_fixed" => a.band_fixed,
-        "band_devices" => a.band_devices,
-        "band_quantized" => a.band_quantized,
-        _ => f64::NAN,
-    };
-    match takes {
-        Some(Takes::Time) => Setting::Text(exact::time(x)),
-        _ => Setting::Number(x),
+    match profile::get(a, key) {
+        Some(Got::Seconds(x)) => Setting::Text(exact::time(x)),
+        Some(Got::Name(n)) => Setting::Text(n.to_string()),
+        Some(Got::Number(x)) => Setting::Number(x),
+        None => Setting::Number(f64::NAN),
     }
 }
 
