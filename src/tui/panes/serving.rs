@@ -4,7 +4,6 @@
 
 use super::{band, lines, view_frame};
 use crate::solver::roofline::range;
-use crate::solver::serving::Serving;
 use crate::solver::units;
 use crate::tui::app::App;
 use crate::tui::views::ViewData;
@@ -25,16 +24,6 @@ pub fn usd(x: Option<f64>) -> String {
 pub fn num(x: Option<f64>) -> String {
     x.filter(|v| v.is_finite())
         .map_or("-".into(), units::format_number)
-}
-
-/// The end-to-end latency's band: TTFT + (O - 1) ITL with both at their
-/// low ends, and both at their high ends (the errors of prefill and decode
-/// steps are taken as moving together, the wider of the readings).
-pub fn e2e_range(s: &Serving) -> (f64, f64) {
-    let (t_lo, t_hi) = s.prefill.latency_range();
-    let (i_lo, i_hi) = s.decode.latency_range();
-    let steps = (s.request.output - 1.0).max(0.0);
-    (t_lo + steps * i_lo, t_hi + steps * i_hi)
 }
 
 /// A figure and its error band ("(6.0-7.3)"), the band shown when the
@@ -201,13 +190,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         &[
             (
                 "time to first token",
-                time(s.ttft_s, s.prefill.latency_range()),
+                time(s.ttft_s, s.ttft_range()),
             ),
             (
                 "inter-token latency",
-                time(s.itl_s, s.decode.latency_range()),
+                time(s.itl_s, s.itl_range()),
             ),
-            ("end-to-end request", time(s.e2e_s, e2e_range(s))),
+            ("end-to-end request", time(s.e2e_s, s.e2e_range())),
         ],
         w,
     );
