@@ -23,6 +23,7 @@ pub mod synthesis;
 pub mod target;
 pub mod types;
 pub mod units;
+pub mod validation;
 
 pub use error::SolverError;
 pub use roofline::{Bottleneck, Evaluation, MemoryFit, Note, Parallelism, evaluate};

@@ -188,14 +188,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         app,
         "Latency",
         &[
-            (
-                "time to first token",
-                time(s.ttft_s, s.ttft_range()),
-            ),
-            (
-                "inter-token latency",
-                time(s.itl_s, s.itl_range()),
-            ),
+            ("time to first token", time(s.ttft_s, s.ttft_range())),
+            ("inter-token latency", time(s.itl_s, s.itl_range())),
             ("end-to-end request", time(s.e2e_s, s.e2e_range())),
         ],
         w,
