@@ -342,8 +342,13 @@ pub fn hierarchical(
             ..Levels::default()
         },
         Op::AllReduce => Levels {
-            up: flat_on(Op::ReduceScatter, bytes, k, up_bw, a)
-                .plus(flat_on(Op::AllGather, bytes, k, up_bw, a)),
+            up: flat_on(Op::ReduceScatter, bytes, k, up_bw, a).plus(flat_on(
+                Op::AllGather,
+                bytes,
+                k,
+                up_bw,
+                a,
+            )),
             out: flat_on(Op::AllReduce, bytes / kf, g, out_bw, a),
         },
         Op::AllGather | Op::ReduceScatter => Levels {
@@ -455,12 +460,36 @@ mod tests {
     #[test]
     fn a_group_spans_nodes_by_its_stride() {
         // 64 ranks in a row on nodes of 8: 8 inside, 8 nodes.
-        assert_eq!(Span::of(64, 1, 8), Span { inside: 8, nodes: 8 });
+        assert_eq!(
+            Span::of(64, 1, 8),
+            Span {
+                inside: 8,
+                nodes: 8
+            }
+        );
         // 16 ranks 4 apart (TP 4 inside them): 2 per node, 8 nodes.
-        assert_eq!(Span::of(16, 4, 8), Span { inside: 2, nodes: 8 });
+        assert_eq!(
+            Span::of(16, 4, 8),
+            Span {
+                inside: 2,
+                nodes: 8
+            }
+        );
         // Ranks a node apart share none.
-        assert_eq!(Span::of(4, 8, 8), Span { inside: 1, nodes: 4 });
-        assert_eq!(Span::of(4, 1, 8), Span { inside: 4, nodes: 1 });
+        assert_eq!(
+            Span::of(4, 8, 8),
+            Span {
+                inside: 1,
+                nodes: 4
+            }
+        );
+        assert_eq!(
+            Span::of(4, 1, 8),
+            Span {
+                inside: 4,
+                nodes: 1
+            }
+        );
     }
 
     #[test]
