@@ -369,6 +369,28 @@ pub fn hierarchical(
     }
 }
 
+/// What [`hierarchical`] runs on each level, as (op, bytes, ranks): inside
+/// the node first, across nodes second; None for a level it does not use.
+/// The all-reduce's inside level is named by its reduce-scatter (its
+/// all-gather mirrors it).
+pub fn level_ops(op: Op, bytes: f64, span: Span) -> [Option<(Op, f64, u32)>; 2] {
+    let (k, g) = (span.inside, span.nodes);
+    match op {
+        Op::PointToPoint if g > 1 => [None, Some((op, bytes, 2))],
+        Op::PointToPoint => [Some((op, bytes, 2)), None],
+        _ if g <= 1 => [Some((op, bytes, k)), None],
+        _ if k <= 1 => [None, Some((op, bytes, g))],
+        Op::AllReduce => [
+            Some((Op::ReduceScatter, bytes, k)),
+            Some((Op::AllReduce, bytes / k as f64, g)),
+        ],
+        Op::AllGather | Op::ReduceScatter => {
+            [Some((op, bytes, k)), Some((op, bytes / k as f64, g))]
+        }
+        Op::AllToAll => [Some((op, bytes, k)), Some((op, bytes, g))],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -50,7 +50,7 @@ pub struct Search {
 }
 
 fn divisors(n: u32) -> impl Iterator<Item = u32> {
-    (1..=n).filter(move |d| n % d == 0)
+    (1..=n).filter(move |d| n.is_multiple_of(*d))
 }
 
 /// Search the layouts of `devices` devices of `hw` for `model`, keeping the
@@ -92,7 +92,7 @@ pub fn search(
                     .filter(|&&x| x == 1 || experts.is_some_and(|e| e % x == 0))
                 {
                     let inner = tp as u64 * pp as u64 * cp as u64 * ep as u64;
-                    if devices as u64 % inner != 0 {
+                    if !(devices as u64).is_multiple_of(inner) {
                         continue;
                     }
                     let dp = (devices as u64 / inner) as u32;

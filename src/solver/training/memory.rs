@@ -208,9 +208,9 @@ pub fn fixes(
         );
     }
     let l = run.layout;
-    if l.dp % 2 == 0 {
+    if l.dp.is_multiple_of(2) {
         let tp = l.tp * 2;
-        if d.heads % tp == 0 {
+        if d.heads.is_multiple_of(tp) {
             let layout = Layout {
                 tp,
                 dp: l.dp / 2,
@@ -219,7 +219,7 @@ pub fn fixes(
             try_run(Fix::Tp(tp), TrainingRun { layout, ..*run });
         }
         let pp = l.pp * 2;
-        if pp * l.v <= d.layers && d.layers % (pp * l.v) == 0 {
+        if pp * l.v <= d.layers && d.layers.is_multiple_of(pp * l.v) {
             let layout = Layout {
                 pp,
                 dp: l.dp / 2,
