@@ -82,7 +82,7 @@ pub fn search(
     let divs: Vec<u32> = divisors(devices).collect();
     let experts = d.moe.map(|m| m.experts);
     for &tp in divs.iter().filter(|&&x| x <= MAX_TP && d.heads % x == 0) {
-        for &pp in divs.iter().filter(|&&x| d.layers % x == 0) {
+        for &pp in divs.iter().filter(|&&x| x <= d.layers) {
             for &cp in divs
                 .iter()
                 .filter(|&&x| x <= MAX_CP && base.seq % x as f64 == 0.0)
@@ -97,7 +97,7 @@ pub fn search(
                     }
                     let dp = (devices as u64 / inner) as u32;
                     for v in [1u32, 2] {
-                        if v > 1 && (pp == 1 || d.layers % (pp * v) != 0) {
+                        if v > 1 && (pp == 1 || pp * v > d.layers) {
                             continue;
                         }
                         let layout = Layout {

@@ -49,7 +49,7 @@ impl TrainingMemory {
 
 /// Per-device bytes of weights, gradients and optimizer state: (w, g, o).
 pub fn states(p: &Params, run: &TrainingRun) -> (f64, f64, f64) {
-    let (dense, experts) = p.per_device(&run.layout);
+    let (dense, experts) = p.per_device(&run.layout, p.layers);
     let (gd, ge) = dp_groups(&run.layout);
     let sharded = |stage: u8| {
         if run.zero >= stage {
@@ -96,7 +96,7 @@ pub fn in_flight(l: &Layout, micro_batches: f64) -> f64 {
 
 /// Activation bytes on the busiest device.
 pub fn activations(d: &Decoder, run: &TrainingRun) -> f64 {
-    let layers = d.layers as f64 / run.layout.pp as f64;
+    let layers = run.layout.stage_layers(d.layers);
     let kept = layer_activations(d, run, run.recompute)
         * layers
         * in_flight(&run.layout, run.micro_batches());

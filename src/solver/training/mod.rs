@@ -70,6 +70,20 @@ impl Layout {
     pub fn data_ways(&self) -> u32 {
         self.dp.saturating_mul(self.ep)
     }
+
+    /// Layers on the busiest pipeline stage: v chunks of ceil(L / (p v))
+    /// layers (a stage count that does not divide the layers leaves some
+    /// stages one layer short, as Llama 3's 126 layers on 16 stages do).
+    pub fn stage_layers(&self, layers: u32) -> f64 {
+        let chunks = self.pp.saturating_mul(self.v).max(1);
+        layers.div_ceil(chunks) as f64 * self.v as f64
+    }
+
+    /// The busiest stage's layers over the average, L / p: 1 when the
+    /// stages divide the layers.
+    pub fn imbalance(&self, layers: u32) -> f64 {
+        self.stage_layers(layers) * self.pp as f64 / layers.max(1) as f64
+    }
 }
 
 impl fmt::Display for Layout {
@@ -347,12 +361,6 @@ pub fn validate(model: &Model, run: &TrainingRun) -> Result<()> {
             l.pp, l.v, d.layers, model.id
         )));
     }
-    if d.layers % stages != 0 {
-        return Err(unsupported(format!(
-            "PP {} x v {} does not divide the {} layers of {} evenly",
-            l.pp, l.v, d.layers, model.id
-        )));
-    }
     if l.v > 1 && l.pp == 1 {
         return Err(unsupported(
             "interleaved stages (v > 1) need pipeline parallelism (pp > 1)",
@@ -415,6 +423,8 @@ pub struct Params {
     /// Parameters each token multiplies through: active parameters less
     /// the gathered input embedding (N of 6N).
     pub matmul_active: f64,
+    /// Layers, for the pipeline's busiest stage.
+    pub layers: u32,
 }
 
 impl Params {
@@ -427,13 +437,15 @@ impl Params {
             dense: model.params - experts,
             experts,
             matmul_active: d.active_params(model.params),
+            layers: d.layers,
         }
     }
 
-    /// Parameters on one device before ZeRO: dense over tp x pp, experts
-    /// over tp x pp x ep. Returns (dense, experts).
-    pub fn per_device(&self, l: &Layout) -> (f64, f64) {
-        let mp = l.tp as f64 * l.pp as f64;
+    /// Parameters on the busiest device before ZeRO: dense over tp x pp,
+    /// experts over tp x pp x ep, times the pipeline's imbalance for a
+    /// model of `layers` layers. Returns (dense, experts).
+    pub fn per_device(&self, l: &Layout, layers: u32) -> (f64, f64) {
+        let mp = l.tp as f64 * l.pp as f64 / l.imbalance(layers);
         (self.dense / mp, self.experts / (mp * l.ep as f64))
     }
 }

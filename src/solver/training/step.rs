@@ -267,9 +267,11 @@ pub fn step_on(
     let step_tokens = run.step_tokens();
     let tokens_per_device = step_tokens / devices;
     let rate = mc.peak * compute_efficiency(a, mc.precision);
-    let compute_s = f.hardware_per_token * tokens_per_device / rate;
-    let recompute_s = (f.hardware_per_token - f.model_per_token) * tokens_per_device / rate;
-    let attention_s = f.attention_per_token * tokens_per_device / rate;
+    // The busiest pipeline stage sets the pace.
+    let busiest = tokens_per_device * l.imbalance(d.layers) / rate;
+    let compute_s = f.hardware_per_token * busiest;
+    let recompute_s = (f.hardware_per_token - f.model_per_token) * busiest;
+    let attention_s = f.attention_per_token * busiest;
     let dp_window_s = match run.zero {
         0 | 1 => f.backward_share() * compute_s / m,
         2 => f.backward_share() * compute_s,
@@ -339,7 +341,7 @@ pub fn comms(
     let s_local = run.seq / l.cp as f64;
     let b = run.micro_batch as f64;
     let h = d.hidden as f64;
-    let layers = d.layers as f64 / l.pp as f64;
+    let layers = l.stage_layers(d.layers);
     let full = run.recompute == Recompute::Full;
     let node = mc.per_node;
     let mut out = Comms::default();
@@ -396,7 +398,7 @@ pub fn comms(
         )?;
     }
     let (gd, ge) = dp_groups(l);
-    let (dense, experts) = p.per_device(l);
+    let (dense, experts) = p.per_device(l, d.layers);
     // (op, bytes, how many per step); a count of 0 costs nothing.
     let ops = |bytes: f64| -> [(Op, f64, f64); 2] {
         match run.zero {
