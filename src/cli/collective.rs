@@ -6,7 +6,7 @@ use super::args::{AlgorithmArg, CollectiveArgs, Format, ProfileArgs};
 use super::output::{Fmt, Style, col, render_list, render_record, wrap};
 use super::{CliError, Out, profile_assumptions, write};
 use crate::catalog::Catalog;
-use crate::solver::collective::{Op, Span, hierarchical, level_ops, resolve};
+use crate::solver::collective::{Op, Span, algorithm_name, hierarchical, level_ops, resolve};
 use crate::solver::{Assumptions, Collective, units};
 use serde_json::{Map, Value, json};
 
@@ -66,7 +66,7 @@ pub fn collective(
     let levels = hierarchical(op, args.bytes, span, up_bw, out_bw, &a);
     let time = levels.time(up_bw, out_bw, a.link_efficiency);
     let mut rows = Vec::new();
-    let mut main: Option<(f64, Collective)> = None;
+    let mut main: Option<(f64, &str)> = None;
     for (i, (name, cost, bw)) in [
         ("scale-up", levels.up, up_bw),
         ("scale-out", levels.out, out_bw),
@@ -77,7 +77,7 @@ pub fn collective(
         let Some((lop, bytes, ranks)) = ops[i] else {
             continue;
         };
-        let alg = resolve(lop, bytes, ranks, bw, &a);
+        let alg = algorithm_name(lop, resolve(lop, bytes, ranks, bw, &a));
         let t = cost.time(bw, a.link_efficiency);
         if main.is_none_or(|(best, _)| t > best) {
             main = Some((t, alg));
@@ -86,14 +86,14 @@ pub fn collective(
         r.insert("level".into(), json!(name));
         r.insert("ranks".into(), json!(ranks));
         r.insert("op".into(), json!(lop.name()));
-        r.insert("algorithm".into(), json!(alg.name()));
+        r.insert("algorithm".into(), json!(alg));
         r.insert("link_bandwidth_bytes_per_s".into(), json!(bw));
         r.insert("bytes_per_link".into(), json!(cost.link_bytes));
         r.insert("fixed_s".into(), json!(cost.fixed_s));
         r.insert("time_s".into(), json!(t));
         rows.push(r);
     }
-    let algorithm = main.map_or(Collective::Ring, |(_, alg)| alg);
+    let algorithm = main.map_or("ring", |(_, alg)| alg);
     let algbw = args.bytes / time;
     let mut rec = Map::new();
     rec.insert("op".into(), json!(op.name()));
@@ -101,7 +101,7 @@ pub fn collective(
     rec.insert("devices".into(), json!(n));
     rec.insert("hardware".into(), json!(hw.id));
     rec.insert("devices_per_node".into(), json!(per_node));
-    rec.insert("algorithm".into(), json!(algorithm.name()));
+    rec.insert("algorithm".into(), json!(algorithm));
     rec.insert("time_s".into(), json!(time));
     rec.insert("algorithm_bandwidth_bytes_per_s".into(), json!(algbw));
     rec.insert(
@@ -155,6 +155,12 @@ pub fn collective(
     if fmt != Format::Csv {
         text.push('\n');
         text.push_str(&render_list(&rows, LEVELS, fmt, style));
+        if op == Op::AllReduce && rows.len() == 2 {
+            text.push_str(&wrap(
+                "scale-up: a reduce-scatter before the scale-out all-reduce and an all-gather after it; its bytes and time are both.\n",
+                style.width,
+            ));
+        }
     }
     write(out, &text)
 }

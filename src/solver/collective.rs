@@ -369,6 +369,21 @@ pub fn hierarchical(
     }
 }
 
+/// What `algorithm` means for `op`, by name: an all-reduce's ring or
+/// tree; an all-gather's ring or recursive "doubling", a reduce-scatter's
+/// ring or recursive "halving"; an all-to-all is always "pairwise" and a
+/// point-to-point send "direct".
+pub fn algorithm_name(op: Op, algorithm: Collective) -> &'static str {
+    match (op, algorithm) {
+        (Op::AllToAll, _) => "pairwise",
+        (Op::PointToPoint, _) => "direct",
+        (Op::AllGather, Collective::Tree) => "doubling",
+        (Op::ReduceScatter, Collective::Tree) => "halving",
+        (_, Collective::Tree) => "tree",
+        _ => "ring",
+    }
+}
+
 /// What [`hierarchical`] runs on each level, as (op, bytes, ranks): inside
 /// the node first, across nodes second; None for a level it does not use.
 /// The all-reduce's inside level is named by its reduce-scatter (its
