@@ -619,7 +619,7 @@ fn parse_tokens_to_train(s: &str) -> Result<TokensArg, String> {
     }
     let v = quantity(s, Kind::Count)
         .map_err(|e| format!("{e}; or \"chinchilla\" for 20 tokens per parameter"))?;
-    if v >= 1.0 && v <= 1e16 {
+    if (1.0..=1e16).contains(&v) {
         Ok(TokensArg::Count(v))
     } else {
         Err(format!(
