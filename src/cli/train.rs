@@ -110,16 +110,8 @@ fn training_assumptions(args: &TrainArgs) -> TrainingAssumptions {
 }
 
 fn layout_record(r: &TrainingRun) -> Map<String, Value> {
-    let l = r.layout;
     let mut m = Map::new();
-    for (k, v) in [
-        ("dp", l.dp),
-        ("tp", l.tp),
-        ("pp", l.pp),
-        ("ep", l.ep),
-        ("cp", l.cp),
-        ("v", l.v),
-    ] {
+    for (k, v) in r.layout.degrees() {
         m.insert(k.into(), json!(v));
     }
     m.insert("zero".into(), json!(r.zero));

@@ -65,6 +65,18 @@ impl Layout {
             .fold(self.dp as u64, |n, &d| n.saturating_mul(d as u64))
     }
 
+    /// Each degree with its flag name: dp, tp, pp, ep, cp, v.
+    pub fn degrees(&self) -> [(&'static str, u32); 6] {
+        [
+            ("dp", self.dp),
+            ("tp", self.tp),
+            ("pp", self.pp),
+            ("ep", self.ep),
+            ("cp", self.cp),
+            ("v", self.v),
+        ]
+    }
+
     /// The ways the batch is split: dp x ep (an expert-parallel group holds
     /// different sequences, as data parallelism does, for the dense layers).
     pub fn data_ways(&self) -> u32 {
@@ -312,14 +324,7 @@ pub fn decoder(model: &Model) -> Result<&Decoder> {
 pub fn validate(model: &Model, run: &TrainingRun) -> Result<()> {
     let d = decoder(model)?;
     let l = run.layout;
-    for (what, v) in [
-        ("dp", l.dp),
-        ("tp", l.tp),
-        ("pp", l.pp),
-        ("ep", l.ep),
-        ("cp", l.cp),
-        ("v", l.v),
-    ] {
+    for (what, v) in l.degrees() {
         if v == 0 {
             return Err(unsupported(format!("{what} must be 1 or more")));
         }

@@ -6,7 +6,7 @@ use super::memory::{layer_activations, states};
 use super::run::{RunSpec, TokensToTrain, run_figures, young_daly};
 use super::step::{Knob, elasticities, exposed};
 use super::*;
-use crate::solver::types::{Assumptions, Decoder, Hardware, Model, ModelKind, Moe, Peaks, Tier};
+use crate::solver::types::{Assumptions, Decoder, Model, ModelKind, Moe};
 use proptest::prelude::*;
 
 /// A GPT-style dense decoder: 12 L h^2 + V h parameters (tied embeddings).
@@ -33,27 +33,10 @@ fn gpt(layers: u32, hidden: u32, heads: u32, vocab: u32) -> Model {
     }
 }
 
-/// An A100 80GB as the catalog has it: 312 TFLOPS bf16, 2039 GB/s, NVLink
-/// 300 GB/s per direction in nodes of 8, a 200 Gb/s NIC (25 GB/s).
-fn a100() -> Hardware {
-    Hardware {
-        id: "a100".into(),
-        name: "A100".into(),
-        tier: Tier::Cloud,
-        year: 2020,
-        peaks: Peaks {
-            bf16: Some(312e12),
-            ..Peaks::default()
-        },
-        memory_bytes: 80e9,
-        memory_bandwidth: 2.039e12,
-        link_bandwidth: Some(300e9),
-        devices_per_node: 8,
-        scaleout_bandwidth: Some(25e9),
-        tdp_w: Some(400.0),
-        price_per_hour_usd: Some(2.0),
-    }
-}
+// An A100 80GB as the catalog has it: 312 TFLOPS bf16, 2039 GB/s, NVLink
+// 300 GB/s per direction in nodes of 8, a 200 Gb/s NIC (25 GB/s), 400 W,
+// $2 per hour.
+use crate::solver::tests::a100;
 
 fn eval(model: &Model, run: &TrainingRun) -> Training {
     evaluate(
