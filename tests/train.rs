@@ -530,3 +530,22 @@ fn llama_3_405b_on_h100s_against_its_published_mfu() {
         );
     }
 }
+
+#[test]
+fn with_search_a_refused_layout_gives_way_to_the_fastest_found() {
+    // 4M tokens of 8k sequences are 512 sequences: 65536 data-parallel
+    // ranks cannot each get one, so the layout asked for (dp = all) is
+    // refused, and --search shows the fastest layout that fits instead.
+    let args = ["train", "-m", "llama-3.1-8b", "-H", "h100", "--devices", "4096", "--search"];
+    let mut json_args = args.to_vec();
+    json_args.extend(["-f", "json"]);
+    let v = json(&json_args);
+    let why = v["requested_layout_refused"].as_str().unwrap();
+    assert!(why.contains("less than one micro-batch"), "{why}");
+    let best = &v["layouts"][0];
+    assert_eq!(v["layout"]["dp"], best["dp"]);
+    assert_eq!(v["step_time_s"], best["step_time_s"]);
+    // Without --search it is bad input.
+    let out = ridgeline(&args[..args.len() - 1]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -238,10 +238,28 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
         .seq
         .map_or((d.max_context as f64).clamp(1.0, 8192.0), |s| s as f64);
     let layout = layout_of(args)?;
-    let run = run_of(args, seq, layout)?;
+    let asked = run_of(args, seq, layout)?;
     let a = assumptions_of(cat, args)?;
     let t = training_assumptions(args);
-    let tr = training::evaluate(hw, model, &run, &a, &t)?;
+    let search = if args.search {
+        let n = u32::try_from(layout.devices()).unwrap_or(u32::MAX);
+        Some(layout::search(hw, model, &asked, n, &a, &t, args.top)?)
+    } else {
+        None
+    };
+    // With --search, a layout the model refuses gives way to the fastest
+    // found, and the output says why.
+    let (run, tr, refused) = match training::evaluate(hw, model, &asked, &a, &t) {
+        Ok(tr) => (asked, tr, None),
+        Err(e) => match search.as_ref().and_then(|s| s.ranked.first()) {
+            Some(best) => (
+                best.run,
+                training::evaluate(hw, model, &best.run, &a, &t)?,
+                Some(e.to_string()),
+            ),
+            None => return Err(e.into()),
+        },
+    };
     let el = step::elasticities(hw, d, &tr.params, &tr.flops, &run, &a, &t)?;
     let spec = run::RunSpec {
         tokens: match args.tokens {
@@ -269,12 +287,7 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
                 .collect(),
         ),
     );
-    let search = if args.search {
-        let n = u32::try_from(layout.devices()).unwrap_or(u32::MAX);
-        Some(layout::search(hw, model, &run, n, &a, &t, args.top)?)
-    } else {
-        None
-    };
+    rec.insert("requested_layout_refused".into(), json!(refused));
     if let Some(s) = &search {
         rec.insert(
             "layouts".into(),
@@ -296,6 +309,14 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
     }
     let mut text = String::new();
     if matches!(fmt, Format::Table | Format::Markdown) {
+        if let Some(why) = &refused {
+            text.push_str(&wrap(
+                &format!(
+                    "The layout asked for is refused ({why}); the fastest layout found is shown.\n"
+                ),
+                style.width,
+            ));
+        }
         text.push_str(&wrap(
             &heading(model.name.as_str(), hw, &tr, &rf, style),
             style.width,
@@ -303,16 +324,33 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
         text.push('\n');
     }
     text.push_str(&render_record(&flat(&rec), SUMMARY, fmt));
-    if fmt == Format::Csv {
-        return write(out, &text);
+    if fmt != Format::Csv {
+        text.push_str(&details(&tr, &el, &fixes, search.as_ref(), fmt, style));
+    }
+    write(out, &text)
+}
+
+/// The tables under the summary: collectives, elasticities, the fixes of a
+/// run that does not fit, and the search's ranking.
+fn details(
+    tr: &Training,
+    el: &[(Knob, f64)],
+    fixes: &[(training::Fix, f64, bool)],
+    search: Option<&layout::Search>,
+    fmt: Format,
+    style: Style,
+) -> String {
+    let mut text = String::new();
+    let comm = comm_rows(tr);
+    if !comm.is_empty() {
+        text.push('\n');
+        text.push_str(&render_list(&comm, COMM, fmt, style));
     }
     text.push('\n');
-    text.push_str(&render_list(&comm_rows(&tr), COMM, fmt, style));
-    text.push('\n');
-    text.push_str(&render_list(&elasticity_rows(&el), ELASTICITY, fmt, style));
+    text.push_str(&render_list(&elasticity_rows(el), ELASTICITY, fmt, style));
     if !fixes.is_empty() {
         text.push_str("\nTo fit, change one of:\n");
-        for (f, bytes, fits) in &fixes {
+        for (f, bytes, fits) in fixes {
             text.push_str(&format!(
                 "  {f}: {} per device{}\n",
                 units::format_bytes(*bytes),
@@ -320,12 +358,12 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
             ));
         }
     }
-    if let Some(s) = &search {
+    if let Some(s) = search {
         text.push('\n');
         text.push_str(&wrap(
             &format!(
                 "Layouts of {} devices: {} tried, {} fit, {} too big for memory, {} need a link the device lacks; the {} fastest:\n",
-                layout.devices(),
+                tr.devices(),
                 s.tried,
                 s.fitting,
                 s.too_big,
@@ -337,7 +375,7 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
         let rows: Vec<Map<String, Value>> = s.ranked.iter().map(candidate_record).collect();
         text.push_str(&render_list(&rows, LAYOUTS, fmt, style));
     }
-    write(out, &text)
+    text
 }
 
 fn heading(name: &str, hw: &Hardware, tr: &Training, rf: &RunFigures, style: Style) -> String {

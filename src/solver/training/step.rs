@@ -74,7 +74,7 @@ impl<'a> Machine<'a> {
         let up = match (used(&levels.up), self.up) {
             (false, _) => 0.0,
             (true, Some(bw)) => levels.up.time(bw, a.link_efficiency),
-            (true, None) => return Err(no_link(self.id, what, "a link between devices")),
+            (true, None) => return Err(no_link(self.id, what, "no link between devices")),
         };
         let out = match (used(&levels.out), self.out) {
             (false, _) => 0.0,
@@ -84,7 +84,7 @@ impl<'a> Machine<'a> {
                     self.id,
                     what,
                     &format!(
-                        "a scale-out network beyond its {} devices per node",
+                        "no scale-out network (a node holds {} of its devices)",
                         self.per_node
                     ),
                 ));
@@ -96,7 +96,7 @@ impl<'a> Machine<'a> {
 
 fn no_link(id: &str, what: &str, link: &str) -> SolverError {
     SolverError::Unsupported(format!(
-        "{id} has no {link} in the catalog, so {what} parallelism across it cannot be modelled: keep it inside one node or set it to 1"
+        "the catalog gives {id} {link}, so its {what} parallelism cannot be modelled there: keep that group inside one node or set its degree to 1"
     ))
 }
 
