@@ -533,10 +533,19 @@ fn llama_3_405b_on_h100s_against_its_published_mfu() {
 
 #[test]
 fn with_search_a_refused_layout_gives_way_to_the_fastest_found() {
-    // 4M tokens of 8k sequences are 512 sequences: 65536 data-parallel
+    // 4M tokens of 8k sequences are 512 sequences: 4096 data-parallel
     // ranks cannot each get one, so the layout asked for (dp = all) is
     // refused, and --search shows the fastest layout that fits instead.
-    let args = ["train", "-m", "llama-3.1-8b", "-H", "h100", "--devices", "4096", "--search"];
+    let args = [
+        "train",
+        "-m",
+        "llama-3.1-8b",
+        "-H",
+        "h100",
+        "--devices",
+        "4096",
+        "--search",
+    ];
     let mut json_args = args.to_vec();
     json_args.extend(["-f", "json"]);
     let v = json(&json_args);
