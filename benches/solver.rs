@@ -70,6 +70,7 @@ fn benches(c: &mut Criterion) {
             })
         },
     );
+    training(c, &cat, &a);
     let mut g = c.benchmark_group("sweep");
     g.sample_size(10).measurement_time(Duration::from_secs(10));
     g.bench_function("one million evaluations (batch 1..=1e6)", |b| {
@@ -86,6 +87,44 @@ fn benches(c: &mut Criterion) {
         })
     });
     g.finish();
+}
+
+/// Training: one evaluation (Llama 3.1 405B on 16,384 H100s as Llama 3
+/// ran it), the same with its seven elasticities, and the layout search
+/// over every layout of 16,384 devices.
+fn training(c: &mut Criterion, cat: &Catalog, a: &Assumptions) {
+    use ridgeline::solver::training::{self, Layout, Recompute, TrainingAssumptions, TrainingRun};
+    let hw = cat.hardware("h100").unwrap().hw.clone();
+    let model = cat.model("llama-3.1-405b").unwrap().model.clone();
+    let t = TrainingAssumptions::default();
+    let run = TrainingRun {
+        global_batch_tokens: 16.0 * 1024.0 * 1024.0,
+        seq: 8192.0,
+        layout: Layout {
+            dp: 128,
+            tp: 8,
+            pp: 16,
+            v: 2,
+            ..Layout::default()
+        },
+        zero: 1,
+        recompute: Recompute::Selective,
+        ..TrainingRun::default()
+    };
+    c.bench_function("training evaluation (llama-3.1-405b, 16384 h100)", |b| {
+        b.iter(|| training::evaluate(black_box(&hw), black_box(&model), &run, a, &t).unwrap())
+    });
+    let tr = training::evaluate(&hw, &model, &run, a, &t).unwrap();
+    let d = training::decoder(&model).unwrap();
+    c.bench_function("training elasticities (7 knobs, 14 steps)", |b| {
+        b.iter(|| {
+            training::step::elasticities(black_box(&hw), d, &tr.params, &tr.flops, &run, a, &t)
+                .unwrap()
+        })
+    });
+    c.bench_function("training layout search (llama-3.1-405b, 16384 h100)", |b| {
+        b.iter(|| training::search(black_box(&hw), &model, &run, 16384, a, &t, 10).unwrap())
+    });
 }
 
 criterion_group!(solver_benches, benches);

@@ -61,6 +61,10 @@ pub enum Command {
     Catalog(CatalogArgs),
     /// The model against published measurements: each one, its prediction and error band, and the median and worst error.
     Validate(ValidateArgs),
+    /// Training: step time and its parts, memory per device, MFU, the critical batch, the run's time, cost, energy and goodput; `--search` ranks layouts.
+    Train(TrainArgs),
+    /// One collective (all-reduce, all-gather, ...) over a device's links: time, bus bandwidth, each level.
+    Collective(CollectiveArgs),
 }
 
 #[derive(Debug, Args)]
@@ -587,4 +591,221 @@ pub enum CatalogAction {
         /// A catalog directory (hardware/*.toml, models/*.toml, regions.toml).
         dir: Option<PathBuf>,
     },
+}
+
+fn parse_zero(s: &str) -> Result<u8, String> {
+    match s.trim() {
+        "0" => Ok(0),
+        "1" => Ok(1),
+        "2" => Ok(2),
+        "3" => Ok(3),
+        _ => Err(format!(
+            "{} is not a ZeRO stage: use 0 (none), 1 (optimizer state), 2 (and gradients) or 3 (and weights, FSDP)",
+            echo(s)
+        )),
+    }
+}
+
+/// Tokens to train: a count ("15T", "300B") or "chinchilla" (20 per parameter).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TokensArg {
+    Count(f64),
+    Chinchilla,
+}
+
+fn parse_tokens_to_train(s: &str) -> Result<TokensArg, String> {
+    if s.trim().eq_ignore_ascii_case("chinchilla") {
+        return Ok(TokensArg::Chinchilla);
+    }
+    let v = quantity(s, Kind::Count)
+        .map_err(|e| format!("{e}; or \"chinchilla\" for 20 tokens per parameter"))?;
+    if (1.0..=1e16).contains(&v) {
+        Ok(TokensArg::Count(v))
+    } else {
+        Err(format!(
+            "{} must be from 1 to 1e16 tokens, like \"15T\", or \"chinchilla\"",
+            echo(s)
+        ))
+    }
+}
+
+/// A global batch in tokens, `k` = 1024 and `M` = 1024^2 ("4M" = 4,194,304).
+fn parse_global_batch(s: &str) -> Result<f64, String> {
+    let v = quantity(s, Kind::Tokens)?;
+    if v >= 1.0 && v.fract() == 0.0 && v <= 1e12 {
+        Ok(v)
+    } else {
+        Err(format!(
+            "{} must be a whole number of tokens from 1 to 1e12, like \"4M\"",
+            echo(s)
+        ))
+    }
+}
+
+fn parse_op(s: &str) -> Result<crate::solver::collective::Op, String> {
+    crate::solver::collective::Op::parse(s).ok_or_else(|| {
+        format!(
+            "unknown collective {}; use all-reduce, all-gather, reduce-scatter, all-to-all or point-to-point",
+            echo(s)
+        )
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RecomputeArg {
+    None,
+    Selective,
+    Full,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OptimizerArg {
+    Adam,
+    #[value(name = "adam-8bit")]
+    Adam8bit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AlgorithmArg {
+    Ring,
+    Tree,
+    Auto,
+}
+
+/// The calibration profile and the link efficiency, shared by train and collective.
+#[derive(Debug, Clone, Args)]
+pub struct ProfileArgs {
+    /// Calibration profile (`ridgeline zoo profiles`).
+    #[arg(long, value_name = "NAME", default_value = "default")]
+    pub profile: String,
+    /// Set one assumption of the profile, e.g. "collective_time=5us" (repeatable).
+    #[arg(long, value_name = "KEY=VALUE", value_parser = parse_assume, allow_hyphen_values = true)]
+    pub assume: Vec<(String, String)>,
+    /// Fraction of link bandwidth a collective reaches [default: the profile's].
+    #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
+    pub link_eff: Option<f64>,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    /// Model id or alias (a decoder; `ridgeline zoo models`).
+    #[arg(long, short = 'm', default_value = "llama-3.1-8b")]
+    pub model: String,
+    /// Device id or alias.
+    #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    pub hardware: String,
+    /// Devices [default: dp x tp x pp x ep x cp]. With it and no --dp, dp is
+    /// what the other degrees leave.
+    #[arg(long, value_parser = parse_degree, allow_hyphen_values = true)]
+    pub devices: Option<u32>,
+    /// Data-parallel degree [default: what --devices leaves, else 1].
+    #[arg(long, value_parser = parse_degree, allow_hyphen_values = true)]
+    pub dp: Option<u32>,
+    /// Tensor-parallel degree (with sequence parallelism).
+    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
+    pub tp: u32,
+    /// Pipeline-parallel degree (1F1B).
+    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
+    pub pp: u32,
+    /// Interleaved model chunks per pipeline stage (v); 1 = plain 1F1B.
+    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
+    pub interleave: u32,
+    /// Expert-parallel degree (MoE models).
+    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
+    pub ep: u32,
+    /// Context-parallel degree (ring attention).
+    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
+    pub cp: u32,
+    /// ZeRO stage: 0, 1 (optimizer state), 2 (and gradients), 3 (and weights: FSDP).
+    #[arg(long, value_parser = parse_zero, default_value = "0", allow_hyphen_values = true)]
+    pub zero: u8,
+    /// Activation recomputation.
+    #[arg(long, value_enum, default_value = "none")]
+    pub recompute: RecomputeArg,
+    /// Tokens per optimizer step over all replicas; "4M" (M = 1024^2 tokens).
+    #[arg(long, value_parser = parse_global_batch, default_value = "4M", allow_hyphen_values = true)]
+    pub global_batch: f64,
+    /// Sequences per micro-batch.
+    #[arg(long, value_parser = parse_count, default_value = "1", allow_hyphen_values = true)]
+    pub micro_batch: u64,
+    /// Tokens per sequence, "8k" (k = 1024) [default: the model's maximum context, at most 8k].
+    #[arg(long, value_parser = parse_tokens, allow_hyphen_values = true)]
+    pub seq: Option<u64>,
+    /// Format of weights, gradients and activations.
+    #[arg(long, short = 'p', value_parser = parse_precision, default_value = "bf16")]
+    pub precision: Precision,
+    /// Optimizer.
+    #[arg(long, value_enum, default_value = "adam")]
+    pub optimizer: OptimizerArg,
+    /// Tokens to train on: "15T", "300B", or "chinchilla" (20 per parameter).
+    #[arg(long, value_parser = parse_tokens_to_train, default_value = "chinchilla", allow_hyphen_values = true)]
+    pub tokens: TokensArg,
+    /// Grid region for carbon (`ridgeline zoo regions`).
+    #[arg(long, default_value = "us-east")]
+    pub region: String,
+    /// Rank every layout of the device count that fits (dp x tp x pp x ep x cp, ZeRO, recomputation, micro-batch).
+    #[arg(long)]
+    pub search: bool,
+    /// Layouts to list with --search (tables; JSON lists as many).
+    #[arg(long, value_parser = parse_top, default_value = "10", allow_hyphen_values = true)]
+    pub top: usize,
+    /// Share of DP/FSDP communication that may hide behind backward compute [default 1].
+    #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
+    pub dp_overlap: Option<f64>,
+    /// Share of TP communication that may hide behind compute [default 0].
+    #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
+    pub tp_overlap: Option<f64>,
+    /// Share of EP all-to-alls that may hide behind compute [default 0].
+    #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
+    pub ep_overlap: Option<f64>,
+    /// Share of the CP ring that may hide behind attention [default 1].
+    #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
+    pub cp_overlap: Option<f64>,
+    /// Mean time between failures of one device, "50000h" [default 50000h, from Llama 3].
+    #[arg(long, value_parser = positive_time, allow_hyphen_values = true)]
+    pub mtbf: Option<f64>,
+    /// Checkpoint write bandwidth per device, "0.4 GB/s" [default, from Llama 3].
+    #[arg(long, value_parser = |s: &str| positive(s, Kind::Bandwidth), allow_hyphen_values = true)]
+    pub checkpoint_bandwidth: Option<f64>,
+    /// Time to restart after a failure, "10min" [default].
+    #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
+    pub restart: Option<f64>,
+    /// Fraction of peak FLOP/s reached [default: the profile's].
+    #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
+    pub compute_eff: Option<f64>,
+    /// Fraction of memory bandwidth reached [default: the profile's].
+    #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
+    pub memory_eff: Option<f64>,
+    /// Fraction of memory a run may use [default: the profile's].
+    #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
+    pub usable_memory: Option<f64>,
+    /// Share of TDP a device draws when idle [default 0.3].
+    #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
+    pub idle_power: Option<f64>,
+    #[command(flatten)]
+    pub profile: ProfileArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CollectiveArgs {
+    /// all-reduce, all-gather, reduce-scatter, all-to-all or point-to-point.
+    #[arg(long, value_parser = parse_op)]
+    pub op: crate::solver::collective::Op,
+    /// The buffer: "1GB" (the reduced vector, the gathered output, each rank's send buffer).
+    #[arg(long, value_parser = |s: &str| positive(s, Kind::Bytes), allow_hyphen_values = true)]
+    pub bytes: f64,
+    /// Ranks taking part, placed one after another from the first node.
+    #[arg(long, value_parser = parse_degree, allow_hyphen_values = true)]
+    pub devices: u32,
+    /// Device id or alias.
+    #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    pub hardware: String,
+    /// Algorithm [default: the profile's]; auto takes the faster of ring and tree on each level.
+    #[arg(long, value_enum)]
+    pub algorithm: Option<AlgorithmArg>,
+    #[command(flatten)]
+    pub profile: ProfileArgs,
 }

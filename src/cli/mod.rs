@@ -4,6 +4,7 @@
 
 pub mod args;
 mod catalog_check;
+mod collective;
 mod compare;
 mod eval;
 mod fleet;
@@ -13,6 +14,7 @@ mod sens;
 mod serve;
 mod sweep;
 mod synth;
+mod train;
 pub mod validate;
 mod zoo;
 
@@ -235,6 +237,8 @@ fn dispatch(cat: &Catalog, command: &Command, style: Style, out: Out) -> Result<
         Command::Serve(a) => serve::serve(cat, a, style, out),
         Command::Fleet(a) => fleet::fleet(cat, a, style, out),
         Command::Validate(a) => validate::validate(cat, a, style, out),
+        Command::Train(a) => train::train(cat, a, style, out),
+        Command::Collective(a) => collective::collective(cat, a, style, out),
         Command::Catalog(_) => unreachable_catalog(),
     }
 }

@@ -21,6 +21,7 @@ pub mod serving;
 pub mod sweep;
 pub mod synthesis;
 pub mod target;
+pub mod training;
 pub mod types;
 pub mod units;
 pub mod validation;

@@ -1,0 +1,546 @@
+//! Training: hand-derived figures (the derivation beside each), published
+//! figures with their source, and invariants.
+
+use super::flops::Flops;
+use super::memory::{layer_activations, states};
+use super::run::{RunSpec, TokensToTrain, run_figures, young_daly};
+use super::step::{Knob, elasticities, exposed};
+use super::*;
+use crate::solver::types::{Assumptions, Decoder, Model, ModelKind, Moe};
+use proptest::prelude::*;
+
+/// A GPT-style dense decoder: 12 L h^2 + V h parameters (tied embeddings).
+fn gpt(layers: u32, hidden: u32, heads: u32, vocab: u32) -> Model {
+    let (l, h, v) = (layers as f64, hidden as f64, vocab as f64);
+    Model {
+        id: "gpt".into(),
+        name: "GPT".into(),
+        kind: ModelKind::DenseDecoder,
+        params: 12.0 * l * h * h + v * h,
+        arch: Arch::Decoder(Decoder {
+            layers,
+            hidden,
+            heads,
+            kv_heads: heads,
+            head_dim: hidden / heads,
+            ffn: 4 * hidden,
+            vocab,
+            tied_embeddings: true,
+            max_context: 8192,
+            moe: None,
+            mla: None,
+        }),
+    }
+}
+
+// An A100 80GB as the catalog has it: 312 TFLOPS bf16, 2039 GB/s, NVLink
+// 300 GB/s per direction in nodes of 8, a 200 Gb/s NIC (25 GB/s), 400 W,
+// $2 per hour.
+use crate::solver::tests::a100;
+
+fn eval(model: &Model, run: &TrainingRun) -> Training {
+    evaluate(
+        &a100(),
+        model,
+        run,
+        &Assumptions::ideal(),
+        &TrainingAssumptions::default(),
+    )
+    .unwrap()
+}
+
+fn layout(dp: u32, tp: u32, pp: u32) -> Layout {
+    Layout {
+        dp,
+        tp,
+        pp,
+        ..Layout::default()
+    }
+}
+
+#[test]
+fn bf16_with_adam_keeps_sixteen_bytes_per_parameter() {
+    // 2 (bf16 weights) + 2 (bf16 gradients) + 4 (fp32 master) + 8 (two
+    // fp32 moments) = 16 bytes per parameter on one device.
+    let m = gpt(24, 2048, 16, 50_000);
+    let p = Params::of(&m, decoder(&m).unwrap());
+    let run = TrainingRun::default();
+    let (w, g, o) = states(&p, &run);
+    assert!((w + g + o - 16.0 * m.params).abs() < 1.0);
+    assert_eq!(run.optimizer_bytes(), 12.0);
+    // 8-bit Adam: moments of 1 byte each, 2 + 2 + 4 + 2 = 10.
+    let small = TrainingRun {
+        optimizer: Optimizer::Adam8bit,
+        ..run
+    };
+    let (w, g, o) = states(&p, &small);
+    assert!((w + g + o - 10.0 * m.params).abs() < 1.0);
+}
+
+#[test]
+fn zero_stages_shard_optimizer_then_gradients_then_weights() {
+    // Over 8 data-parallel ranks: ZeRO 1 = 2 + 2 + 12/8 = 5.5 bytes per
+    // parameter; ZeRO 2 = 2 + 14/8 = 3.75; ZeRO 3 = 16/8 = 2.
+    let m = gpt(24, 2048, 16, 50_000);
+    let p = Params::of(&m, decoder(&m).unwrap());
+    for (zero, per) in [(0, 16.0), (1, 5.5), (2, 3.75), (3, 2.0)] {
+        let run = TrainingRun {
+            layout: layout(8, 1, 1),
+            zero,
+            ..TrainingRun::default()
+        };
+        let (w, g, o) = states(&p, &run);
+        assert!((w + g + o - per * m.params).abs() < 1.0, "ZeRO {zero}");
+    }
+}
+
+#[test]
+fn activations_follow_korthikanti() {
+    // GPT-3 175B, s = 2048, b = 1, h = 12288, a = 96, no recomputation:
+    // s b h (34 + 5 a s / h) = 2048 * 12288 * (34 + 5 * 96 * 2048 / 12288)
+    // = 2048 * 12288 * 114 = 2.869e9 bytes per layer; TP 8 with sequence
+    // parallelism divides it by 8; selective keeps the 34; full keeps the
+    // 2 s b h input.
+    let m = gpt(96, 12288, 96, 50_257);
+    let d = decoder(&m).unwrap();
+    let run = TrainingRun {
+        seq: 2048.0,
+        global_batch_tokens: 2048.0 * 8.0,
+        layout: layout(1, 8, 1),
+        ..TrainingRun::default()
+    };
+    let sbh = 2048.0 * 12288.0;
+    assert!((layer_activations(d, &run, Recompute::None) - sbh * 114.0 / 8.0).abs() < 1.0);
+    assert!((layer_activations(d, &run, Recompute::Selective) - sbh * 34.0 / 8.0).abs() < 1.0);
+    assert!((layer_activations(d, &run, Recompute::Full) - sbh * 2.0 / 8.0).abs() < 1.0);
+}
+
+#[test]
+fn the_pipeline_holds_p_micro_batches_with_1f1b_and_more_interleaved() {
+    // 1F1B: min(m, p); interleaved: p + (p - 1)/v = 8 + 7/2 = 11.5.
+    let l = Layout {
+        pp: 8,
+        ..Layout::default()
+    };
+    assert_eq!(memory::in_flight(&l, 64.0), 8.0);
+    assert_eq!(memory::in_flight(&l, 3.0), 3.0);
+    assert_eq!(memory::in_flight(&Layout { v: 2, ..l }, 64.0), 11.5);
+    assert_eq!(memory::in_flight(&Layout::default(), 64.0), 1.0);
+}
+
+#[test]
+fn uneven_stages_pace_the_pipeline_by_the_busiest() {
+    // Llama 3 405B's 126 layers on 16 stages: the busiest holds
+    // ceil(126/16) = 8 layers, 8 * 16 / 126 = 1.0159 times the average;
+    // interleaved with v = 2: 2 chunks of ceil(126/32) = 4 layers, the same.
+    let l = layout(1, 1, 16);
+    assert_eq!(l.stage_layers(126), 8.0);
+    assert!((l.imbalance(126) - 128.0 / 126.0).abs() < 1e-15);
+    assert_eq!(Layout { v: 2, ..l }.stage_layers(126), 8.0);
+    assert_eq!(layout(1, 1, 4).imbalance(24), 1.0);
+}
+
+#[test]
+fn the_bubble_is_p_minus_one_over_m_plus_p_minus_one() {
+    // PP 4, 12 micro-batches: (4 - 1)/(12 + 4 - 1) = 0.2 of the pipeline's
+    // time; interleaved with v = 2: 3/(24 + 3) = 1/9.
+    let m = gpt(24, 2048, 16, 50_000);
+    let run = TrainingRun {
+        seq: 2048.0,
+        global_batch_tokens: 12.0 * 2048.0,
+        layout: layout(1, 1, 4),
+        ..TrainingRun::default()
+    };
+    let t = eval(&m, &run);
+    assert_eq!(t.step.micro_batches, 12.0);
+    assert!((t.step.bubble_fraction - 0.2).abs() < 1e-12);
+    let v2 = TrainingRun {
+        layout: Layout { v: 2, ..run.layout },
+        ..run
+    };
+    assert!((eval(&m, &v2).step.bubble_fraction - 1.0 / 9.0).abs() < 1e-12);
+}
+
+#[test]
+fn palm_540b_reaches_its_published_mfu_at_its_published_throughput() {
+    // PaLM (Chowdhery et al. 2022), appendix B: 540.35B parameters, L = 118,
+    // H = 48 heads of Q = 256, T = 2048, shared input-output embeddings;
+    // 238.3K tokens/s on 6144 TPU v4 chips of 275 TFLOPS is 46.2% MFU.
+    // 6N + 12 L H Q T = 3.2421e12 + 3.5635e10 = 3.2777e12 FLOPs per token;
+    // 238.3e3 * 3.2777e12 / (6144 * 275e12) = 0.4623.
+    let mut m = gpt(118, 18432, 48, 256_000);
+    m.params = 540.35e9;
+    if let Arch::Decoder(d) = &mut m.arch {
+        d.head_dim = 256;
+    }
+    let d = decoder(&m).unwrap();
+    let run = TrainingRun {
+        seq: 2048.0,
+        ..TrainingRun::default()
+    };
+    let f = Flops::of(d, &Params::of(&m, d), &run);
+    let mfu = 238.3e3 * f.model_per_token / (6144.0 * 275e12);
+    assert!((mfu - 0.462).abs() < 0.001, "{mfu}");
+}
+
+#[test]
+fn full_recomputation_matches_megatrons_flop_count() {
+    // Narayanan et al. 2021, section 5.1: 96 B s l h^2 (1 + s/(6h) +
+    // V/(16 l h)) FLOPs per step with full recomputation. Per token, for
+    // their 1T model (l = 128, h = 25600, s = 2048, V = 51200): ours is 8N +
+    // 16 L H Q T with N = 12 l h^2 + V h, which differs only in the
+    // logits' share (8 V h against their 6 V h): 0.03% here.
+    let (l, h, s, v) = (128.0, 25600.0, 2048.0, 51200.0);
+    let m = gpt(128, 25600, 160, 51200);
+    let d = decoder(&m).unwrap();
+    let run = TrainingRun {
+        seq: s,
+        recompute: Recompute::Full,
+        ..TrainingRun::default()
+    };
+    let f = Flops::of(d, &Params::of(&m, d), &run);
+    let theirs = 96.0 * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));
+    assert!((f.hardware_per_token / theirs - 1.0).abs() < 5e-4);
+    // MFU counts 6N + 12 L H Q T: 3/4 of the full-recompute count, less
+    // the attention's extra.
+    assert!(f.model_per_token < f.hardware_per_token);
+}
+
+#[test]
+fn one_device_step_by_hand() {
+    // A 1.2B GPT (24 layers, h 2048, 16 heads, V 50000) on one ideal A100,
+    // 8 sequences of 1024 tokens: N = 12 * 24 * 2048^2 + 50000 * 2048 =
+    // 1.31e9; 6N + 12 * 24 * 2048 * 1024 = 7.87e9 + 6.04e8 FLOPs per token;
+    // x 8192 tokens / 312e12 = compute. Optimizer: 14 * 2 + ... = P (2 o +
+    // 2 e) = P * 28 bytes over 2039 GB/s. No communication, no bubble.
+    let m = gpt(24, 2048, 16, 50_000);
+    let run = TrainingRun {
+        seq: 1024.0,
+        global_batch_tokens: 8192.0,
+        micro_batch: 8,
+        ..TrainingRun::default()
+    };
+    let t = eval(&m, &run);
+    let n = 12.0 * 24.0 * 2048.0 * 2048.0 + 50_000.0 * 2048.0;
+    let per_token = 6.0 * n + 12.0 * 24.0 * 2048.0 * 1024.0;
+    assert!((t.step.compute_s - per_token * 8192.0 / 312e12).abs() < 1e-12);
+    assert!((t.step.optimizer_s - n * 28.0 / 2.039e12).abs() < 1e-12);
+    assert_eq!(t.step.exposed_comm_s, 0.0);
+    assert_eq!(t.step.bubble_s, 0.0);
+    let total = t.step.compute_s + t.step.optimizer_s;
+    assert!((t.step.step_time_s - total).abs() < 1e-15);
+    assert!((t.step.mfu - t.step.compute_s / total).abs() < 1e-12);
+    assert_eq!(t.step.binding, Term::Compute);
+}
+
+#[test]
+fn data_parallel_gradients_take_one_ring_all_reduce() {
+    // Pure DP over the 8 GPUs of one node, ZeRO 0: one all-reduce of the
+    // bf16 gradients, 2 * 7/8 * 2P bytes at 300 GB/s.
+    let m = gpt(24, 2048, 16, 50_000);
+    let run = TrainingRun {
+        seq: 1024.0,
+        global_batch_tokens: 8.0 * 1024.0,
+        layout: layout(8, 1, 1),
+        ..TrainingRun::default()
+    };
+    let t = eval(&m, &run);
+    let bytes = 2.0 * 7.0 / 8.0 * 2.0 * m.params;
+    assert!((t.step.comm.dp.link_bytes - bytes).abs() < 1.0);
+    assert!((t.step.comm.dp.time_s - bytes / 300e9).abs() < 1e-12);
+}
+
+#[test]
+fn at_the_critical_batch_data_parallel_communication_just_hides() {
+    // Pure DP across 64 nodes' NICs: a bigger batch hides the gradient
+    // all-reduce, a smaller one shows it.
+    let m = gpt(24, 2048, 16, 50_000);
+    let base = TrainingRun {
+        seq: 1024.0,
+        micro_batch: 1,
+        layout: layout(512, 1, 1),
+        global_batch_tokens: 512.0 * 1024.0,
+        ..TrainingRun::default()
+    };
+    let t = eval(&m, &base);
+    let critical = t.critical_batch_tokens_per_device.unwrap();
+    let seqs = |tokens: f64| (tokens / 1024.0).round() as u32;
+    // Micro-batch sizes around it (tokens per device = micro-batch x 1024).
+    let above = seqs(critical * 1.3).max(1) + 1;
+    let below = seqs(critical * 0.7).max(1);
+    let at = |b: u32| {
+        eval(
+            &m,
+            &TrainingRun {
+                micro_batch: b,
+                global_batch_tokens: 512.0 * 1024.0 * b as f64,
+                ..base
+            },
+        )
+    };
+    assert!(
+        at(above).step.comm.dp.exposed_s == 0.0,
+        "critical {critical}"
+    );
+    if (below as f64 * 1024.0) < critical {
+        assert!(at(below).step.comm.dp.exposed_s > 0.0);
+    }
+    // The critical batch does not depend on the batch it was computed at.
+    let again = at(above).critical_batch_tokens_per_device.unwrap();
+    assert!((again / critical - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn exposed_communication_is_what_the_overlap_cannot_hide() {
+    // 10 ms of communication, half may hide, 3 ms of compute to hide
+    // behind: 10 - min(5, 3) = 7 ms.
+    assert!((exposed(10e-3, 0.5, 3e-3) - 7e-3).abs() < 1e-15);
+    assert!((exposed(10e-3, 0.5, 30e-3) - 5e-3).abs() < 1e-15);
+    assert_eq!(exposed(10e-3, 1.0, 30e-3), 0.0);
+}
+
+#[test]
+fn young_daly_by_hand() {
+    // A 50 s checkpoint and a 10,000 s job MTBF: tau = sqrt(2 * 50 * 1e4)
+    // = 1000 s; waste = 50/1000 + 500/1e4 = 0.1, goodput 1/1.1.
+    let (tau, waste) = young_daly(50.0, 1e4, 0.0);
+    assert!((tau - 1000.0).abs() < 1e-9);
+    assert!((waste - 0.1).abs() < 1e-12);
+}
+
+#[test]
+fn a_chinchilla_run_by_hand() {
+    // 20 tokens per parameter; steps = tokens / tokens per step; the
+    // device-hours at $2/h give the cost; 1 kW-ish power over the wall time.
+    let m = gpt(24, 2048, 16, 50_000);
+    let run = TrainingRun {
+        seq: 1024.0,
+        global_batch_tokens: 8.0 * 1024.0,
+        layout: layout(8, 1, 1),
+        ..TrainingRun::default()
+    };
+    let t = eval(&m, &run);
+    let spec = RunSpec {
+        tokens: TokensToTrain::Chinchilla,
+        idle_share: 0.3,
+        grid: None,
+    };
+    let r = run_figures(&a100(), &t, &spec, &TrainingAssumptions::default());
+    assert!((r.tokens - 20.0 * m.params).abs() < 1.0);
+    assert!((r.steps - r.tokens / 8192.0).abs() < 1e-6);
+    assert!((r.ideal_time_s - r.steps * t.step.step_time_s).abs() < 1e-6);
+    assert!((r.device_hours - 8.0 * r.time_to_train_s / 3600.0).abs() < 1e-9);
+    assert!((r.cost_usd.unwrap() - 2.0 * r.device_hours).abs() < 1e-6);
+    // 8 devices at 400 W fully loaded.
+    assert!((r.energy_kwh.unwrap() - 3200.0 * r.time_to_train_s / 3.6e6).abs() < 1e-6);
+    // Checkpoint: P (2 + 12) bytes written by 8 devices at 0.4 GB/s each.
+    assert!((r.checkpoint_write_s - 14.0 * m.params / (8.0 * 0.4e9)).abs() < 1e-9);
+    assert!(r.goodput > 0.0 && r.goodput < 1.0);
+    assert!(r.co2_kg.is_none());
+}
+
+#[test]
+fn bad_layouts_are_refused_with_the_reason() {
+    let m = gpt(24, 2048, 16, 50_000);
+    let bad = |l: Layout, zero: u8| {
+        let run = TrainingRun {
+            layout: l,
+            zero,
+            seq: 1024.0,
+            global_batch_tokens: 1e6,
+            ..TrainingRun::default()
+        };
+        validate(&m, &run).unwrap_err().to_string()
+    };
+    assert!(bad(layout(1, 3, 1), 0).contains("does not divide the 16 attention heads"));
+    assert!(bad(layout(1, 1, 48), 0).contains("more stages than the 24 layers"));
+    assert!(
+        bad(
+            Layout {
+                ep: 2,
+                ..Layout::default()
+            },
+            0
+        )
+        .contains("is dense")
+    );
+    assert!(bad(Layout::default(), 4).contains("ZeRO stage 4"));
+    assert!(
+        bad(
+            Layout {
+                cp: 3,
+                ..Layout::default()
+            },
+            0
+        )
+        .contains("CP 3")
+    );
+    let tiny = TrainingRun {
+        global_batch_tokens: 100.0,
+        ..TrainingRun::default()
+    };
+    assert!(
+        validate(&m, &tiny)
+            .unwrap_err()
+            .to_string()
+            .contains("less than one micro-batch")
+    );
+}
+
+#[test]
+fn an_moe_counts_active_parameters_and_shards_experts_over_ep() {
+    // 8 experts, top-2: total = dense + 8x, active = dense + 2x.
+    let mut m = gpt(8, 1024, 8, 32_000);
+    let dense = m.params;
+    let x = 1e8;
+    m.kind = ModelKind::MoeDecoder;
+    m.params = dense + 8.0 * x;
+    if let Arch::Decoder(d) = &mut m.arch {
+        d.moe = Some(Moe {
+            experts: 8,
+            top_k: 2,
+            active_params: dense + 2.0 * x,
+        });
+    }
+    let d = decoder(&m).unwrap();
+    let p = Params::of(&m, d);
+    assert!((p.experts - 8.0 * x).abs() < 1.0);
+    assert!((p.matmul_active - (dense + 2.0 * x)).abs() < 1.0);
+    let l = Layout {
+        ep: 4,
+        dp: 2,
+        ..Layout::default()
+    };
+    let (dd, de) = p.per_device(&l, 8);
+    assert!((dd - dense).abs() < 1.0);
+    assert!((de - 2.0 * x).abs() < 1.0);
+    // EP 4 over one node: the all-to-alls cost something.
+    let run = TrainingRun {
+        seq: 1024.0,
+        global_batch_tokens: 8.0 * 1024.0,
+        layout: l,
+        ..TrainingRun::default()
+    };
+    let t = eval(&m, &run);
+    assert!(t.step.comm.ep.time_s > 0.0);
+    assert_eq!(t.step.comm.ep.count, 4.0 * 8.0);
+}
+
+#[test]
+fn elasticities_of_a_compute_bound_step() {
+    // One device: T = compute + optimizer; d ln T / d ln peak = -compute/T,
+    // d ln T / d ln BW = -optimizer/T; no link: 0.
+    let m = gpt(24, 2048, 16, 50_000);
+    let run = TrainingRun {
+        seq: 1024.0,
+        global_batch_tokens: 8192.0,
+        micro_batch: 8,
+        ..TrainingRun::default()
+    };
+    let t = eval(&m, &run);
+    let d = decoder(&m).unwrap();
+    let e = elasticities(
+        &a100(),
+        d,
+        &t.params,
+        &t.flops,
+        &run,
+        &Assumptions::ideal(),
+        &TrainingAssumptions::default(),
+    )
+    .unwrap();
+    let get = |k: Knob| e.iter().find(|x| x.0 == k).unwrap().1;
+    let share = t.step.compute_s / t.step.step_time_s;
+    assert!((get(Knob::PeakFlops) + share).abs() < 1e-3);
+    assert!((get(Knob::MemoryBandwidth) + t.step.optimizer_s / t.step.step_time_s).abs() < 1e-3);
+    assert_eq!(get(Knob::ScaleOut), 0.0);
+}
+
+#[test]
+fn the_search_ranks_fitting_layouts_fastest_first() {
+    // GPT-3 175B on 1024 A100s: nothing fits on one device, the search
+    // finds layouts that do, sorted, each no slower than Megatron's own
+    // (TP 8, PP 8 in Narayanan et al. 2021's table 1 row of 1024 GPUs).
+    let m = gpt(96, 12288, 96, 51_200);
+    let base = TrainingRun {
+        seq: 2048.0,
+        global_batch_tokens: 1536.0 * 2048.0,
+        ..TrainingRun::default()
+    };
+    let a = Assumptions::default();
+    let t = TrainingAssumptions::default();
+    let s = search(&a100(), &m, &base, 1024, &a, &t, 10).unwrap();
+    assert!(!s.ranked.is_empty());
+    assert!(
+        s.ranked
+            .windows(2)
+            .all(|w| w[0].step_time_s <= w[1].step_time_s)
+    );
+    assert_eq!(s.tried, s.fitting + s.too_big + s.no_link);
+    let megatron = TrainingRun {
+        layout: layout(16, 8, 8),
+        recompute: Recompute::Full,
+        ..base
+    };
+    let mine = evaluate(&a100(), &m, &megatron, &a, &t).unwrap();
+    assert!(mine.memory.fits);
+    assert!(s.ranked[0].step_time_s <= mine.step.step_time_s * (1.0 + 1e-12));
+    for c in &s.ranked {
+        assert_eq!(c.run.layout.devices(), 1024);
+    }
+}
+
+proptest! {
+    #[test]
+    fn step_time_never_falls_when_a_bandwidth_falls(
+        k in 0.05f64..1.0,
+        which in 0usize..3,
+        dp in prop::sample::select(vec![1u32, 2, 8, 32]),
+        tp in prop::sample::select(vec![1u32, 2, 8, 16]),
+        pp in prop::sample::select(vec![1u32, 2, 4]),
+        zero in 0u8..4,
+    ) {
+        let m = gpt(24, 2048, 16, 50_000);
+        let run = TrainingRun {
+            seq: 1024.0,
+            global_batch_tokens: (dp as f64) * 1024.0 * 16.0,
+            layout: layout(dp, tp, pp),
+            zero,
+            ..TrainingRun::default()
+        };
+        let a = Assumptions::default();
+        let t = TrainingAssumptions { dp_overlap: 0.7, tp_overlap: 0.3, ..TrainingAssumptions::default() };
+        let hw = a100();
+        let mut slow = hw.clone();
+        match which {
+            0 => slow.memory_bandwidth *= k,
+            1 => slow.link_bandwidth = slow.link_bandwidth.map(|b| b * k),
+            _ => slow.scaleout_bandwidth = slow.scaleout_bandwidth.map(|b| b * k),
+        }
+        let fast = evaluate(&hw, &m, &run, &a, &t).unwrap().step.step_time_s;
+        let slower = evaluate(&slow, &m, &run, &a, &t).unwrap().step.step_time_s;
+        prop_assert!(slower >= fast * (1.0 - 1e-12), "{slower} < {fast}");
+    }
+
+    #[test]
+    fn memory_per_device_never_rises_with_more_zero_sharding(
+        dp in prop::sample::select(vec![1u32, 2, 4, 64]),
+        tp in prop::sample::select(vec![1u32, 2, 4]),
+        zero in 0u8..3,
+        adam8 in any::<bool>(),
+    ) {
+        let m = gpt(24, 2048, 16, 50_000);
+        let run = TrainingRun {
+            seq: 1024.0,
+            global_batch_tokens: (dp as f64) * 1024.0 * 4.0,
+            layout: layout(dp, tp, 1),
+            zero,
+            optimizer: if adam8 { Optimizer::Adam8bit } else { Optimizer::Adam },
+            ..TrainingRun::default()
+        };
+        let more = TrainingRun { zero: zero + 1, ..run };
+        let a = eval(&m, &run).memory.total();
+        let b = eval(&m, &more).memory.total();
+        prop_assert!(b <= a * (1.0 + 1e-12));
+    }
+}
