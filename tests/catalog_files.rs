@@ -791,3 +791,75 @@ fn a_user_profile_is_used_by_name_and_a_broken_one_is_reported_where_it_breaks()
     assert!(lat("slow-kernels") > 16.2e-3);
     assert!(lat("slow-kernels") > lat("default"));
 }
+
+#[test]
+fn a_torus_is_read_whole_or_reported() {
+    let d = dir("torus");
+    let ic = |keys: &str| format!("[device.interconnect]\nscale_up = \"600 GB/s\"\n{keys}\n");
+    let hw = device("cube", "")
+        + &ic(
+            "devices_per_node = 64\ntorus = \"4x4x4\"\ntorus_link = \"100 GB/s\"\ntorus_wrap = \"cubes of 4\"",
+        )
+        + &device("bad-shape", "")
+        + &ic(
+            "devices_per_node = 64\ntorus = \"4x4x4x4\"\ntorus_link = \"100 GB/s\"\ntorus_wrap = \"cubes of 4\"",
+        )
+        + &device("half", "")
+        + &ic("devices_per_node = 64\ntorus = \"4x4x4\"")
+        + &device("wrong-count", "")
+        + &ic(
+            "devices_per_node = 8\ntorus = \"4x4x4\"\ntorus_link = \"100 GB/s\"\ntorus_wrap = \"sometimes\"",
+        );
+    std::fs::write(d.join("hardware/x.toml"), &hw).unwrap();
+    let (code, out) = check(&d);
+    assert_eq!(code, 2, "{out}");
+    for want in [
+        "device `bad-shape`: torus = \"4x4x4x4\" is not a shape; write \"16x16x24\" or \"16x16\", each axis 1 to 4096",
+        "device `half`: a torus needs all of torus, torus_link and torus_wrap (or none of them)",
+        "device `wrong-count`: torus_wrap = \"sometimes\"; use \"full axis\"",
+    ] {
+        assert!(out.contains(want), "{want}\n{out}");
+    }
+    assert!(!out.contains("device `cube`:"), "{out}");
+    // A torus whose count disagrees with devices_per_node.
+    let e = dir("torus-count");
+    let hw = device("eight", "")
+        + &ic(
+            "devices_per_node = 8\ntorus = \"4x4x4\"\ntorus_link = \"100 GB/s\"\ntorus_wrap = \"cubes of 4\"",
+        );
+    std::fs::write(e.join("hardware/x.toml"), &hw).unwrap();
+    let (code, out) = check(&e);
+    assert_eq!(code, 2, "{out}");
+    let want = "torus 4x4x4 holds 64 devices; set devices_per_node = 64";
+    assert!(out.contains(want), "{out}");
+    // The good one runs a collective on its axes: an all-gather of 1 GB
+    // over the whole cube is 63/64 GB over 3 axes x 2 links of 100 GB/s,
+    // ideal links: 63/64 / 6 GB = 0.1640625 GB -> 1.640625 ms plus hops.
+    let out = run(&[
+        "--catalog",
+        d.to_str().unwrap(),
+        "collective",
+        "--op",
+        "all-gather",
+        "--bytes",
+        "1GB",
+        "--devices",
+        "64",
+        "--hardware",
+        "cube",
+        "--link-eff",
+        "1",
+        "-f",
+        "json",
+    ])
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["torus_slice"], "4x4x4");
+    let level = &v["levels"][0];
+    assert_eq!(level["torus_axes"], "4 ring x 4 ring x 4 ring");
+    let bytes = level["bytes_per_link"].as_f64().unwrap();
+    assert!((bytes - 63e9 / 64.0 / 6.0).abs() < 1.0, "{bytes}");
+    std::fs::remove_dir_all(&d).ok();
+    std::fs::remove_dir_all(&e).ok();
+}

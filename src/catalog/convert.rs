@@ -8,7 +8,8 @@ use super::limits::{self, Limit};
 use super::{HardwareEntry, ModelEntry, Price, Region};
 use crate::solver::units::{self, Kind};
 use crate::solver::{
-    Arch, Decoder, Hardware, Mla, Model, ModelKind, Moe, Peaks, Precision, SinglePass, Tier,
+    Arch, Decoder, Hardware, Mla, Model, ModelKind, Moe, Peaks, Precision, SinglePass, Tier, Torus,
+    Wrap,
 };
 use std::collections::BTreeMap;
 
@@ -38,7 +39,15 @@ pub const DEVICE_KEYS: &[&str] = &[
     "price",
     "sources",
 ];
-const INTERCONNECT_KEYS: &[&str] = &["scale_up", "devices_per_node", "scale_out", "notes"];
+const INTERCONNECT_KEYS: &[&str] = &[
+    "scale_up",
+    "devices_per_node",
+    "scale_out",
+    "torus",
+    "torus_link",
+    "torus_wrap",
+    "notes",
+];
 const PRICE_KEYS: &[&str] = &["per_hour_usd", "purchase_usd", "as_of", "source", "notes"];
 pub const MODEL_KEYS: &[&str] = &[
     "id",
@@ -223,7 +232,7 @@ pub fn device(f: &mut Fields, origin: &str) -> Option<Converted<HardwareEntry>> 
     let tdp = f.opt_string("tdp");
     let tdp = quantity(f, "tdp", tdp, Kind::Power, &limits::POWER);
     let peaks = peaks(f);
-    let (link, per_node, scaleout) = interconnect(f);
+    let (link, per_node, scaleout, torus) = interconnect(f);
     let price = price(f);
     let sources = sources(f);
     if f.has_problems() {
@@ -249,6 +258,7 @@ pub fn device(f: &mut Fields, origin: &str) -> Option<Converted<HardwareEntry>> 
                 link_bandwidth: link,
                 devices_per_node: per_node,
                 scaleout_bandwidth: scaleout,
+                torus,
                 tdp_w: tdp,
                 price_per_hour_usd: price.as_ref().and_then(|p| p.per_hour_usd),
             },
@@ -318,10 +328,12 @@ fn peaks(f: &mut Fields) -> Option<Peaks> {
     ok.then_some(peaks)
 }
 
-/// `[device.interconnect]`: scale-up, devices per node, scale-out.
-fn interconnect(f: &mut Fields) -> (Option<f64>, u32, Option<f64>) {
+type Interconnect = (Option<f64>, u32, Option<f64>, Option<Torus>);
+
+/// `[device.interconnect]`: scale-up, devices per node, scale-out, torus.
+fn interconnect(f: &mut Fields) -> Interconnect {
     let Some(mut ic) = f.table("interconnect", INTERCONNECT_KEYS) else {
-        return (None, 1, None);
+        return (None, 1, None, None);
     };
     let up = ic.opt_string("scale_up");
     let up = quantity(&mut ic, "scale_up", up, Kind::Bandwidth, &limits::BANDWIDTH);
@@ -334,9 +346,65 @@ fn interconnect(f: &mut Fields) -> (Option<f64>, u32, Option<f64>) {
         &limits::BANDWIDTH,
     );
     let per_node = ic.opt_whole("devices_per_node", limits::DEVICES_PER_NODE);
+    let torus = torus(&mut ic, per_node);
     ic.opt_string("notes");
     f.absorb(ic);
-    (up, per_node.map_or(1, |(n, _)| n), out)
+    (up, per_node.map_or(1, |(n, _)| n), out, torus)
+}
+
+/// `torus`, `torus_link` and `torus_wrap`: all three or none; the shape's
+/// devices are `devices_per_node`.
+fn torus(ic: &mut Fields, per_node: Option<At<u32>>) -> Option<Torus> {
+    let shape = ic.opt_string("torus");
+    let link = ic.opt_string("torus_link");
+    let link = quantity(ic, "torus_link", link, Kind::Bandwidth, &limits::BANDWIDTH);
+    let wrap = ic.opt_string("torus_wrap");
+    let (lo, hi) = (limits::TORUS_AXIS.start(), limits::TORUS_AXIS.end());
+    let dims = shape.as_ref().and_then(|(s, at)| {
+        let dims = Torus::parse_dims(s, *hi);
+        if dims.is_none() {
+            ic.problem(
+                *at,
+                format!("torus = {s:?} is not a shape; write \"16x16x24\" or \"16x16\", each axis {lo} to {hi}"),
+            );
+        }
+        dims
+    });
+    let wrap = wrap.and_then(|(s, at)| {
+        let w = Wrap::parse(&s);
+        if w.is_none() {
+            ic.problem(
+                at,
+                format!("torus_wrap = {s:?}; use \"full axis\" (an axis wraps when it spans the torus) or \"cubes of 4\" (wraparound on slices of whole 4x4x4 cubes)"),
+            );
+        }
+        w
+    });
+    let given = [shape.is_some(), link.is_some(), wrap.is_some()];
+    if given.contains(&true) && given.contains(&false) {
+        ic.problem(
+            ic.at(),
+            "a torus needs all of torus, torus_link and torus_wrap (or none of them)",
+        );
+        return None;
+    }
+    let torus = Torus {
+        dims: dims?,
+        link_bandwidth: link?,
+        wrap: wrap?,
+    };
+    let chips: u64 = torus.dims.iter().map(|&d| d as u64).product();
+    if per_node.map(|(n, _)| n as u64) != Some(chips) {
+        ic.problem(
+            shape.map_or(ic.at(), |(_, at)| at),
+            format!(
+                "torus {} holds {chips} devices; set devices_per_node = {chips} (the largest slice the torus joins)",
+                torus.shape()
+            ),
+        );
+        return None;
+    }
+    Some(torus)
 }
 
 /// `[device.price]`, if any.

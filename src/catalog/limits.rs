@@ -71,6 +71,8 @@ pub const ELECTRICITY: Limit = Limit {
 /// Whole-number fields.
 pub const YEAR: RangeInclusive<u32> = 1940..=2100;
 pub const DEVICES_PER_NODE: RangeInclusive<u32> = 1..=65_536;
+/// One axis of a torus (a v5p pod is 16x20x28).
+pub const TORUS_AXIS: RangeInclusive<u32> = 1..=4096;
 pub const LAYERS: RangeInclusive<u32> = 1..=100_000;
 pub const HIDDEN: RangeInclusive<u32> = 1..=1_048_576;
 pub const HEADS: RangeInclusive<u32> = 1..=65_536;
@@ -90,7 +92,7 @@ pub fn schema_rows() -> Vec<(&'static str, String)> {
     vec![
         ("`peak.*`", FLOP_RATE.text.to_string()),
         (
-            "`memory_bandwidth`, `scale_up`, `scale_out`",
+            "`memory_bandwidth`, `scale_up`, `scale_out`, `torus_link`",
             BANDWIDTH.text.to_string(),
         ),
         ("`memory`", MEMORY.text.to_string()),
@@ -99,6 +101,7 @@ pub fn schema_rows() -> Vec<(&'static str, String)> {
         ("`price.purchase_usd`", PURCHASE_USD.text.to_string()),
         ("`year`", whole(YEAR)),
         ("`devices_per_node`", whole(DEVICES_PER_NODE)),
+        ("`torus` (each axis)", whole(TORUS_AXIS)),
         ("`params`, `active_params`", PARAMS.text.to_string()),
         ("`layers`", whole(LAYERS)),
         ("`hidden`", whole(HIDDEN)),

@@ -6,8 +6,10 @@ use super::args::{AlgorithmArg, CollectiveArgs, Format, ProfileArgs};
 use super::output::{Fmt, Style, col, render_list, render_record, wrap};
 use super::{CliError, Out, profile_assumptions, write};
 use crate::catalog::Catalog;
-use crate::solver::collective::{Op, Span, algorithm_name, hierarchical, level_ops, resolve};
-use crate::solver::{Assumptions, Collective, units};
+use crate::solver::collective::{
+    Inside, Op, Span, algorithm_name, hierarchical, level_ops, resolve, torus,
+};
+use crate::solver::{Assumptions, Collective, Torus, units};
 use serde_json::{Map, Value, json};
 
 /// The profile's assumptions with `--assume` and `--link-eff` laid over.
@@ -47,7 +49,22 @@ pub fn collective(
     } else {
         Span::of(n, 1, per_node)
     };
-    let up = hw.link_bandwidth.or(hw.scaleout_bandwidth);
+    // On a torus (TPU ICI) the job gets the smallest slice that holds it
+    // and the group runs on that slice's axes, one link each way per
+    // neighbour; elsewhere every port reaches any peer.
+    let inside = match &hw.torus {
+        Some(t) => {
+            let slice = t.slice(n.min(per_node));
+            let stride = if op == Op::PointToPoint { n - 1 } else { 1 };
+            Inside::Torus(torus::place(&slice, span.inside, stride))
+        }
+        None => Inside::Switch,
+    };
+    let up = hw
+        .torus
+        .map(|t| t.link_bandwidth)
+        .or(hw.link_bandwidth)
+        .or(hw.scaleout_bandwidth);
     let across = hw.scaleout_bandwidth;
     let ops = level_ops(op, args.bytes, span);
     if ops[0].is_some() && up.is_none() {
@@ -63,7 +80,7 @@ pub fn collective(
         )));
     }
     let (up_bw, out_bw) = (up.unwrap_or(1.0), across.unwrap_or(1.0));
-    let levels = hierarchical(op, args.bytes, span, up_bw, out_bw, &a);
+    let levels = hierarchical(op, args.bytes, span, inside, up_bw, out_bw, &a);
     let time = levels.time(up_bw, out_bw, a.link_efficiency);
     let mut rows = Vec::new();
     let mut main: Option<(f64, &str)> = None;
@@ -77,7 +94,10 @@ pub fn collective(
         let Some((lop, bytes, ranks)) = ops[i] else {
             continue;
         };
-        let alg = algorithm_name(lop, resolve(lop, bytes, ranks, bw, &a));
+        let alg = match (i, inside) {
+            (0, Inside::Torus(_)) if lop != Op::PointToPoint => "torus",
+            _ => algorithm_name(lop, resolve(lop, bytes, ranks, bw, &a)),
+        };
         let t = cost.time(bw, a.link_efficiency);
         if main.is_none_or(|(best, _)| t > best) {
             main = Some((t, alg));
@@ -88,6 +108,9 @@ pub fn collective(
         r.insert("op".into(), json!(lop.name()));
         r.insert("algorithm".into(), json!(alg));
         r.insert("link_bandwidth_bytes_per_s".into(), json!(bw));
+        if let (0, Inside::Torus(p)) = (i, inside) {
+            r.insert("torus_axes".into(), json!(p.describe()));
+        }
         r.insert("bytes_per_link".into(), json!(cost.link_bytes));
         r.insert("fixed_s".into(), json!(cost.fixed_s));
         r.insert("time_s".into(), json!(t));
@@ -101,6 +124,12 @@ pub fn collective(
     rec.insert("devices".into(), json!(n));
     rec.insert("hardware".into(), json!(hw.id));
     rec.insert("devices_per_node".into(), json!(per_node));
+    if let Some(t) = &hw.torus {
+        rec.insert(
+            "torus_slice".into(),
+            json!(Torus::shape_of(&t.slice(n.min(per_node)).dims)),
+        );
+    }
     rec.insert("algorithm".into(), json!(algorithm));
     rec.insert("time_s".into(), json!(time));
     rec.insert("algorithm_bandwidth_bytes_per_s".into(), json!(algbw));
@@ -132,6 +161,7 @@ pub fn collective(
         col("ranks", "ranks", Fmt::Int),
         col("op", "op", Fmt::Text),
         col("algorithm", "algorithm", Fmt::Text),
+        col("axes", "torus_axes", Fmt::Text).opt(2),
         col("link", "link_bandwidth_bytes_per_s", Fmt::Bandwidth),
         col("bytes/link", "bytes_per_link", Fmt::Bytes),
         col("fixed", "fixed_s", Fmt::Time).opt(1),
@@ -139,13 +169,20 @@ pub fn collective(
     ];
     let mut text = String::new();
     if fmt == Format::Table || fmt == Format::Markdown {
+        let joined = match &hw.torus {
+            Some(t) => format!(
+                "a {} slice of the {} ICI torus",
+                Torus::shape_of(&t.slice(n.min(per_node)).dims),
+                t.shape()
+            ),
+            None => format!("{per_node} per node"),
+        };
         text.push_str(&wrap(
             &format!(
-                "{} of {} over {n} {} ({} per node), link efficiency {}\n\n",
+                "{} of {} over {n} {} ({joined}), link efficiency {}\n\n",
                 op.name(),
                 units::format_bytes(args.bytes),
                 hw.name,
-                per_node,
                 units::format_number(a.link_efficiency)
             ),
             style.width,

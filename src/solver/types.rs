@@ -222,6 +222,10 @@ pub struct Hardware {
     pub devices_per_node: u32,
     /// Scale-out network per device, per direction, byte/s.
     pub scaleout_bandwidth: Option<f64>,
+    /// The scale-up link as a torus of nearest-neighbour links (TPU ICI),
+    /// None for a switched fabric (NVLink/NVSwitch) where every port
+    /// reaches any peer.
+    pub torus: Option<Torus>,
     /// Thermal design power, watts.
     pub tdp_w: Option<f64>,
     /// On-demand price of one device, USD per hour.
@@ -234,6 +238,127 @@ impl Hardware {
         self.peaks
             .resolve(p)
             .map(|(_, f)| f / self.memory_bandwidth)
+    }
+}
+
+/// When an axis of a torus slice closes into a ring (has wraparound
+/// links).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wrap {
+    /// The wraparound links come from optical switches on the faces of
+    /// whole cubes of this edge (TPU v4 and v5p: 4x4x4): a slice whose
+    /// every axis is a multiple of the edge wraps on every axis; any other
+    /// slice on none.
+    Cubes(u32),
+    /// An axis wraps when it spans the whole torus axis (TPU v5e, v6e:
+    /// an 8x16 slice of a 16x16 pod wraps on its 16 axis only).
+    FullAxis,
+}
+
+/// A torus of nearest-neighbour links: each device has two links per axis
+/// (one each way), `link_bandwidth` each per direction.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Torus {
+    /// Devices along each axis of the largest slice (a 2D torus has
+    /// `dims[2] = 1`); their product is `devices_per_node`.
+    pub dims: [u32; 3],
+    /// One link, one direction, byte/s.
+    pub link_bandwidth: f64,
+    pub wrap: Wrap,
+}
+
+/// The slice a job of some devices gets: its shape and which axes wrap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slice {
+    pub dims: [u32; 3],
+    pub wraps: [bool; 3],
+}
+
+impl Torus {
+    /// The smallest slice holding `devices` (at most the whole torus),
+    /// grown the way Cloud TPU slice shapes grow: from 1x1x1, double the
+    /// shortest axis that can still double (the last of equals), and when
+    /// none can, take the first axis that is short of its length to that
+    /// length (16x16x16 to 16x16x24). So 32 devices of a v5p get 2x4x4,
+    /// 64 get 4x4x4, 128 get 4x4x8, 6144 get 16x16x24; 128 of a v5e get
+    /// 8x16, the shapes the Cloud TPU documentation lists.
+    pub fn slice(&self, devices: u32) -> Slice {
+        let mut d = [1u32; 3];
+        let product = |d: &[u32; 3]| d.iter().map(|&x| x as u64).product::<u64>();
+        while product(&d) < devices as u64 {
+            let doubling = (0..3)
+                .filter(|&i| d[i] * 2 <= self.dims[i])
+                .min_by_key(|&i| (d[i], std::cmp::Reverse(i)));
+            match doubling {
+                Some(i) => d[i] *= 2,
+                None => match (0..3).find(|&i| d[i] < self.dims[i]) {
+                    Some(i) => d[i] = self.dims[i],
+                    None => break,
+                },
+            }
+        }
+        let wraps = match self.wrap {
+            Wrap::Cubes(edge) => {
+                let edge = edge.max(1);
+                let whole = (0..3).all(|i| self.dims[i] <= 1 || d[i] % edge == 0);
+                [0, 1, 2].map(|i| whole && d[i] > 2)
+            }
+            Wrap::FullAxis => [0, 1, 2].map(|i| d[i] > 2 && d[i] == self.dims[i]),
+        };
+        Slice { dims: d, wraps }
+    }
+
+    /// How many axes the torus has (2 or 3; axes of length 1 do not count).
+    pub fn axes(&self) -> usize {
+        self.dims.iter().filter(|&&x| x > 1).count()
+    }
+
+    /// Read a shape "16x16x24" or "16x16" (2 or 3 whole numbers from 1 to
+    /// `max` each); None if it is not one.
+    pub fn parse_dims(s: &str, max: u32) -> Option<[u32; 3]> {
+        let parts: Vec<&str> = s.trim().split(['x', 'X']).collect();
+        if !(2..=3).contains(&parts.len()) {
+            return None;
+        }
+        let mut dims = [1u32; 3];
+        for (d, p) in dims.iter_mut().zip(&parts) {
+            *d = p.trim().parse().ok().filter(|n| (1..=max).contains(n))?;
+        }
+        Some(dims)
+    }
+
+    /// The shape as written: "16x16x24", "16x16".
+    pub fn shape(&self) -> String {
+        Torus::shape_of(&self.dims)
+    }
+
+    /// A shape as written: "4x4x4", "16x8" (a third axis of 1 left out).
+    pub fn shape_of(dims: &[u32; 3]) -> String {
+        let n = if dims[2] > 1 { 3 } else { 2 };
+        dims[..n]
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join("x")
+    }
+}
+
+impl Wrap {
+    /// Read "full axis" or "cubes of 4".
+    pub fn parse(s: &str) -> Option<Wrap> {
+        let s = s.trim();
+        if s == "full axis" {
+            return Some(Wrap::FullAxis);
+        }
+        let edge: u32 = s.strip_prefix("cubes of ")?.trim().parse().ok()?;
+        (edge >= 2).then_some(Wrap::Cubes(edge))
+    }
+
+    pub fn name(&self) -> String {
+        match self {
+            Wrap::FullAxis => "full axis".into(),
+            Wrap::Cubes(e) => format!("cubes of {e}"),
+        }
     }
 }
 

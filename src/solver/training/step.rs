@@ -31,9 +31,9 @@
 
 use super::flops::Flops;
 use super::{Params, Recompute, TrainingAssumptions, TrainingRun, dp_groups};
-use crate::solver::collective::{Levels, Op, Span, hierarchical};
+use crate::solver::collective::{Inside, Levels, Op, Span, hierarchical, torus};
 use crate::solver::error::{Result, SolverError};
-use crate::solver::types::{Assumptions, Decoder, Hardware, Precision};
+use crate::solver::types::{Assumptions, Decoder, Hardware, Precision, Torus};
 use std::fmt;
 
 /// The figures of a device the step uses, at the run's precision.
@@ -45,11 +45,14 @@ pub struct Machine<'a> {
     pub precision: Precision,
     pub memory_bandwidth: f64,
     /// Scale-up link per device per direction (the scale-out network when
-    /// there is none).
+    /// there is none); on a torus, one link's.
     pub up: Option<f64>,
     /// Scale-out network per device.
     pub out: Option<f64>,
     pub per_node: u32,
+    /// The scale-up link is this torus (TPU ICI): a group inside a slice
+    /// runs on its axes' links.
+    pub torus: Option<Torus>,
 }
 
 impl<'a> Machine<'a> {
@@ -62,9 +65,14 @@ impl<'a> Machine<'a> {
             peak,
             precision: used,
             memory_bandwidth: hw.memory_bandwidth,
-            up: hw.link_bandwidth.or(hw.scaleout_bandwidth),
+            up: hw
+                .torus
+                .map(|t| t.link_bandwidth)
+                .or(hw.link_bandwidth)
+                .or(hw.scaleout_bandwidth),
             out: hw.scaleout_bandwidth,
             per_node: hw.devices_per_node.max(1),
+            torus: hw.torus,
         })
     }
 
@@ -344,9 +352,18 @@ pub fn comms(
     let layers = l.stage_layers(d.layers);
     let full = run.recompute == Recompute::Full;
     let node = mc.per_node;
+    // The job's slice: the devices it uses, up to one whole slice; groups
+    // are laid on it in the layout's order (tp fastest, then cp, ep, dp, pp).
+    let slice = mc
+        .torus
+        .map(|t| t.slice(l.devices().min(node as u64) as u32));
     let mut out = Comms::default();
     let term = |ranks: u32, stride: u32, ops: &[(Op, f64, f64)], what: &str| -> Result<CommTerm> {
         let span = Span::of(ranks, stride, node);
+        let inside = match &slice {
+            Some(s) => Inside::Torus(torus::place(s, span.inside, stride)),
+            None => Inside::Switch,
+        };
         let mut levels = Levels::default();
         let mut count = 0.0;
         for &(op, bytes, n) in ops {
@@ -354,6 +371,7 @@ pub fn comms(
                 op,
                 bytes,
                 span,
+                inside,
                 mc.up.unwrap_or(1.0),
                 mc.out.unwrap_or(1.0),
                 a,

@@ -13,6 +13,18 @@
 
 use super::types::{Assumptions, Collective};
 
+pub mod torus;
+
+/// What joins the devices of a node: a switch (every port reaches any
+/// peer: NVLink/NVSwitch, Infinity Fabric) or a torus on which the
+/// group's inside part sits ([`torus::place`]); the scale-up bandwidth
+/// given to [`hierarchical`] is then one torus link's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inside {
+    Switch,
+    Torus(torus::Placement),
+}
+
 /// The cost of some collectives: fixed seconds and bytes per link.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct CommCost {
@@ -313,17 +325,24 @@ impl Levels {
 /// - point-to-point: one hop on the scale-up link inside a node, else on
 ///   the scale-out network.
 ///
-/// One level alone is the flat collective.
+/// One level alone is the flat collective. On a torus (`inside`), the
+/// inside level runs on the group's axes ([`torus::cost`]) and its bytes
+/// are on one link: `up_bw` is then one link's bandwidth.
 pub fn hierarchical(
     op: Op,
     bytes: f64,
     span: Span,
+    inside: Inside,
     up_bw: f64,
     out_bw: f64,
     a: &Assumptions,
 ) -> Levels {
     let (k, g) = (span.inside, span.nodes);
     let kf = k.max(1) as f64;
+    let up = |op: Op, bytes: f64| match &inside {
+        Inside::Switch => flat_on(op, bytes, k, up_bw, a),
+        Inside::Torus(p) => torus::cost(op, bytes, p, up_bw, a),
+    };
     match op {
         Op::PointToPoint if g > 1 => Levels {
             out: handoff(bytes, a),
@@ -334,7 +353,7 @@ pub fn hierarchical(
             ..Levels::default()
         },
         _ if g <= 1 => Levels {
-            up: flat_on(op, bytes, k, up_bw, a),
+            up: up(op, bytes),
             ..Levels::default()
         },
         _ if k <= 1 => Levels {
@@ -342,19 +361,26 @@ pub fn hierarchical(
             ..Levels::default()
         },
         Op::AllReduce => Levels {
-            up: flat_on(Op::ReduceScatter, bytes, k, up_bw, a).plus(flat_on(
-                Op::AllGather,
-                bytes,
-                k,
-                up_bw,
-                a,
-            )),
+            up: up(Op::ReduceScatter, bytes).plus(up(Op::AllGather, bytes)),
             out: flat_on(Op::AllReduce, bytes / kf, g, out_bw, a),
         },
         Op::AllGather | Op::ReduceScatter => Levels {
-            up: flat_on(op, bytes, k, up_bw, a),
+            up: up(op, bytes),
             out: flat_on(op, bytes / kf, g, out_bw, a),
         },
+        Op::AllToAll if matches!(inside, Inside::Torus(_)) => {
+            // Inside the slice a dimension-ordered all-to-all over the
+            // group's axes of what stays there ((k - 1)/n of M, as a
+            // k-member exchange of k/n M); across, the rest as below.
+            let n = span.ranks() as f64;
+            Levels {
+                up: up(Op::AllToAll, bytes * kf / n),
+                out: CommCost {
+                    fixed_s: a.collective_s + (n - kf) * a.link_latency_s,
+                    link_bytes: (n - kf) / n * bytes,
+                },
+            }
+        }
         Op::AllToAll => {
             let n = span.ranks() as f64;
             let part = |peers: f64, share: f64| CommCost {
@@ -536,7 +562,15 @@ mod tests {
         // 400 GB/s: 4.375 ms); across, an all-reduce of 1/8 GB over 2 =
         // 2 * 1/2 * 0.125 GB = 0.125 GB on the NIC (at 50 GB/s: 2.5 ms).
         let ideal = Assumptions::ideal();
-        let l = hierarchical(Op::AllReduce, 1e9, Span::of(16, 1, 8), 4e11, 5e10, &ideal);
+        let l = hierarchical(
+            Op::AllReduce,
+            1e9,
+            Span::of(16, 1, 8),
+            Inside::Switch,
+            4e11,
+            5e10,
+            &ideal,
+        );
         assert!((l.up.link_bytes - 1.75e9).abs() < 1.0);
         assert!((l.out.link_bytes - 0.125e9).abs() < 1.0);
         assert!((l.time(4e11, 5e10, 1.0) - 6.875e-3).abs() < 1e-12);
@@ -549,7 +583,15 @@ mod tests {
     fn a_hierarchical_all_to_all_sends_off_node_what_is_addressed_off_node() {
         // 16 ranks, 8 per node: of 1 MB, 7/16 stays in the node and 8/16
         // crosses the network.
-        let l = hierarchical(Op::AllToAll, 1e6, Span::of(16, 1, 8), 1.0, 1.0, &a());
+        let l = hierarchical(
+            Op::AllToAll,
+            1e6,
+            Span::of(16, 1, 8),
+            Inside::Switch,
+            1.0,
+            1.0,
+            &a(),
+        );
         assert!((l.up.link_bytes - 7e6 / 16.0).abs() < 1e-6);
         assert!((l.out.link_bytes - 0.5e6).abs() < 1e-6);
     }
