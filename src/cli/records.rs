@@ -328,6 +328,12 @@ pub fn hardware_record(e: &HardwareEntry) -> Map<String, Value> {
         "scaleout_bandwidth_bytes_per_s".into(),
         json!(hw.scaleout_bandwidth),
     );
+    m.insert("torus".into(), json!(hw.torus.map(|t| t.shape())));
+    m.insert(
+        "torus_link_bandwidth_bytes_per_s".into(),
+        json!(hw.torus.map(|t| t.link_bandwidth)),
+    );
+    m.insert("torus_wrap".into(), json!(hw.torus.map(|t| t.wrap.name())));
     m.insert("tdp_w".into(), json!(hw.tdp_w));
     m.insert("price_per_hour_usd".into(), json!(hw.price_per_hour_usd));
     m.insert(

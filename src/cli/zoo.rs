@@ -18,7 +18,8 @@ const HW_COLS: &[Col] = &[
     col("tier", "tier", Fmt::Text).opt(5),
     col("link/dir", "link_bandwidth_bytes_per_s", Fmt::Bandwidth).opt(6),
     col("TDP W", "tdp_w", Fmt::Int).opt(7),
-    col("aliases", "aliases_text", Fmt::Text).opt(8),
+    col("torus", "torus", Fmt::Text).opt(8),
+    col("aliases", "aliases_text", Fmt::Text).opt(9),
 ];
 
 const MODEL_COLS: &[Col] = &[

@@ -18,7 +18,12 @@
 //!   updated weights; 2: a reduce-scatter per micro-batch; 3: two weight
 //!   all-gathers and a reduce-scatter per micro-batch; Rajbhandari et al.
 //!   2020, section 7). Each runs hierarchically over the machine
-//!   ([`crate::solver::collective::hierarchical`]).
+//!   ([`crate::solver::collective::hierarchical`]). On a torus (TPU ICI)
+//!   the job gets the smallest slice that holds it
+//!   ([`crate::solver::types::Torus::slice`]), device d at x = d mod X,
+//!   y = d / X mod Y, z = d / XY, so a group's stride in the layout order
+//!   (tp fastest, then cp, ep, dp, pp) decides the axes it runs on
+//!   ([`crate::solver::collective::torus`]).
 //! - exposed = comm - min(w x comm, window): a share w of a collective can
 //!   hide, but never more than the compute it overlaps (backward for DP,
 //!   all compute for TP and EP, attention for CP). PP sends are exposed.

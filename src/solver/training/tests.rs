@@ -250,6 +250,67 @@ fn data_parallel_gradients_take_one_ring_all_reduce() {
     assert!((t.step.comm.dp.time_s - bytes / 300e9).abs() < 1e-12);
 }
 
+/// One 4x4x4 cube of a torus: 100 GB/s per link one way, 6 ports = the
+/// 600 GB/s all-ports figure, wraparound on whole cubes (a TPU v5p cube).
+fn cube() -> crate::solver::types::Hardware {
+    use crate::solver::types::{Torus, Wrap};
+    let mut hw = a100();
+    hw.link_bandwidth = Some(600e9);
+    hw.devices_per_node = 64;
+    hw.torus = Some(Torus {
+        dims: [4, 4, 4],
+        link_bandwidth: 100e9,
+        wrap: Wrap::Cubes(4),
+    });
+    hw
+}
+
+#[test]
+fn on_a_torus_each_group_uses_its_own_axes_links() {
+    // TP 4 x DP 16 on a 4x4x4 cube. TP (4 in a row) is the x ring; DP (16
+    // members 4 apart) the y and z rings. ZeRO 0, one all-reduce of the
+    // bf16 gradients of the P/4 on each device (M = 2 P/4): over 2 wrapped
+    // axes of 4 it carries (n - 1)/n x 2 M / (2 axes x 2 links) =
+    // 15/16 x 2M / 4 = 15/32 M on a link at 100 GB/s. On the 600 GB/s of
+    // every port it would be 2 x 15/16 M / 600 GB/s, a third less.
+    let m = gpt(24, 2048, 16, 50_000);
+    let run = TrainingRun {
+        seq: 1024.0,
+        global_batch_tokens: 16.0 * 1024.0,
+        layout: layout(16, 4, 1),
+        ..TrainingRun::default()
+    };
+    let t = evaluate(
+        &cube(),
+        &m,
+        &run,
+        &Assumptions::ideal(),
+        &TrainingAssumptions::default(),
+    )
+    .unwrap();
+    let (dense, _) = t.params.per_device(&run.layout, 24);
+    let grad = 2.0 * dense;
+    assert!((t.step.comm.dp.link_bytes - 15.0 / 32.0 * grad).abs() < 1.0);
+    assert!((t.step.comm.dp.time_s - 15.0 / 32.0 * grad / 100e9).abs() < 1e-12);
+    // TP: 4 all-reduces per layer of b s h e = 1 x 1024 x 2048 x 2 bytes,
+    // over the x ring of 4: (3/4 x 2 / 2 links) = 3/4 of it on a link.
+    let act = 1024.0 * 2048.0 * 2.0;
+    let n = 24.0 * 4.0;
+    assert!((t.step.comm.tp.link_bytes - n * 0.75 * act).abs() < 1.0);
+    // The same device without the torus: every port for every group.
+    let mut switch = cube();
+    switch.torus = None;
+    let s = evaluate(
+        &switch,
+        &m,
+        &run,
+        &Assumptions::ideal(),
+        &TrainingAssumptions::default(),
+    )
+    .unwrap();
+    assert!((s.step.comm.dp.time_s - 2.0 * 15.0 / 16.0 * grad / 600e9).abs() < 1e-12);
+}
+
 #[test]
 fn at_the_critical_batch_data_parallel_communication_just_hides() {
     // Pure DP across 64 nodes' NICs: a bigger batch hides the gradient
