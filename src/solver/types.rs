@@ -281,7 +281,9 @@ impl Torus {
     /// none can, take the first axis that is short of its length to that
     /// length (16x16x16 to 16x16x24). So 32 devices of a v5p get 2x4x4,
     /// 64 get 4x4x4, 128 get 4x4x8, 6144 get 16x16x24; 128 of a v5e get
-    /// 8x16, the shapes the Cloud TPU documentation lists.
+    /// 8x16, the shapes the Cloud TPU documentation lists. A count that
+    /// does not fill the grown slice cuts its first axis to fit when it
+    /// divides (3072 of a v4: 12x16x16).
     pub fn slice(&self, devices: u32) -> Slice {
         let mut d = [1u32; 3];
         let product = |d: &[u32; 3]| d.iter().map(|&x| x as u64).product::<u64>();
@@ -295,6 +297,19 @@ impl Torus {
                     Some(i) => d[i] = self.dims[i],
                     None => break,
                 },
+            }
+        }
+        // A job that does not fill the slice gets the first axis cut to
+        // fit it exactly when it can be (3072 chips of a 16x16x16 v4 pod:
+        // 12x16x16, PaLM's pods).
+        let total = product(&d);
+        if total > devices as u64 {
+            for i in 0..3 {
+                let rest = total / d[i] as u64;
+                if (devices as u64) % rest == 0 && (devices as u64) / rest <= d[i] as u64 {
+                    d[i] = ((devices as u64) / rest) as u32;
+                    break;
+                }
             }
         }
         let wraps = match self.wrap {

@@ -291,6 +291,14 @@ mod tests {
         assert_eq!(e.slice(128).wraps, [false, true, false]);
         assert_eq!(e.slice(256).wraps, [true, true, false]);
         assert_eq!(e.slice(16).wraps, [false; 3]);
+        // PaLM's pods: 3072 TPU v4 chips, 12x16x16, whole cubes of 4.
+        let v4 = Torus {
+            dims: [16, 16, 16],
+            link_bandwidth: 45e9,
+            wrap: Wrap::Cubes(4),
+        };
+        assert_eq!(v4.slice(3072).dims, [12, 16, 16]);
+        assert_eq!(v4.slice(3072).wraps, [true; 3]);
     }
 
     #[test]
