@@ -516,13 +516,13 @@ pub fn elasticities(
             Knob::PeakFlops => mc.peak *= x,
             Knob::MemoryBandwidth => mc.memory_bandwidth *= x,
             Knob::ScaleUp => {
-                if hw.link_bandwidth.is_some() {
+                if hw.link_bandwidth.is_some() || hw.torus.is_some() {
                     mc.up = mc.up.map(|b| b * x);
                 }
             }
             Knob::ScaleOut => {
                 mc.out = mc.out.map(|b| b * x);
-                if hw.link_bandwidth.is_none() {
+                if hw.link_bandwidth.is_none() && hw.torus.is_none() {
                     mc.up = mc.out;
                 }
             }

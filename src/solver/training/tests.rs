@@ -330,6 +330,37 @@ fn on_a_torus_each_group_uses_its_own_axes_links() {
 }
 
 #[test]
+fn a_torus_alone_is_the_scale_up_link_the_elasticities_perturb() {
+    // A torus without an all-ports scale_up figure: the TP all-reduces
+    // (exposed, no overlap) run on its links, so a faster link shortens
+    // the step: the scale-up elasticity is negative, not 0.
+    let mut hw = cube();
+    hw.link_bandwidth = None;
+    let m = gpt(24, 2048, 16, 50_000);
+    let run = TrainingRun {
+        seq: 1024.0,
+        global_batch_tokens: 16.0 * 1024.0,
+        layout: layout(16, 4, 1),
+        ..TrainingRun::default()
+    };
+    let d = decoder(&m).unwrap();
+    let p = Params::of(&m, d);
+    let f = Flops::of(d, &p, &run);
+    let e = elasticities(
+        &hw,
+        d,
+        &p,
+        &f,
+        &run,
+        &Assumptions::ideal(),
+        &TrainingAssumptions::default(),
+    )
+    .unwrap();
+    let up = e.iter().find(|(k, _)| *k == Knob::ScaleUp).unwrap().1;
+    assert!(up < -0.01, "{up}");
+}
+
+#[test]
 fn at_the_critical_batch_data_parallel_communication_just_hides() {
     // Pure DP across 64 nodes' NICs: a bigger batch hides the gradient
     // all-reduce, a smaller one shows it.
