@@ -302,12 +302,12 @@ impl Torus {
         // A job that does not fill the slice gets the first axis cut to
         // fit it exactly when it can be (3072 chips of a 16x16x16 v4 pod:
         // 12x16x16, PaLM's pods).
-        let total = product(&d);
-        if total > devices as u64 {
-            for i in 0..3 {
-                let rest = total / d[i] as u64;
-                if (devices as u64) % rest == 0 && (devices as u64) / rest <= d[i] as u64 {
-                    d[i] = ((devices as u64) / rest) as u32;
+        let (total, want) = (product(&d), devices as u64);
+        if total > want {
+            for axis in d.iter_mut() {
+                let rest = total / *axis as u64;
+                if want.is_multiple_of(rest) && want / rest <= *axis as u64 {
+                    *axis = (want / rest) as u32;
                     break;
                 }
             }

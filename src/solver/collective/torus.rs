@@ -130,24 +130,24 @@ pub fn place(slice: &Slice, ranks: u32, stride: u32) -> Placement {
         let (c, d) = if s >= next {
             // The stride steps over this axis whole: every member sits at
             // the same coordinate if it is a multiple of the axis.
-            if s % next != 0 {
+            if !s.is_multiple_of(next) {
                 return irregular;
             }
             (1, 1)
         } else if s >= unit {
-            if s % unit != 0 || k % (s / unit) != 0 {
+            if !s.is_multiple_of(unit) || !k.is_multiple_of(s / unit) {
                 return irregular;
             }
             let d = s / unit;
             (r.min(k / d), d)
         } else {
-            if unit % s != 0 {
+            if !unit.is_multiple_of(s) {
                 return irregular;
             }
             let per = unit / s;
             if r <= per {
                 (1, 1)
-            } else if r % per != 0 {
+            } else if !r.is_multiple_of(per) {
                 return irregular;
             } else {
                 ((r / per).min(k), 1)
