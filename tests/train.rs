@@ -419,10 +419,8 @@ fn a_collective_over_nodes_breaks_down_by_level() {
 /// table 1: 128 layers, hidden 25600, 160 heads, vocabulary 51200,
 /// sequence 2048; 12 L h^2 + V h = 1.0079e12 parameters.
 fn megatron_catalog() -> PathBuf {
-    let d = std::env::temp_dir().join("ridgeline-test-train-catalog");
-    std::fs::create_dir_all(d.join("models")).unwrap();
-    std::fs::write(
-        d.join("models/megatron.toml"),
+    model_catalog(
+        "megatron",
         r#"[[model]]
 id = "megatron-1t"
 name = "Megatron-LM 1T"
@@ -442,7 +440,13 @@ tied_embeddings = true
 max_context = 2048
 "#,
     )
-    .unwrap();
+}
+
+/// A user catalog directory holding one models file.
+fn model_catalog(name: &str, toml: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ridgeline-test-train-{name}"));
+    std::fs::create_dir_all(d.join("models")).unwrap();
+    std::fs::write(d.join(format!("models/{name}.toml")), toml).unwrap();
     d
 }
 
@@ -544,10 +548,8 @@ fn llama_3_405b_on_h100s_against_its_published_mfu() {
 /// head), a 4 x 18432 SwiGLU FFN, a 256k shared input-output vocabulary,
 /// 540.35B parameters.
 fn palm_catalog() -> PathBuf {
-    let d = std::env::temp_dir().join("ridgeline-test-train-palm");
-    std::fs::create_dir_all(d.join("models")).unwrap();
-    std::fs::write(
-        d.join("models/palm.toml"),
+    model_catalog(
+        "palm",
         r#"[[model]]
 id = "palm-540b"
 name = "PaLM 540B"
@@ -567,8 +569,6 @@ tied_embeddings = true
 max_context = 2048
 "#,
     )
-    .unwrap();
-    d
 }
 
 #[test]

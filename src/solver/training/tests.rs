@@ -39,8 +39,14 @@ fn gpt(layers: u32, hidden: u32, heads: u32, vocab: u32) -> Model {
 use crate::solver::tests::a100;
 
 fn eval(model: &Model, run: &TrainingRun) -> Training {
+    eval_on(&a100(), model, run)
+}
+
+/// One step on `hw` with ideal efficiencies and the default training
+/// assumptions.
+fn eval_on(hw: &crate::solver::types::Hardware, model: &Model, run: &TrainingRun) -> Training {
     evaluate(
-        &a100(),
+        hw,
         model,
         run,
         &Assumptions::ideal(),
@@ -298,14 +304,7 @@ fn on_a_torus_each_group_uses_its_own_axes_links() {
         layout: layout(16, 4, 1),
         ..TrainingRun::default()
     };
-    let t = evaluate(
-        &cube(),
-        &m,
-        &run,
-        &Assumptions::ideal(),
-        &TrainingAssumptions::default(),
-    )
-    .unwrap();
+    let t = eval_on(&cube(), &m, &run);
     let (dense, _) = t.params.per_device(&run.layout, 24);
     let grad = 2.0 * dense;
     assert!((t.step.comm.dp.link_bytes - 15.0 / 32.0 * grad).abs() < 1.0);
@@ -318,14 +317,7 @@ fn on_a_torus_each_group_uses_its_own_axes_links() {
     // The same device without the torus: every port for every group.
     let mut switch = cube();
     switch.torus = None;
-    let s = evaluate(
-        &switch,
-        &m,
-        &run,
-        &Assumptions::ideal(),
-        &TrainingAssumptions::default(),
-    )
-    .unwrap();
+    let s = eval_on(&switch, &m, &run);
     assert!((s.step.comm.dp.time_s - 2.0 * 15.0 / 16.0 * grad / 600e9).abs() < 1e-12);
 }
 
