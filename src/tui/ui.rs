@@ -230,6 +230,7 @@ pub fn render(app: &App, frame: &mut Frame) {
                     View::Sweep => panes::sweep::render(app, frame, r),
                     View::Generations => panes::generations::render(app, frame, r),
                     View::Fleet => panes::fleet::render(app, frame, r),
+                    View::Training => panes::training::render(app, frame, r),
                     View::Roofline => {}
                 },
             }

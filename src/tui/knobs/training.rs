@@ -1,0 +1,384 @@
+//! The Training view's knobs: the device count and the layout (dp is what
+//! the other degrees leave of the devices), ZeRO, recomputation, the batch,
+//! the sequence and the tokens to train. Each is shown, stepped and read
+//! from text here; `Knob` (knobs.rs) hands the training knobs to these.
+
+use super::{Knob, MAX_DEGREE};
+use crate::solver::training::{Layout, Recompute, TokensToTrain};
+use crate::solver::units::{self, Kind};
+use crate::solver::{Arch, Model};
+
+/// The sequence a run uses when none is set: the model's context, at most
+/// this (as `ridgeline train` does).
+pub const AUTO_SEQ_MAX: f64 = 8192.0;
+/// Largest global batch, tokens (the command line's bound).
+pub const MAX_GLOBAL_BATCH: f64 = 1e12;
+/// Largest number of tokens to train on (the command line's bound).
+pub const MAX_TOKENS: f64 = 1e16;
+/// Largest micro-batch, sequences.
+pub const MAX_MICRO_BATCH: u32 = 1 << 16;
+
+/// What the training knobs set.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrainInputs {
+    /// All devices of the run: dp x tp x pp x ep x cp.
+    pub devices: u32,
+    pub tp: u32,
+    pub pp: u32,
+    /// Interleaved model chunks per pipeline stage (1: plain 1F1B).
+    pub v: u32,
+    pub ep: u32,
+    pub cp: u32,
+    pub zero: u8,
+    pub recompute: Recompute,
+    /// Tokens per optimizer step over all replicas.
+    pub global_batch: f64,
+    /// Sequences per micro-batch.
+    pub micro_batch: u32,
+    /// Tokens per sequence; None: the model's context, at most 8k.
+    pub seq: Option<f64>,
+    pub tokens: TokensToTrain,
+}
+
+impl Default for TrainInputs {
+    /// Eight devices of data parallelism with ZeRO 3 and selective
+    /// recomputation, 4M tokens per step of 8k sequences, to Chinchilla's
+    /// 20 tokens per parameter: what Llama 3.1 8B needs to fit on eight
+    /// 80 GB devices (ZeRO 1 leaves 80.7 GB per device).
+    fn default() -> Self {
+        TrainInputs {
+            devices: 8,
+            tp: 1,
+            pp: 1,
+            v: 1,
+            ep: 1,
+            cp: 1,
+            zero: 3,
+            recompute: Recompute::Selective,
+            global_batch: 4.0 * 1024.0 * 1024.0,
+            micro_batch: 1,
+            seq: None,
+            tokens: TokensToTrain::Chinchilla,
+        }
+    }
+}
+
+impl TrainInputs {
+    /// tp x pp x ep x cp: the devices of one data-parallel replica.
+    pub fn inner(&self) -> u64 {
+        [self.tp, self.pp, self.ep, self.cp]
+            .iter()
+            .fold(1u64, |n, &d| n.saturating_mul(d as u64))
+    }
+
+    /// The data-parallel degree the devices leave, if they divide evenly.
+    pub fn dp(&self) -> Option<u32> {
+        let inner = self.inner();
+        (inner > 0 && (self.devices as u64).is_multiple_of(inner))
+            .then(|| (self.devices as u64 / inner) as u32)
+    }
+
+    /// The layout, or why the devices do not split into it.
+    pub fn layout(&self) -> Result<Layout, String> {
+        let dp = self.dp().ok_or_else(|| {
+            format!(
+                "{} devices are not a multiple of tp x pp x ep x cp = {} x {} x {} x {} = {}: change the devices or a degree",
+                self.devices,
+                self.tp,
+                self.pp,
+                self.ep,
+                self.cp,
+                self.inner()
+            )
+        })?;
+        Ok(Layout {
+            dp,
+            tp: self.tp,
+            pp: self.pp,
+            ep: self.ep,
+            cp: self.cp,
+            v: self.v,
+        })
+    }
+
+    /// The sequence length for `model`: as set, or its context up to 8k.
+    pub fn seq_for(&self, model: &Model) -> f64 {
+        self.seq.unwrap_or(match &model.arch {
+            Arch::Decoder(d) => (d.max_context as f64).clamp(1.0, AUTO_SEQ_MAX),
+            Arch::SinglePass(_) => AUTO_SEQ_MAX,
+        })
+    }
+}
+
+/// The knobs of the Training view, in the order it lists them.
+pub const KNOBS: [Knob; 13] = [
+    Knob::Devices,
+    Knob::Dp,
+    Knob::TrainTp,
+    Knob::TrainPp,
+    Knob::Interleave,
+    Knob::Ep,
+    Knob::Cp,
+    Knob::Zero,
+    Knob::Recompute,
+    Knob::GlobalBatch,
+    Knob::MicroBatch,
+    Knob::Seq,
+    Knob::Tokens,
+];
+
+pub fn label(k: Knob) -> &'static str {
+    match k {
+        Knob::Devices => "devices",
+        Knob::Dp => "DP",
+        Knob::TrainTp => "TP",
+        Knob::TrainPp => "PP",
+        Knob::Interleave => "PP chunks v",
+        Knob::Ep => "EP",
+        Knob::Cp => "CP",
+        Knob::Zero => "ZeRO",
+        Knob::Recompute => "recompute",
+        Knob::GlobalBatch => "global batch",
+        Knob::MicroBatch => "micro-batch",
+        Knob::Seq => "sequence",
+        _ => "tokens",
+    }
+}
+
+pub fn hint(k: Knob) -> &'static str {
+    match k {
+        Knob::Devices => "all devices, e.g. 8, 1k; dp is what the degrees leave",
+        Knob::Dp => "data-parallel ranks (sets the devices), e.g. 8",
+        Knob::TrainTp | Knob::TrainPp | Knob::Ep | Knob::Cp => "devices, e.g. 2, 8",
+        Knob::Interleave => "model chunks per stage (interleaved 1F1B), e.g. 1, 2",
+        Knob::Zero => "0, 1 (optimizer), 2 (+ gradients), 3 (+ weights: FSDP)",
+        Knob::Recompute => "none, selective or full",
+        Knob::GlobalBatch => "tokens per step, e.g. 4M (M = 1024^2)",
+        Knob::MicroBatch => "sequences per micro-batch, e.g. 1, 2",
+        Knob::Seq => "tokens, e.g. 4k, 8k; auto = the model's context up to 8k",
+        _ => "e.g. 15T, 300G; chinchilla = 20 per parameter",
+    }
+}
+
+pub fn value(k: Knob, t: &TrainInputs) -> String {
+    match k {
+        Knob::Devices => t.devices.to_string(),
+        Knob::Dp => t.dp().map_or("-".into(), |d| d.to_string()),
+        Knob::TrainTp => t.tp.to_string(),
+        Knob::TrainPp => t.pp.to_string(),
+        Knob::Interleave => t.v.to_string(),
+        Knob::Ep => t.ep.to_string(),
+        Knob::Cp => t.cp.to_string(),
+        Knob::Zero => t.zero.to_string(),
+        Knob::Recompute => t.recompute.name().into(),
+        Knob::GlobalBatch => units::format_tokens(t.global_batch),
+        Knob::MicroBatch => t.micro_batch.to_string(),
+        Knob::Seq => t.seq.map_or("auto".into(), units::format_tokens),
+        _ => match t.tokens {
+            TokensToTrain::Chinchilla => "chinchilla".into(),
+            TokensToTrain::Tokens(n) => units::format_count(n),
+        },
+    }
+}
+
+/// The next degree up or down from `cur` among those `ok` allows, up to
+/// MAX_DEGREE; `cur` when there is none.
+fn next_degree(cur: u32, up: bool, ok: impl Fn(u32) -> bool) -> u32 {
+    let mut d = cur;
+    loop {
+        d = if up { d.saturating_mul(2) } else { d / 2 };
+        if d == 0 || d > MAX_DEGREE || d == cur {
+            return cur;
+        }
+        if ok(d) {
+            return d;
+        }
+    }
+}
+
+/// Step a training knob: degrees double and halve (TP to degrees that
+/// split the heads, EP the experts, PP and v at most the layers), the
+/// device count with them so that dp stays; ZeRO and recomputation move
+/// one stage; batch, sequence and tokens double and halve.
+pub fn step(k: Knob, t: &TrainInputs, up: bool, model: Option<&Model>) -> TrainInputs {
+    let mut n = *t;
+    let dec = model.and_then(|m| match &m.arch {
+        Arch::Decoder(d) => Some(d),
+        Arch::SinglePass(_) => None,
+    });
+    let heads = dec.map_or(u32::MAX, |d| d.heads);
+    let layers = dec.map_or(MAX_DEGREE, |d| d.layers);
+    let experts = dec.and_then(|d| d.moe).map(|m| m.experts);
+    let dp = t.dp();
+    // A degree change keeps the data-parallel ranks: the devices follow.
+    let keep_dp = |n: &mut TrainInputs| {
+        if let Some(dp) = dp {
+            let all = n.inner().saturating_mul(dp as u64);
+            if all <= MAX_DEGREE as u64 {
+                n.devices = all as u32;
+            }
+        }
+    };
+    let halve_or_double = |x: f64, max: f64| {
+        if up {
+            (x * 2.0).min(max)
+        } else {
+            (x / 2.0).floor().max(1.0)
+        }
+    };
+    match k {
+        Knob::Devices => {
+            n.devices = next_degree(t.devices, up, |d| {
+                (d as u64).is_multiple_of(t.inner().max(1))
+            })
+        }
+        Knob::Dp => {
+            let cur = dp.unwrap_or(1);
+            let next = next_degree(cur, up, |d| {
+                t.inner().saturating_mul(d as u64) <= MAX_DEGREE as u64
+            });
+            n.devices = (t.inner() * next as u64).min(MAX_DEGREE as u64) as u32;
+        }
+        Knob::TrainTp => {
+            n.tp = next_degree(t.tp, up, |d| heads.is_multiple_of(d));
+            keep_dp(&mut n);
+        }
+        Knob::TrainPp => {
+            n.pp = next_degree(t.pp, up, |d| d.saturating_mul(t.v) <= layers);
+            keep_dp(&mut n);
+        }
+        Knob::Interleave => {
+            n.v = next_degree(t.v, up, |v| t.pp > 1 && v.saturating_mul(t.pp) <= layers)
+        }
+        Knob::Ep => {
+            n.ep = next_degree(t.ep, up, |d| experts.is_some_and(|e| e.is_multiple_of(d)));
+            keep_dp(&mut n);
+        }
+        Knob::Cp => {
+            n.cp = next_degree(t.cp, up, |_| true);
+            keep_dp(&mut n);
+        }
+        Knob::Zero => {
+            n.zero = if up {
+                (t.zero + 1).min(3)
+            } else {
+                t.zero.saturating_sub(1)
+            }
+        }
+        Knob::Recompute => {
+            let i = Recompute::ALL
+                .iter()
+                .position(|r| *r == t.recompute)
+                .unwrap_or(0);
+            let j = if up {
+                (i + 1).min(2)
+            } else {
+                i.saturating_sub(1)
+            };
+            n.recompute = Recompute::ALL[j];
+        }
+        Knob::GlobalBatch => n.global_batch = halve_or_double(t.global_batch, MAX_GLOBAL_BATCH),
+        Knob::MicroBatch => {
+            n.micro_batch = if up {
+                t.micro_batch.saturating_mul(2).min(MAX_MICRO_BATCH)
+            } else {
+                (t.micro_batch / 2).max(1)
+            }
+        }
+        Knob::Seq => {
+            let s = match model {
+                Some(m) => t.seq_for(m),
+                None => t.seq.unwrap_or(AUTO_SEQ_MAX),
+            };
+            n.seq = Some(halve_or_double(s, crate::solver::roofline::MAX_CONTEXT));
+        }
+        _ => {
+            let now = match (t.tokens, model) {
+                (TokensToTrain::Tokens(x), _) => x,
+                (TokensToTrain::Chinchilla, Some(m)) => t.tokens.tokens(m.params),
+                (TokensToTrain::Chinchilla, None) => return n,
+            };
+            n.tokens = TokensToTrain::Tokens(halve_or_double(now, MAX_TOKENS));
+        }
+    }
+    n
+}
+
+/// Read typed text into the training inputs.
+pub fn parse(k: Knob, text: &str, t: &TrainInputs) -> Result<TrainInputs, String> {
+    let mut n = *t;
+    let s = text.trim();
+    let whole = |what: &str, max: f64, kind: Kind| -> Result<f64, String> {
+        let v = units::parse(s, kind).map_err(|e| e.to_string())?;
+        if v.fract() != 0.0 || !(1.0..=max).contains(&v) {
+            return Err(format!(
+                "{what} must be a whole number from 1 to {}",
+                units::format_count(max)
+            ));
+        }
+        Ok(v)
+    };
+    let degree = |what: &str| whole(what, MAX_DEGREE as f64, Kind::Count).map(|v| v as u32);
+    match k {
+        Knob::Devices => n.devices = degree("devices")?,
+        Knob::Dp => {
+            let dp = degree("DP")? as u64;
+            let all = t.inner().saturating_mul(dp);
+            if all > MAX_DEGREE as u64 {
+                return Err(format!(
+                    "DP {dp} x tp x pp x ep x cp ({}) is {all} devices; at most {MAX_DEGREE} are modelled",
+                    t.inner()
+                ));
+            }
+            n.devices = all as u32;
+        }
+        Knob::TrainTp => n.tp = degree("TP")?,
+        Knob::TrainPp => n.pp = degree("PP")?,
+        Knob::Interleave => n.v = degree("v")?,
+        Knob::Ep => n.ep = degree("EP")?,
+        Knob::Cp => n.cp = degree("CP")?,
+        Knob::Zero => {
+            n.zero = match s {
+                "0" => 0,
+                "1" => 1,
+                "2" => 2,
+                "3" => 3,
+                _ => return Err(format!("ZeRO stage {s:?}? use 0, 1, 2 or 3")),
+            }
+        }
+        Knob::Recompute => {
+            n.recompute = Recompute::parse(s)
+                .ok_or_else(|| format!("recompute {s:?}? use none, selective or full"))?
+        }
+        Knob::GlobalBatch => {
+            n.global_batch = whole("the global batch", MAX_GLOBAL_BATCH, Kind::Tokens)?
+        }
+        Knob::MicroBatch => {
+            n.micro_batch = whole("the micro-batch", MAX_MICRO_BATCH as f64, Kind::Count)? as u32
+        }
+        Knob::Seq => {
+            n.seq = if s.eq_ignore_ascii_case("auto") {
+                None
+            } else {
+                Some(whole(
+                    "the sequence",
+                    crate::solver::roofline::MAX_CONTEXT,
+                    Kind::Tokens,
+                )?)
+            }
+        }
+        _ => {
+            n.tokens = if s.eq_ignore_ascii_case("chinchilla") {
+                TokensToTrain::Chinchilla
+            } else {
+                let v = units::parse(s, Kind::Count)
+                    .map_err(|e| format!("{e}; or chinchilla for 20 per parameter"))?;
+                if !(1.0..=MAX_TOKENS).contains(&v) {
+                    return Err("tokens to train must be from 1 to 1e16, or chinchilla".into());
+                }
+                TokensToTrain::Tokens(v)
+            }
+        }
+    }
+    Ok(n)
+}
