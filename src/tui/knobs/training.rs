@@ -382,3 +382,117 @@ pub fn parse(k: Knob, text: &str, t: &TrainInputs) -> Result<TrainInputs, String
     }
     Ok(n)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+
+    fn llama_8b() -> Model {
+        Catalog::builtin()
+            .model("llama-3.1-8b")
+            .unwrap()
+            .model
+            .clone()
+    }
+
+    #[test]
+    fn dp_is_what_the_other_degrees_leave_of_the_devices() {
+        let t = TrainInputs::default();
+        // 8 devices / (1 x 1 x 1 x 1) = dp 8.
+        assert_eq!(t.layout().unwrap().dp, 8);
+        // 8 devices / (tp 2 x cp 2) = dp 2.
+        let t2 = TrainInputs { tp: 2, cp: 2, ..t };
+        assert_eq!(t2.dp(), Some(2));
+        // 3 does not divide 8: the layout says why, with the product.
+        let bad = TrainInputs { tp: 3, ..t };
+        let e = bad.layout().unwrap_err();
+        assert!(e.contains("not a multiple") && e.contains("= 3"), "{e}");
+        assert_eq!(value(Knob::Dp, &bad), "-");
+    }
+
+    #[test]
+    fn tp_steps_through_divisors_of_the_heads_and_keeps_dp() {
+        let m = llama_8b();
+        // Llama 3.1 8B has 32 attention heads: 1, 2, 4, 8, 16, 32, then no
+        // further (64 does not divide 32).
+        let mut t = TrainInputs::default();
+        let mut seen = vec![t.tp];
+        for _ in 0..7 {
+            t = step(Knob::TrainTp, &t, true, Some(&m));
+            seen.push(t.tp);
+        }
+        assert_eq!(seen, [1, 2, 4, 8, 16, 32, 32, 32]);
+        // dp stays 8, so the devices grow with tp: 8 x 32 = 256.
+        assert_eq!((t.dp(), t.devices), (Some(8), 256));
+        let down = step(Knob::TrainTp, &t, false, Some(&m));
+        assert_eq!((down.tp, down.devices), (16, 128));
+    }
+
+    #[test]
+    fn ep_moves_only_for_a_mixture_of_experts() {
+        let m = llama_8b();
+        let t = step(Knob::Ep, &TrainInputs::default(), true, Some(&m));
+        assert_eq!(t.ep, 1, "a dense model has no experts to split");
+    }
+
+    #[test]
+    fn zero_and_recompute_stop_at_their_ends() {
+        let t = TrainInputs::default();
+        assert_eq!(step(Knob::Zero, &t, true, None).zero, 3);
+        assert_eq!(step(Knob::Zero, &t, false, None).zero, 2);
+        let full = step(Knob::Recompute, &t, true, None);
+        assert_eq!(full.recompute, Recompute::Full);
+        assert_eq!(
+            step(Knob::Recompute, &full, true, None).recompute,
+            Recompute::Full
+        );
+        assert_eq!(
+            step(Knob::Recompute, &t, false, None).recompute,
+            Recompute::None
+        );
+    }
+
+    #[test]
+    fn tokens_step_from_chinchilla_in_tokens() {
+        let m = llama_8b();
+        let t = step(Knob::Tokens, &TrainInputs::default(), true, Some(&m));
+        // Chinchilla is 20 tokens per parameter; one step up doubles it.
+        assert_eq!(t.tokens, TokensToTrain::Tokens(40.0 * m.params));
+        let back = parse(Knob::Tokens, "chinchilla", &t).unwrap();
+        assert_eq!(back.tokens, TokensToTrain::Chinchilla);
+    }
+
+    #[test]
+    fn typed_values_read_as_the_command_line_reads_them() {
+        let t = TrainInputs::default();
+        // "4M" tokens: M = 1024^2, so 4 x 1,048,576.
+        let g = parse(Knob::GlobalBatch, "2M", &t).unwrap();
+        assert_eq!(g.global_batch, 2.0 * 1_048_576.0);
+        assert_eq!(value(Knob::GlobalBatch, &g), "2M");
+        assert_eq!(parse(Knob::Seq, "4k", &t).unwrap().seq, Some(4096.0));
+        assert_eq!(parse(Knob::Seq, "auto", &t).unwrap().seq, None);
+        assert_eq!(
+            parse(Knob::Tokens, "15T", &t).unwrap().tokens,
+            TokensToTrain::Tokens(15e12)
+        );
+        // DP sets the devices: dp 16 x (tp 2) = 32.
+        let tp2 = TrainInputs { tp: 2, ..t };
+        assert_eq!(parse(Knob::Dp, "16", &tp2).unwrap().devices, 32);
+        for (k, bad) in [
+            (Knob::Zero, "4"),
+            (Knob::Recompute, "some"),
+            (Knob::Devices, "0"),
+            (Knob::TrainTp, "1.5"),
+            (Knob::GlobalBatch, "-1"),
+            (Knob::MicroBatch, "nan"),
+            (Knob::Tokens, "0"),
+            (Knob::Dp, "65536"),
+        ] {
+            assert!(
+                parse(k, bad, &TrainInputs { tp: 2, ..t }).is_err(),
+                "{k:?} {bad}"
+            );
+        }
+    }
+}

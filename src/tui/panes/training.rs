@@ -639,3 +639,31 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         buf.set_string(x, area.bottom() - 1, text, t.dim());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bar_cells_are_proportional_and_never_overflow() {
+        // 3 : 1 of 8 cells = 6 and 2.
+        assert_eq!(bar_cells(&[3.0, 1.0], 8), [6, 2]);
+        // Thirds of 10 round to 3, 3, 3: one cell is left blank, none is
+        // drawn twice.
+        assert_eq!(bar_cells(&[1.0, 1.0, 1.0], 10), [3, 3, 3]);
+        // Halves of 3 round up to 2 each: the second gets what is left.
+        assert_eq!(bar_cells(&[1.0, 1.0], 3), [2, 1]);
+        assert_eq!(bar_cells(&[0.0, 0.0], 5), [0, 0]);
+        assert_eq!(bar_cells(&[f64::NAN, 1.0], 4), [0, 4]);
+    }
+
+    #[test]
+    fn long_times_read_in_hours_and_days() {
+        // 11 h = 39,600 s; 260 days = 22,464,000 s.
+        assert_eq!(duration(39_600.0), "11 h");
+        assert_eq!(duration(22_464_000.0), "260 days");
+        assert_eq!(duration(90.0), "90 s");
+        assert_eq!(energy(2_810.0), "2.81 MWh");
+        assert_eq!(energy(512.0), "512 kWh");
+    }
+}

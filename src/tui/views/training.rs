@@ -236,3 +236,110 @@ pub fn picked(d: &TrainingData, cursor: usize) -> Option<usize> {
     let i = cursor.checked_sub(SECTIONS)?;
     d.search.as_ref().filter(|s| i < s.ranked.len()).map(|_| i)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+
+    fn figures(t: &TrainInputs) -> (Model, TrainingData) {
+        let cat = Catalog::builtin();
+        let hw = cat.hardware("h100-sxm").unwrap().hw.clone();
+        let m = cat.model("llama-3.1-8b").unwrap().model.clone();
+        let a = Assumptions::default();
+        let d = compute(&hw, &m, t, Precision::Bf16, &a, "us-east", None, None).unwrap();
+        (m, d)
+    }
+
+    #[test]
+    fn zero_3_shards_the_16_bytes_per_parameter_over_the_8_ranks() {
+        let (m, d) = figures(&TrainInputs::default());
+        let mem = &d.training.memory;
+        // bf16 weights and gradients (2 + 2 bytes), fp32 master and two
+        // Adam moments (4 + 8): 16 bytes per parameter, all sharded by
+        // ZeRO 3 over dp 8.
+        let p = m.params;
+        assert!((mem.weights - 2.0 * p / 8.0).abs() < 1e-6 * p);
+        assert!((mem.gradients - 2.0 * p / 8.0).abs() < 1e-6 * p);
+        assert!((mem.optimizer - 12.0 * p / 8.0).abs() < 1e-6 * p);
+        assert!(d.fits() && d.fixes.is_empty());
+    }
+
+    #[test]
+    fn the_step_bar_adds_up_to_the_step_time() {
+        for t in [
+            TrainInputs::default(),
+            TrainInputs {
+                devices: 64,
+                tp: 4,
+                pp: 2,
+                ..TrainInputs::default()
+            },
+        ] {
+            let (_, d) = figures(&t);
+            let s = &d.training.step;
+            // compute less recompute, recompute, the exposed collectives,
+            // bubble, optimizer and overhead: the step's own sum.
+            let parts = (s.compute_s - s.recompute_s)
+                + s.recompute_s
+                + s.comm.exposed()
+                + s.bubble_s
+                + s.optimizer_s
+                + s.overhead_s;
+            assert!((parts - s.step_time_s).abs() < 1e-12 * s.step_time_s);
+        }
+    }
+
+    #[test]
+    fn a_run_that_does_not_fit_comes_with_fixes_that_fit() {
+        // ZeRO 1 on Llama 3.1 8B over 8 x 80 GB: 2 + 2 bytes per parameter
+        // unsharded (32 GB) plus the activations exceed 72 GB usable.
+        let (_, d) = figures(&TrainInputs {
+            zero: 1,
+            ..TrainInputs::default()
+        });
+        assert!(!d.fits());
+        assert!(d.fixes.iter().any(|(_, _, fits)| *fits));
+        let texts: Vec<String> = d.fixes.iter().map(|(f, _, _)| fix_text(f)).collect();
+        assert!(texts.contains(&"ZeRO 2".to_string()), "{texts:?}");
+        assert!(texts.contains(&"recompute full".to_string()), "{texts:?}");
+    }
+
+    #[test]
+    fn the_search_ranks_fastest_first_and_adopting_keeps_the_rest() {
+        let cat = Catalog::builtin();
+        let hw = cat.hardware("h100-sxm").unwrap().hw.clone();
+        let m = cat.model("llama-3.1-8b").unwrap().model.clone();
+        let t = TrainInputs::default();
+        let s = search(&hw, &m, &t, Precision::Bf16, &Assumptions::default()).unwrap();
+        assert!(!s.ranked.is_empty() && s.ranked.len() <= SEARCH_TOP);
+        assert!(
+            s.ranked
+                .windows(2)
+                .all(|w| w[0].step_time_s <= w[1].step_time_s)
+        );
+        assert_eq!(s.tried, s.fitting + s.too_big + s.no_link);
+        let best = s.ranked[0].run;
+        let adopted = adopt(&t, &best);
+        assert_eq!(adopted.layout().unwrap(), best.layout);
+        assert_eq!(
+            (adopted.zero, adopted.recompute, adopted.micro_batch),
+            (best.zero, best.recompute, best.micro_batch)
+        );
+        assert_eq!(
+            (adopted.global_batch, adopted.seq, adopted.tokens),
+            (t.global_batch, t.seq, t.tokens)
+        );
+        // The adopted inputs evaluate to the step the search ranked.
+        let (_, d) = figures(&adopted);
+        assert_eq!(d.training.step.step_time_s, s.ranked[0].step_time_s);
+        assert_eq!(d.training.run.recompute, best.recompute);
+    }
+
+    #[test]
+    fn loses_by_is_the_share_slower_than_the_fastest() {
+        // 1.1 s against 1.0 s: 10% slower.
+        assert!((loses_by(1.0, 1.1).unwrap() - 0.1).abs() < 1e-12);
+        assert_eq!(loses_by(1.0, 1.0), None);
+    }
+}
