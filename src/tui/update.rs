@@ -606,8 +606,10 @@ fn search_layouts(app: &mut App) {
         Ok(s) => {
             let msg = match s.ranked.first() {
                 Some(best) => format!(
-                    "{} layouts of {} devices tried, {} fit; fastest {} (Enter adopts a row)",
-                    s.tried, t.devices, s.fitting, best.run.layout
+                    "{} layouts tried, {} fit; fastest {}: Enter adopts a row",
+                    s.tried,
+                    s.fitting,
+                    super::panes::training::layout_text(&best.run.layout)
                 ),
                 None => format!(
                     "{} layouts of {} devices tried: none fits ({} too big, {} need a missing link)",
@@ -644,7 +646,7 @@ fn adopt_layout(app: &mut App) -> bool {
         Level::Info,
         format!(
             "adopted {}, ZeRO {}, recompute {}, micro-batch {}",
-            c.run.layout,
+            super::panes::training::layout_text(&c.run.layout),
             c.run.zero,
             c.run.recompute.name(),
             c.run.micro_batch
