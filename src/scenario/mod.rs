@@ -36,6 +36,19 @@
 //! itl = "50ms"
 //! regions = ["us-east", "eu-west"]
 //! budget = "5M"
+//! [training]                   # the Training view's run
+//! devices = 8                  # dp is what tp x pp x ep x cp leave
+//! tp = 1
+//! pp = 1
+//! v = 1                        # interleaved chunks per pipeline stage
+//! ep = 1
+//! cp = 1
+//! zero = 3                     # 0 | 1 | 2 | 3
+//! recompute = "selective"      # none | selective | full
+//! global_batch = "4M"          # tokens, M = 1024^2
+//! micro_batch = 1
+//! seq = 8192                   # absent: the model's context up to 8k
+//! tokens = "chinchilla"        # or "15T"
 //! ```
 //!
 //! Reading reports every problem of a file, each at the `file:line:column`
@@ -47,10 +60,15 @@ mod assume;
 mod check;
 pub mod exact;
 mod target;
+mod training;
 mod values;
 
 pub use assume::{AssumptionsSection, DEFAULT_PROFILE, Setting, written};
 pub use target::{SynthTarget, parse_batches};
+pub use training::{
+    AUTO_SEQ_MAX, MAX_DEVICES, MAX_GLOBAL_BATCH, MAX_MICRO_BATCH, MAX_TOKENS, TrainInputs,
+    TrainingSection,
+};
 pub use values::Problem;
 
 use crate::catalog::Catalog;
@@ -105,6 +123,8 @@ pub struct Scenario {
     pub generations: GenerationsSection,
     #[serde(default, skip_serializing_if = "is_default")]
     pub fleet: FleetSection,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub training: TrainingSection,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -4,111 +4,12 @@
 //! from text here; `Knob` (knobs.rs) hands the training knobs to these.
 
 use super::{Knob, MAX_DEGREE};
-use crate::solver::training::{Layout, Recompute, TokensToTrain};
+pub use crate::scenario::{
+    AUTO_SEQ_MAX, MAX_GLOBAL_BATCH, MAX_MICRO_BATCH, MAX_TOKENS, TrainInputs,
+};
+use crate::solver::training::{Recompute, TokensToTrain};
 use crate::solver::units::{self, Kind};
 use crate::solver::{Arch, Model};
-
-/// The sequence a run uses when none is set: the model's context, at most
-/// this (as `ridgeline train` does).
-pub const AUTO_SEQ_MAX: f64 = 8192.0;
-/// Largest global batch, tokens (the command line's bound).
-pub const MAX_GLOBAL_BATCH: f64 = 1e12;
-/// Largest number of tokens to train on (the command line's bound).
-pub const MAX_TOKENS: f64 = 1e16;
-/// Largest micro-batch, sequences.
-pub const MAX_MICRO_BATCH: u32 = 1 << 16;
-
-/// What the training knobs set.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TrainInputs {
-    /// All devices of the run: dp x tp x pp x ep x cp.
-    pub devices: u32,
-    pub tp: u32,
-    pub pp: u32,
-    /// Interleaved model chunks per pipeline stage (1: plain 1F1B).
-    pub v: u32,
-    pub ep: u32,
-    pub cp: u32,
-    pub zero: u8,
-    pub recompute: Recompute,
-    /// Tokens per optimizer step over all replicas.
-    pub global_batch: f64,
-    /// Sequences per micro-batch.
-    pub micro_batch: u32,
-    /// Tokens per sequence; None: the model's context, at most 8k.
-    pub seq: Option<f64>,
-    pub tokens: TokensToTrain,
-}
-
-impl Default for TrainInputs {
-    /// Eight devices of data parallelism with ZeRO 3 and selective
-    /// recomputation, 4M tokens per step of 8k sequences, to Chinchilla's
-    /// 20 tokens per parameter: what Llama 3.1 8B needs to fit on eight
-    /// 80 GB devices (ZeRO 1 leaves 80.7 GB per device).
-    fn default() -> Self {
-        TrainInputs {
-            devices: 8,
-            tp: 1,
-            pp: 1,
-            v: 1,
-            ep: 1,
-            cp: 1,
-            zero: 3,
-            recompute: Recompute::Selective,
-            global_batch: 4.0 * 1024.0 * 1024.0,
-            micro_batch: 1,
-            seq: None,
-            tokens: TokensToTrain::Chinchilla,
-        }
-    }
-}
-
-impl TrainInputs {
-    /// tp x pp x ep x cp: the devices of one data-parallel replica.
-    pub fn inner(&self) -> u64 {
-        [self.tp, self.pp, self.ep, self.cp]
-            .iter()
-            .fold(1u64, |n, &d| n.saturating_mul(d as u64))
-    }
-
-    /// The data-parallel degree the devices leave, if they divide evenly.
-    pub fn dp(&self) -> Option<u32> {
-        let inner = self.inner();
-        (inner > 0 && (self.devices as u64).is_multiple_of(inner))
-            .then(|| (self.devices as u64 / inner) as u32)
-    }
-
-    /// The layout, or why the devices do not split into it.
-    pub fn layout(&self) -> Result<Layout, String> {
-        let dp = self.dp().ok_or_else(|| {
-            format!(
-                "{} devices are not a multiple of tp x pp x ep x cp = {} x {} x {} x {} = {}: change the devices or a degree",
-                self.devices,
-                self.tp,
-                self.pp,
-                self.ep,
-                self.cp,
-                self.inner()
-            )
-        })?;
-        Ok(Layout {
-            dp,
-            tp: self.tp,
-            pp: self.pp,
-            ep: self.ep,
-            cp: self.cp,
-            v: self.v,
-        })
-    }
-
-    /// The sequence length for `model`: as set, or its context up to 8k.
-    pub fn seq_for(&self, model: &Model) -> f64 {
-        self.seq.unwrap_or(match &model.arch {
-            Arch::Decoder(d) => (d.max_context as f64).clamp(1.0, AUTO_SEQ_MAX),
-            Arch::SinglePass(_) => AUTO_SEQ_MAX,
-        })
-    }
-}
 
 /// The knobs of the Training view, in the order it lists them.
 pub const KNOBS: [Knob; 13] = [
