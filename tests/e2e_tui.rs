@@ -54,7 +54,7 @@ fn a_user_at_80x24_with_arrow_keys() {
     assert!(s.contains("1 Roofline 2 Serving"), "{s}");
     // 80x24 is too short for every key: the list scrolls.
     t.keys(&[
-        "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down",
+        "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down",
     ]);
     let s = t.wait_for("ctrl-c");
     assert!(s.contains("save the workbench state"), "{s}");

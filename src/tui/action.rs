@@ -169,9 +169,7 @@ impl Command {
             Command::View5 => "view 5: Generations (a family side by side)",
             Command::View6 => "view 6: Fleet (cheapest fleet for a load and SLAs)",
             Command::View7 => "view 7: Training (step, memory, run, layouts)",
-            Command::SearchLayouts => {
-                "Training: rank the layouts of the device count (Enter on a row adopts it)"
-            }
+            Command::SearchLayouts => "Training: rank the layouts (Enter on a row adopts it)",
             Command::NextFamily => "next hardware family (Generations), or the marked devices",
             Command::Save => "save the workbench state to a scenario file",
             Command::Redraw => "redraw the whole screen",
