@@ -734,7 +734,23 @@ const TRAINING_KNOBS: [Knob; 19] = [
 impl Knob {
     /// A knob of the training run (knobs/training.rs).
     pub fn is_training(self) -> bool {
-        training::KNOBS.contains(&self)
+        use Knob::*;
+        matches!(
+            self,
+            Devices
+                | Dp
+                | TrainTp
+                | TrainPp
+                | Interleave
+                | Ep
+                | Cp
+                | Zero
+                | Recompute
+                | GlobalBatch
+                | MicroBatch
+                | Seq
+                | Tokens
+        )
     }
 
     /// Whether the knob changes anything for the model. Phase, context and

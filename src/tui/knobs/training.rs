@@ -11,23 +11,6 @@ use crate::solver::training::{Recompute, TokensToTrain};
 use crate::solver::units::{self, Kind};
 use crate::solver::{Arch, Model};
 
-/// The knobs of the Training view, in the order it lists them.
-pub const KNOBS: [Knob; 13] = [
-    Knob::Devices,
-    Knob::Dp,
-    Knob::TrainTp,
-    Knob::TrainPp,
-    Knob::Interleave,
-    Knob::Ep,
-    Knob::Cp,
-    Knob::Zero,
-    Knob::Recompute,
-    Knob::GlobalBatch,
-    Knob::MicroBatch,
-    Knob::Seq,
-    Knob::Tokens,
-];
-
 pub fn label(k: Knob) -> &'static str {
     match k {
         Knob::Devices => "devices",
