@@ -81,8 +81,9 @@ fn next_degree(cur: u32, up: bool, ok: impl Fn(u32) -> bool) -> u32 {
 }
 
 /// Step a training knob: degrees double and halve (TP to degrees that
-/// split the heads, EP the experts, PP and v at most the layers), the
-/// device count with them so that dp stays; ZeRO and recomputation move
+/// split the heads, EP the experts, PP and v at most the layers) within the
+/// device count while they divide it, taking from dp, then growing the
+/// devices with dp kept; ZeRO and recomputation move
 /// one stage; batch, sequence and tokens double and halve.
 pub fn step(k: Knob, t: &TrainInputs, up: bool, model: Option<&Model>) -> TrainInputs {
     let mut n = *t;
@@ -94,8 +95,13 @@ pub fn step(k: Knob, t: &TrainInputs, up: bool, model: Option<&Model>) -> TrainI
     let layers = dec.map_or(MAX_DEGREE, |d| d.layers);
     let experts = dec.and_then(|d| d.moe).map(|m| m.experts);
     let dp = t.dp();
-    // A degree change keeps the data-parallel ranks: the devices follow.
+    // A degree change keeps the devices when the new degrees divide them
+    // (dp gives way, as the memory fixes and the layout search count); else
+    // it keeps the data-parallel ranks and the devices follow.
     let keep_dp = |n: &mut TrainInputs| {
+        if n.dp().is_some() {
+            return;
+        }
         if let Some(dp) = dp {
             let all = n.inner().saturating_mul(dp as u64);
             if all <= MAX_DEGREE as u64 {
@@ -307,10 +313,15 @@ mod tests {
             seen.push(t.tp);
         }
         assert_eq!(seen, [1, 2, 4, 8, 16, 32, 32, 32]);
-        // dp stays 8, so the devices grow with tp: 8 x 32 = 256.
-        assert_eq!((t.dp(), t.devices), (Some(8), 256));
+        // Within the 8 devices tp takes from dp (tp 2: dp 4, as the memory
+        // fix "TP 2 (fewer DP)" says); past them dp 1 stays and the
+        // devices grow: tp 32 x dp 1 = 32.
+        let tp2 = step(Knob::TrainTp, &TrainInputs::default(), true, Some(&m));
+        assert_eq!((tp2.tp, tp2.dp(), tp2.devices), (2, Some(4), 8));
+        assert_eq!((t.dp(), t.devices), (Some(1), 32));
+        // Down again: 16 divides the 32 devices, so dp grows to 2.
         let down = step(Knob::TrainTp, &t, false, Some(&m));
-        assert_eq!((down.tp, down.devices), (16, 128));
+        assert_eq!((down.tp, down.dp(), down.devices), (16, Some(2), 32));
     }
 
     #[test]
