@@ -164,6 +164,27 @@ fn benches(c: &mut Criterion) {
         })
     });
 
+    // Training view: step ZeRO down and up (3 -> 2 -> 3), each a training
+    // step, its elasticities and the run, drawn at 160x48.
+    let mut a = app();
+    update(&mut a, Action::Do(Command::View7));
+    a.focus = Pane::Knobs;
+    a.knob = a
+        .knobs()
+        .iter()
+        .position(|k| *k == ridgeline::tui::knobs::Knob::Zero)
+        .unwrap();
+    let mut term = terminal();
+    let mut down = true;
+    g.bench_function("training knob step (step, elasticities, run)", |b| {
+        b.iter(|| {
+            let cmd = if down { Command::Left } else { Command::Right };
+            down = !down;
+            update(&mut a, Action::Do(cmd));
+            term.draw(|f| render(black_box(&a), f)).unwrap();
+        })
+    });
+
     // The parts: recompute alone, render alone.
     let mut a = app();
     g.bench_function("recompute only", |b| {
@@ -172,6 +193,7 @@ fn benches(c: &mut Criterion) {
     for (name, view) in [
         ("recompute only, synthesis view", Command::View3),
         ("recompute only, fleet view", Command::View6),
+        ("recompute only, training view", Command::View7),
     ] {
         let mut a = app();
         update(&mut a, Action::Do(view));

@@ -237,9 +237,11 @@ fn states() -> Vec<(String, App)> {
 
 #[test]
 fn the_headline_of_every_view_answers_with_a_configuration_that_fits() {
+    // Training answers with a training run, not an inference workload:
+    // tests/tui_training.rs holds its headline to the same rule.
     let views: Vec<Command> = Command::ALL
         .into_iter()
-        .filter(|c| c.view_number().is_some())
+        .filter(|c| c.view_number().is_some() && *c != Command::View7)
         .collect();
     // Each view answers at least once over these states.
     let mut answered = std::collections::HashSet::new();

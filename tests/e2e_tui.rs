@@ -54,7 +54,7 @@ fn a_user_at_80x24_with_arrow_keys() {
     assert!(s.contains("1 Roofline 2 Serving"), "{s}");
     // 80x24 is too short for every key: the list scrolls.
     t.keys(&[
-        "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down",
+        "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down",
     ]);
     let s = t.wait_for("ctrl-c");
     assert!(s.contains("save the workbench state"), "{s}");
@@ -465,4 +465,38 @@ fn the_band_and_the_profile_knob_without_colour_in_ascii() {
     assert!(s.is_ascii(), "{s}");
     t.keys(&["q"]);
     t.wait_for("EXIT=0");
+}
+
+#[test]
+fn training_view_at_80x24_steps_a_knob_ranks_layouts_and_adopts_one() {
+    need_tmux!();
+    let t = Tmux::start(80, 24, "--ascii");
+    t.wait_for("tok/s");
+    t.keys(&["7"]);
+    let s = t.wait("the training view", |s| {
+        s.contains("[7 Training]") && s.contains("Step ") && s.contains("fits:")
+    });
+    assert!(s.is_ascii(), "{s}");
+    // Shift-Tab to the knobs, down to ZeRO, one step down twice: ZeRO 1
+    // does not fit, and the step time gives way to the verdict.
+    t.keys(&["BTab"]);
+    for _ in 0..7 {
+        t.keys(&["Down"]);
+    }
+    t.keys(&["Left", "Left"]);
+    t.wait("ZeRO 1", |s| {
+        s.contains("ZeRO 1") && s.contains("DOES NOT FIT")
+    });
+    // r ranks the layouts; Enter adopts the fastest, which fits.
+    t.keys(&["r"]);
+    t.wait_for("Enter adopts a row");
+    t.keys(&["Enter"]);
+    let s = t.wait("the adopted layout", |s| {
+        s.contains("adopted dp") && s.contains("step ")
+    });
+    assert!(!s.contains("DOES NOT FIT"), "{s}");
+    t.keys(&["q"]);
+    let (exit, restored) = t.exit_and_restored();
+    assert_eq!(exit, "EXIT=0");
+    assert!(restored, "terminal left in raw mode");
 }

@@ -7,9 +7,10 @@ use proptest::prelude::*;
 use ratatui_textarea::Key;
 use ridgeline::catalog::profile;
 use ridgeline::scenario::{SynthTarget, written};
+use ridgeline::solver::training::{Recompute, TokensToTrain};
 use ridgeline::solver::{Assumptions, Collective, Phase, Precision, Workload};
 use ridgeline::tui::app::Level;
-use ridgeline::tui::knobs::{Family, Knob, Profile, SweepAxis, ViewInputs};
+use ridgeline::tui::knobs::{Family, Knob, Profile, SweepAxis, TrainInputs, ViewInputs};
 use ridgeline::tui::{App, Command, Mode, Pane, View};
 use std::path::{Path, PathBuf};
 
@@ -318,6 +319,50 @@ fn magnitude(lo: f64, hi: f64) -> impl Strategy<Value = f64> {
     (lo..=hi).prop_map(|e| 10f64.powf(e))
 }
 
+/// Any training run the scenario reads: degrees from 1 to 65536, ZeRO 0-3,
+/// every recomputation, whole batches and sequences within their bounds,
+/// tokens to train from 1 to 1e16 or chinchilla.
+fn any_training() -> impl Strategy<Value = TrainInputs> {
+    (
+        prop::array::uniform6(1u32..=65536),
+        0u8..=3,
+        prop::sample::select(Recompute::ALL.to_vec()),
+        (1u64..=1_000_000_000_000).prop_map(|x| x as f64),
+        1u32..=65536,
+        prop::option::of((1u64..=1_000_000_000).prop_map(|x| x as f64)),
+        prop_oneof![
+            Just(TokensToTrain::Chinchilla),
+            magnitude(0.0, 16.0).prop_map(TokensToTrain::Tokens),
+        ],
+    )
+        .prop_map(
+            |(
+                [devices, tp, pp, v, ep, cp],
+                zero,
+                recompute,
+                global_batch,
+                micro_batch,
+                seq,
+                tokens,
+            )| {
+                TrainInputs {
+                    devices,
+                    tp,
+                    pp,
+                    v,
+                    ep,
+                    cp,
+                    zero,
+                    recompute,
+                    global_batch,
+                    micro_batch,
+                    seq,
+                    tokens,
+                }
+            },
+        )
+}
+
 /// Any valid workbench state over the built-in catalog.
 fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
     let (n_hw, n_models) = (a.catalog.hardware.len(), a.catalog.models.len());
@@ -430,6 +475,7 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
         ),
         prop::sample::subsequence(regions.clone(), 1..=regions.len()).prop_shuffle(),
         (prop::option::of(magnitude(0.0, 12.0)), magnitude(-2.0, 0.0)),
+        any_training(),
     )
         .prop_map(
             |(
@@ -442,6 +488,7 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
                 (qps, ttft, itl),
                 regions,
                 (budget, u),
+                train,
             )| {
                 ViewInputs {
                     request: ridgeline::solver::serving::Request { prompt, output },
@@ -456,6 +503,7 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
                     regions,
                     budget,
                     max_utilization: u,
+                    train,
                 }
             },
         );

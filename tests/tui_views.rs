@@ -59,6 +59,7 @@ fn number_keys_open_every_view_and_the_selection_is_shared() {
         (Command::View4, View::Sweep),
         (Command::View5, View::Generations),
         (Command::View6, View::Fleet),
+        (Command::View7, View::Training),
         (Command::View1, View::Roofline),
     ];
     for (c, v) in keys {
@@ -97,6 +98,8 @@ fn the_number_keys_are_bound_and_listed_in_help() {
         ('4', Command::View4),
         ('5', Command::View5),
         ('6', Command::View6),
+        ('7', Command::View7),
+        ('r', Command::SearchLayouts),
         ('s', Command::Save),
         ('f', Command::NextFamily),
     ] {
@@ -106,7 +109,7 @@ fn the_number_keys_are_bound_and_listed_in_help() {
     let rows = a.keymap.help_rows();
     assert!(
         rows.iter()
-            .any(|(k, d)| k == "1-6" && d.contains("4 Sweep"))
+            .any(|(k, d)| k == "1-7" && d.contains("7 Training"))
     );
     assert!(rows.iter().any(|(k, d)| k == "s" && d.contains("scenario")));
 }
@@ -120,7 +123,7 @@ fn arrow_keys_alone_reach_every_view() {
     }
     assert!(a.in_bar && a.bar_view);
     let mut seen = vec![a.view];
-    for _ in 0..5 {
+    for _ in 0..6 {
         go(&mut a, &[Command::Right]);
         seen.push(a.view);
         assert!(a.view_data.is_ok(), "{:?}", a.view);
@@ -128,6 +131,8 @@ fn arrow_keys_alone_reach_every_view() {
     assert_eq!(seen, View::ALL.to_vec());
     go(&mut a, &[Command::Right]);
     assert_eq!(a.view, View::Roofline, "wraps");
+    go(&mut a, &[Command::Left]);
+    assert_eq!(a.view, View::Training);
     go(&mut a, &[Command::Left]);
     assert_eq!(a.view, View::Fleet);
     // Down twice: back to the panes of the bar, then into the pane.
@@ -523,6 +528,8 @@ fn no_key_panics_in_any_view() {
         Command::PageDown,
         Command::Top,
         Command::Bottom,
+        Command::SearchLayouts,
+        Command::Edit,
     ];
     for v in [
         Command::View1,
@@ -531,6 +538,7 @@ fn no_key_panics_in_any_view() {
         Command::View4,
         Command::View5,
         Command::View6,
+        Command::View7,
     ] {
         let mut a = app();
         go(&mut a, &[v]);

@@ -17,7 +17,7 @@ use toml::de::{DeTable, DeValue};
 
 /// The keys of each table of the format (a test keeps them equal to the
 /// fields of `Scenario`).
-pub(super) const SCHEMA: [(&str, &[&str]); 8] = [
+pub(super) const SCHEMA: [(&str, &[&str]); 9] = [
     (
         "",
         &[
@@ -34,6 +34,7 @@ pub(super) const SCHEMA: [(&str, &[&str]); 8] = [
             "sweep",
             "generations",
             "fleet",
+            "training",
         ],
     ),
     (
@@ -59,6 +60,23 @@ pub(super) const SCHEMA: [(&str, &[&str]); 8] = [
     (
         "fleet",
         &["qps", "ttft", "itl", "regions", "budget", "max_utilization"],
+    ),
+    (
+        "training",
+        &[
+            "devices",
+            "tp",
+            "pp",
+            "v",
+            "ep",
+            "cp",
+            "zero",
+            "recompute",
+            "global_batch",
+            "micro_batch",
+            "seq",
+            "tokens",
+        ],
     ),
 ];
 
@@ -326,6 +344,10 @@ mod tests {
             vec!["us-east".into()],
         );
         (f.budget, f.max_utilization) = (Some("1M".into()), Some(0.8));
+        s.training = super::super::TrainingSection::of(&super::super::TrainInputs {
+            seq: Some(4096.0),
+            ..Default::default()
+        });
         let text = s.to_toml();
         let doc = DeTable::parse(&text).unwrap();
         let names = |t: &DeTable<'_>| {

@@ -4,7 +4,7 @@
 //! ```toml
 //! title = "Llama 3.1 70B on an A100"
 //! description = "why it does not fit"
-//! view = "roofline"            # roofline | serving | synthesis | sweep | generations | fleet
+//! view = "roofline"            # roofline | serving | synthesis | sweep | generations | fleet | training
 //! hardware = "a100"
 //! compare = ["a100", "h100", "h200"]
 //! model = "llama-3.1-70b"
@@ -36,6 +36,19 @@
 //! itl = "50ms"
 //! regions = ["us-east", "eu-west"]
 //! budget = "5M"
+//! [training]                   # the Training view's run
+//! devices = 8                  # dp is what tp x pp x ep x cp leave
+//! tp = 1
+//! pp = 1
+//! v = 1                        # interleaved chunks per pipeline stage
+//! ep = 1
+//! cp = 1
+//! zero = 3                     # 0 | 1 | 2 | 3
+//! recompute = "selective"      # none | selective | full
+//! global_batch = "4M"          # tokens, M = 1024^2
+//! micro_batch = 1
+//! seq = 8192                   # absent: the model's context up to 8k
+//! tokens = "chinchilla"        # or "15T"
 //! ```
 //!
 //! Reading reports every problem of a file, each at the `file:line:column`
@@ -47,10 +60,15 @@ mod assume;
 mod check;
 pub mod exact;
 mod target;
+mod training;
 mod values;
 
 pub use assume::{AssumptionsSection, DEFAULT_PROFILE, Setting, written};
 pub use target::{SynthTarget, parse_batches};
+pub use training::{
+    AUTO_SEQ_MAX, MAX_DEVICES, MAX_GLOBAL_BATCH, MAX_MICRO_BATCH, MAX_TOKENS, TrainInputs,
+    TrainingSection,
+};
 pub use values::Problem;
 
 use crate::catalog::Catalog;
@@ -64,13 +82,14 @@ use std::path::Path;
 pub const MAX_SCENARIO_BYTES: u64 = 1 << 20;
 
 /// The views of the workbench a scenario can open on.
-pub const VIEWS: [&str; 6] = [
+pub const VIEWS: [&str; 7] = [
     "roofline",
     "serving",
     "synthesis",
     "sweep",
     "generations",
     "fleet",
+    "training",
 ];
 
 /// A scenario as written in TOML. Every field is optional: what is absent
@@ -104,6 +123,8 @@ pub struct Scenario {
     pub generations: GenerationsSection,
     #[serde(default, skip_serializing_if = "is_default")]
     pub fleet: FleetSection,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub training: TrainingSection,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

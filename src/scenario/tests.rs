@@ -284,3 +284,38 @@ fn assumptions_start_from_their_profile() {
     let again = Scenario::parse_with("again.toml", &t, &cat).unwrap();
     assert_eq!(again, s);
 }
+
+#[test]
+fn training_values_read_and_each_problem_is_at_its_key() {
+    let s = Scenario::parse(
+        "t.toml",
+        "view = \"training\"\n[training]\ndevices = 64\ntp = 4\nzero = 1\nrecompute = \"full\"\nglobal_batch = \"2M\"\nseq = \"4k\"\ntokens = \"15T\"\n",
+    )
+    .unwrap();
+    let t = s.training_inputs().unwrap();
+    // "2M" tokens = 2 x 1024^2; "4k" = 4096; "15T" = 15e12.
+    assert_eq!((t.devices, t.tp, t.dp()), (64, 4, Some(16)));
+    assert_eq!(t.global_batch, 2.0 * 1_048_576.0);
+    assert_eq!(t.seq, Some(4096.0));
+    assert_eq!(
+        t.tokens,
+        crate::solver::training::TokensToTrain::Tokens(15e12)
+    );
+    assert_eq!(t.recompute, crate::solver::training::Recompute::Full);
+    // Absent keys keep the view's defaults (the sequence: the model's).
+    let d = Scenario::parse("d.toml", "[training]\ndevices = 16\n").unwrap();
+    assert_eq!(d.training_inputs().unwrap().seq, None);
+    for (text, key) in [
+        ("[training]\nzero = 4\n", "zero"),
+        ("[training]\nrecompute = \"most\"\n", "recompute"),
+        ("[training]\ntp = 0\n", "tp"),
+        ("[training]\nglobal_batch = 1.5\n", "global_batch"),
+        ("[training]\ntokens = \"lots\"\n", "tokens"),
+    ] {
+        let e = one(text);
+        assert_eq!(e.line, 2, "{key}: {e}");
+        assert!(e.to_string().contains(key), "{key}: {e}");
+    }
+    let e = one("[training]\nheads = 2\n");
+    assert!(e.message.contains("unknown key `heads`"), "{e}");
+}

@@ -16,13 +16,13 @@ pub type Problem = (String, String);
 
 /// Problems gathered while resolving.
 #[derive(Default)]
-struct Problems(Vec<Problem>);
+pub(super) struct Problems(Vec<Problem>);
 
 impl Problems {
-    fn push(&mut self, key: &str, message: impl Into<String>) {
+    pub(super) fn push(&mut self, key: &str, message: impl Into<String>) {
         self.0.push((key.to_string(), message.into()));
     }
-    fn or<T>(self, value: T) -> Result<T, Vec<Problem>> {
+    pub(super) fn or<T>(self, value: T) -> Result<T, Vec<Problem>> {
         if self.0.is_empty() {
             Ok(value)
         } else {
@@ -307,6 +307,7 @@ impl Scenario {
         );
         all.extend(self.request().err().unwrap_or_default());
         all.extend(self.fleet_inputs().err().unwrap_or_default());
+        all.extend(self.training_inputs().err().unwrap_or_default());
         all.extend(self.target().err().unwrap_or_default());
         all.extend(self.batches().err().unwrap_or_default());
         all.extend(self.sweep_over_context().err().unwrap_or_default());

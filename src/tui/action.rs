@@ -33,6 +33,8 @@ pub enum Command {
     View4,
     View5,
     View6,
+    View7,
+    SearchLayouts,
     NextFamily,
     Save,
     Redraw,
@@ -43,13 +45,14 @@ pub enum Command {
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 33] = [
+    pub const ALL: [Command; 35] = [
         Command::View1,
         Command::View2,
         Command::View3,
         Command::View4,
         Command::View5,
         Command::View6,
+        Command::View7,
         Command::Up,
         Command::Down,
         Command::Left,
@@ -71,6 +74,7 @@ impl Command {
         Command::NextFamily,
         Command::SortCompare,
         Command::Baseline,
+        Command::SearchLayouts,
         Command::Save,
         Command::NextTheme,
         Command::Redraw,
@@ -79,7 +83,7 @@ impl Command {
         Command::Quit,
     ];
 
-    /// 1 to 6 for the view keys.
+    /// 1 to 7 for the view keys.
     pub fn view_number(self) -> Option<usize> {
         match self {
             Command::View1 => Some(1),
@@ -88,6 +92,7 @@ impl Command {
             Command::View4 => Some(4),
             Command::View5 => Some(5),
             Command::View6 => Some(6),
+            Command::View7 => Some(7),
             _ => None,
         }
     }
@@ -122,6 +127,8 @@ impl Command {
             Command::View4 => "view_sweep",
             Command::View5 => "view_generations",
             Command::View6 => "view_fleet",
+            Command::View7 => "view_training",
+            Command::SearchLayouts => "search_layouts",
             Command::NextFamily => "next_family",
             Command::Save => "save",
             Command::Redraw => "redraw",
@@ -161,6 +168,8 @@ impl Command {
             Command::View4 => "view 4: Sweep (against batch or context)",
             Command::View5 => "view 5: Generations (a family side by side)",
             Command::View6 => "view 6: Fleet (cheapest fleet for a load and SLAs)",
+            Command::View7 => "view 7: Training (step, memory, run, layouts)",
+            Command::SearchLayouts => "Training: rank the layouts (Enter on a row adopts it)",
             Command::NextFamily => "next hardware family (Generations), or the marked devices",
             Command::Save => "save the workbench state to a scenario file",
             Command::Redraw => "redraw the whole screen",

@@ -268,6 +268,8 @@ pub struct App {
     pub baseline: Option<usize>,
     /// First row of the help screen (it scrolls on short screens).
     pub help_scroll: usize,
+    /// The Training view's last layout search and what it was run for.
+    pub train_search: Option<views::training::SearchRun>,
     pub quit: bool,
     /// Something changed since the last draw.
     pub dirty: bool,
@@ -460,6 +462,7 @@ impl App {
             current: Err("not computed yet".to_string()),
             last_valid: None,
             help_scroll: 0,
+            train_search: None,
             view_scroll: 0,
             compare_sort: SortBy::Listed,
             baseline: None,
@@ -497,6 +500,7 @@ impl App {
         match self.shown_view() {
             Some((ViewData::Synthesis(s), _)) => s.matches.len(),
             Some((ViewData::Fleet(f), _)) => f.plan.per_device.len(),
+            Some((ViewData::Training(t), _)) => views::training::rows(t),
             Some((ViewData::Generations(g), _)) => g.analysis.compare.len(),
             Some((ViewData::Roofline, _)) => self.shown().map_or(0, |(a, _)| a.compare.len()),
             _ => 0,

@@ -251,6 +251,8 @@ impl Default for Keymap {
         b.insert(Command::View4, vec![c('4')]);
         b.insert(Command::View5, vec![c('5')]);
         b.insert(Command::View6, vec![c('6')]);
+        b.insert(Command::View7, vec![c('7')]);
+        b.insert(Command::SearchLayouts, vec![c('r')]);
         b.insert(Command::NextFamily, vec![c('f')]);
         b.insert(Command::Save, vec![c('s')]);
         b.insert(Command::Redraw, vec![Key::ctrl('l')]);
@@ -295,7 +297,7 @@ impl Keymap {
             .map_or_else(|| "?".to_string(), |k| k.to_string())
     }
 
-    /// Help rows: (keys, description), in Command::ALL order; the six view
+    /// Help rows: (keys, description), in Command::ALL order; the seven view
     /// keys share one row ("1 Roofline, 2 Serving, ...").
     pub fn help_rows(&self) -> Vec<(String, String)> {
         let mut rows = Vec::new();
@@ -311,6 +313,7 @@ impl Keymap {
             "Sweep",
             "Generations",
             "Fleet",
+            "Training",
         ];
         let keys: Vec<String> = views.iter().map(|c| self.keys_text(*c)).collect();
         let desc: Vec<String> = views
@@ -323,7 +326,7 @@ impl Keymap {
             .enumerate()
             .all(|(i, k)| *k == (i + 1).to_string());
         let keys = if plain {
-            "1-6".to_string()
+            format!("1-{}", keys.len())
         } else {
             keys.join(" ")
         };
@@ -481,8 +484,12 @@ mod tests {
     fn help_is_generated_from_the_keymap() {
         let (km, _) = Keymap::from_config("c", "[keys]\nmark = \"m\"\n");
         let rows = km.help_rows();
-        assert_eq!(rows.len(), Command::ALL.len() - 5, "six view keys, one row");
-        assert_eq!(rows[0].0, "1-6");
+        assert_eq!(
+            rows.len(),
+            Command::ALL.len() - 6,
+            "seven view keys, one row"
+        );
+        assert_eq!(rows[0].0, "1-7");
         assert!(rows[0].1.contains("6 Fleet"), "{}", rows[0].1);
         let mark = rows
             .iter()

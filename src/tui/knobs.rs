@@ -8,6 +8,7 @@ use crate::solver::serving::Request;
 use crate::solver::units::{self, Kind};
 use crate::solver::{Arch, Assumptions, Model, Phase, Precision, Workload, fit};
 use crate::words::Words;
+pub use training::TrainInputs;
 
 /// One knob of the workload or the assumptions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -44,6 +45,20 @@ pub enum Knob {
     ItlSla,
     Regions,
     Budget,
+    // Training (knobs/training.rs).
+    Devices,
+    Dp,
+    TrainTp,
+    TrainPp,
+    Interleave,
+    Ep,
+    Cp,
+    Zero,
+    Recompute,
+    GlobalBatch,
+    MicroBatch,
+    Seq,
+    Tokens,
 }
 
 /// What a sweep runs over.
@@ -81,6 +96,8 @@ pub struct ViewInputs {
     /// USD per year; None for no budget.
     pub budget: Option<f64>,
     pub max_utilization: f64,
+    /// The Training view's run.
+    pub train: TrainInputs,
 }
 
 impl Default for ViewInputs {
@@ -103,6 +120,7 @@ impl Default for ViewInputs {
             regions: f.regions,
             budget: f.budget_usd_per_year,
             max_utilization: f.max_utilization,
+            train: TrainInputs::default(),
         }
     }
 }
@@ -198,6 +216,7 @@ impl Knob {
             Knob::ItlSla => "ITL SLA",
             Knob::Regions => "regions",
             Knob::Budget => "budget $/yr",
+            k => training::label(k),
         }
     }
 
@@ -290,6 +309,7 @@ impl Knob {
                 Overhead,
                 KernelTime,
             ],
+            6 => &TRAINING_KNOBS,
             _ => &Knob::ALL,
         }
     }
@@ -315,6 +335,7 @@ impl Knob {
             Knob::Qps => "requests per second, e.g. 1000",
             Knob::TtftSla | Knob::ItlSla => "e.g. 100ms, 50ms",
             Knob::Budget => "USD per year, e.g. 5M; none",
+            k => training::hint(k),
         }
     }
 
@@ -359,6 +380,7 @@ impl Knob {
             Knob::Budget => v
                 .budget
                 .map_or("none".into(), |b| units::format_count(b).replace(' ', "")),
+            k => training::value(k, &v.train),
         }
     }
 
@@ -501,6 +523,7 @@ impl Knob {
                     (Some(b), false) => Some(b / 2.0),
                 }
             }
+            k => v.train = training::step(k, &v.train, up, None),
         }
         Inputs { wl, a, v, profile }
     }
@@ -509,6 +532,11 @@ impl Knob {
     /// moves to the next degree that splits its attention heads (and KV
     /// heads) evenly, pipeline stages stop at its layers.
     pub fn step_for(self, i: &Inputs, up: bool, c: &Choices, model: Option<&Model>) -> Inputs {
+        if self.is_training() {
+            let mut next = i.clone();
+            next.v.train = training::step(self, &i.v.train, up, model);
+            return next;
+        }
         let mut next = self.step(i, up, c);
         if let Some(m) = model
             && let Arch::Decoder(d) = &m.arch
@@ -665,6 +693,7 @@ impl Knob {
                     Some(b)
                 }
             }
+            k => v.train = training::parse(k, t, &v.train)?,
         }
         Ok(Inputs { wl, a, v, profile })
     }
@@ -678,7 +707,52 @@ pub fn uniform_precision(wl: &Workload) -> Option<Precision> {
     (wl.weights == wl.activations && wl.weights == wl.kv).then_some(wl.weights)
 }
 
+/// The Training view's knobs: its own, then the region of its carbon, the
+/// number format and the assumptions it shares with the other views.
+const TRAINING_KNOBS: [Knob; 19] = [
+    Knob::Devices,
+    Knob::Dp,
+    Knob::TrainTp,
+    Knob::TrainPp,
+    Knob::Interleave,
+    Knob::Ep,
+    Knob::Cp,
+    Knob::Zero,
+    Knob::Recompute,
+    Knob::GlobalBatch,
+    Knob::MicroBatch,
+    Knob::Seq,
+    Knob::Tokens,
+    Knob::Region,
+    Knob::Precision,
+    Knob::Profile,
+    Knob::ComputeEff,
+    Knob::MemoryEff,
+    Knob::Overhead,
+];
+
 impl Knob {
+    /// A knob of the training run (knobs/training.rs).
+    pub fn is_training(self) -> bool {
+        use Knob::*;
+        matches!(
+            self,
+            Devices
+                | Dp
+                | TrainTp
+                | TrainPp
+                | Interleave
+                | Ep
+                | Cp
+                | Zero
+                | Recompute
+                | GlobalBatch
+                | MicroBatch
+                | Seq
+                | Tokens
+        )
+    }
+
     /// Whether the knob changes anything for the model. Phase, context and
     /// KV cache belong to decoders; a single-pass model (a CNN, an encoder)
     /// runs one forward pass with no cache, so they do not apply to it.
@@ -723,3 +797,4 @@ fn whole(x: f64) -> String {
 mod profile;
 #[cfg(test)]
 mod tests;
+pub mod training;

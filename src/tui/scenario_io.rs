@@ -150,6 +150,7 @@ impl App {
             v.region = r.clone();
         }
         v.request = s.request().map_err(joined)?;
+        v.train = s.training_inputs().map_err(joined)?;
         v.qps = f.qps;
         v.ttft_s = f.ttft_s;
         v.itl_s = f.itl_s;
@@ -235,6 +236,7 @@ impl App {
         s.fleet.regions = v.regions.clone();
         s.fleet.budget = v.budget.map(exact::count);
         s.fleet.max_utilization = Some(v.max_utilization);
+        s.training = crate::scenario::TrainingSection::of(&v.train);
         s
     }
 }

@@ -152,6 +152,7 @@ fn in_view(n: usize) -> App {
         Command::View4,
         Command::View5,
         Command::View6,
+        Command::View7,
     ][n - 1];
     cmd(&mut a, c);
     a
@@ -221,7 +222,7 @@ fn save_entry() {
 
 #[test]
 fn every_view_in_ascii_is_ascii() {
-    for n in 1..=6 {
+    for n in 1..=7 {
         let mut a = in_view(n);
         a.ascii = true;
         for (w, h) in [(80, 24), (160, 48)] {
@@ -336,6 +337,31 @@ fn roofline_with_three_marked_devices() {
 #[test]
 fn generations_of_a100_h100_h200() {
     snap_looks("generations_looks", generations, super::app::Pane::View);
+}
+
+/// The Training view (Llama 3.1 8B on eight H100s) with the layout search
+/// run: the cursor on the fastest layout.
+fn training_searched(look: &str) -> App {
+    let mut a = looking(look);
+    cmd(&mut a, Command::View7);
+    cmd(&mut a, Command::SearchLayouts);
+    a
+}
+
+/// The Training view at ZeRO 1, which does not fit: the memory bar, the
+/// verdict and the fixes, no step time.
+fn training_no_fit(look: &str) -> App {
+    let mut a = looking(look);
+    cmd(&mut a, Command::View7);
+    a.view_inputs.train.zero = 1;
+    a.recompute();
+    a
+}
+
+#[test]
+fn training_view_in_every_look_and_size() {
+    snap_looks("training", training_searched, super::app::Pane::View);
+    snap_looks("training_no_fit", training_no_fit, super::app::Pane::View);
 }
 
 /// Without colour (NO_COLOR) and without Unicode (ASCII) each device keeps

@@ -230,6 +230,7 @@ pub fn render(app: &App, frame: &mut Frame) {
                     View::Sweep => panes::sweep::render(app, frame, r),
                     View::Generations => panes::generations::render(app, frame, r),
                     View::Fleet => panes::fleet::render(app, frame, r),
+                    View::Training => panes::training::render(app, frame, r),
                     View::Roofline => {}
                 },
             }
@@ -275,7 +276,34 @@ fn render_bar(app: &App, frame: &mut Frame, area: Rect) {
         .sum();
     let names_w: usize = View::ALL.iter().map(|v| v.title().len() + 3).sum::<usize>() + 2;
     let named = names_w + pane_w + 25 <= area.width as usize;
+    // By number: "2 3 4 5 6 7", or "2-7" when even that leaves no room for
+    // the help key.
+    let cur = app.view.index();
+    let current_w = app.view.title().len() + 4;
+    let numbers_w = 2 * View::ALL.len() + current_w;
+    let ranged = !named && numbers_w + pane_w + 12 > area.width as usize;
     for (i, v) in View::ALL.iter().enumerate() {
+        if ranged && *v != app.view {
+            // One span for each run of numbers beside the current view.
+            let (lo, hi) = if i < cur {
+                (0, cur - 1)
+            } else {
+                (cur + 1, View::ALL.len() - 1)
+            };
+            if i != lo {
+                continue;
+            }
+            if i > 0 {
+                spans.push(Span::raw(" "));
+            }
+            let text = if lo == hi {
+                format!("{}", lo + 1)
+            } else {
+                format!("{}-{}", lo + 1, hi + 1)
+            };
+            spans.push(Span::styled(text, t.dim()));
+            continue;
+        }
         if i > 0 {
             spans.push(Span::raw(" "));
         }

@@ -6,7 +6,7 @@ use super::app::{App, DEFAULT_SCENARIO_PATH, KnobEdit, Level, Mode, Pane, filter
 use super::knobs::Knob;
 use super::scenario_io;
 use super::theme::Theme;
-use super::views::View;
+use super::views::{View, ViewData, training};
 use crate::solver;
 use ratatui::style::{Modifier, Style};
 use ratatui_textarea::{Input, Key, TextArea};
@@ -417,9 +417,10 @@ fn command(app: &mut App, cmd: Command) {
         | Command::View3
         | Command::View4
         | Command::View5
-        | Command::View6 => {
+        | Command::View6
+        | Command::View7 => {
             let n = cmd.view_number().unwrap_or(1);
-            let v = View::ALL[(n - 1).min(5)];
+            let v = View::ALL[(n - 1).min(View::ALL.len() - 1)];
             app.set_view(v);
             app.say(Level::Info, format!("{} view", v.title()));
         }
@@ -479,6 +480,8 @@ fn command(app: &mut App, cmd: Command) {
                 style_entry(&mut app.hw_filter, &theme);
             }
         }
+        Command::SearchLayouts => search_layouts(app),
+        Command::Edit if adopt_layout(app) => {}
         Command::Edit => {
             let target_entry =
                 app.view == View::Synthesis && app.focus == Pane::View && !app.in_bar;
@@ -579,6 +582,77 @@ fn command(app: &mut App, cmd: Command) {
             app.say(Level::Info, format!("theme {name}"));
         }
     }
+}
+
+/// Run the Training view's layout search for its inputs (from any pane of
+/// that view); the cursor goes to the fastest layout.
+fn search_layouts(app: &mut App) {
+    if app.view != View::Training {
+        let k = app.keymap.first_key(Command::View7);
+        let msg = format!("the layout search is in the Training view ({k})");
+        return app.say(Level::Info, msg);
+    }
+    let (Some(hw), Some(m)) = (
+        app.catalog.hardware.get(app.hw),
+        app.catalog.models.get(app.model),
+    ) else {
+        return;
+    };
+    let t = app.view_inputs.train;
+    let precision = app.workload.weights;
+    let a = app.assumptions;
+    match training::search(&hw.hw, &m.model, &t, precision, &a) {
+        Err(e) => app.say(Level::Error, format!("no layout search: {e}")),
+        Ok(s) => {
+            let msg = match s.ranked.first() {
+                Some(best) => format!(
+                    "{} layouts tried, {} fit; fastest {}: Enter adopts a row",
+                    s.tried,
+                    s.fitting,
+                    super::panes::training::layout_text(&best.run.layout)
+                ),
+                None => format!(
+                    "{} layouts of {} devices tried: none fits ({} too big, {} need a missing link)",
+                    s.tried, t.devices, s.too_big, s.no_link
+                ),
+            };
+            let key = training::search_key(app.hw, app.model, &m.model, &t, precision, &a);
+            app.train_search = Some(training::SearchRun { key, search: s });
+            app.focus = Pane::View;
+            app.in_bar = false;
+            app.bar_view = false;
+            app.view_scroll = training::SECTIONS;
+            app.say(Level::Info, msg);
+        }
+    }
+}
+
+/// Enter on a ranked layout of the Training view adopts it. False when the
+/// cursor is not on one (Enter then does what it does elsewhere).
+fn adopt_layout(app: &mut App) -> bool {
+    if app.view != View::Training || app.focus != Pane::View || app.in_bar {
+        return false;
+    }
+    let Some((ViewData::Training(d), _)) = app.shown_view() else {
+        return false;
+    };
+    let Some(c) =
+        training::picked(d, app.view_scroll).and_then(|i| d.search.as_ref().map(|s| s.ranked[i]))
+    else {
+        return false;
+    };
+    app.view_inputs.train = training::adopt(&app.view_inputs.train, &c.run);
+    app.say(
+        Level::Info,
+        format!(
+            "adopted {}, ZeRO {}, recompute {}, micro-batch {}",
+            super::panes::training::layout_text(&c.run.layout),
+            c.run.zero,
+            c.run.recompute.name(),
+            c.run.micro_batch
+        ),
+    );
+    true
 }
 
 /// The device at the comparison's selected row becomes the baseline of the

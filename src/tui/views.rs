@@ -13,6 +13,9 @@ use crate::solver::serving::{self, Serving};
 use crate::solver::synthesis::{self, DEFAULT_COMM_SHARE, Match, RankBy, Requirement};
 use crate::solver::{self, Evaluation, Phase, Workload};
 
+pub mod training;
+use training::TrainingData;
+
 /// The workbench's views, in number-key order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum View {
@@ -22,16 +25,18 @@ pub enum View {
     Sweep,
     Generations,
     Fleet,
+    Training,
 }
 
 impl View {
-    pub const ALL: [View; 6] = [
+    pub const ALL: [View; 7] = [
         View::Roofline,
         View::Serving,
         View::Synthesis,
         View::Sweep,
         View::Generations,
         View::Fleet,
+        View::Training,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -41,6 +46,7 @@ impl View {
             View::Sweep => "Sweep",
             View::Generations => "Generations",
             View::Fleet => "Fleet",
+            View::Training => "Training",
         }
     }
     /// The name in scenario files (scenario::VIEWS).
@@ -58,10 +64,12 @@ impl View {
         self.index() + 1
     }
     pub fn next(self) -> View {
-        View::ALL[(self.index() + 1) % 6]
+        let n = View::ALL.len();
+        View::ALL[(self.index() + 1) % n]
     }
     pub fn prev(self) -> View {
-        View::ALL[(self.index() + 5) % 6]
+        let n = View::ALL.len();
+        View::ALL[(self.index() + n - 1) % n]
     }
 }
 
@@ -167,6 +175,7 @@ pub enum ViewData {
     Sweep(SweepData),
     Generations(GenData),
     Fleet(FleetData),
+    Training(Box<TrainingData>),
 }
 
 /// Region figures for a power draw and energy per token.
@@ -300,6 +309,7 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
                 },
             }))
         }
+        View::Training => training_view(app, hw, model).map(|d| ViewData::Training(Box::new(d))),
         View::Fleet => {
             let spec = FleetSpec {
                 qps: v.qps,
@@ -342,6 +352,34 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
             }))
         }
     }
+}
+
+/// The Training view's figures for the app's inputs, with the layout
+/// search when it was run for them.
+fn training_view(
+    app: &App,
+    hw: &solver::Hardware,
+    model: &solver::Model,
+) -> Result<TrainingData, String> {
+    let t = &app.view_inputs.train;
+    let precision = app.workload.weights;
+    let region = app.catalog.region(&app.view_inputs.region).ok();
+    let key = training::search_key(app.hw, app.model, model, t, precision, &app.assumptions);
+    let search = app
+        .train_search
+        .as_ref()
+        .filter(|s| s.key == key)
+        .map(|s| s.search.clone());
+    training::compute(
+        hw,
+        model,
+        t,
+        precision,
+        &app.assumptions,
+        &app.view_inputs.region,
+        region.map(|r| r.grid()),
+        search,
+    )
 }
 
 /// The sweep of the Sweep view: over batch (the powers of two in `batches`

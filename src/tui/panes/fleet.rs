@@ -15,7 +15,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 /// "$5M", "$120k".
-fn big_usd(x: f64) -> String {
+pub fn big_usd(x: f64) -> String {
     if x.is_finite() {
         format!("${}", units::format_count(x).replace(' ', ""))
     } else {

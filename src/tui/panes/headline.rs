@@ -118,6 +118,9 @@ pub fn answer(app: &App) -> Option<Answer> {
                 ..app.workload
             },
         }),
+        // A training step is not an inference workload: its headline shows
+        // figures only when the run fits (tests/tui_training.rs checks it).
+        ViewData::Training(_) => None,
     }
 }
 
@@ -248,6 +251,7 @@ pub fn view<'a>(app: &App) -> Option<Vec<Part<'a>>> {
         ViewData::Sweep(s) => sweep(app, s),
         ViewData::Generations(g) => generations(app, &g.label, &g.analysis),
         ViewData::Fleet(f) => fleet(app, f),
+        ViewData::Training(d) => training(app, d),
     });
     Some(v)
 }
@@ -422,4 +426,61 @@ fn fleet<'a>(app: &App, f: &crate::tui::views::FleetData) -> Vec<Part<'a>> {
             None => part("no budget".into(), t.dim(), 2),
         },
     ]
+}
+
+/// Training: the devices, then the step time, MFU, days and cost when the
+/// run fits; else the verdict alone (a run that does not fit does not run).
+fn training<'a>(app: &App, d: &crate::tui::views::training::TrainingData) -> Vec<Part<'a>> {
+    let t = app.theme();
+    let tr = &d.training;
+    let hw = &app.catalog.hardware[app.hw].hw.id;
+    let mut v = vec![
+        part(
+            format!(" training {} x {hw}", tr.devices()),
+            Style::new().fg(t.title),
+            9,
+        )
+        .keep(),
+    ];
+    let m = &tr.memory;
+    if !m.fits {
+        let x = Verdict::cross(app.ascii);
+        v.push(
+            part(
+                format!(
+                    "{x} DOES NOT FIT: {} per device, {} usable",
+                    units::format_bytes(m.total()),
+                    units::format_bytes(m.usable_bytes)
+                ),
+                t.error(),
+                9,
+            )
+            .keep(),
+        );
+        return v;
+    }
+    let s = &tr.step;
+    v.push(part(
+        format!("step {}", units::format_time(s.step_time_s)),
+        t.accent(),
+        8,
+    ));
+    v.push(part(
+        format!("MFU {}", units::format_percent(s.mfu)),
+        t.accent(),
+        6,
+    ));
+    v.push(part(
+        format!(
+            "{} days",
+            units::format_number(d.run.time_to_train_s / 86400.0)
+        ),
+        t.accent(),
+        5,
+    ));
+    if let Some(c) = d.run.cost_usd {
+        v.push(part(super::fleet::big_usd(c), t.accent(), 3));
+    }
+    v.push(part(format!("{}-bound", s.binding), t.dim(), 2));
+    v
 }

@@ -19,6 +19,7 @@ pub mod status;
 pub mod sweep;
 pub mod synthesis;
 pub mod text;
+pub mod training;
 
 use super::app::{App, Mode, Pane};
 use super::views::ViewData;

@@ -137,8 +137,16 @@ fn hint_line<'a>(app: &App) -> Line<'a> {
             " y overwrite · n change the path · Esc cancel".to_string()
         }
         Mode::Save => " type a path · Enter save · Esc cancel".to_string(),
+        _ if app.view == crate::tui::views::View::Training => format!(
+            " {} help · 1-7 views · {} rank layouts · {} edit or adopt · {} save · {} quit",
+            k(Command::Help),
+            k(Command::SearchLayouts),
+            k(Command::Edit),
+            k(Command::Save),
+            k(Command::Quit)
+        ),
         _ => format!(
-            " {} help · 1-6 views · {} filter · {} mark · {} edit · {} save · {} quit",
+            " {} help · 1-7 views · {} filter · {} mark · {} edit · {} save · {} quit",
             k(Command::Help),
             k(Command::Filter),
             k(Command::Mark),

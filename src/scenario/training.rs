@@ -1,0 +1,287 @@
+//! The `[training]` section of a scenario: the Training view's run (the
+//! device count, the layout, ZeRO, recomputation, the batch, the sequence
+//! and the tokens to train), read key by key with each problem at its key,
+//! and written so that it reads back equal.
+
+use super::Scenario;
+use super::exact;
+use super::values::Problems;
+use crate::solver::training::{Layout, Recompute, TokensToTrain};
+use crate::solver::units::{self, Kind};
+use crate::solver::{Arch, Model};
+use serde::{Deserialize, Serialize};
+
+/// The sequence a run uses when none is set: the model's context, at most
+/// this (as `ridgeline train` does).
+pub const AUTO_SEQ_MAX: f64 = 8192.0;
+/// Largest global batch, tokens (the command line's bound).
+pub const MAX_GLOBAL_BATCH: f64 = 1e12;
+/// Largest number of tokens to train on (the command line's bound).
+pub const MAX_TOKENS: f64 = 1e16;
+/// Largest micro-batch, sequences.
+pub const MAX_MICRO_BATCH: u32 = 1 << 16;
+/// Largest device count or degree (the solver's).
+pub const MAX_DEVICES: u32 = 65536;
+
+/// What the training knobs set.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrainInputs {
+    /// All devices of the run: dp x tp x pp x ep x cp.
+    pub devices: u32,
+    pub tp: u32,
+    pub pp: u32,
+    /// Interleaved model chunks per pipeline stage (1: plain 1F1B).
+    pub v: u32,
+    pub ep: u32,
+    pub cp: u32,
+    pub zero: u8,
+    pub recompute: Recompute,
+    /// Tokens per optimizer step over all replicas.
+    pub global_batch: f64,
+    /// Sequences per micro-batch.
+    pub micro_batch: u32,
+    /// Tokens per sequence; None: the model's context, at most 8k.
+    pub seq: Option<f64>,
+    pub tokens: TokensToTrain,
+}
+
+impl Default for TrainInputs {
+    /// Eight devices of data parallelism with ZeRO 3 and selective
+    /// recomputation, 4M tokens per step of 8k sequences, to Chinchilla's
+    /// 20 tokens per parameter: what Llama 3.1 8B needs to fit on eight
+    /// 80 GB devices (ZeRO 1 leaves 80.7 GB per device).
+    fn default() -> Self {
+        TrainInputs {
+            devices: 8,
+            tp: 1,
+            pp: 1,
+            v: 1,
+            ep: 1,
+            cp: 1,
+            zero: 3,
+            recompute: Recompute::Selective,
+            global_batch: 4.0 * 1024.0 * 1024.0,
+            micro_batch: 1,
+            seq: None,
+            tokens: TokensToTrain::Chinchilla,
+        }
+    }
+}
+
+impl TrainInputs {
+    /// tp x pp x ep x cp: the devices of one data-parallel replica.
+    pub fn inner(&self) -> u64 {
+        [self.tp, self.pp, self.ep, self.cp]
+            .iter()
+            .fold(1u64, |n, &d| n.saturating_mul(d as u64))
+    }
+
+    /// The data-parallel degree the devices leave, if they divide evenly.
+    pub fn dp(&self) -> Option<u32> {
+        let inner = self.inner();
+        (inner > 0 && (self.devices as u64).is_multiple_of(inner))
+            .then(|| (self.devices as u64 / inner) as u32)
+    }
+
+    /// The layout, or why the devices do not split into it.
+    pub fn layout(&self) -> Result<Layout, String> {
+        let dp = self.dp().ok_or_else(|| {
+            format!(
+                "{} devices are not a multiple of tp x pp x ep x cp = {} x {} x {} x {} = {}: change the devices or a degree",
+                self.devices,
+                self.tp,
+                self.pp,
+                self.ep,
+                self.cp,
+                self.inner()
+            )
+        })?;
+        Ok(Layout {
+            dp,
+            tp: self.tp,
+            pp: self.pp,
+            ep: self.ep,
+            cp: self.cp,
+            v: self.v,
+        })
+    }
+
+    /// The sequence length for `model`: as set, or its context up to 8k.
+    pub fn seq_for(&self, model: &Model) -> f64 {
+        self.seq.unwrap_or(match &model.arch {
+            Arch::Decoder(d) => (d.max_context as f64).clamp(1.0, AUTO_SEQ_MAX),
+            Arch::SinglePass(_) => AUTO_SEQ_MAX,
+        })
+    }
+}
+
+/// `[training]` as written. Every key is optional; what is absent keeps the
+/// Training view's default.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainingSection {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub devices: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tp: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pp: Option<u32>,
+    /// Interleaved model chunks per pipeline stage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub v: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ep: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cp: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zero: Option<u8>,
+    /// none | selective | full
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recompute: Option<String>,
+    /// Tokens per step: a number, or a string with M = 1024^2 ("4M").
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "super::tokens"
+    )]
+    pub global_batch: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub micro_batch: Option<u32>,
+    /// Tokens per sequence; absent: the model's context up to 8k.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "super::tokens"
+    )]
+    pub seq: Option<f64>,
+    /// "chinchilla" (20 per parameter) or a count, "15T".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<String>,
+}
+
+impl TrainingSection {
+    /// The section that reads back as `t`.
+    pub fn of(t: &TrainInputs) -> TrainingSection {
+        TrainingSection {
+            devices: Some(t.devices),
+            tp: Some(t.tp),
+            pp: Some(t.pp),
+            v: Some(t.v),
+            ep: Some(t.ep),
+            cp: Some(t.cp),
+            zero: Some(t.zero),
+            recompute: Some(t.recompute.name().into()),
+            global_batch: Some(t.global_batch),
+            micro_batch: Some(t.micro_batch),
+            seq: t.seq,
+            tokens: Some(match t.tokens {
+                TokensToTrain::Chinchilla => "chinchilla".into(),
+                TokensToTrain::Tokens(n) => exact::count(n),
+            }),
+        }
+    }
+}
+
+impl Scenario {
+    /// The training inputs: the section's values over the defaults, each
+    /// checked (degrees 1 to 65536, ZeRO 0 to 3, a known recomputation,
+    /// whole positive batches and sequence, tokens from 1 to 1e16).
+    pub fn training_inputs(&self) -> Result<TrainInputs, Vec<super::Problem>> {
+        let s = &self.training;
+        let d = TrainInputs::default();
+        let mut p = Problems::default();
+        let mut degree = |key: &str, v: Option<u32>, dv: u32| match v {
+            None => dv,
+            Some(x) if (1..=MAX_DEVICES).contains(&x) => x,
+            Some(x) => {
+                p.push(
+                    &format!("training.{key}"),
+                    format!("{key} must be from 1 to {MAX_DEVICES}, got {x}"),
+                );
+                dv
+            }
+        };
+        let devices = degree("devices", s.devices, d.devices);
+        let tp = degree("tp", s.tp, d.tp);
+        let pp = degree("pp", s.pp, d.pp);
+        let v = degree("v", s.v, d.v);
+        let ep = degree("ep", s.ep, d.ep);
+        let cp = degree("cp", s.cp, d.cp);
+        let micro_batch = match s.micro_batch {
+            None => d.micro_batch,
+            Some(x) if (1..=MAX_MICRO_BATCH).contains(&x) => x,
+            Some(x) => {
+                p.push(
+                    "training.micro_batch",
+                    format!("micro_batch must be from 1 to {MAX_MICRO_BATCH}, got {x}"),
+                );
+                d.micro_batch
+            }
+        };
+        let zero = match s.zero {
+            None => d.zero,
+            Some(z) if z <= 3 => z,
+            Some(z) => {
+                p.push("training.zero", format!("ZeRO stage {z}? use 0, 1, 2 or 3"));
+                d.zero
+            }
+        };
+        let recompute = match s.recompute.as_deref() {
+            None => d.recompute,
+            Some(r) => Recompute::parse(r).unwrap_or_else(|| {
+                p.push(
+                    "training.recompute",
+                    format!("recompute {r:?}? use none, selective or full"),
+                );
+                d.recompute
+            }),
+        };
+        let mut whole = |key: &str, v: Option<f64>, max: f64| -> Option<f64> {
+            let x = v?;
+            if x.fract() == 0.0 && (1.0..=max).contains(&x) {
+                Some(x)
+            } else {
+                p.push(
+                    &format!("training.{key}"),
+                    format!("{key} must be a whole number of tokens from 1 to {max:e}, got {x}"),
+                );
+                None
+            }
+        };
+        let global_batch =
+            whole("global_batch", s.global_batch, MAX_GLOBAL_BATCH).unwrap_or(d.global_batch);
+        let seq = whole("seq", s.seq, crate::solver::roofline::MAX_CONTEXT).or(d.seq);
+        let tokens = match s.tokens.as_deref() {
+            None => d.tokens,
+            Some(t) if t.trim().eq_ignore_ascii_case("chinchilla") => TokensToTrain::Chinchilla,
+            Some(t) => match units::parse(t, Kind::Count) {
+                Ok(n) if (1.0..=MAX_TOKENS).contains(&n) => TokensToTrain::Tokens(n),
+                Ok(_) => {
+                    p.push(
+                        "training.tokens",
+                        "tokens must be from 1 to 1e16, or chinchilla",
+                    );
+                    d.tokens
+                }
+                Err(e) => {
+                    p.push("training.tokens", format!("{e}; or chinchilla"));
+                    d.tokens
+                }
+            },
+        };
+        p.or(TrainInputs {
+            devices,
+            tp,
+            pp,
+            v,
+            ep,
+            cp,
+            zero,
+            recompute,
+            global_batch,
+            micro_batch,
+            seq,
+            tokens,
+        })
+    }
+}
