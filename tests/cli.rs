@@ -1,34 +1,10 @@
 //! The command line as a user runs it: the binary, its exit codes, its JSON.
 
+mod common;
+
+use common::cli::{json, ridgeline};
 use serde_json::Value;
-use std::path::PathBuf;
 use std::process::{Command, Output};
-
-fn ridgeline(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ridgeline"))
-        .args(args)
-        // No user catalog from the machine running the tests.
-        .env("RIDGELINE_CONFIG_DIR", empty_dir())
-        .output()
-        .expect("run ridgeline")
-}
-
-fn empty_dir() -> PathBuf {
-    let d = std::env::temp_dir().join("ridgeline-test-empty-config");
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = ridgeline(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stdout)))
-}
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()

@@ -2,35 +2,11 @@
 //! JSON contracts of issue 9, figures derived by hand, the 80-column
 //! tables and the refusals (exit 2 with the reason).
 
+mod common;
+
+use common::cli::{json, ridgeline};
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn ridgeline(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ridgeline"))
-        .args(args)
-        .env("RIDGELINE_CONFIG_DIR", empty_dir())
-        .env_remove("COLUMNS")
-        .output()
-        .expect("run ridgeline")
-}
-
-fn empty_dir() -> PathBuf {
-    let d = std::env::temp_dir().join("ridgeline-test-empty-config-train");
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = ridgeline(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stdout)))
-}
 
 fn f(v: &Value, k: &str) -> f64 {
     v[k].as_f64()

@@ -1,6 +1,8 @@
 //! Helpers the workbench tests share: a fresh app, commands and typed keys.
 #![allow(dead_code)]
 
+pub mod cli;
+
 use ratatui_textarea::{Input, Key};
 use ridgeline::catalog::Catalog;
 use ridgeline::tui::{Action, App, Command, Settings, update};

@@ -1,0 +1,36 @@
+//! Helpers the command-line tests share: the binary with no user catalog
+//! and no inherited terminal width, and its JSON.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// A config directory with nothing in it, so the machine's own catalog
+/// never reaches a test.
+pub fn empty_dir() -> PathBuf {
+    let d = std::env::temp_dir().join("ridgeline-test-empty-config");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Run the binary with `args`.
+pub fn ridgeline(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ridgeline"))
+        .args(args)
+        .env("RIDGELINE_CONFIG_DIR", empty_dir())
+        .env_remove("COLUMNS")
+        .output()
+        .expect("run ridgeline")
+}
+
+/// Run it and read its JSON; a failure shows what it printed.
+pub fn json(args: &[&str]) -> Value {
+    let out = ridgeline(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
