@@ -31,7 +31,18 @@ fn shortest(
     make: impl Fn(&str) -> String,
     read: impl Fn(&str) -> Option<f64>,
 ) -> Option<String> {
-    (1..=17)
+    shortest_upto(17, x, mantissa, make, read)
+}
+
+/// As [`shortest`], with at most `digits` significant digits.
+fn shortest_upto(
+    digits: usize,
+    x: f64,
+    mantissa: f64,
+    make: impl Fn(&str) -> String,
+    read: impl Fn(&str) -> Option<f64>,
+) -> Option<String> {
+    (1..=digits)
         .map(|d| make(&with_digits(mantissa, d)))
         .find(|t| read(t) == Some(x))
 }
@@ -59,6 +70,41 @@ pub fn time(x: f64) -> String {
         .iter()
         .find_map(|&(unit, per_s)| shortest(x, x * per_s, |m| format!("{m}{unit}"), read))
         .unwrap_or_else(|| format!("{}s", number(x)))
+}
+
+/// A long time (an MTBF, a restart) in hours or minutes where a mantissa
+/// of six digits or fewer reads back exactly ("50000h", "10min"), else as
+/// [`time`] writes it.
+pub fn long_time(x: f64) -> String {
+    let read = |t: &str| units::parse(t, Kind::Time).ok();
+    let a = x.abs();
+    let coarse: &[(&str, f64)] = if a >= 3600.0 {
+        &[("h", 3600.0), ("min", 60.0)]
+    } else if a >= 60.0 {
+        &[("min", 60.0)]
+    } else {
+        &[]
+    };
+    coarse
+        .iter()
+        .find_map(|&(unit, per)| {
+            // A short mantissa only: 90.5 s is "90.5s", not "1.5083333333333333min".
+            shortest_upto(6, x, x / per, |m| format!("{m}{unit}"), read)
+        })
+        .unwrap_or_else(|| time(x))
+}
+
+/// A bandwidth in bytes per second with a decimal prefix where one reads
+/// back exactly ("0.4GB/s", "25MB/s"); plain "B/s" otherwise.
+pub fn bandwidth(x: f64) -> String {
+    let read = |t: &str| units::parse(t, Kind::Bandwidth).ok();
+    let a = x.abs();
+    let scale = [("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)]
+        .into_iter()
+        .find(|&(_, m)| a >= m);
+    scale
+        .and_then(|(p, m)| shortest(x, x / m, |t| format!("{t}{p}B/s"), read))
+        .unwrap_or_else(|| format!("{}B/s", number(x)))
 }
 
 /// A count with a decimal suffix where one reads well ("5M", "2.5k") that
@@ -116,6 +162,11 @@ mod tests {
         assert_eq!(count(5e6), "5M");
         assert_eq!(count(1_234_567.0), "1.234567M");
         assert_eq!(count(999.5), "999.5");
+        // The training defaults: 50,000 h, 10 min, 0.4 GB/s.
+        assert_eq!(long_time(50_000.0 * 3600.0), "50000h");
+        assert_eq!(long_time(600.0), "10min");
+        assert_eq!(long_time(90.5), "90.5s");
+        assert_eq!(bandwidth(0.4e9), "400MB/s");
         assert_eq!(
             target(&SynthTarget::parse("12.345ms itl").unwrap()),
             "12.345ms itl"
@@ -141,6 +192,10 @@ mod tests {
             prop_assert_eq!(units::parse(&c, Kind::Count).unwrap(), x, "{}", c);
             let n = number(x);
             prop_assert_eq!(n.parse::<f64>().unwrap(), x, "{}", n);
+            let l = long_time(x);
+            prop_assert_eq!(units::parse(&l, Kind::Time).unwrap(), x, "{}", l);
+            let b = bandwidth(x);
+            prop_assert_eq!(units::parse(&b, Kind::Bandwidth).unwrap(), x, "{}", b);
         }
 
         #[test]

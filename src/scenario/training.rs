@@ -1,12 +1,14 @@
 //! The `[training]` section of a scenario: the Training view's run (the
-//! device count, the layout, ZeRO, recomputation, the batch, the sequence
-//! and the tokens to train), read key by key with each problem at its key,
-//! and written so that it reads back equal.
+//! device count, the layout, ZeRO, recomputation, the optimizer, the batch,
+//! the sequence, the tokens to train and the training assumptions: the
+//! overlaps, the device MTBF, the checkpoint bandwidth and the restart
+//! time), read key by key with each problem at its key, and written so that
+//! it reads back equal.
 
 use super::Scenario;
 use super::exact;
 use super::values::Problems;
-use crate::solver::training::{Layout, Recompute, TokensToTrain};
+use crate::solver::training::{Layout, Optimizer, Recompute, TokensToTrain, TrainingAssumptions};
 use crate::solver::units::{self, Kind};
 use crate::solver::{Arch, Model};
 use serde::{Deserialize, Serialize};
@@ -43,13 +45,18 @@ pub struct TrainInputs {
     /// Tokens per sequence; None: the model's context, at most 8k.
     pub seq: Option<f64>,
     pub tokens: TokensToTrain,
+    pub optimizer: Optimizer,
+    /// The overlaps, the device MTBF, the checkpoint bandwidth and the
+    /// restart time (the solver's named defaults until set).
+    pub assumptions: TrainingAssumptions,
 }
 
 impl Default for TrainInputs {
     /// Eight devices of data parallelism with ZeRO 3 and selective
     /// recomputation, 4M tokens per step of 8k sequences, to Chinchilla's
-    /// 20 tokens per parameter: what Llama 3.1 8B needs to fit on eight
-    /// 80 GB devices (ZeRO 1 leaves 80.7 GB per device).
+    /// 20 tokens per parameter with Adam and the solver's training
+    /// assumptions: what Llama 3.1 8B needs to fit on eight 80 GB devices
+    /// (ZeRO 1 leaves 80.7 GB per device).
     fn default() -> Self {
         TrainInputs {
             devices: 8,
@@ -64,6 +71,8 @@ impl Default for TrainInputs {
             micro_batch: 1,
             seq: None,
             tokens: TokensToTrain::Chinchilla,
+            optimizer: Optimizer::Adam,
+            assumptions: TrainingAssumptions::default(),
         }
     }
 }
@@ -157,6 +166,43 @@ pub struct TrainingSection {
     /// "chinchilla" (20 per parameter) or a count, "15T".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<String>,
+    /// "adam" or "adam-8bit".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimizer: Option<String>,
+    /// Shares of each communication that may hide behind compute, 0 to 1.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "super::number"
+    )]
+    pub dp_overlap: Option<f64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "super::number"
+    )]
+    pub tp_overlap: Option<f64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "super::number"
+    )]
+    pub ep_overlap: Option<f64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "super::number"
+    )]
+    pub cp_overlap: Option<f64>,
+    /// Mean time between failures of one device, "50000h".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtbf: Option<String>,
+    /// Checkpoint write bandwidth per device, "400MB/s".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_bandwidth: Option<String>,
+    /// Time to restart after a failure, "10min".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart: Option<String>,
 }
 
 impl TrainingSection {
@@ -178,6 +224,14 @@ impl TrainingSection {
                 TokensToTrain::Chinchilla => "chinchilla".into(),
                 TokensToTrain::Tokens(n) => exact::count(n),
             }),
+            optimizer: Some(t.optimizer.name().into()),
+            dp_overlap: Some(t.assumptions.dp_overlap),
+            tp_overlap: Some(t.assumptions.tp_overlap),
+            ep_overlap: Some(t.assumptions.ep_overlap),
+            cp_overlap: Some(t.assumptions.cp_overlap),
+            mtbf: Some(exact::long_time(t.assumptions.device_mtbf_s)),
+            checkpoint_bandwidth: Some(exact::bandwidth(t.assumptions.checkpoint_bandwidth)),
+            restart: Some(exact::long_time(t.assumptions.restart_s)),
         }
     }
 }
@@ -185,7 +239,8 @@ impl TrainingSection {
 impl Scenario {
     /// The training inputs: the section's values over the defaults, each
     /// checked (degrees 1 to 65536, ZeRO 0 to 3, a known recomputation,
-    /// whole positive batches and sequence, tokens from 1 to 1e16).
+    /// whole positive batches and sequence, tokens from 1 to 1e16, a known
+    /// optimizer and the training assumptions as the solver takes them).
     pub fn training_inputs(&self) -> Result<TrainInputs, Vec<super::Problem>> {
         let s = &self.training;
         let d = TrainInputs::default();
@@ -269,6 +324,17 @@ impl Scenario {
                 }
             },
         };
+        let optimizer = match s.optimizer.as_deref() {
+            None => d.optimizer,
+            Some(o) => Optimizer::parse(o).unwrap_or_else(|| {
+                p.push(
+                    "training.optimizer",
+                    format!("optimizer {o:?}? use adam or adam-8bit"),
+                );
+                d.optimizer
+            }),
+        };
+        let assumptions = assumptions(s, &mut p);
         p.or(TrainInputs {
             devices,
             tp,
@@ -282,6 +348,86 @@ impl Scenario {
             micro_batch,
             seq,
             tokens,
+            optimizer,
+            assumptions,
         })
+    }
+}
+
+/// The training assumptions of the section over the solver's defaults:
+/// overlaps from 0 to 1, a positive MTBF and checkpoint bandwidth, a
+/// restart time of zero or more (as `ridgeline train` takes them).
+fn assumptions(s: &TrainingSection, p: &mut Problems) -> TrainingAssumptions {
+    let d = TrainingAssumptions::default();
+    let mut share = |key: &str, v: Option<f64>, dv: f64| match v {
+        None => dv,
+        Some(x) if (0.0..=1.0).contains(&x) => x,
+        Some(x) => {
+            p.push(
+                &format!("training.{key}"),
+                format!("{key} must be a share from 0 to 1 (0.5 hides half), got {x}"),
+            );
+            dv
+        }
+    };
+    let dp_overlap = share("dp_overlap", s.dp_overlap, d.dp_overlap);
+    let tp_overlap = share("tp_overlap", s.tp_overlap, d.tp_overlap);
+    let ep_overlap = share("ep_overlap", s.ep_overlap, d.ep_overlap);
+    let cp_overlap = share("cp_overlap", s.cp_overlap, d.cp_overlap);
+    let mut quantity =
+        |key: &str, v: Option<&str>, dv: f64, kind: Kind, zero_ok: bool, eg: &str| {
+            let Some(t) = v else { return dv };
+            match units::parse(t, kind) {
+                Ok(x) if x > 0.0 || (zero_ok && x == 0.0) => x,
+                Ok(_) => {
+                    let least = if zero_ok {
+                        "zero or more"
+                    } else {
+                        "greater than zero"
+                    };
+                    p.push(
+                        &format!("training.{key}"),
+                        format!("{key} must be {least}, like {eg:?}"),
+                    );
+                    dv
+                }
+                Err(e) => {
+                    p.push(&format!("training.{key}"), format!("{e}; like {eg:?}"));
+                    dv
+                }
+            }
+        };
+    let device_mtbf_s = quantity(
+        "mtbf",
+        s.mtbf.as_deref(),
+        d.device_mtbf_s,
+        Kind::Time,
+        false,
+        "50000h",
+    );
+    let checkpoint_bandwidth = quantity(
+        "checkpoint_bandwidth",
+        s.checkpoint_bandwidth.as_deref(),
+        d.checkpoint_bandwidth,
+        Kind::Bandwidth,
+        false,
+        "400MB/s",
+    );
+    let restart_s = quantity(
+        "restart",
+        s.restart.as_deref(),
+        d.restart_s,
+        Kind::Time,
+        true,
+        "10min",
+    );
+    TrainingAssumptions {
+        dp_overlap,
+        tp_overlap,
+        ep_overlap,
+        cp_overlap,
+        device_mtbf_s,
+        checkpoint_bandwidth,
+        restart_s,
     }
 }

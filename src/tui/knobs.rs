@@ -59,6 +59,15 @@ pub enum Knob {
     MicroBatch,
     Seq,
     Tokens,
+    // Training assumptions (knobs/train_assume.rs).
+    Optimizer,
+    DpOverlap,
+    TpOverlap,
+    EpOverlap,
+    CpOverlap,
+    Mtbf,
+    CheckpointBw,
+    Restart,
 }
 
 /// What a sweep runs over.
@@ -708,8 +717,9 @@ pub fn uniform_precision(wl: &Workload) -> Option<Precision> {
 }
 
 /// The Training view's knobs: its own, then the region of its carbon, the
-/// number format and the assumptions it shares with the other views.
-const TRAINING_KNOBS: [Knob; 19] = [
+/// number format, the assumptions it shares with the other views and its
+/// own assumptions.
+const TRAINING_KNOBS: [Knob; 27] = [
     Knob::Devices,
     Knob::Dp,
     Knob::TrainTp,
@@ -719,6 +729,7 @@ const TRAINING_KNOBS: [Knob; 19] = [
     Knob::Cp,
     Knob::Zero,
     Knob::Recompute,
+    Knob::Optimizer,
     Knob::GlobalBatch,
     Knob::MicroBatch,
     Knob::Seq,
@@ -729,6 +740,13 @@ const TRAINING_KNOBS: [Knob; 19] = [
     Knob::ComputeEff,
     Knob::MemoryEff,
     Knob::Overhead,
+    Knob::DpOverlap,
+    Knob::TpOverlap,
+    Knob::EpOverlap,
+    Knob::CpOverlap,
+    Knob::Mtbf,
+    Knob::CheckpointBw,
+    Knob::Restart,
 ];
 
 impl Knob {
@@ -750,7 +768,7 @@ impl Knob {
                 | MicroBatch
                 | Seq
                 | Tokens
-        )
+        ) || train_assume::covers(self)
     }
 
     /// Whether the knob changes anything for the model. Phase, context and
@@ -797,4 +815,5 @@ fn whole(x: f64) -> String {
 mod profile;
 #[cfg(test)]
 mod tests;
+mod train_assume;
 pub mod training;

@@ -1,9 +1,11 @@
 //! The Training view's knobs: the device count and the layout (dp is what
 //! the other degrees leave of the devices), ZeRO, recomputation, the batch,
 //! the sequence and the tokens to train. Each is shown, stepped and read
-//! from text here; `Knob` (knobs.rs) hands the training knobs to these.
+//! from text here; `Knob` (knobs.rs) hands the training knobs to these, and
+//! these hand the optimizer and the training assumptions to
+//! knobs/train_assume.rs.
 
-use super::{Knob, MAX_DEGREE};
+use super::{Knob, MAX_DEGREE, train_assume};
 pub use crate::scenario::{
     AUTO_SEQ_MAX, MAX_GLOBAL_BATCH, MAX_MICRO_BATCH, MAX_TOKENS, TrainInputs,
 };
@@ -13,6 +15,7 @@ use crate::solver::{Arch, Model};
 
 pub fn label(k: Knob) -> &'static str {
     match k {
+        k if train_assume::covers(k) => train_assume::label(k),
         Knob::Devices => "devices",
         Knob::Dp => "DP",
         Knob::TrainTp => "TP",
@@ -31,6 +34,7 @@ pub fn label(k: Knob) -> &'static str {
 
 pub fn hint(k: Knob) -> &'static str {
     match k {
+        k if train_assume::covers(k) => train_assume::hint(k),
         Knob::Devices => "all devices, e.g. 8, 1k; dp is what the degrees leave",
         Knob::Dp => "data-parallel ranks (sets the devices), e.g. 8",
         Knob::TrainTp | Knob::TrainPp | Knob::Ep | Knob::Cp => "devices, e.g. 2, 8",
@@ -46,6 +50,7 @@ pub fn hint(k: Knob) -> &'static str {
 
 pub fn value(k: Knob, t: &TrainInputs) -> String {
     match k {
+        k if train_assume::covers(k) => train_assume::value(k, t),
         Knob::Devices => t.devices.to_string(),
         Knob::Dp => t.dp().map_or("-".into(), |d| d.to_string()),
         Knob::TrainTp => t.tp.to_string(),
@@ -86,6 +91,9 @@ fn next_degree(cur: u32, up: bool, ok: impl Fn(u32) -> bool) -> u32 {
 /// devices with dp kept; ZeRO and recomputation move
 /// one stage; batch, sequence and tokens double and halve.
 pub fn step(k: Knob, t: &TrainInputs, up: bool, model: Option<&Model>) -> TrainInputs {
+    if train_assume::covers(k) {
+        return train_assume::step(k, t, up);
+    }
     let mut n = *t;
     let dec = model.and_then(|m| match &m.arch {
         Arch::Decoder(d) => Some(d),
@@ -196,6 +204,9 @@ pub fn step(k: Knob, t: &TrainInputs, up: bool, model: Option<&Model>) -> TrainI
 
 /// Read typed text into the training inputs.
 pub fn parse(k: Knob, text: &str, t: &TrainInputs) -> Result<TrainInputs, String> {
+    if train_assume::covers(k) {
+        return train_assume::parse(k, text, t);
+    }
     let mut n = *t;
     let s = text.trim();
     let whole = |what: &str, max: f64, kind: Kind| -> Result<f64, String> {

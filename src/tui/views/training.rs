@@ -50,7 +50,9 @@ pub struct SearchKey {
     pub global_batch: f64,
     pub seq: f64,
     pub precision: Precision,
+    pub optimizer: Optimizer,
     pub assumptions: Assumptions,
+    pub training: TrainingAssumptions,
 }
 
 /// A search run from the view, with what it was run for.
@@ -70,7 +72,7 @@ pub fn run_of(t: &TrainInputs, model: &Model, precision: Precision) -> Result<Tr
         zero: t.zero,
         recompute: t.recompute,
         precision,
-        optimizer: Optimizer::Adam,
+        optimizer: t.optimizer,
     })
 }
 
@@ -90,7 +92,9 @@ pub fn search_key(
         global_batch: t.global_batch,
         seq: t.seq_for(model),
         precision,
+        optimizer: t.optimizer,
         assumptions: *a,
+        training: t.assumptions,
     }
 }
 
@@ -109,7 +113,7 @@ pub fn compute(
 ) -> Result<TrainingData, String> {
     let err = |e: crate::solver::SolverError| e.to_string();
     let run = run_of(t, model, precision)?;
-    let ta = TrainingAssumptions::default();
+    let ta = t.assumptions;
     let tr = training::evaluate(hw, model, &run, a, &ta).map_err(err)?;
     let d = training::decoder(model).map_err(err)?;
     let elasticities =
@@ -161,16 +165,8 @@ pub fn search(
             precision,
         )?
     };
-    training::search(
-        hw,
-        model,
-        &base,
-        t.devices,
-        a,
-        &TrainingAssumptions::default(),
-        SEARCH_TOP,
-    )
-    .map_err(|e| e.to_string())
+    training::search(hw, model, &base, t.devices, a, &t.assumptions, SEARCH_TOP)
+        .map_err(|e| e.to_string())
 }
 
 /// The inputs with a layout of the search adopted: its degrees, ZeRO

@@ -1,0 +1,297 @@
+//! The Training view's assumption knobs: the optimizer, the share of each
+//! communication hidden behind compute (DP, TP, EP, CP overlap), the device
+//! MTBF, the checkpoint write bandwidth and the restart time, as
+//! `ridgeline train --optimizer --dp-overlap ... --mtbf
+//! --checkpoint-bandwidth --restart` set them. Each is shown, stepped and
+//! read from text here; knobs/training.rs hands these knobs on.
+
+use super::Knob;
+use super::training::TrainInputs;
+use crate::solver::training::{Optimizer, TrainingAssumptions};
+use crate::solver::units::{self, Kind};
+
+/// Seconds in an hour: the MTBF is shown in hours, as it is written.
+const HOUR: f64 = 3600.0;
+/// The MTBF steps between one hour and a billion hours.
+const MTBF_S: (f64, f64) = (HOUR, 1e9 * HOUR);
+/// The checkpoint bandwidth steps between 1 MB/s and 1 PB/s.
+const CHECKPOINT_BW: (f64, f64) = (1e6, 1e15);
+/// The restart time steps from 0 (up to one minute first) to 1000 hours.
+const RESTART_S: (f64, f64) = (60.0, 1000.0 * HOUR);
+/// An overlap steps by ten points.
+const OVERLAP_STEP: f64 = 0.1;
+
+/// Whether `k` is one of these knobs.
+pub fn covers(k: Knob) -> bool {
+    use Knob::*;
+    matches!(
+        k,
+        Optimizer | DpOverlap | TpOverlap | EpOverlap | CpOverlap | Mtbf | CheckpointBw | Restart
+    )
+}
+
+pub fn label(k: Knob) -> &'static str {
+    match k {
+        Knob::Optimizer => "optimizer",
+        Knob::DpOverlap => "DP overlap",
+        Knob::TpOverlap => "TP overlap",
+        Knob::EpOverlap => "EP overlap",
+        Knob::CpOverlap => "CP overlap",
+        Knob::Mtbf => "device MTBF",
+        Knob::CheckpointBw => "ckpt write",
+        _ => "restart",
+    }
+}
+
+pub fn hint(k: Knob) -> &'static str {
+    match k {
+        Knob::Optimizer => "adam (8 bytes of moments) or adam-8bit (2 bytes)",
+        Knob::DpOverlap => "share of DP/FSDP comm hidden behind backward, e.g. 1, 50%",
+        Knob::TpOverlap | Knob::EpOverlap => "share hidden behind compute, e.g. 0, 0.5",
+        Knob::CpOverlap => "share of the ring hidden behind attention, e.g. 1, 50%",
+        Knob::Mtbf => "mean time between failures of one device, e.g. 50000h",
+        Knob::CheckpointBw => "checkpoint write per device, e.g. 400MB/s, 2GB/s",
+        _ => "time lost to restart after a failure, e.g. 10min, 0",
+    }
+}
+
+/// The overlap a knob sets.
+fn overlap(k: Knob, a: &mut TrainingAssumptions) -> Option<&mut f64> {
+    match k {
+        Knob::DpOverlap => Some(&mut a.dp_overlap),
+        Knob::TpOverlap => Some(&mut a.tp_overlap),
+        Knob::EpOverlap => Some(&mut a.ep_overlap),
+        Knob::CpOverlap => Some(&mut a.cp_overlap),
+        _ => None,
+    }
+}
+
+pub fn value(k: Knob, t: &TrainInputs) -> String {
+    let a = t.assumptions;
+    match k {
+        Knob::Optimizer => t.optimizer.name().into(),
+        Knob::DpOverlap => units::format_percent(a.dp_overlap),
+        Knob::TpOverlap => units::format_percent(a.tp_overlap),
+        Knob::EpOverlap => units::format_percent(a.ep_overlap),
+        Knob::CpOverlap => units::format_percent(a.cp_overlap),
+        Knob::Mtbf => format!("{} h", units::format_number(a.device_mtbf_s / HOUR)),
+        Knob::CheckpointBw => units::format_bandwidth(a.checkpoint_bandwidth),
+        _ => units::format_time(a.restart_s),
+    }
+}
+
+/// Doubled or halved within `(lo, hi)`; `zero_below` takes a value under
+/// `lo` down to 0 (and 0 up to `lo`).
+fn double(x: f64, up: bool, (lo, hi): (f64, f64), zero_below: bool) -> f64 {
+    match (up, zero_below) {
+        (true, true) if x < lo => lo,
+        (true, _) => (x * 2.0).clamp(lo, hi),
+        (false, true) if x / 2.0 < lo => 0.0,
+        (false, _) => (x / 2.0).clamp(lo, hi),
+    }
+}
+
+/// Step: the optimizer moves between adam and adam-8bit, an overlap by ten
+/// points within 0 to 100%, the MTBF, the checkpoint bandwidth and the
+/// restart time double and halve.
+pub fn step(k: Knob, t: &TrainInputs, up: bool) -> TrainInputs {
+    let mut n = *t;
+    let a = &mut n.assumptions;
+    if let Some(o) = overlap(k, a) {
+        let v = if up {
+            *o + OVERLAP_STEP
+        } else {
+            *o - OVERLAP_STEP
+        };
+        // Hundredths: ten steps from 0 land on 100% exactly.
+        *o = ((v * 100.0).round() / 100.0).clamp(0.0, 1.0);
+        return n;
+    }
+    match k {
+        Knob::Optimizer => n.optimizer = Optimizer::ALL[usize::from(up)],
+        Knob::Mtbf => a.device_mtbf_s = double(a.device_mtbf_s, up, MTBF_S, false),
+        Knob::CheckpointBw => {
+            a.checkpoint_bandwidth = double(a.checkpoint_bandwidth, up, CHECKPOINT_BW, false)
+        }
+        _ => a.restart_s = double(a.restart_s, up, RESTART_S, true),
+    }
+    n
+}
+
+/// Read typed text: an optimizer name, an overlap as a share or a
+/// percentage, a time or a bandwidth with its unit, each in the range the
+/// solver takes.
+pub fn parse(k: Knob, text: &str, t: &TrainInputs) -> Result<TrainInputs, String> {
+    let mut n = *t;
+    let s = text.trim();
+    let a = &mut n.assumptions;
+    let what = label(k);
+    if let Some(o) = overlap(k, a) {
+        let v = units::parse(s, Kind::Fraction).map_err(|e| e.to_string())?;
+        if !(0.0..=1.0).contains(&v) {
+            return Err(format!(
+                "{what} is a share from 0 to 1 (0% to 100%), got {s:?}"
+            ));
+        }
+        *o = v;
+        return Ok(n);
+    }
+    let positive = |kind: Kind, eg: &str| -> Result<f64, String> {
+        let v = units::parse(s, kind).map_err(|e| format!("{e}; e.g. {eg}"))?;
+        if v > 0.0 {
+            Ok(v)
+        } else {
+            Err(format!("{what} must be greater than zero, e.g. {eg}"))
+        }
+    };
+    match k {
+        Knob::Optimizer => {
+            n.optimizer = Optimizer::parse(s)
+                .ok_or_else(|| format!("optimizer {s:?}? use adam or adam-8bit"))?
+        }
+        Knob::Mtbf => a.device_mtbf_s = positive(Kind::Time, "50000h")?,
+        Knob::CheckpointBw => a.checkpoint_bandwidth = positive(Kind::Bandwidth, "400MB/s")?,
+        _ => {
+            let v = units::parse(s, Kind::Time).map_err(|e| format!("{e}; e.g. 10min"))?;
+            if v < 0.0 {
+                return Err(format!("{what} must be zero or more, e.g. 10min"));
+            }
+            a.restart_s = v;
+        }
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::training::{DEFAULT_CHECKPOINT_BANDWIDTH, DEFAULT_DEVICE_MTBF_S};
+
+    fn stepped(k: Knob, up: bool, times: usize) -> TrainInputs {
+        (0..times).fold(TrainInputs::default(), |t, _| step(k, &t, up))
+    }
+
+    #[test]
+    fn the_defaults_show_as_the_solver_names_them() {
+        let t = TrainInputs::default();
+        // DP and CP overlap 1, TP and EP 0 (solver::training's defaults).
+        let shown: Vec<String> = [
+            Knob::Optimizer,
+            Knob::DpOverlap,
+            Knob::TpOverlap,
+            Knob::EpOverlap,
+            Knob::CpOverlap,
+            Knob::Mtbf,
+            Knob::CheckpointBw,
+            Knob::Restart,
+        ]
+        .iter()
+        .map(|&k| value(k, &t))
+        .collect();
+        // 50,000 device-hours; 0.4 GB/s = 400 MB/s; 600 s = 10 min.
+        assert_eq!(
+            shown,
+            [
+                "adam", "100%", "0%", "0%", "100%", "50000 h", "400 MB/s", "10 min"
+            ]
+        );
+        assert_eq!(t.assumptions.device_mtbf_s, DEFAULT_DEVICE_MTBF_S);
+    }
+
+    #[test]
+    fn overlaps_step_by_ten_points_and_stop_at_0_and_100_percent() {
+        // DP overlap 1 - 3 x 0.1 = 0.7.
+        assert_eq!(
+            stepped(Knob::DpOverlap, false, 3).assumptions.dp_overlap,
+            0.7
+        );
+        // Eleven steps down from 1 stop at 0; one up from the top stays 1.
+        assert_eq!(
+            stepped(Knob::DpOverlap, false, 11).assumptions.dp_overlap,
+            0.0
+        );
+        assert_eq!(
+            stepped(Knob::CpOverlap, true, 1).assumptions.cp_overlap,
+            1.0
+        );
+        // TP overlap 0 + 10 x 0.1 = 1 exactly (rounded to hundredths).
+        assert_eq!(
+            stepped(Knob::TpOverlap, true, 10).assumptions.tp_overlap,
+            1.0
+        );
+        assert_eq!(
+            stepped(Knob::EpOverlap, false, 1).assumptions.ep_overlap,
+            0.0
+        );
+    }
+
+    #[test]
+    fn times_and_bandwidths_double_and_halve_within_their_bounds() {
+        // 50,000 h x 2 = 100,000 h; / 2 = 25,000 h.
+        let up = stepped(Knob::Mtbf, true, 1);
+        assert_eq!(up.assumptions.device_mtbf_s, 100_000.0 * HOUR);
+        assert_eq!(value(Knob::Mtbf, &up), "100k h");
+        let down = stepped(Knob::Mtbf, false, 1);
+        assert_eq!(down.assumptions.device_mtbf_s, 25_000.0 * HOUR);
+        // Halving never goes under an hour.
+        assert_eq!(
+            stepped(Knob::Mtbf, false, 40).assumptions.device_mtbf_s,
+            HOUR
+        );
+        // 0.4 GB/s x 2 = 0.8 GB/s.
+        let bw = stepped(Knob::CheckpointBw, true, 1)
+            .assumptions
+            .checkpoint_bandwidth;
+        assert_eq!(bw, 2.0 * DEFAULT_CHECKPOINT_BANDWIDTH);
+        // Restart 600 s halves to 300 s ... 75 s, then under a minute to 0;
+        // up from 0 it starts at a minute.
+        let r: Vec<f64> = (1..=4)
+            .map(|i| stepped(Knob::Restart, false, i).assumptions.restart_s)
+            .collect();
+        assert_eq!(r, [300.0, 150.0, 75.0, 0.0]);
+        let zero = stepped(Knob::Restart, false, 4);
+        assert_eq!(step(Knob::Restart, &zero, true).assumptions.restart_s, 60.0);
+    }
+
+    #[test]
+    fn the_optimizer_steps_between_adam_and_8_bit_adam() {
+        let t = stepped(Knob::Optimizer, true, 1);
+        assert_eq!(t.optimizer, Optimizer::Adam8bit);
+        assert_eq!(
+            step(Knob::Optimizer, &t, true).optimizer,
+            Optimizer::Adam8bit
+        );
+        assert_eq!(step(Knob::Optimizer, &t, false).optimizer, Optimizer::Adam);
+    }
+
+    #[test]
+    fn typed_values_read_with_their_units() {
+        let t = TrainInputs::default();
+        let a = |k, s| parse(k, s, &t).unwrap().assumptions;
+        assert_eq!(a(Knob::DpOverlap, "50%").dp_overlap, 0.5);
+        assert_eq!(a(Knob::TpOverlap, "0.25").tp_overlap, 0.25);
+        // 2000 h = 7,200,000 s.
+        assert_eq!(a(Knob::Mtbf, "2000h").device_mtbf_s, 7.2e6);
+        assert_eq!(a(Knob::CheckpointBw, "2GB/s").checkpoint_bandwidth, 2e9);
+        assert_eq!(a(Knob::Restart, "0").restart_s, 0.0);
+        assert_eq!(a(Knob::Restart, "30min").restart_s, 1800.0);
+        assert_eq!(
+            parse(Knob::Optimizer, "adam-8bit", &t).unwrap().optimizer,
+            Optimizer::Adam8bit
+        );
+        for (k, bad, says) in [
+            (Knob::DpOverlap, "120%", "from 0 to 1"),
+            (Knob::CpOverlap, "-0.1", "from 0 to 1"),
+            (Knob::EpOverlap, "nan", ""),
+            (Knob::Mtbf, "0h", "greater than zero"),
+            (Knob::Mtbf, "50000", "unit"),
+            (Knob::CheckpointBw, "-1GB/s", "greater than zero"),
+            (Knob::CheckpointBw, "1GB", "unit"),
+            (Knob::Restart, "-1s", "zero or more"),
+            (Knob::Optimizer, "sgd", "adam or adam-8bit"),
+        ] {
+            let e = parse(k, bad, &t).unwrap_err();
+            assert!(e.contains(says), "{k:?} {bad}: {e}");
+        }
+    }
+}
