@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use ratatui_textarea::Key;
 use ridgeline::catalog::profile;
 use ridgeline::scenario::{SynthTarget, written};
-use ridgeline::solver::training::{Recompute, TokensToTrain};
+use ridgeline::solver::training::{Optimizer, Recompute, TokensToTrain, TrainingAssumptions};
 use ridgeline::solver::{Assumptions, Collective, Phase, Precision, Workload};
 use ridgeline::tui::app::Level;
 use ridgeline::tui::knobs::{Family, Knob, Profile, SweepAxis, TrainInputs, ViewInputs};
@@ -321,9 +321,14 @@ fn magnitude(lo: f64, hi: f64) -> impl Strategy<Value = f64> {
 
 /// Any training run the scenario reads: degrees from 1 to 65536, ZeRO 0-3,
 /// every recomputation, whole batches and sequences within their bounds,
-/// tokens to train from 1 to 1e16 or chinchilla.
+/// tokens to train from 1 to 1e16 or chinchilla, either optimizer and any
+/// training assumptions the solver takes.
 fn any_training() -> impl Strategy<Value = TrainInputs> {
     (
+        (
+            prop::sample::select(Optimizer::ALL.to_vec()),
+            any_training_assumptions(),
+        ),
         prop::array::uniform6(1u32..=65536),
         0u8..=3,
         prop::sample::select(Recompute::ALL.to_vec()),
@@ -337,6 +342,7 @@ fn any_training() -> impl Strategy<Value = TrainInputs> {
     )
         .prop_map(
             |(
+                (optimizer, assumptions),
                 [devices, tp, pp, v, ep, cp],
                 zero,
                 recompute,
@@ -358,6 +364,34 @@ fn any_training() -> impl Strategy<Value = TrainInputs> {
                     micro_batch,
                     seq,
                     tokens,
+                    optimizer,
+                    assumptions,
+                }
+            },
+        )
+}
+
+/// Overlaps anywhere from 0 to 1 (the ends included), an MTBF from a
+/// millisecond to 1e12 s, a checkpoint bandwidth from 1 B/s to 1e15 B/s and
+/// a restart of 0 or from a millisecond to 1e7 s.
+fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
+    let share = || prop_oneof![Just(0.0), Just(1.0), 0.0..=1.0f64];
+    (
+        [share(), share(), share(), share()],
+        magnitude(-3.0, 12.0),
+        magnitude(0.0, 15.0),
+        prop_oneof![Just(0.0), magnitude(-3.0, 7.0)],
+    )
+        .prop_map(
+            |([dp, tp, ep, cp], device_mtbf_s, checkpoint_bandwidth, restart_s)| {
+                TrainingAssumptions {
+                    dp_overlap: dp,
+                    tp_overlap: tp,
+                    ep_overlap: ep,
+                    cp_overlap: cp,
+                    device_mtbf_s,
+                    checkpoint_bandwidth,
+                    restart_s,
                 }
             },
         )

@@ -319,3 +319,63 @@ fn training_values_read_and_each_problem_is_at_its_key() {
     let e = one("[training]\nheads = 2\n");
     assert!(e.message.contains("unknown key `heads`"), "{e}");
 }
+
+#[test]
+fn training_assumptions_read_with_their_units_and_each_problem_is_at_its_key() {
+    use crate::solver::training::{Optimizer, TrainingAssumptions};
+    let s = Scenario::parse(
+        "a.toml",
+        "[training]\noptimizer = \"adam-8bit\"\ndp_overlap = 0.5\ntp_overlap = 1\nmtbf = \"2000h\"\ncheckpoint_bandwidth = \"2GB/s\"\nrestart = \"0\"\n",
+    )
+    .unwrap();
+    let t = s.training_inputs().unwrap();
+    let d = TrainingAssumptions::default();
+    assert_eq!(t.optimizer, Optimizer::Adam8bit);
+    // 2000 h = 7.2e6 s; 2 GB/s = 2e9 B/s; the absent overlaps keep theirs.
+    assert_eq!(
+        t.assumptions,
+        TrainingAssumptions {
+            dp_overlap: 0.5,
+            tp_overlap: 1.0,
+            device_mtbf_s: 7.2e6,
+            checkpoint_bandwidth: 2e9,
+            restart_s: 0.0,
+            ..d
+        }
+    );
+    for (text, key, says) in [
+        (
+            "[training]\noptimizer = \"sgd\"\n",
+            "optimizer",
+            "adam-8bit",
+        ),
+        (
+            "[training]\ndp_overlap = 1.5\n",
+            "dp_overlap",
+            "from 0 to 1",
+        ),
+        (
+            "[training]\ncp_overlap = nan\n",
+            "cp_overlap",
+            "from 0 to 1",
+        ),
+        (
+            "[training]\nep_overlap = -0.1\n",
+            "ep_overlap",
+            "from 0 to 1",
+        ),
+        ("[training]\nmtbf = \"0h\"\n", "mtbf", "greater than zero"),
+        ("[training]\nmtbf = \"50000\"\n", "mtbf", "unit"),
+        (
+            "[training]\ncheckpoint_bandwidth = \"1GB\"\n",
+            "checkpoint_bandwidth",
+            "unit",
+        ),
+        ("[training]\nrestart = \"-1s\"\n", "restart", "zero or more"),
+    ] {
+        let e = one(text);
+        assert_eq!(e.line, 2, "{key}: {e}");
+        assert!(e.to_string().contains(key), "{key}: {e}");
+        assert!(e.message.contains(says), "{key}: {e}");
+    }
+}
