@@ -197,3 +197,70 @@ fn the_bars_tell_segments_apart_without_colour() {
         assert!(s.contains(needle), "{needle}: {s}");
     }
 }
+
+/// Type `text` into knob `k` and take it with Enter.
+fn set_knob(a: &mut App, k: Knob, text: &str) {
+    select_knob(a, k);
+    go(a, &[Command::Edit]);
+    for _ in 0..20 {
+        common::key(a, ratatui_textarea::Key::Backspace);
+    }
+    typed(a, text);
+    go(a, &[Command::Edit]);
+    assert_eq!(a.mode, Mode::Normal, "{k:?} {text} taken");
+}
+
+#[test]
+fn a_shorter_mtbf_lowers_the_goodput_on_screen() {
+    let mut a = app();
+    go(&mut a, &[Command::View7]);
+    let before = training(&a).run.goodput;
+    // 500 h per device over the 8 devices of the run: the job fails every
+    // 500 x 3600 / 8 = 225,000 s.
+    set_knob(&mut a, Knob::Mtbf, "500h");
+    let r = training(&a).run;
+    assert_eq!(r.job_mtbf_s, 225_000.0);
+    // Young-Daly: tau = sqrt(2 C M); waste = C / tau + (tau / 2 + R) / M
+    // with the restart R = 10 min; goodput = 1 / (1 + waste).
+    let (c, m) = (r.checkpoint_write_s, r.job_mtbf_s);
+    let tau = (2.0 * c * m).sqrt();
+    let goodput = 1.0 / (1.0 + c / tau + (tau / 2.0 + 600.0) / m);
+    assert!(
+        (r.goodput - goodput).abs() < 1e-12,
+        "{} {goodput}",
+        r.goodput
+    );
+    assert!(r.goodput < before, "{} !< {before}", r.goodput);
+    let shown = |g: f64| format!("goodput {}", units::format_percent(g));
+    let s = screen(&a, 160, 48);
+    assert!(s.contains(&shown(r.goodput)), "{s}");
+    assert!(!s.contains(&shown(before)), "{s}");
+    assert!(s.contains("device MTBF") && s.contains("500 h"), "{s}");
+}
+
+#[test]
+fn less_dp_overlap_exposes_the_dp_communication_on_screen() {
+    let mut a = app();
+    go(&mut a, &[Command::View7]);
+    let dp = training(&a).training.step.comm.dp;
+    // ZeRO 3 over dp 8 in one node, fully overlapped by default: the
+    // collectives take time but none of it adds to the step, and the
+    // step bar has no DP segment.
+    assert!(dp.time_s > 0.0 && dp.exposed_s == 0.0, "{dp:?}");
+    assert!(!screen(&a, 160, 48).contains("DP comm"));
+    let step = training(&a).training.step.step_time_s;
+    // Ten steps of ten points down: DP overlap 0 hides nothing, so all of
+    // the DP time is exposed and adds to the step.
+    select_knob(&mut a, Knob::DpOverlap);
+    go(&mut a, &[Command::Left; 10]);
+    let s = &training(&a).training.step;
+    assert_eq!(s.comm.dp.exposed_s, s.comm.dp.time_s);
+    assert!(s.step_time_s > step);
+    let shown = format!("DP comm {}", units::format_time(s.comm.dp.exposed_s));
+    for (w, h) in [(100, 30), (160, 48)] {
+        assert!(screen(&a, w, h).contains(&shown), "{shown}");
+    }
+    // The knob row shows the new share (the cursor's arrows around it).
+    let s = screen(&a, 160, 48);
+    assert!(s.lines().any(|l| l.contains("DP overlap  ◀ 0% ▶")), "{s}");
+}
