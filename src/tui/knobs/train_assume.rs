@@ -137,7 +137,7 @@ pub fn parse(k: Knob, text: &str, t: &TrainInputs) -> Result<TrainInputs, String
         return Ok(n);
     }
     let positive = |kind: Kind, eg: &str| -> Result<f64, String> {
-        let v = units::parse(s, kind).map_err(|e| format!("{e}; e.g. {eg}"))?;
+        let v = units::parse(s, kind).map_err(|e| e.to_string())?;
         if v > 0.0 {
             Ok(v)
         } else {
@@ -152,7 +152,7 @@ pub fn parse(k: Knob, text: &str, t: &TrainInputs) -> Result<TrainInputs, String
         Knob::Mtbf => a.device_mtbf_s = positive(Kind::Time, "50000h")?,
         Knob::CheckpointBw => a.checkpoint_bandwidth = positive(Kind::Bandwidth, "400MB/s")?,
         _ => {
-            let v = units::parse(s, Kind::Time).map_err(|e| format!("{e}; e.g. 10min"))?;
+            let v = units::parse(s, Kind::Time).map_err(|e| e.to_string())?;
             if v < 0.0 {
                 return Err(format!("{what} must be zero or more, e.g. 10min"));
             }
