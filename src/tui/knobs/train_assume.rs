@@ -21,13 +21,21 @@ const RESTART_S: (f64, f64) = (60.0, 1000.0 * HOUR);
 /// An overlap steps by ten points.
 const OVERLAP_STEP: f64 = 0.1;
 
+/// These knobs.
+pub const KNOBS: [Knob; 8] = [
+    Knob::Optimizer,
+    Knob::DpOverlap,
+    Knob::TpOverlap,
+    Knob::EpOverlap,
+    Knob::CpOverlap,
+    Knob::Mtbf,
+    Knob::CheckpointBw,
+    Knob::Restart,
+];
+
 /// Whether `k` is one of these knobs.
 pub fn covers(k: Knob) -> bool {
-    use Knob::*;
-    matches!(
-        k,
-        Optimizer | DpOverlap | TpOverlap | EpOverlap | CpOverlap | Mtbf | CheckpointBw | Restart
-    )
+    KNOBS.contains(&k)
 }
 
 pub fn label(k: Knob) -> &'static str {
@@ -175,19 +183,7 @@ mod tests {
     fn the_defaults_show_as_the_solver_names_them() {
         let t = TrainInputs::default();
         // DP and CP overlap 1, TP and EP 0 (solver::training's defaults).
-        let shown: Vec<String> = [
-            Knob::Optimizer,
-            Knob::DpOverlap,
-            Knob::TpOverlap,
-            Knob::EpOverlap,
-            Knob::CpOverlap,
-            Knob::Mtbf,
-            Knob::CheckpointBw,
-            Knob::Restart,
-        ]
-        .iter()
-        .map(|&k| value(k, &t))
-        .collect();
+        let shown: Vec<String> = KNOBS.iter().map(|&k| value(k, &t)).collect();
         // 50,000 device-hours; 0.4 GB/s = 400 MB/s; 600 s = 10 min.
         assert_eq!(
             shown,
@@ -200,29 +196,22 @@ mod tests {
 
     #[test]
     fn overlaps_step_by_ten_points_and_stop_at_0_and_100_percent() {
-        // DP overlap 1 - 3 x 0.1 = 0.7.
-        assert_eq!(
-            stepped(Knob::DpOverlap, false, 3).assumptions.dp_overlap,
-            0.7
-        );
-        // Eleven steps down from 1 stop at 0; one up from the top stays 1.
-        assert_eq!(
-            stepped(Knob::DpOverlap, false, 11).assumptions.dp_overlap,
-            0.0
-        );
-        assert_eq!(
-            stepped(Knob::CpOverlap, true, 1).assumptions.cp_overlap,
-            1.0
-        );
-        // TP overlap 0 + 10 x 0.1 = 1 exactly (rounded to hundredths).
-        assert_eq!(
-            stepped(Knob::TpOverlap, true, 10).assumptions.tp_overlap,
-            1.0
-        );
-        assert_eq!(
-            stepped(Knob::EpOverlap, false, 1).assumptions.ep_overlap,
-            0.0
-        );
+        let dp = |t: TrainInputs| t.assumptions.dp_overlap;
+        let tp = |t: TrainInputs| t.assumptions.tp_overlap;
+        let ep = |t: TrainInputs| t.assumptions.ep_overlap;
+        let cp = |t: TrainInputs| t.assumptions.cp_overlap;
+        for (k, up, times, get, want) in [
+            // DP overlap 1 - 3 x 0.1 = 0.7.
+            (Knob::DpOverlap, false, 3, dp as fn(TrainInputs) -> f64, 0.7),
+            // Eleven steps down from 1 stop at 0; one up from the top stays 1.
+            (Knob::DpOverlap, false, 11, dp, 0.0),
+            (Knob::CpOverlap, true, 1, cp, 1.0),
+            // TP overlap 0 + 10 x 0.1 = 1 exactly (rounded to hundredths).
+            (Knob::TpOverlap, true, 10, tp, 1.0),
+            (Knob::EpOverlap, false, 1, ep, 0.0),
+        ] {
+            assert_eq!(get(stepped(k, up, times)), want, "{k:?} {up} x{times}");
+        }
     }
 
     #[test]
