@@ -264,3 +264,20 @@ fn less_dp_overlap_exposes_the_dp_communication_on_screen() {
     let s = screen(&a, 160, 48);
     assert!(s.lines().any(|l| l.contains("DP overlap  ◀ 0% ▶")), "{s}");
 }
+
+#[test]
+fn a_ranking_goes_when_an_overlap_or_the_optimizer_changes() {
+    // The search ranks by step time and fit: the overlaps change the
+    // step, the optimizer the memory, so a ranking made before is stale.
+    for (k, cmd) in [
+        (Knob::DpOverlap, Command::Left),
+        (Knob::Optimizer, Command::Right),
+    ] {
+        let mut a = app();
+        go(&mut a, &[Command::View7, Command::SearchLayouts]);
+        assert!(training(&a).search.is_some());
+        select_knob(&mut a, k);
+        go(&mut a, &[cmd]);
+        assert!(training(&a).search.is_none(), "{k:?}");
+    }
+}
