@@ -70,7 +70,8 @@ fn main() {
         eprintln!("usage: calibrate PROFILE STACK[,STACK...]|all PARAM[,PARAM...]");
         std::process::exit(2);
     }
-    let cat = Catalog::builtin();
+    let mut cat = Catalog::builtin();
+    cat.add_measurements(None);
     let a = cat
         .profile(&args[0])
         .unwrap_or_else(|e| {

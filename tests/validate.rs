@@ -3,19 +3,19 @@
 //! profile of its stack (`ridgeline validate` without `--profile`).
 
 use ridgeline::catalog::Catalog;
-use ridgeline::cli::validate::{Checked, check, stack_profile, summary, summary_table};
+use ridgeline::cli::validate::{per_stack, summary, summary_table};
 use ridgeline::solver::calibration::Metric;
 
-fn per_stack(cat: &Catalog) -> Vec<Checked<'_>> {
-    check(cat, |m| {
-        let p = stack_profile(cat, m).expect("the default profile is built in");
-        (p.id.clone(), p.assumptions)
-    })
+/// The built-in catalog with its published measurements.
+fn catalog() -> Catalog {
+    let mut c = Catalog::builtin();
+    c.add_measurements(None);
+    c
 }
 
 #[test]
 fn at_least_forty_measurements_over_several_devices_precisions_and_metrics_are_shipped() {
-    let cat = Catalog::builtin();
+    let cat = catalog();
     assert!(cat.diagnostics.is_empty(), "{:?}", cat.diagnostics);
     let ms = &cat.measurements;
     assert!(ms.len() >= 40, "{}", ms.len());
@@ -45,7 +45,7 @@ fn at_least_forty_measurements_over_several_devices_precisions_and_metrics_are_s
 
 #[test]
 fn every_measurement_is_predicted_but_a_layout_the_catalog_gives_no_link() {
-    let cat = Catalog::builtin();
+    let cat = catalog();
     for c in per_stack(&cat) {
         if let Err(e) = &c.prediction {
             // Two RTX 4090s over PCIe: the catalog gives the card no link.
@@ -61,7 +61,7 @@ fn the_serving_stacks_are_within_ten_percent_at_the_median_and_fifty_at_worst() 
     // MLC's 4-bit kernels, which the default profile's dequantization
     // (fitted on gpt-fast's int4) underrates: README "Against published
     // measurements".
-    let cat = Catalog::builtin();
+    let cat = catalog();
     let checked = per_stack(&cat);
     let s = summary(&checked, |c| c.measurement.stack != "llama.cpp");
     assert!(s.count >= 60, "{}", s.count);
@@ -77,7 +77,7 @@ fn llama_cpp_stays_where_it_is() {
     // llama.cpp on datacenter GPUs prefills at 20-40% of the tensor-core
     // peak and its Q4_K_M carries 4.5-6 bits per weight: one profile is
     // 15% off at the median. A guard against getting worse, not a claim.
-    let cat = Catalog::builtin();
+    let cat = catalog();
     let s = summary(&per_stack(&cat), |c| c.measurement.stack == "llama.cpp");
     assert!(s.median_abs_error <= 0.20, "{s:?}");
     assert!(s.worst_abs_error <= 2.5, "{s:?}");
@@ -87,7 +87,7 @@ fn llama_cpp_stays_where_it_is() {
 fn the_bands_hold_most_held_out_measurements() {
     // Each profile's band holds 90% of its fitted half by construction;
     // on the held-out half it must still hold three in four.
-    let cat = Catalog::builtin();
+    let cat = catalog();
     let checked = per_stack(&cat);
     let h = summary(&checked, |c| !c.fit);
     assert!(h.inside_band * 4 >= h.count * 3, "{h:?}");
@@ -99,7 +99,7 @@ fn the_readme_quotes_the_summary_as_validate_prints_it() {
     // model, a profile or a measurement.
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let table = summary_table(&Catalog::builtin());
+    let table = summary_table(&catalog());
     assert!(readme.contains(&table), "README differs from:\n{table}");
 }
 
@@ -107,7 +107,7 @@ fn the_readme_quotes_the_summary_as_validate_prints_it() {
 fn deepseek_v3_at_batch_one_is_several_times_off_until_its_fixed_costs_are_counted() {
     // SGLang v0.4.1.post2, 8 x H200, fp8, batch 1, 128 in, 256 out: 30.29
     // tokens/s (sgl-project/sglang PR #2643).
-    let cat = Catalog::builtin();
+    let cat = catalog();
     let m = cat
         .measurements
         .iter()

@@ -270,15 +270,39 @@ impl Catalog {
         for (name, text) in embedded::PROFILES {
             c.add_file(name, text, List::Profiles);
         }
-        for (name, text) in embedded::MEASUREMENTS {
-            c.add_file(name, text, List::Measurements);
-        }
         c.adding_builtin = false;
         c
     }
 
+    /// Add the published measurements: the built-in files, then
+    /// `<dir>/measurements/*.toml`. Only `validate` and `catalog check` read
+    /// them, so no other command or the workbench pays for parsing them at
+    /// start-up.
+    pub fn add_measurements(&mut self, dir: Option<&Path>) {
+        self.adding_builtin = true;
+        for (name, text) in embedded::MEASUREMENTS {
+            self.add_file(name, text, List::Measurements);
+        }
+        self.adding_builtin = false;
+        let Some(sub) = dir.map(|d| d.join("measurements")) else {
+            return;
+        };
+        match files::toml_files_checked(&sub) {
+            Ok(paths) => {
+                for path in paths {
+                    self.add_path(&path, List::Measurements);
+                }
+            }
+            Err(e) => {
+                let d = sub.display().to_string();
+                self.diag(&d, 1, 1, format!("cannot list the directory: {e}"));
+            }
+        }
+    }
+
     /// The built-in catalog with the files of `dir` (hardware/*.toml,
-    /// models/*.toml, regions.toml) laid over it. A missing directory is
+    /// models/*.toml, profiles/*.toml, regions.toml) laid over it; the
+    /// measurements come with [`Catalog::add_measurements`]. A missing directory is
     /// not an error (the default one need not exist); one that cannot be
     /// read, and every file that cannot be read, is reported. Callers that
     /// were given `dir` by the user check it first with [`check_user_dir`].
@@ -311,7 +335,6 @@ impl Catalog {
             ("hardware", List::Hardware),
             ("models", List::Models),
             ("profiles", List::Profiles),
-            ("measurements", List::Measurements),
         ] {
             let sub = dir.join(sub);
             match files::toml_files_checked(&sub) {

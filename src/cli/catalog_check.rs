@@ -22,7 +22,8 @@ pub(super) fn catalog_check(
         }
         None => super::catalog_dir(cli)?,
     };
-    let c = Catalog::load(dir.as_deref());
+    let mut c = Catalog::load(dir.as_deref());
+    c.add_measurements(dir.as_deref());
     let mut s = String::new();
     for d in &c.diagnostics {
         s.push_str(&format!("{d}\n"));

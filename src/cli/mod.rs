@@ -96,9 +96,12 @@ pub fn catalog_dir(cli: &Cli) -> Result<Option<std::path::PathBuf>, CliError> {
 /// Load the catalog for a command: built-in, then the user's files; report
 /// problems on stderr and keep going with what is valid. A `--catalog DIR`
 /// that cannot be used is an error.
-pub fn load_catalog(cli: &Cli, err: Out) -> Result<Catalog, CliError> {
+pub fn load_catalog(cli: &Cli, command: &Command, err: Out) -> Result<Catalog, CliError> {
     let dir = catalog_dir(cli)?;
-    let c = Catalog::load(dir.as_deref());
+    let mut c = Catalog::load(dir.as_deref());
+    if matches!(command, Command::Validate(_)) {
+        c.add_measurements(dir.as_deref());
+    }
     for d in &c.diagnostics {
         let _ = writeln!(
             err,
@@ -115,7 +118,7 @@ pub fn run(cli: &Cli, command: &Command, out: Out, err: Out) -> i32 {
         Command::Catalog(args::CatalogArgs {
             action: args::CatalogAction::Check { dir },
         }) => catalog_check::catalog_check(cli, dir.as_deref(), out),
-        other => load_catalog(cli, err).and_then(|cat| dispatch(&cat, other, style, out)),
+        other => load_catalog(cli, other, err).and_then(|cat| dispatch(&cat, other, style, out)),
     };
     let result = result.and_then(|()| out.flush().map_err(write_error));
     match result {
