@@ -90,7 +90,7 @@ pub const REGION_KEYS: &[&str] = &[
     "sources",
 ];
 
-pub(super) fn is_kebab(s: &str) -> bool {
+fn is_kebab(s: &str) -> bool {
     !s.is_empty()
         && !s.starts_with('-')
         && s.chars()
@@ -99,7 +99,11 @@ pub(super) fn is_kebab(s: &str) -> bool {
 
 /// The id (lower-case kebab case) and aliases (any printable text, matched
 /// case-insensitively); names the entry in later messages.
-fn names(f: &mut Fields, what: &str, with_aliases: bool) -> (Option<At<String>>, Vec<At<String>>) {
+pub(super) fn names(
+    f: &mut Fields,
+    what: &str,
+    with_aliases: bool,
+) -> (Option<At<String>>, Vec<At<String>>) {
     let id = f.string("id");
     let id = match id {
         Some((id, at)) if is_kebab(&id) => {
@@ -146,7 +150,7 @@ fn one_of<T>(
 }
 
 /// A source that must say something.
-fn source(f: &mut Fields, key: &'static str) -> Option<String> {
+pub(super) fn source(f: &mut Fields, key: &'static str) -> Option<String> {
     let (s, at) = f.string(key)?;
     if s.trim().is_empty() {
         f.problem(at, format!("`{key}` is empty; every figure needs a source"));
@@ -155,7 +159,7 @@ fn source(f: &mut Fields, key: &'static str) -> Option<String> {
     Some(s)
 }
 
-fn sources(f: &mut Fields) -> BTreeMap<String, String> {
+pub(super) fn sources(f: &mut Fields) -> BTreeMap<String, String> {
     f.string_map("sources")
         .into_iter()
         .map(|((k, _), (v, _))| (k, v))
@@ -200,7 +204,7 @@ fn opt_number(f: &mut Fields, key: &'static str, limit: &Limit) -> Option<At<f64
     f.opt_number(key, limit.range.clone(), limit.text)
 }
 
-fn year(f: &mut Fields) -> Option<u16> {
+pub(super) fn year(f: &mut Fields) -> Option<u16> {
     f.whole("year", limits::YEAR).map(|(y, _)| y as u16)
 }
 

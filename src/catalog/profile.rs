@@ -4,9 +4,8 @@
 //! keys of a profile are the same as `--assume KEY=VALUE` on the command
 //! line; [`set`] reads both.
 
-use super::convert::{Converted, is_kebab};
-use super::fields::{At, Fields};
-use super::limits;
+use super::convert::{Converted, names, source, sources, year};
+use super::fields::Fields;
 use crate::solver::calibration::{Metric, Run};
 use crate::solver::units::{self, Kind};
 use crate::solver::{Assumptions, Collective, Precision};
@@ -300,16 +299,12 @@ pub fn profile_keys() -> &'static [&'static str] {
 /// A `[[profile]]` table to a profile; keys it leaves out keep the plain
 /// roofline's values ([`Assumptions::default`]).
 pub fn profile(f: &mut Fields, origin: &str) -> Option<Converted<ProfileEntry>> {
-    let id = id(f, "profile");
+    let (id, _) = names(f, "profile", false);
     let name = f.string("name");
-    let year = f.whole("year", limits::YEAR).map(|(y, _)| y as u16);
-    let source = f.string("source");
+    let year = year(f);
+    let source = source(f, "source");
     let notes = f.opt_string("notes");
-    let sources: BTreeMap<String, String> = f
-        .string_map("sources")
-        .into_iter()
-        .map(|((k, _), (v, _))| (k, v))
-        .collect();
+    let sources = sources(f);
     let mut a = Assumptions::default();
     for k in KEYS {
         let Some(v) = f.value(k.key) else {
@@ -335,7 +330,7 @@ pub fn profile(f: &mut Fields, origin: &str) -> Option<Converted<ProfileEntry>> 
     if f.has_problems() {
         return None;
     }
-    let ((id, id_at), (name, _), year, (source, _)) = (id?, name?, year?, source?);
+    let ((id, id_at), (name, _), year, source) = (id?, name?, year?, source?);
     Some(Converted {
         entry: ProfileEntry {
             id,
@@ -409,14 +404,14 @@ fn precision(f: &mut Fields, key: &'static str) -> Option<Precision> {
 /// A `[[measurement]]` table to a measurement. The model and device ids
 /// are checked when the measurement is used (`ridgeline validate`).
 pub fn measurement(f: &mut Fields, origin: &str) -> Option<Converted<Measurement>> {
-    let id = id(f, "measurement");
+    let (id, _) = names(f, "measurement", false);
     let text = |f: &mut Fields, key| f.string(key).map(|(s, _)| s);
     let model = text(f, "model");
     let hardware = text(f, "hardware");
     let stack = text(f, "stack");
     let stack_version = text(f, "stack_version");
-    let year = f.whole("year", limits::YEAR).map(|(y, _)| y as u16);
-    let source = text(f, "source");
+    let year = year(f);
+    let source = source(f, "source");
     let quote = text(f, "quote");
     let metric = f.string("metric").and_then(|(s, at)| {
         let m = Metric::parse(&s);
@@ -477,18 +472,6 @@ pub fn measurement(f: &mut Fields, origin: &str) -> Option<Converted<Measurement
         id_at,
         alias_at: Vec::new(),
     })
-}
-
-/// The id of an entry, lower-case kebab case.
-fn id(f: &mut Fields, what: &str) -> Option<At<String>> {
-    let (id, at) = f.string("id")?;
-    if is_kebab(&id) {
-        f.rename(format!("{what} `{id}`"));
-        Some((id, at))
-    } else {
-        f.problem(at, "the id must be lower-case kebab case, like \"default\"");
-        None
-    }
 }
 
 #[cfg(test)]
