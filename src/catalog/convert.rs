@@ -9,7 +9,7 @@ use super::{HardwareEntry, ModelEntry, Price, Region};
 use crate::solver::units::{self, Kind};
 use crate::solver::{
     Arch, Decoder, Hardware, Mla, Model, ModelKind, Moe, Peaks, Precision, SinglePass, Tier, Torus,
-    Wrap,
+    Window, Wrap,
 };
 use std::collections::BTreeMap;
 
@@ -73,6 +73,13 @@ pub const MODEL_KEYS: &[&str] = &[
     "active_params",
     "kv_latent",
     "rope_dim",
+    "q_latent",
+    "shared_ffn",
+    "dense_layers",
+    "dense_ffn",
+    "gated_mlp",
+    "sliding_window",
+    "window_layers",
     "flops_per_sample",
     "activation_elements_per_sample",
     "input",
@@ -444,6 +451,13 @@ struct Shape {
     active: Option<At<f64>>,
     kv_latent: Option<At<u32>>,
     rope_dim: Option<At<u32>>,
+    q_latent: Option<At<u32>>,
+    shared_ffn: Option<At<u32>>,
+    dense_layers: Option<At<u32>>,
+    dense_ffn: Option<At<u32>>,
+    gated: Option<bool>,
+    window: Option<At<u32>>,
+    window_layers: Option<At<u32>>,
     flops: Option<At<f64>>,
     activations: Option<At<f64>>,
 }
@@ -464,6 +478,13 @@ fn shape(f: &mut Fields) -> Shape {
         active: opt_number(f, "active_params", &limits::PARAMS),
         kv_latent: f.opt_whole("kv_latent", limits::LATENT),
         rope_dim: f.opt_whole("rope_dim", limits::ROPE_DIM),
+        q_latent: f.opt_whole("q_latent", limits::LATENT),
+        shared_ffn: f.opt_whole("shared_ffn", limits::FFN),
+        dense_layers: f.opt_whole("dense_layers", limits::LAYERS),
+        dense_ffn: f.opt_whole("dense_ffn", limits::FFN),
+        gated: f.opt_bool("gated_mlp"),
+        window: f.opt_whole("sliding_window", limits::MAX_CONTEXT),
+        window_layers: f.opt_whole("window_layers", limits::LAYERS),
         flops: opt_number(f, "flops_per_sample", &limits::FLOPS_PER_SAMPLE),
         activations: opt_number(f, "activation_elements_per_sample", &limits::ACTIVATIONS),
     }
@@ -498,15 +519,43 @@ fn consistency(f: &mut Fields, kind: Option<ModelKind>, params: Option<f64>, s: 
             ("experts", s.experts.map(|x| x.1)),
             ("top_k", s.top_k.map(|x| x.1)),
             ("active_params", s.active.map(|x| x.1)),
+            ("shared_ffn", s.shared_ffn.map(|x| x.1)),
+            ("dense_layers", s.dense_layers.map(|x| x.1)),
+            ("dense_ffn", s.dense_ffn.map(|x| x.1)),
         ] {
             if let Some(at) = at {
                 f.problem(at, format!("`{key}` is only for kind = \"moe-decoder\""));
             }
         }
     }
-    if s.rope_dim.is_some() && s.kv_latent.is_none() {
-        let at = s.rope_dim.map_or(f.at(), |x| x.1);
-        f.problem(at, "rope_dim goes with kv_latent (MLA)");
+    for (key, v) in [("rope_dim", s.rope_dim), ("q_latent", s.q_latent)] {
+        if let (Some((_, at)), None) = (v, s.kv_latent) {
+            f.problem(at, format!("{key} goes with kv_latent (MLA)"));
+        }
+    }
+    if let (Some((n, at)), Some((l, _))) = (s.dense_layers, s.layers)
+        && n >= l
+    {
+        f.problem(
+            at,
+            format!("dense_layers = {n} must be fewer than layers = {l}; the rest are MoE layers"),
+        );
+    }
+    if let (Some((n, at)), None) = (s.dense_layers, s.dense_ffn)
+        && n > 0
+    {
+        f.problem(
+            at,
+            "dense_layers needs `dense_ffn`, the intermediate size of the dense layers",
+        );
+    }
+    if let (Some((_, at)), None) = (s.window_layers, s.window) {
+        f.problem(at, "window_layers goes with sliding_window");
+    }
+    if let (Some((n, at)), Some((l, _))) = (s.window_layers, s.layers)
+        && n > l
+    {
+        f.problem(at, format!("window_layers = {n} is more than layers = {l}"));
     }
 }
 
@@ -554,6 +603,7 @@ pub fn model(f: &mut Fields, origin: &str) -> Option<Converted<ModelEntry>> {
         kind,
         params,
         arch,
+        layers: Vec::new(),
     };
     if let Err(e) = crate::solver::roofline::validate_model(&model) {
         let at = s.active.map_or(f.at(), |a| a.1);
@@ -603,6 +653,9 @@ fn arch(f: &mut Fields, kind: ModelKind, s: &Shape) -> Option<Arch> {
             experts: experts?,
             top_k: top_k?,
             active_params: s.active?.0,
+            shared_ffn: s.shared_ffn.map_or(0, |x| x.0),
+            dense_layers: s.dense_layers.map_or(0, |x| x.0),
+            dense_ffn: s.dense_ffn.map_or(0, |x| x.0),
         })
     } else {
         None
@@ -610,6 +663,7 @@ fn arch(f: &mut Fields, kind: ModelKind, s: &Shape) -> Option<Arch> {
     let mla = s.kv_latent.map(|(l, _)| Mla {
         kv_latent: l,
         rope_dim: s.rope_dim.map_or(0, |r| r.0),
+        q_latent: s.q_latent.map_or(0, |r| r.0),
     });
     let layers = need(f, kind, "layers", s.layers);
     let hidden = need(f, kind, "hidden", s.hidden);
@@ -635,6 +689,14 @@ fn arch(f: &mut Fields, kind: ModelKind, s: &Shape) -> Option<Arch> {
         max_context: max_context?,
         moe,
         mla,
+        gated_mlp: s.gated.unwrap_or(true),
+        window: match (s.window, layers) {
+            (Some((tokens, _)), Some(l)) => Some(Window {
+                tokens,
+                layers: s.window_layers.map_or(l, |x| x.0),
+            }),
+            _ => None,
+        },
     }))
 }
 

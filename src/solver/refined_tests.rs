@@ -226,18 +226,16 @@ fn deepseek_v3() -> Model {
     d.mla = Some(Mla {
         kv_latent: 512,
         rope_dim: 64,
+        q_latent: 0,
     });
-    d.moe = Some(Moe {
-        experts: 256,
-        top_k: 8,
-        active_params: 37e9,
-    });
+    d.moe = Some(Moe::routed(256, 8, 37e9));
     Model {
         id: "deepseek-v3".into(),
         name: "DeepSeek-V3".into(),
         kind: ModelKind::MoeDecoder,
         params: 671e9,
         arch: Arch::Decoder(d),
+        layers: Vec::new(),
     }
 }
 

@@ -325,6 +325,7 @@ mod tests {
                 flops_per_sample: 1e6,
                 activation_elements_per_sample: 0.0,
             }),
+            layers: Vec::new(),
         }
     }
 

@@ -56,6 +56,8 @@ pub(super) fn decoder(
         max_context: 131072,
         moe: None,
         mla: None,
+        gated_mlp: true,
+        window: None,
     }
 }
 
@@ -67,6 +69,7 @@ pub(super) fn llama70() -> Model {
         kind: ModelKind::DenseDecoder,
         params: 70.55e9,
         arch: Arch::Decoder(decoder(80, 8192, 64, 8, 28672, 128256)),
+        layers: Vec::new(),
     }
 }
 
@@ -78,23 +81,21 @@ pub(super) fn llama8() -> Model {
         kind: ModelKind::DenseDecoder,
         params: 8.03e9,
         arch: Arch::Decoder(decoder(32, 4096, 32, 8, 14336, 128256)),
+        layers: Vec::new(),
     }
 }
 
 /// Mixtral-8x7B: 46.7B total, 12.9B active, 8 experts, top-2, V 32000, d 4096.
 pub(super) fn mixtral() -> Model {
     let mut d = decoder(32, 4096, 32, 8, 14336, 32000);
-    d.moe = Some(Moe {
-        experts: 8,
-        top_k: 2,
-        active_params: 12.9e9,
-    });
+    d.moe = Some(Moe::routed(8, 2, 12.9e9));
     Model {
         id: "mixtral-8x7b".into(),
         name: "Mixtral".into(),
         kind: ModelKind::MoeDecoder,
         params: 46.7e9,
         arch: Arch::Decoder(d),
+        layers: Vec::new(),
     }
 }
 
@@ -109,6 +110,7 @@ pub(super) fn resnet() -> Model {
             flops_per_sample: 8.2e9,
             activation_elements_per_sample: 10e6,
         }),
+        layers: Vec::new(),
     }
 }
 
@@ -203,6 +205,7 @@ fn llama2_7b_batch1_decode_matches_a_published_a100_measurement() {
         kind: ModelKind::DenseDecoder,
         params: 6.74e9,
         arch: Arch::Decoder(decoder(32, 4096, 32, 32, 11008, 32000)),
+        layers: Vec::new(),
     };
     let wl = Workload {
         context: 128.0,
@@ -247,6 +250,7 @@ fn kv_cache_uses_kv_heads_and_mla_latents() {
     ds.mla = Some(Mla {
         kv_latent: 512,
         rope_dim: 64,
+        q_latent: 0,
     });
     assert_eq!(ds.kv_bytes_per_token(2.0), 70_272.0);
     assert_eq!(

@@ -421,6 +421,28 @@ pub struct Moe {
     pub top_k: u32,
     /// Parameters used per token (published figure).
     pub active_params: f64,
+    /// Intermediate width of the shared experts every token passes through,
+    /// summed over them (DeepSeek: n_shared x moe_intermediate_size; Qwen2-MoE:
+    /// shared_expert_intermediate_size). 0 = none.
+    pub shared_ffn: u32,
+    /// Leading layers whose MLP is dense, not MoE (DeepSeek's
+    /// first_k_dense_replace), and their intermediate width.
+    pub dense_layers: u32,
+    pub dense_ffn: u32,
+}
+
+impl Moe {
+    /// A plain MoE: every layer routed, no shared experts.
+    pub fn routed(experts: u32, top_k: u32, active_params: f64) -> Moe {
+        Moe {
+            experts,
+            top_k,
+            active_params,
+            shared_ffn: 0,
+            dense_layers: 0,
+            dense_ffn: 0,
+        }
+    }
 }
 
 /// Multi-head latent attention (DeepSeek-V2/V3): the KV cache holds a
@@ -429,6 +451,20 @@ pub struct Moe {
 pub struct Mla {
     pub kv_latent: u32,
     pub rope_dim: u32,
+    /// Rank of the query's low-rank compression (q_lora_rank); 0 = the
+    /// query is projected directly (DeepSeek-V2-Lite).
+    pub q_latent: u32,
+}
+
+/// Sliding-window (local) attention on some layers: a local layer attends
+/// to, and caches, at most `tokens` past positions (Mistral 7B v0.1, Gemma 2
+/// and 3, gpt-oss). The other layers attend to the whole context.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Window {
+    pub tokens: u32,
+    /// How many of the layers are local (all of them for Mistral 7B v0.1,
+    /// every other one for Gemma 2 and gpt-oss, five in six for Gemma 3).
+    pub layers: u32,
 }
 
 /// Transformer shape of a decoder.
@@ -445,6 +481,10 @@ pub struct Decoder {
     pub max_context: u32,
     pub moe: Option<Moe>,
     pub mla: Option<Mla>,
+    /// A gated MLP (SwiGLU, GeGLU: gate, up and down projections) or a plain
+    /// one (up and down: GPT-2, GPT-NeoX, Falcon).
+    pub gated_mlp: bool,
+    pub window: Option<Window>,
 }
 
 /// One forward pass per sample (CNN, encoder): cost at a stated input.
@@ -472,6 +512,27 @@ pub struct Model {
     /// Total parameters.
     pub params: f64,
     pub arch: Arch,
+    /// The layers of a single-pass network, in order, when the catalog
+    /// lists them (empty otherwise, and always for decoders, whose
+    /// operators follow from their shape).
+    pub layers: Vec<Layer>,
+}
+
+/// What one layer of a single-pass network costs per sample.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layer {
+    /// A short name ("conv1", "layer3.2.conv2", "fc").
+    pub name: String,
+    /// What it computes ("conv", "dwconv", "fc", "add", "pool", "attention").
+    pub op: String,
+    /// FLOPs per sample (a multiply-add counts 2).
+    pub flops: f64,
+    /// Weights the layer reads (parameters).
+    pub params: f64,
+    /// Activation elements read (every input, the residual's too) and
+    /// written, per sample.
+    pub inputs: f64,
+    pub outputs: f64,
 }
 
 /// Decode (one new token for each of B sequences) or prefill (B prompts).

@@ -29,7 +29,10 @@ fn gpt(layers: u32, hidden: u32, heads: u32, vocab: u32) -> Model {
             max_context: 8192,
             moe: None,
             mla: None,
+            gated_mlp: true,
+            window: None,
         }),
+        layers: Vec::new(),
     }
 }
 
@@ -498,11 +501,7 @@ fn an_moe_counts_active_parameters_and_shards_experts_over_ep() {
     m.kind = ModelKind::MoeDecoder;
     m.params = dense + 8.0 * x;
     if let Arch::Decoder(d) = &mut m.arch {
-        d.moe = Some(Moe {
-            experts: 8,
-            top_k: 2,
-            active_params: dense + 2.0 * x,
-        });
+        d.moe = Some(Moe::routed(8, 2, dense + 2.0 * x));
     }
     let d = decoder(&m).unwrap();
     let p = Params::of(&m, d);

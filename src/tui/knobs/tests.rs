@@ -44,7 +44,10 @@ fn tp_steps_skip_degrees_that_do_not_split_the_heads() {
             max_context: 4096,
             moe: None,
             mla: None,
+            gated_mlp: true,
+            window: None,
         }),
+        layers: Vec::new(),
     };
     let mut i = base();
     i.wl.tp = 8;
