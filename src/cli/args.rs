@@ -65,6 +65,8 @@ pub enum Command {
     Train(TrainArgs),
     /// One collective (all-reduce, all-gather, ...) over a device's links: time, bus bandwidth, each level.
     Collective(CollectiveArgs),
+    /// The design space: every device x precision x TP x PP x batch, the feasible ones, and the Pareto front on two or three objectives (ITL, TTFT, throughput, cost, energy, devices).
+    Explore(super::explore::ExploreArgs),
 }
 
 #[derive(Debug, Args)]

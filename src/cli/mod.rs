@@ -7,6 +7,7 @@ mod catalog_check;
 mod collective;
 mod compare;
 mod eval;
+mod explore;
 mod fleet;
 pub mod output;
 mod records;
@@ -242,6 +243,7 @@ fn dispatch(cat: &Catalog, command: &Command, style: Style, out: Out) -> Result<
         Command::Validate(a) => validate::validate(cat, a, style, out),
         Command::Train(a) => train::train(cat, a, style, out),
         Command::Collective(a) => collective::collective(cat, a, style, out),
+        Command::Explore(a) => explore::explore(cat, a, style, out),
         Command::Catalog(_) => unreachable_catalog(),
     }
 }

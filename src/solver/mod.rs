@@ -13,6 +13,7 @@ pub mod compare;
 pub mod cost;
 pub mod economics;
 pub mod error;
+pub mod explore;
 pub mod fit;
 pub mod fleet;
 pub mod roofline;
