@@ -7,6 +7,7 @@
 //! speedups and why), [`sensitivity`], [`synthesis`]
 //! (inverse roofline), [`sweep`], [`serving`], [`economics`], [`fleet`].
 
+pub mod batching;
 pub mod calibration;
 pub mod collective;
 pub mod compare;
