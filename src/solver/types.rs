@@ -602,9 +602,10 @@ impl Precisions {
         }
     }
 
-    /// "bf16", or "int4/bf16/fp8" when they differ.
+    /// The name it was made from ([`Precisions::named`]: "bf16", "int4"),
+    /// or "int4/fp8/fp8" when the three were chosen apart.
     pub fn label(&self) -> String {
-        if self.weights == self.activations && self.activations == self.kv {
+        if *self == Precisions::named(self.weights) {
             self.weights.name().to_string()
         } else {
             format!(
