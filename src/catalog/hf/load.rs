@@ -104,10 +104,13 @@ impl IndexCheck {
     /// One sentence for a person.
     pub fn sentence(&self) -> String {
         format!(
-            "model.safetensors.index.json: total_size {} = {} weights at {} byte(s) ({}); derived {} weights ({}): {}",
+            "model.safetensors.index.json: total_size {} = {} weights at {} ({}); derived {} weights ({}): {}",
             units::format_bytes(self.total_size),
             units::format_params(self.weights()),
-            self.precision.bytes(),
+            match self.precision.bytes() {
+                b if b == 1.0 => "1 byte each".to_string(),
+                b => format!("{b} bytes each"),
+            },
             self.precision,
             units::format_params(self.expected / self.precision.bytes()),
             units::format_bytes(self.expected),
@@ -296,11 +299,24 @@ pub fn resolve(
     }
     let imported = read(&as_path)?;
     let mut who = identity(&imported, None);
-    who.id = free_id(catalog, &who.id);
     let entry = imported
         .derivation
         .entry(&who)
         .map_err(|e| error(&imported.config, e.to_string()))?;
+    // The same config imported before (by `ridgeline import`): its entry.
+    let same = catalog.models.iter().find(|e| {
+        is_imported(e)
+            && e.source == who.source
+            && e.model.params == entry.model.params
+            && e.model.arch == entry.model.arch
+    });
+    if let Some(e) = same {
+        return Ok(Resolved {
+            id: e.model.id.clone(),
+            imported: Some(imported),
+        });
+    }
+    who.id = free_id(catalog, &who.id);
     catalog.add_model_file(&who.source, &imported.derivation.entry_toml(&who));
     if catalog.model(&who.id).is_err() {
         return Err(error(
@@ -343,8 +359,9 @@ pub fn free_id(catalog: &Catalog, id: &str) -> String {
     candidate
 }
 
-/// True for an entry added from a config.json path in this run (its origin
-/// is the config itself), or written by `ridgeline import`.
+/// True for an entry derived from a config.json: added for this run from a
+/// path, or written by `ridgeline import` (both are listed under the
+/// `imported` family).
 pub fn is_imported(entry: &crate::catalog::ModelEntry) -> bool {
     entry.family == super::entry::FAMILY
 }
