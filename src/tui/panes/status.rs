@@ -95,7 +95,7 @@ fn message_line<'a>(app: &App) -> Option<Line<'a>> {
     if let Err(e) = &app.current {
         return Some(Line::from(Span::styled(format!(" error: {e}"), t.error())));
     }
-    if app.mode == Mode::Save && app.message.is_none() {
+    if matches!(app.mode, Mode::Save | Mode::Import) && app.message.is_none() {
         return Some(hint_line(app));
     }
     if let Err(e) = &app.view_data {
@@ -137,6 +137,9 @@ fn hint_line<'a>(app: &App) -> Line<'a> {
             " y overwrite · n change the path · Esc cancel".to_string()
         }
         Mode::Save => " type a path · Enter save · Esc cancel".to_string(),
+        Mode::Import => {
+            " type a config.json or a model folder · Enter import · Esc cancel".to_string()
+        }
         _ if app.view == crate::tui::views::View::Training => format!(
             " {} help · 1-7 views · {} rank layouts · {} edit or adopt · {} save · {} quit",
             k(Command::Help),
