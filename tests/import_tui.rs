@@ -37,7 +37,7 @@ fn the_path_entry_imports_and_selects_the_model() {
     assert_eq!(a.workload.weights, Precision::Int4);
     let msg = &a.message.as_ref().unwrap().1;
     assert!(msg.contains("imported `qwen2.5-7b-instruct-awq`"), "{msg}");
-    assert!(msg.contains("weights int4"), "{msg}");
+    assert!(msg.contains("int4 weights"), "{msg}");
     // Listed last, under an `imported` header, selected; figures computed.
     assert_eq!(*a.model_order.last().unwrap(), i);
     assert!(a.current.is_ok(), "{:?}", a.current);

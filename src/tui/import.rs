@@ -64,13 +64,13 @@ pub(crate) fn submit(app: &mut App) {
     app.focus = Pane::Models;
     let e = &app.catalog.models[i];
     let mut msg = format!(
-        "imported `{}`: {} parameters",
+        "imported `{}`: {} params",
         r.id,
         units::format_params(e.model.params)
     );
     if let Some(w) = e.weights {
         app.workload.weights = w;
-        msg.push_str(&format!("; weights {w}, the checkpoint's"));
+        msg.push_str(&format!(", {w} weights (the checkpoint's)"));
     }
     if let Some(n) = r.imported.as_ref().and_then(|m| m.derivation.notes.first()) {
         msg.push_str(&format!("; {n}"));

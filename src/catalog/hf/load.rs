@@ -279,9 +279,10 @@ pub struct Resolved {
     pub imported: Option<Imported>,
 }
 
-/// Resolve a model argument: a name the catalog knows is used as is; a
-/// path (see [`looks_like_path`]), or a name the catalog does not know that
-/// is an existing file or folder, is read, derived and added to `catalog`
+/// Resolve a model argument: a name the catalog knows (id or alias) is used
+/// as is; a path (see [`looks_like_path`]: `./gpt2` for a folder named like
+/// a catalog model), or a name the catalog does not know that is an
+/// existing file or folder, is read, derived and added to `catalog`
 /// under a free id (its default id, `-imported` added when that is taken).
 /// `base` is the folder relative paths start from (a scenario's).
 pub fn resolve(
@@ -289,9 +290,8 @@ pub fn resolve(
     name: &str,
     base: Option<&Path>,
 ) -> Result<Resolved, LoadError> {
-    let known = catalog.model(name).is_ok();
     let as_path = expand(name, base);
-    if !looks_like_path(name) && (known || !as_path.exists()) {
+    if catalog.model(name).is_ok() || (!looks_like_path(name) && !as_path.exists()) {
         return Ok(Resolved {
             id: name.to_string(),
             imported: None,
