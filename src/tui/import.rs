@@ -12,7 +12,6 @@ use crate::fsutil;
 use crate::solver::units;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
 
 /// Open the path entry.
 pub(crate) fn open(app: &mut App) {
@@ -80,29 +79,12 @@ pub(crate) fn submit(app: &mut App) {
 
 /// The path entry, over the status line.
 pub fn render(app: &App, frame: &mut Frame, screen: Rect) {
-    use ratatui::widgets::{Block, Borders, Clear};
-    let t = app.theme();
-    let width = 64u16.min(screen.width);
-    let r = Rect::new(
-        screen.x,
-        screen.bottom().saturating_sub(6),
-        width,
-        3.min(screen.height),
+    let inner = super::panes::status::entry_box(
+        app,
+        frame,
+        screen,
+        " import a model: config.json or model folder ",
+        " Enter import · Esc cancel ",
     );
-    frame.render_widget(Clear, r);
-    let b = Block::new()
-        .borders(Borders::ALL)
-        .border_style(t.border(true))
-        .style(t.base())
-        .title(Line::from(Span::styled(
-            " import a model: config.json or model folder ",
-            t.title(true),
-        )))
-        .title_bottom(Line::from(Span::styled(
-            " Enter import · Esc cancel ",
-            t.dim(),
-        )));
-    let inner = b.inner(r);
-    frame.render_widget(b, r);
     frame.render_widget(&app.import_path, inner);
 }

@@ -180,41 +180,42 @@ impl<'a> Config<'a> {
 
     /// A list of strings (`layer_types`).
     pub fn strings(&mut self, key: &str) -> Result<Option<Vec<String>>, HfError> {
-        let Some((v, path)) = self.find(&[key]) else {
-            return Ok(None);
-        };
-        let bad = || HfError::Invalid {
-            key: path.clone(),
-            value: short(v),
-            expected: "a list of strings".into(),
-        };
-        let list = v.as_array().ok_or_else(bad)?;
-        let out: Option<Vec<String>> = list
-            .iter()
-            .map(|x| x.as_str().map(str::to_string))
-            .collect();
-        let out = out.ok_or_else(bad)?;
-        self.record(path, summary(&out), None);
-        Ok(Some(out))
+        self.list(
+            key,
+            "a list of strings",
+            |x| x.as_str().map(str::to_string),
+            summary,
+        )
     }
 
     /// A list of whole numbers (`mlp_only_layers`).
     pub fn counts(&mut self, key: &str) -> Result<Option<Vec<u32>>, HfError> {
+        self.list(
+            key,
+            "a list of whole numbers",
+            |x| whole(x).and_then(|n| u32::try_from(n).ok()),
+            |v| format!("{v:?}"),
+        )
+    }
+
+    /// A list whose every item `item` reads, recorded as `show` writes it.
+    fn list<T>(
+        &mut self,
+        key: &str,
+        expected: &str,
+        item: impl Fn(&Value) -> Option<T>,
+        show: impl Fn(&[T]) -> String,
+    ) -> Result<Option<Vec<T>>, HfError> {
         let Some((v, path)) = self.find(&[key]) else {
             return Ok(None);
         };
-        let bad = || HfError::Invalid {
+        let out: Option<Vec<T>> = v.as_array().and_then(|l| l.iter().map(&item).collect());
+        let out = out.ok_or_else(|| HfError::Invalid {
             key: path.clone(),
             value: short(v),
-            expected: "a list of whole numbers".into(),
-        };
-        let list = v.as_array().ok_or_else(bad)?;
-        let out: Option<Vec<u32>> = list
-            .iter()
-            .map(|x| whole(x).and_then(|n| u32::try_from(n).ok()))
-            .collect();
-        let out = out.ok_or_else(bad)?;
-        self.record(path, format!("{out:?}"), None);
+            expected: expected.to_string(),
+        })?;
+        self.record(path, show(&out), None);
         Ok(Some(out))
     }
 
@@ -253,7 +254,7 @@ fn short(v: &Value) -> String {
 /// when it repeats a pattern, else the counts of each value.
 fn summary(list: &[String]) -> String {
     for period in 1..=list.len().min(8) {
-        if list.len() % period == 0
+        if list.len().is_multiple_of(period)
             && list.len() > period
             && list.chunks(period).all(|c| c == &list[..period])
         {

@@ -108,7 +108,7 @@ impl IndexCheck {
             units::format_bytes(self.total_size),
             units::format_params(self.weights()),
             match self.precision.bytes() {
-                b if b == 1.0 => "1 byte each".to_string(),
+                1.0 => "1 byte each".to_string(),
                 b => format!("{b} bytes each"),
             },
             self.precision,

@@ -170,7 +170,7 @@ fn kv_heads(cfg: &mut Config, f: Family, heads: u32) -> Result<u32, HfError> {
         "KV heads",
         fallback,
     )?;
-    if kv > heads || heads % kv != 0 {
+    if kv > heads || !heads.is_multiple_of(kv) {
         return Err(HfError::Invalid {
             key: "num_key_value_heads".into(),
             value: kv.to_string(),
@@ -204,7 +204,7 @@ fn head_dim(cfg: &mut Config, f: Family, hidden: u32, heads: u32) -> Result<u32,
     if f == Family::Gemma3 {
         return cfg.need(&["head_dim"], "the head dimension", class_default(f, 256));
     }
-    if hidden % heads != 0 {
+    if !hidden.is_multiple_of(heads) {
         return Err(HfError::Missing {
             key: "head_dim".into(),
             what: format!(
