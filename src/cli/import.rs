@@ -280,6 +280,26 @@ pub fn summary(imported: &Imported, id: &str) -> Vec<String> {
         "  KV cache    {} per token in bf16",
         units::format_bytes(d.kv_bytes_per_token(2.0))
     ));
+    v.extend(architecture_lines(m));
+    v.push(match &d.weights {
+        Some(w) => format!("  weights     {} ({})", w.precision, w.from),
+        None => "  weights     not stated (no torch_dtype): give --weights".into(),
+    });
+    if let Some(i) = &imported.index {
+        v.push(format!("  checkpoint  {}", i.sentence()));
+    }
+    if let Some(p) = &imported.index_problem {
+        v.push(format!("  checkpoint  not compared: {}", printable(p)));
+    }
+    for n in &d.notes {
+        v.push(format!("  note        {n}"));
+    }
+    v
+}
+
+/// The experts, latent attention and window of a decoder, a line each.
+fn architecture_lines(m: &crate::solver::Decoder) -> Vec<String> {
+    let mut v = Vec::new();
     if let Some(moe) = m.moe {
         let mut s = format!(
             "  experts     {} routed, top {}, {} wide",
@@ -313,19 +333,6 @@ pub fn summary(imported: &Imported, id: &str) -> Vec<String> {
             "  window      {} tokens on {} of {} layers",
             w.tokens, w.layers, m.layers
         ));
-    }
-    v.push(match &d.weights {
-        Some(w) => format!("  weights     {} ({})", w.precision, w.from),
-        None => "  weights     not stated (no torch_dtype): give --weights".into(),
-    });
-    if let Some(i) = &imported.index {
-        v.push(format!("  checkpoint  {}", i.sentence()));
-    }
-    if let Some(p) = &imported.index_problem {
-        v.push(format!("  checkpoint  not compared: {}", printable(p)));
-    }
-    for n in &d.notes {
-        v.push(format!("  note        {n}"));
     }
     v
 }
