@@ -21,6 +21,11 @@ pub const FILE: &str = "imported.toml";
 
 /// Run `ridgeline import`.
 pub fn import(cli: &super::args::Cli, a: &ImportArgs, out: Out, err: Out) -> Result<(), CliError> {
+    if matches!(a.format, Format::Csv | Format::Markdown) {
+        return Err(CliError::Input(
+            "import: -f takes table or json here (one record, not a table of rows)".into(),
+        ));
+    }
     let dir = super::catalog_dir(cli)?.ok_or_else(|| {
         CliError::Input(
             "import: there is no config directory to write to; set RIDGELINE_CONFIG_DIR or give --catalog DIR".into(),
