@@ -83,6 +83,7 @@ pub const MODEL_KEYS: &[&str] = &[
     "flops_per_sample",
     "activation_elements_per_sample",
     "input",
+    "weights",
     "sources",
 ];
 pub const REGION_KEYS: &[&str] = &[
@@ -582,6 +583,7 @@ pub fn model(f: &mut Fields, origin: &str) -> Option<Converted<ModelEntry>> {
     let source = source(f, "source");
     let notes = f.opt_string("notes");
     let input = f.opt_string("input");
+    let weights = weights(f);
     let sources = sources(f);
     let params = number(f, "params", &limits::PARAMS);
     let s = shape(f);
@@ -621,12 +623,27 @@ pub fn model(f: &mut Fields, origin: &str) -> Option<Converted<ModelEntry>> {
             source,
             notes: notes.map(|n| n.0),
             input: input.map(|i| i.0),
+            weights,
             sources,
             origin: origin.to_string(),
         },
         id_at,
         alias_at: aliases.iter().map(|(_, at)| *at).collect(),
     })
+}
+
+/// `weights`: the checkpoint's weight precision, the default of a workload
+/// that names none.
+fn weights(f: &mut Fields) -> Option<Precision> {
+    let (s, at) = f.opt_string("weights")?;
+    let p = Precision::parse(&s);
+    if p.is_none() {
+        f.problem(
+            at,
+            format!("unknown weights precision {s:?}; use fp32 tf32 bf16 fp16 fp8 int8 fp4 int4"),
+        );
+    }
+    p
 }
 
 /// The architecture a kind needs, from the shape fields.

@@ -9,11 +9,12 @@
 mod convert;
 pub mod fields;
 pub mod files;
+pub mod hf;
 pub mod limits;
 mod names;
 pub mod profile;
 
-use crate::solver::{Hardware, Model};
+use crate::solver::{Hardware, Model, Precision};
 use fields::{Fields, Source};
 use names::{Incoming, Named, Names, Place};
 pub use profile::{Measurement, ProfileEntry};
@@ -98,6 +99,9 @@ pub struct ModelEntry {
     pub source: String,
     pub notes: Option<String>,
     pub input: Option<String>,
+    /// The checkpoint's weight precision (`weights`): the default of a
+    /// workload that names none (an imported AWQ model: int4).
+    pub weights: Option<Precision>,
     /// Per-figure sources that override `source`.
     pub sources: BTreeMap<String, String>,
     pub origin: String,

@@ -15,7 +15,7 @@ use std::path::PathBuf;
     version,
     max_term_width = 100,
     about = "A terminal workbench for roofline analysis of machine-learning workloads",
-    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, sens, synth, compare, sweep, serve, fleet, train, collective, zoo, validate, catalog. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
+    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, sens, synth, compare, sweep, serve, fleet, train, collective, zoo, validate, catalog, import. A --model takes a catalog id or the path of a Hugging Face config.json. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
 )]
 pub struct Cli {
     /// A catalog directory (hardware/*.toml, models/*.toml, regions.toml) to lay over the built-in one.
@@ -39,7 +39,7 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum Command {
     /// Evaluate one workload on one device: latency, bottleneck, memory fit.
     Eval(EvalArgs),
@@ -67,9 +67,57 @@ pub enum Command {
     Collective(CollectiveArgs),
     /// The design space: every device x precision x TP x PP x batch, the feasible ones, and the Pareto front on two or three objectives (ITL, TTFT, throughput, cost, energy, devices).
     Explore(super::explore::ExploreArgs),
+    /// Derive a model from a Hugging Face config.json (or a downloaded model's folder) and add it to the user catalog.
+    Import(ImportArgs),
 }
 
-#[derive(Debug, Args)]
+/// The model argument of a command: with the workload flags around it
+/// (whose weight precision defaults to the model's checkpoint), or alone.
+pub enum ModelArg<'a> {
+    Workload(&'a mut WorkloadArgs),
+    Alone(&'a mut String),
+}
+
+impl Command {
+    /// The model argument, for the one resolver (`cli::resolve_model`); None
+    /// for commands without one. Every command is listed: a new one must
+    /// say whether it takes a model.
+    pub fn model_arg(&mut self) -> Option<ModelArg<'_>> {
+        match self {
+            Command::Eval(a) => Some(ModelArg::Workload(&mut a.workload)),
+            Command::Sens(a) => Some(ModelArg::Workload(&mut a.workload)),
+            Command::Synth(a) => Some(ModelArg::Workload(&mut a.workload)),
+            Command::Compare(a) => Some(ModelArg::Workload(&mut a.workload)),
+            Command::Sweep(a) => Some(ModelArg::Workload(&mut a.workload)),
+            Command::Serve(a) => Some(ModelArg::Workload(&mut a.workload)),
+            Command::Fleet(a) => Some(ModelArg::Workload(&mut a.workload)),
+            Command::Train(a) => Some(ModelArg::Alone(&mut a.model)),
+            Command::Explore(a) => Some(ModelArg::Alone(&mut a.model)),
+            Command::Zoo(_)
+            | Command::Catalog(_)
+            | Command::Validate(_)
+            | Command::Collective(_)
+            | Command::Import(_) => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ImportArgs {
+    /// A config.json, or the folder of a downloaded model holding one.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// The catalog id to write it under (lower-case kebab case) [default:
+    /// from the config's name or its folder; `-imported` added when a
+    /// built-in model has that id].
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+    /// Output format: table (text) or json.
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct ValidateArgs {
     /// Calibration profile to check every measurement with (`ridgeline zoo
     /// profiles`). Without it, each measurement is predicted with the
@@ -341,7 +389,8 @@ impl TargetArg {
 /// The workload and the assumptions, shared by every evaluating subcommand.
 #[derive(Debug, Clone, Args)]
 pub struct WorkloadArgs {
-    /// Model id or alias (see `ridgeline zoo models`).
+    /// Model id or alias (see `ridgeline zoo models`), or a Hugging Face
+    /// config.json or a downloaded model's folder (imported for this run).
     #[arg(long, short = 'm', default_value = "llama-3.1-8b")]
     pub model: String,
     /// decode (one token per sequence) or prefill (the prompt).
@@ -407,7 +456,7 @@ pub struct WorkloadArgs {
     pub format: Format,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct EvalArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
@@ -419,7 +468,7 @@ pub struct EvalArgs {
     pub require_fit: bool,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct SensArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
@@ -438,7 +487,7 @@ pub enum RankArg {
     Latency,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct SynthArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
@@ -476,7 +525,7 @@ pub enum SortArg {
     Cost,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct CompareArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
@@ -491,7 +540,7 @@ pub struct CompareArgs {
     pub sort: SortArg,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct SweepArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
@@ -505,7 +554,7 @@ pub struct SweepArgs {
 }
 
 /// Prompt and output lengths and the idle power share, shared by serve and fleet.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct RequestArgs {
     /// Prompt length, tokens ("2k" = 2048: k = 1024).
     #[arg(long, value_parser = parse_tokens, default_value = "2048", allow_hyphen_values = true)]
@@ -518,7 +567,7 @@ pub struct RequestArgs {
     pub idle_power: Option<f64>,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
@@ -532,7 +581,7 @@ pub struct ServeArgs {
     pub region: String,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct FleetArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
@@ -584,7 +633,7 @@ pub enum ZooKind {
     Profiles,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct ZooArgs {
     /// What to list.
     #[arg(value_enum)]
@@ -594,13 +643,13 @@ pub struct ZooArgs {
     pub format: Format,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct CatalogArgs {
     #[command(subcommand)]
     pub action: CatalogAction,
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum CatalogAction {
     /// Load the built-in catalog and DIR (default: the user catalog) and report every problem.
     Check {
@@ -705,9 +754,10 @@ pub struct ProfileArgs {
     pub format: Format,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct TrainArgs {
-    /// Model id or alias (a decoder; `ridgeline zoo models`).
+    /// Model id or alias (a decoder; `ridgeline zoo models`), or a Hugging
+    /// Face config.json or a downloaded model's folder.
     #[arg(long, short = 'm', default_value = "llama-3.1-8b")]
     pub model: String,
     /// Device id or alias.
@@ -805,7 +855,7 @@ pub struct TrainArgs {
     pub profile: ProfileArgs,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct CollectiveArgs {
     /// all-reduce, all-gather, reduce-scatter, all-to-all or point-to-point.
     #[arg(long, value_parser = parse_op)]

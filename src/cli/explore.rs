@@ -14,7 +14,7 @@ use crate::solver::{Precision, Tier};
 use clap::Args;
 use serde_json::{Map, Value, json};
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct ExploreArgs {
     /// Model id or alias (a decoder; `ridgeline zoo models`).
     #[arg(long, short = 'm', default_value = "llama-3.1-70b")]

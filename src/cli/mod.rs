@@ -9,6 +9,7 @@ mod compare;
 mod eval;
 mod explore;
 mod fleet;
+mod import;
 pub mod output;
 mod records;
 mod sens;
@@ -119,7 +120,11 @@ pub fn run(cli: &Cli, command: &Command, out: Out, err: Out) -> i32 {
         Command::Catalog(args::CatalogArgs {
             action: args::CatalogAction::Check { dir },
         }) => catalog_check::catalog_check(cli, dir.as_deref(), out),
-        other => load_catalog(cli, other, err).and_then(|cat| dispatch(&cat, other, style, out)),
+        Command::Import(a) => import::import(cli, a, out, err),
+        other => load_catalog(cli, other, err).and_then(|mut cat| {
+            let command = resolve_model(&mut cat, other, err)?;
+            dispatch(&cat, &command, style, out)
+        }),
     };
     let result = result.and_then(|()| out.flush().map_err(write_error));
     match result {
@@ -244,8 +249,55 @@ fn dispatch(cat: &Catalog, command: &Command, style: Style, out: Out) -> Result<
         Command::Train(a) => train::train(cat, a, style, out),
         Command::Collective(a) => collective::collective(cat, a, style, out),
         Command::Explore(a) => explore::explore(cat, a, style, out),
-        Command::Catalog(_) => unreachable_catalog(),
+        Command::Catalog(_) | Command::Import(_) => unreachable_catalog(),
     }
+}
+
+/// The one place a command's model argument is resolved: a catalog id
+/// stays as it is; a config.json or a model folder is derived and added to
+/// the catalog for this run (what was derived is said on stderr). A
+/// workload that names no weight precision takes the model's checkpoint
+/// precision (its `weights`), said on stderr too.
+pub fn resolve_model(cat: &mut Catalog, command: &Command, err: Out) -> Result<Command, CliError> {
+    let mut command = command.clone();
+    let Some(arg) = command.model_arg() else {
+        return Ok(command);
+    };
+    let name = match &arg {
+        args::ModelArg::Workload(w) => w.model.clone(),
+        args::ModelArg::Alone(m) => m.to_string(),
+    };
+    let r = catalog::hf::load::resolve(cat, &name, None)
+        .map_err(|e| CliError::Input(sanitize_message(&format!("--model {e}"))))?;
+    if let Some(imported) = &r.imported {
+        let _ = writeln!(
+            err,
+            "note: --model {}: derived from its config.json for this run (`ridgeline import` adds it to the catalog):",
+            catalog::fields::printable(&name)
+        );
+        for line in import::summary(imported, &r.id) {
+            let _ = writeln!(err, "{line}");
+        }
+    }
+    let entry = cat.model(&r.id)?;
+    match arg {
+        args::ModelArg::Workload(w) => {
+            if let Some(p) = entry.weights
+                && w.weights.is_none()
+                && w.precision.is_none()
+            {
+                w.weights = Some(p);
+                let _ = writeln!(
+                    err,
+                    "note: weights {p}: the checkpoint's precision of `{}`; --weights or --precision sets another",
+                    entry.model.id
+                );
+            }
+            w.model = r.id;
+        }
+        args::ModelArg::Alone(m) => *m = r.id,
+    }
+    Ok(command)
 }
 
 /// A failed write: a closed pipe ends quietly, anything else is reported.

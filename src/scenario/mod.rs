@@ -7,7 +7,8 @@
 //! view = "roofline"            # roofline | serving | synthesis | sweep | generations | fleet | training
 //! hardware = "a100"
 //! compare = ["a100", "h100", "h200"]
-//! model = "llama-3.1-70b"
+//! model = "llama-3.1-70b"      # or a config.json / model folder, relative
+//!                              # to the scenario file: "models/qwen3-8b"
 //! [workload]                   # every field optional; defaults as the CLI's
 //! phase = "decode"
 //! batch = 1                    # a number (whole numbers are written whole)
@@ -417,6 +418,21 @@ impl Scenario {
     pub fn load_with(path: &Path, catalog: &Catalog) -> Result<Scenario, ScenarioErrors> {
         let (file, text) = read_file(path)?;
         Scenario::parse_with(&file, &text, catalog)
+    }
+
+    /// The model as a path to import (a config.json or a model folder),
+    /// relative paths taken from the scenario file's folder; None when the
+    /// model is a catalog id (or absent).
+    pub fn model_path(&self, scenario_file: &Path) -> Option<std::path::PathBuf> {
+        let m = self.model.as_deref()?;
+        if !crate::catalog::hf::load::looks_like_path(m) {
+            return None;
+        }
+        let p = crate::fsutil::expand_tilde(m.trim(), crate::fsutil::home_dir().as_deref());
+        Some(match scenario_file.parent() {
+            Some(dir) if p.is_relative() => dir.join(p),
+            _ => p,
+        })
     }
 
     /// The TOML text of this scenario (empty sections left out).

@@ -327,7 +327,10 @@ impl Scenario {
                 p.push(&format!("compare.{i}"), e.to_string());
             }
         }
+        // A path (a config.json or a model folder) is imported by whoever
+        // opens the scenario (`Scenario::model_path`), not looked up.
         if let Some(m) = &self.model
+            && !crate::catalog::hf::load::looks_like_path(m)
             && let Err(e) = catalog.model(m)
         {
             p.push("model", e.to_string());

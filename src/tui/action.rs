@@ -41,11 +41,12 @@ pub enum Command {
     Suspend,
     SortCompare,
     Baseline,
+    ImportModel,
 }
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 35] = [
+    pub const ALL: [Command; 36] = [
         Command::View1,
         Command::View2,
         Command::View3,
@@ -76,6 +77,7 @@ impl Command {
         Command::Baseline,
         Command::SearchLayouts,
         Command::Save,
+        Command::ImportModel,
         Command::NextTheme,
         Command::Redraw,
         Command::Suspend,
@@ -135,6 +137,7 @@ impl Command {
             Command::Suspend => "suspend",
             Command::SortCompare => "sort_compare",
             Command::Baseline => "baseline",
+            Command::ImportModel => "import_model",
         }
     }
 
@@ -176,6 +179,9 @@ impl Command {
             Command::Suspend => "suspend to the shell (fg resumes)",
             Command::SortCompare => "sort a comparison: listed, latency, tokens/s, $/M tok",
             Command::Baseline => "baseline of the speedups: the selected row (again: undo)",
+            Command::ImportModel => {
+                "import a model from a config.json or a model folder (listed as imported)"
+            }
         }
     }
 

@@ -102,6 +102,8 @@ pub enum Mode {
     Help,
     /// Typing the path to save a scenario to.
     Save,
+    /// Typing the path of a config.json to import a model from.
+    Import,
 }
 
 /// A knob being typed: the entry, why its text is invalid (if it is), and
@@ -228,6 +230,8 @@ pub struct App {
     pub zoom: bool,
     /// The path entry of a scenario save.
     pub save_path: TextArea<'static>,
+    /// The path entry of a model import (`i`).
+    pub import_path: TextArea<'static>,
     /// The scenario files of this session: title kept, files owned, a save
     /// waiting for its y/n.
     pub session: Session,
@@ -354,19 +358,7 @@ impl App {
             let t = catalog.hardware[i].hw.tier;
             Tier::ALL.iter().position(|x| *x == t).unwrap_or(usize::MAX)
         });
-        let mut families: Vec<&str> = Vec::new();
-        for m in &catalog.models {
-            if !families.contains(&m.family.as_str()) {
-                families.push(&m.family);
-            }
-        }
-        let mut model_order: Vec<usize> = (0..catalog.models.len()).collect();
-        model_order.sort_by_key(|&i| {
-            families
-                .iter()
-                .position(|f| *f == catalog.models[i].family)
-                .unwrap_or(usize::MAX)
-        });
+        let model_order = model_order(&catalog);
         let hw = catalog
             .hardware(DEFAULT_HARDWARE)
             .ok()
@@ -444,6 +436,7 @@ impl App {
             bar_view: false,
             zoom: false,
             save_path: filter_box(DEFAULT_SCENARIO_PATH),
+            import_path: filter_box(""),
             session: Session::new(),
             devices,
             choices,
@@ -554,7 +547,7 @@ impl App {
     pub fn keys(&self) -> Keys {
         match self.mode {
             Mode::Filter(_) => Keys::Text { list: true },
-            Mode::Edit | Mode::Save => Keys::Text { list: false },
+            Mode::Edit | Mode::Save | Mode::Import => Keys::Text { list: false },
             Mode::Normal | Mode::Help => Keys::Commands,
         }
     }
@@ -706,6 +699,13 @@ impl App {
         })
     }
 
+    /// After models were added to the catalog (an import): the picker's
+    /// order, then every figure.
+    pub(crate) fn refresh_models(&mut self) {
+        self.model_order = model_order(&self.catalog);
+        self.recompute();
+    }
+
     pub(crate) fn say(&mut self, level: Level, text: impl Into<String>) {
         self.message = Some((level, text.into()));
     }
@@ -716,6 +716,25 @@ impl App {
 pub fn cost_per_million_tokens(price_per_hour_usd: Option<f64>, ev: &Evaluation) -> Option<f64> {
     let per_hour = price_per_hour_usd? * ev.devices() as f64;
     solver::economics::cost_per_million_tokens(per_hour, ev.tokens_per_s)
+}
+
+/// Model indices grouped by family, families in catalog order (imported
+/// models come last, under `imported`).
+fn model_order(catalog: &Catalog) -> Vec<usize> {
+    let mut families: Vec<&str> = Vec::new();
+    for m in &catalog.models {
+        if !families.contains(&m.family.as_str()) {
+            families.push(&m.family);
+        }
+    }
+    let mut order: Vec<usize> = (0..catalog.models.len()).collect();
+    order.sort_by_key(|&i| {
+        families
+            .iter()
+            .position(|f| *f == catalog.models[i].family)
+            .unwrap_or(usize::MAX)
+    });
+    order
 }
 
 /// The entries of `order` whose text contains every word of `filter`

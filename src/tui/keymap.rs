@@ -259,6 +259,7 @@ impl Default for Keymap {
         b.insert(Command::Suspend, vec![Key::ctrl('z')]);
         b.insert(Command::SortCompare, vec![c('o')]);
         b.insert(Command::Baseline, vec![c('b')]);
+        b.insert(Command::ImportModel, vec![c('i')]);
         Keymap { bindings: b }
     }
 }

@@ -6,6 +6,7 @@
 pub mod action;
 pub mod app;
 pub mod events;
+mod import;
 pub mod keymap;
 pub mod knobs;
 pub mod panes;

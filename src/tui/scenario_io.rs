@@ -69,7 +69,16 @@ impl App {
     /// changes and the message lists every problem, one per line, each at
     /// its file:line:column.
     pub fn open_scenario(&mut self, path: &Path) -> Result<(), String> {
-        let s = Scenario::load_with(path, &self.catalog).map_err(|e| e.to_string())?;
+        let mut s = Scenario::load_with(path, &self.catalog).map_err(|e| e.to_string())?;
+        // A model given as a path: imported (every other value is checked
+        // by now), then the scenario names it by its id.
+        if let Some(p) = s.model_path(path) {
+            let name = p.display().to_string();
+            let r = crate::catalog::hf::load::resolve(&mut self.catalog, &name, None)
+                .map_err(|e| format!("{}: model: {e}", path.display()))?;
+            self.refresh_models();
+            s.model = Some(r.id);
+        }
         self.apply_scenario(&s)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         self.session.own(path);
@@ -83,6 +92,15 @@ impl App {
     pub fn apply_scenario(&mut self, s: &Scenario) -> Result<(), String> {
         let mut problems = s.value_problems();
         problems.extend(s.catalog_problems(&self.catalog));
+        if let Some(m) = &s.model
+            && crate::catalog::hf::load::looks_like_path(m)
+            && self.catalog.model(m).is_err()
+        {
+            problems.push((
+                "model".into(),
+                format!("{m:?} is a path: open the scenario file, which imports it"),
+            ));
+        }
         if !problems.is_empty() {
             return Err(joined(problems));
         }
@@ -203,7 +221,7 @@ impl App {
                 .iter()
                 .map(|&i| self.catalog.hardware[i].hw.id.clone())
                 .collect(),
-            model: Some(self.catalog.models[self.model].model.id.clone()),
+            model: Some(model_name(&self.catalog.models[self.model])),
             ..Scenario::default()
         };
         let (wl, a, v) = (&self.workload, &self.assumptions, &self.view_inputs);
@@ -238,6 +256,17 @@ impl App {
         s.fleet.max_utilization = Some(v.max_utilization);
         s.training = crate::scenario::TrainingSection::of(&v.train);
         s
+    }
+}
+
+/// How a scenario names a model: its id, or for a model imported from a
+/// config.json this session (not in the user catalog), the config's path,
+/// so that the scenario opens anywhere the file is.
+fn model_name(e: &crate::catalog::ModelEntry) -> String {
+    if crate::catalog::hf::load::is_imported(e) && e.origin.ends_with(".json") {
+        e.origin.clone()
+    } else {
+        e.model.id.clone()
     }
 }
 

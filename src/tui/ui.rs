@@ -248,6 +248,9 @@ pub fn render(app: &App, frame: &mut Frame) {
     if app.mode == Mode::Save {
         panes::status::render_save(app, frame, area);
     }
+    if app.mode == Mode::Import {
+        super::import::render(app, frame, area);
+    }
     if app.mode == Mode::Help {
         panes::help::render(app, frame, area);
     }

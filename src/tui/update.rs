@@ -78,7 +78,7 @@ pub(crate) fn entry_limit(app: &App) -> Option<(&'static str, usize)> {
         Mode::Edit => Some(("a knob value", KNOB_MAX)),
         // A pending "overwrite?" question takes y or n, not text.
         Mode::Save if app.session.confirm.is_some() => None,
-        Mode::Save => Some(("the path", PATH_MAX)),
+        Mode::Save | Mode::Import => Some(("the path", PATH_MAX)),
         Mode::Normal | Mode::Help => None,
     }
 }
@@ -106,6 +106,7 @@ fn edit_entry(app: &mut App, edit: impl FnOnce(&mut TextArea<'static>, usize) ->
             apply_entry(app);
             n
         }
+        Mode::Import => edit(&mut app.import_path, max),
         _ => edit(&mut app.save_path, max),
     };
     if left_out > 0 {
@@ -362,6 +363,15 @@ fn command(app: &mut App, cmd: Command) {
             }
             return;
         }
+        Mode::Import => {
+            match cmd {
+                Command::Quit => app.quit = true,
+                Command::Edit => super::import::submit(app),
+                Command::Cancel => super::import::cancel(app),
+                _ => {}
+            }
+            return;
+        }
         Mode::Save => {
             match cmd {
                 Command::Quit => app.quit = true,
@@ -444,6 +454,7 @@ fn command(app: &mut App, cmd: Command) {
             app.save_path = t;
             app.session.confirm = None;
         }
+        Command::ImportModel => super::import::open(app),
         Command::PageUp => move_selection(app, -10, false),
         Command::PageDown => move_selection(app, 10, false),
         Command::Top => move_selection(app, -100_000, false),
@@ -686,7 +697,7 @@ fn pick_baseline(app: &mut App) {
 }
 
 /// Give an entry box the theme's colours (when it opens).
-fn style_entry(t: &mut TextArea<'static>, theme: &Theme) {
+pub(crate) fn style_entry(t: &mut TextArea<'static>, theme: &Theme) {
     t.set_style(theme.base());
     t.set_cursor_style(Style::new().add_modifier(Modifier::REVERSED));
     t.set_selection_style(theme.selected());

@@ -95,7 +95,7 @@ fn message_line<'a>(app: &App) -> Option<Line<'a>> {
     if let Err(e) = &app.current {
         return Some(Line::from(Span::styled(format!(" error: {e}"), t.error())));
     }
-    if app.mode == Mode::Save && app.message.is_none() {
+    if matches!(app.mode, Mode::Save | Mode::Import) && app.message.is_none() {
         return Some(hint_line(app));
     }
     if let Err(e) = &app.view_data {
@@ -137,6 +137,9 @@ fn hint_line<'a>(app: &App) -> Line<'a> {
             " y overwrite · n change the path · Esc cancel".to_string()
         }
         Mode::Save => " type a path · Enter save · Esc cancel".to_string(),
+        Mode::Import => {
+            " type a config.json or a model folder · Enter import · Esc cancel".to_string()
+        }
         _ if app.view == crate::tui::views::View::Training => format!(
             " {} help · 1-7 views · {} rank layouts · {} edit or adopt · {} save · {} quit",
             k(Command::Help),
@@ -158,16 +161,15 @@ fn hint_line<'a>(app: &App) -> Line<'a> {
     Line::from(Span::styled(hint, t.dim()))
 }
 
-/// The save entry: a path for the scenario file, over the status line.
-pub fn render_save(app: &App, frame: &mut Frame, screen: Rect) {
+/// A one-line entry box over the status line, titled, with its keys on the
+/// bottom border: the area inside it.
+pub fn entry_box(app: &App, frame: &mut Frame, screen: Rect, title: &str, keys: &str) -> Rect {
     use ratatui::widgets::{Block, Borders, Clear};
     let t = app.theme();
-    let confirm = app.session.confirm.as_ref();
-    let width = 64u16.min(screen.width);
     let r = Rect::new(
         screen.x,
         screen.bottom().saturating_sub(6),
-        width,
+        64u16.min(screen.width),
         3.min(screen.height),
     );
     frame.render_widget(Clear, r);
@@ -175,24 +177,33 @@ pub fn render_save(app: &App, frame: &mut Frame, screen: Rect) {
         .borders(Borders::ALL)
         .border_style(t.border(true))
         .style(t.base())
-        .title(Line::from(Span::styled(
-            if confirm.is_some() {
-                " overwrite? "
-            } else {
-                " save scenario to "
-            },
-            t.title(true),
-        )))
-        .title_bottom(Line::from(Span::styled(
-            if confirm.is_some() {
-                " y overwrite · n change the path · Esc cancel "
-            } else {
-                " Enter save · Esc cancel "
-            },
-            t.dim(),
-        )));
+        .title(Line::from(Span::styled(title.to_string(), t.title(true))))
+        .title_bottom(Line::from(Span::styled(keys.to_string(), t.dim())));
     let inner = b.inner(r);
     frame.render_widget(b, r);
+    inner
+}
+
+/// The save entry: a path for the scenario file, over the status line.
+pub fn render_save(app: &App, frame: &mut Frame, screen: Rect) {
+    let t = app.theme();
+    let confirm = app.session.confirm.as_ref();
+    let inner = match confirm {
+        Some(_) => entry_box(
+            app,
+            frame,
+            screen,
+            " overwrite? ",
+            " y overwrite · n change the path · Esc cancel ",
+        ),
+        None => entry_box(
+            app,
+            frame,
+            screen,
+            " save scenario to ",
+            " Enter save · Esc cancel ",
+        ),
+    };
     match confirm {
         Some(path) => {
             // The end of the path is the part that tells files apart.
