@@ -9,6 +9,7 @@
 mod convert;
 pub mod fields;
 pub mod files;
+mod graph;
 pub mod limits;
 mod names;
 pub mod profile;
