@@ -334,12 +334,13 @@ fn statement(
         Some((l, _)) => l.to_string(),
         None => default_label(op, counts),
     };
+    let end = toks.last().map_or(start, |t| t.at + t.text.len());
     let mut args = Args {
         op,
         usage,
         toks: &toks[1..],
         next: 0,
-        end: op_tok.at + op_tok.text.len(),
+        end,
     };
     let shape_at = op_tok.at;
     run(b, &mut args, &label, repeat).map_err(|e| match e {
@@ -471,20 +472,20 @@ impl<'a> Args<'a, '_> {
             if !allowed.contains(&key) || !numeric {
                 return Err(self.unknown(*t));
             }
-            let slot = match key {
-                "s" => &mut o.stride,
-                "g" => &mut o.groups,
-                "m" => &mut o.mult,
-                "t" => &mut o.expand,
-                _ => &mut o.kernel,
+            let (slot, what) = match key {
+                "s" => (&mut o.stride, "a stride"),
+                "g" => (&mut o.groups, "a group count"),
+                "m" => (&mut o.mult, "a depth multiplier"),
+                "t" => (&mut o.expand, "an expansion ratio"),
+                _ => (&mut o.kernel, "a kernel size"),
             };
-            *slot = Some(number(
-                Tok {
-                    text: rest,
-                    at: t.at,
-                },
-                "a whole number",
-            )?);
+            match rest.parse::<u64>() {
+                Ok(n) if (1..=MAX_DIM).contains(&n) => *slot = Some(n),
+                _ => {
+                    let msg = format!("`{}` asks for {what} of {rest}; use 1 to {MAX_DIM}", t.text);
+                    return Err(bad(t.at, msg));
+                }
+            }
         }
         self.next = self.toks.len();
         Ok(o)
