@@ -197,6 +197,28 @@ fn each_list_reproduces_its_reference_parameters_and_multiply_adds_exactly() {
     }
 }
 
+/// torchvision's published `_ops` (GMACs to 3 decimals) and `num_params`
+/// (ResNet18/50, MobileNet_V2, EfficientNet_B0, ViT_B_16 `_Weights.meta`,
+/// torchvision/models/*.py).
+const TORCHVISION: &[(&str, f64, f64)] = &[
+    ("resnet-18", 1.814, 11_689_512.0),
+    ("resnet-50", 4.089, 25_557_032.0),
+    ("mobilenet-v2", 0.301, 3_504_872.0),
+    ("efficientnet-b0", 0.386, 5_288_548.0),
+    ("vit-b-16", 17.564, 86_567_656.0),
+];
+
+#[test]
+fn the_torchvision_lists_match_torchvision_s_published_counts() {
+    let c = Catalog::builtin();
+    for &(id, gmacs, params) in TORCHVISION {
+        let l = &c.model(id).unwrap().model.layers;
+        let macs = sum(l, |l| GEMMS.contains(&l.op.as_str()), |l| l.flops) / 2.0;
+        assert_eq!((macs / 1e6).round() / 1e3, gmacs, "{id}: {macs} MACs");
+        assert_eq!(sum(l, |_| true, |l| l.params), params, "{id}");
+    }
+}
+
 #[test]
 fn each_list_agrees_with_the_entry_s_published_figures() {
     // params: the entries round the exact counts to 3-4 significant figures
