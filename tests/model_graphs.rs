@@ -227,7 +227,7 @@ fn each_list_agrees_with_the_entry_s_published_figures() {
     // flops_per_sample: 2 x the multiply-adds rounded to 2-3 figures (8.2e9
     // for ResNet-50's 8.178e9); the lists add the elementwise layers
     // (adds, pools, softmax, LayerNorm, the squeeze-excitation scales), at
-    // most 0.64% more (EfficientNet-B0: 4.9 MFLOP of 771.6): within 2%.
+    // most 0.63% more (EfficientNet-B0: 4.9 MFLOP over 771.6): within 2%.
     // activation_elements_per_sample: the figure above, rounded to 3
     // figures: within 0.5% (EfficientNet-B0's 6.75e6 is 0.13% under, see
     // MODELS).
@@ -350,4 +350,18 @@ fn bert_reads_only_the_embedding_rows_of_its_tokens() {
     // 109,482,240 parameters less the 23,637,504 rows 128 tokens never
     // look up, in bf16.
     assert_eq!(cost.weight_bytes, (109_482_240.0 - 23_637_504.0) * 2.0);
+}
+
+#[test]
+fn the_schema_shows_the_catalog_s_resnet_50() {
+    let schema = include_str!("../catalog/SCHEMA.md");
+    let vision = include_str!("../catalog/models/vision.toml");
+    let start = schema.find("graph = [\n").expect("an example graph");
+    let end = start + schema[start..].find("]\n").unwrap() + 2;
+    let example = &schema[start..end];
+    assert!(example.contains("bottleneck 512 2048 s2 x3"), "{example}");
+    assert!(
+        vision.contains(example),
+        "SCHEMA.md's example drifted:\n{example}"
+    );
 }
