@@ -5,7 +5,7 @@
 //! depthwise-separable pair of MobileNetV1 and DS-CNN (the MLPerf Tiny
 //! Keras models), and a transformer encoder layer (BERT, ViT).
 
-use super::ops::{Builder, Conv, Norms, Window};
+use super::ops::{Builder, Conv, Norms, Window, join};
 
 type R = Result<(), String>;
 
@@ -22,13 +22,9 @@ const BIASED: Norms = Norms {
 pub fn basic(b: &mut Builder, p: &str, out: u64, stride: u64, proj: Norms) -> R {
     let d = b.defaults;
     b.branch()?;
-    b.conv(
-        &format!("{p}.conv1"),
-        "conv",
-        &Conv::square(out, 3, stride, d),
-    )?;
-    b.conv(&format!("{p}.conv2"), "conv", &Conv::square(out, 3, 1, d))?;
-    b.add(&format!("{p}.add"), &format!("{p}.downsample"), Some(proj))
+    b.conv(join(p, "conv1"), "conv", &Conv::square(out, 3, stride, d))?;
+    b.conv(join(p, "conv2"), "conv", &Conv::square(out, 3, 1, d))?;
+    b.add(join(p, "add"), p, Some(proj))
 }
 
 /// ResNet's bottleneck block (v1.5: the stride on the 3x3): 1x1 to
@@ -36,14 +32,10 @@ pub fn basic(b: &mut Builder, p: &str, out: u64, stride: u64, proj: Norms) -> R 
 pub fn bottleneck(b: &mut Builder, p: &str, width: u64, out: u64, stride: u64, proj: Norms) -> R {
     let d = b.defaults;
     b.branch()?;
-    b.conv(&format!("{p}.conv1"), "conv", &Conv::pointwise(width, 1, d))?;
-    b.conv(
-        &format!("{p}.conv2"),
-        "conv",
-        &Conv::square(width, 3, stride, d),
-    )?;
-    b.conv(&format!("{p}.conv3"), "conv", &Conv::pointwise(out, 1, d))?;
-    b.add(&format!("{p}.add"), &format!("{p}.downsample"), Some(proj))
+    b.conv(join(p, "conv1"), "conv", &Conv::pointwise(width, 1, d))?;
+    b.conv(join(p, "conv2"), "conv", &Conv::square(width, 3, stride, d))?;
+    b.conv(join(p, "conv3"), "conv", &Conv::pointwise(out, 1, d))?;
+    b.add(join(p, "add"), p, Some(proj))
 }
 
 /// The inverted residual (MBConv) block's settings.
@@ -72,31 +64,23 @@ pub fn mbconv(b: &mut Builder, p: &str, m: &MbConv) -> R {
         b.branch()?;
     }
     if m.expand != 1 {
-        b.conv(
-            &format!("{p}.expand"),
-            "conv",
-            &Conv::pointwise(hidden, 1, d),
-        )?;
+        b.conv(join(p, "expand"), "conv", &Conv::pointwise(hidden, 1, d))?;
     }
     let dw = Conv {
         groups: hidden,
         ..Conv::square(hidden, m.kernel, m.stride, d)
     };
-    b.conv(&format!("{p}.dw"), "dwconv", &dw)?;
+    b.conv(join(p, "dw"), "dwconv", &dw)?;
     if m.se {
         let map = b.shape()?;
-        b.pool(&format!("{p}.se.pool"), Window::Global)?;
-        b.fc(&format!("{p}.se.reduce"), (cin / 4).max(1), BIASED)?;
-        b.fc(&format!("{p}.se.expand"), hidden, BIASED)?;
-        b.scale(&format!("{p}.se.scale"), map)?;
+        b.pool(join(p, "se.pool"), Window::Global)?;
+        b.fc(join(p, "se.reduce"), (cin / 4).max(1), BIASED)?;
+        b.fc(join(p, "se.expand"), hidden, BIASED)?;
+        b.scale(join(p, "se.scale"), map)?;
     }
-    b.conv(
-        &format!("{p}.project"),
-        "conv",
-        &Conv::pointwise(m.out, 1, d),
-    )?;
+    b.conv(join(p, "project"), "conv", &Conv::pointwise(m.out, 1, d))?;
     if residual {
-        b.add(&format!("{p}.add"), "", None)?;
+        b.add(join(p, "add"), p, None)?;
     }
     Ok(())
 }
@@ -110,8 +94,8 @@ pub fn dwsep(b: &mut Builder, p: &str, out: u64, kernel: u64, stride: u64) -> R 
         groups: c,
         ..Conv::square(c, kernel, stride, d)
     };
-    b.conv(&format!("{p}.dw"), "dwconv", &dw)?;
-    b.conv(&format!("{p}.pw"), "conv", &Conv::pointwise(out, 1, d))
+    b.conv(join(p, "dw"), "dwconv", &dw)?;
+    b.conv(join(p, "pw"), "conv", &Conv::pointwise(out, 1, d))
 }
 
 /// A transformer encoder layer over the current tokens (width D): the
@@ -121,22 +105,22 @@ pub fn dwsep(b: &mut Builder, p: &str, out: u64, kernel: u64, stride: u64) -> R 
 /// BERT, the original Transformer) or before the branch (`pre` true: ViT).
 pub fn encoder(b: &mut Builder, p: &str, heads: u64, ffn: u64, pre: bool) -> R {
     let d = b.shape()?.c;
-    for (half, norm) in [("attn", "norm1"), ("mlp", "norm2")] {
+    for (half, norm, add) in [("attn", "norm1", "attn.add"), ("mlp", "norm2", "mlp.add")] {
         b.branch()?;
         if pre {
-            b.layernorm(&format!("{p}.{norm}"))?;
+            b.layernorm(join(p, norm))?;
         }
         if half == "attn" {
-            b.fc(&format!("{p}.qkv"), 3 * d, BIASED)?;
-            b.attention(&format!("{p}.attn"), heads)?;
-            b.fc(&format!("{p}.out"), d, BIASED)?;
+            b.fc(join(p, "qkv"), 3 * d, BIASED)?;
+            b.attention(&join(p, "attn"), heads)?;
+            b.fc(join(p, "out"), d, BIASED)?;
         } else {
-            b.fc(&format!("{p}.fc1"), ffn, BIASED)?;
-            b.fc(&format!("{p}.fc2"), d, BIASED)?;
+            b.fc(join(p, "fc1"), ffn, BIASED)?;
+            b.fc(join(p, "fc2"), d, BIASED)?;
         }
-        b.add(&format!("{p}.{half}.add"), "", None)?;
+        b.add(join(p, add), p, None)?;
         if !pre {
-            b.layernorm(&format!("{p}.{norm}"))?;
+            b.layernorm(join(p, norm))?;
         }
     }
     Ok(())

@@ -55,6 +55,16 @@ impl Shape {
     }
 }
 
+/// `prefix.part`, the name of a layer inside a block (sized once: a
+/// catalog load names about a thousand layers).
+pub fn join(prefix: &str, part: &str) -> String {
+    let mut s = String::with_capacity(prefix.len() + 1 + part.len());
+    s.push_str(prefix);
+    s.push('.');
+    s.push_str(part);
+    s
+}
+
 /// Whether convolutions carry a bias and a (folded) BatchNorm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Norms {
@@ -169,7 +179,7 @@ impl Builder {
     #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
-        name: &str,
+        name: String,
         op: &str,
         flops: f64,
         params: f64,
@@ -184,7 +194,7 @@ impl Builder {
         }
         self.shape = Some(out.check()?);
         self.layers.push(Layer {
-            name: name.to_string(),
+            name,
             op: op.to_string(),
             flops,
             params,
@@ -206,14 +216,14 @@ impl Builder {
     }
 
     /// A convolution (`op` "conv" or "dwconv") of the current map.
-    pub fn conv(&mut self, name: &str, op: &str, c: &Conv) -> R {
+    pub fn conv(&mut self, name: String, op: &str, c: &Conv) -> R {
         let from = self.shape()?;
         self.conv_of(name, op, from, c)
     }
 
     /// A convolution of `from` (the current map, or a saved one for a
     /// shortcut projection).
-    fn conv_of(&mut self, name: &str, op: &str, from: Shape, c: &Conv) -> R {
+    fn conv_of(&mut self, name: String, op: &str, from: Shape, c: &Conv) -> R {
         let g = c.groups;
         if from.c % g != 0 || c.out % g != 0 {
             return Err(format!(
@@ -241,7 +251,7 @@ impl Builder {
     }
 
     /// A fully connected layer applied at every position (token).
-    pub fn fc(&mut self, name: &str, out: u64, norms: Norms) -> R {
+    pub fn fc(&mut self, name: String, out: u64, norms: Norms) -> R {
         let from = self.shape()?;
         let to = Shape { c: out, ..from };
         let extra = out as f64 * (u8::from(norms.bias) + 2 * u8::from(norms.bn)) as f64;
@@ -257,7 +267,7 @@ impl Builder {
     }
 
     /// Max or average pooling: one FLOP per element read.
-    pub fn pool(&mut self, name: &str, win: Window) -> R {
+    pub fn pool(&mut self, name: String, win: Window) -> R {
         let from = self.shape()?;
         let to = match win {
             Window::Global => Shape {
@@ -307,9 +317,9 @@ impl Builder {
 
     /// Close the last branch: add its saved map to the current one (reads
     /// both, writes one). When the shapes differ, `proj` projects the saved
-    /// map with a 1x1 convolution named `proj_name` (the stride follows
-    /// from the sizes).
-    pub fn add(&mut self, name: &str, proj_name: &str, proj: Option<Norms>) -> R {
+    /// map with a 1x1 convolution named `prefix.downsample` (the stride
+    /// follows from the sizes).
+    pub fn add(&mut self, name: String, prefix: &str, proj: Option<Norms>) -> R {
         let cur = self.shape()?;
         let Some(saved) = self.saved.pop() else {
             return Err("`add` closes a residual branch, but none is open; write `branch` where the shortcut starts".into());
@@ -336,7 +346,7 @@ impl Builder {
                     cur.text()
                 ));
             }
-            self.conv_of(proj_name, "conv", saved, &conv)?;
+            self.conv_of(join(prefix, "downsample"), "conv", saved, &conv)?;
         }
         let n = cur.elements();
         self.push(name, "add", n, 0.0, 2.0 * n, n, cur)
@@ -344,7 +354,7 @@ impl Builder {
 
     /// Scale `map` channel by channel by the current C x 1 x 1 vector
     /// (squeeze-excitation): reads both, writes the map.
-    pub fn scale(&mut self, name: &str, map: Shape) -> R {
+    pub fn scale(&mut self, name: String, map: Shape) -> R {
         let v = self.shape()?;
         if v.c != map.c {
             return Err(format!(
@@ -361,7 +371,7 @@ impl Builder {
     /// `add`, add them to the current vectors (positions, segments). A
     /// pass reads at most min(tokens, vocab) rows: those are the layer's
     /// parameters, the rest are held.
-    pub fn embed(&mut self, name: &str, vocab: u64, dim: u64, add: bool) -> R {
+    pub fn embed(&mut self, name: String, vocab: u64, dim: u64, add: bool) -> R {
         let cur = self.shape()?;
         let tokens = cur.positions();
         let rows = tokens.min(vocab as f64);
@@ -388,7 +398,7 @@ impl Builder {
     }
 
     /// Prepend `k` learned tokens (ViT's [CLS]).
-    pub fn cls(&mut self, name: &str, k: u64) -> R {
+    pub fn cls(&mut self, name: String, k: u64) -> R {
         let cur = self.shape()?;
         if cur.w != 1 {
             return Err(format!(
@@ -414,14 +424,14 @@ impl Builder {
 
     /// A LayerNorm over each token's vector: 5 FLOPs per element, a scale
     /// and a shift per channel.
-    pub fn layernorm(&mut self, name: &str) -> R {
+    pub fn layernorm(&mut self, name: String) -> R {
         let s = self.shape()?;
         let n = s.elements();
         self.push(name, "layernorm", 5.0 * n, 2.0 * s.c as f64, n, n, s)
     }
 
     /// A softmax over the current tensor: one FLOP per element.
-    pub fn softmax(&mut self, name: &str) -> R {
+    pub fn softmax(&mut self, name: String) -> R {
         let s = self.shape()?;
         let n = s.elements();
         self.push(name, "softmax", n, 0.0, n, n, s)
@@ -448,7 +458,7 @@ impl Builder {
         };
         let out = Shape { c: d, ..s };
         self.push(
-            &format!("{prefix}.scores"),
+            join(prefix, "scores"),
             "attention",
             2.0 * n * n * dd,
             0.0,
@@ -456,9 +466,9 @@ impl Builder {
             scores.elements(),
             scores.check()?,
         )?;
-        self.softmax(&format!("{prefix}.softmax"))?;
+        self.softmax(join(prefix, "softmax"))?;
         self.push(
-            &format!("{prefix}.values"),
+            join(prefix, "values"),
             "attention",
             2.0 * n * n * dd,
             0.0,
@@ -471,7 +481,7 @@ impl Builder {
     /// Cut the image into p x p patches and project each to `dim` (a
     /// p x p convolution of stride p with a bias); the patches become
     /// tokens.
-    pub fn patchify(&mut self, name: &str, p: u64, dim: u64) -> R {
+    pub fn patchify(&mut self, name: String, p: u64, dim: u64) -> R {
         let conv = Conv {
             out: dim,
             kh: p,

@@ -289,6 +289,16 @@ fn a_bad_statement_says_what_and_points_at_the_word() {
             "é5",
             "not an argument",
         ),
+        (
+            &["input 3x8x8", "conv 64 7x7 m2"][..],
+            "m2",
+            "not an argument of `conv`",
+        ),
+        (
+            &["input 3x8x8", "dwconv 3x3 g3"][..],
+            "g3",
+            "not an argument of `dwconv`",
+        ),
         (&["input 3x8x8", "conv 64"][..], "", "needs a kernel KxK"),
         (&["input 3x8x8", "conv 64 7"][..], "7", "write it like 3x3"),
         (&["input 3x8x8", "mbconv 16"][..], "", "expansion ratio"),
