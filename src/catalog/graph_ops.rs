@@ -225,7 +225,7 @@ impl Builder {
     /// shortcut projection).
     fn conv_of(&mut self, name: String, op: &str, from: Shape, c: &Conv) -> R {
         let g = c.groups;
-        if from.c % g != 0 || c.out % g != 0 {
+        if !from.c.is_multiple_of(g) || !c.out.is_multiple_of(g) {
             return Err(format!(
                 "{g} groups must divide the {} input and {} output channels",
                 from.c, c.out
@@ -442,7 +442,7 @@ impl Builder {
     /// p.v back to N x D. 2 N^2 D FLOPs for each product.
     pub fn attention(&mut self, prefix: &str, heads: u64) -> R {
         let s = self.shape()?;
-        if s.c % 3 != 0 || (s.c / 3) % heads != 0 {
+        if !s.c.is_multiple_of(3) || !(s.c / 3).is_multiple_of(heads) {
             return Err(format!(
                 "attention reads q, k and v of equal width from each token; {} channels are not 3 x a multiple of {heads} heads (put `fc 3D` before it)",
                 s.c

@@ -1,5 +1,5 @@
-//! Running a statement: its arguments read, its layers added to the
-//! builder, as many times as it repeats.
+//! Running a statement: its arguments read once into a step, and the step
+//! run as many times as the statement repeats.
 
 use super::args::{Args, Bad, Opts, bad};
 use super::blocks;
@@ -24,16 +24,38 @@ impl From<String> for Failure {
     }
 }
 
-/// Run a statement `repeat` times; a stride applies to the first time only
-/// (as a ResNet stage downsamples in its first block).
+/// What a statement adds each time it runs, given the repetition (0 for
+/// the first, which alone takes a stride, as a ResNet stage downsamples in
+/// its first block) and the name of its layer or block.
+type Step = Box<dyn Fn(&mut Builder, u64, String) -> Result<(), String>>;
+
+/// Run a statement `repeat` times, naming its layers `label` (once) or
+/// `label.i` (repeated).
 pub(super) fn run(b: &mut Builder, a: &mut Args, label: &str, repeat: u64) -> Result<(), Failure> {
-    let name = |i: u64| {
-        if repeat > 1 {
+    let step = match a.op {
+        "input" | "tokens" | "defaults" | "flatten" | "first" | "branch" => return shaping(b, a),
+        "conv" | "dwconv" | "fc" | "linear" | "maxpool" | "avgpool" | "add" => layer(b, a)?,
+        "embed" | "cls" | "patchify" | "layernorm" | "softmax" | "attention" => transformer(a)?,
+        _ => block(b, a)?,
+    };
+    for i in 0..repeat {
+        let name = if repeat > 1 {
             format!("{label}.{i}")
         } else {
             label.to_string()
-        }
-    };
+        };
+        step(b, i, name)?;
+    }
+    Ok(())
+}
+
+/// `s` the first time, 1 after.
+fn first(i: u64, s: u64) -> u64 {
+    if i == 0 { s } else { 1 }
+}
+
+/// The statements that shape the graph and add no layer.
+fn shaping(b: &mut Builder, a: &mut Args) -> Result<(), Failure> {
     match a.op {
         "input" => {
             let (d, s) = a.dims("a shape CxHxW", 3)?;
@@ -56,67 +78,60 @@ pub(super) fn run(b: &mut Builder, a: &mut Args, label: &str, repeat: u64) -> Re
             let o = a.opts(&["bias", "nobias", "bn", "nobn"])?;
             b.defaults = norms(b, &o);
         }
-        "flatten" | "first" | "branch" => {
+        op => {
             a.opts(&[])?;
-            match a.op {
+            match op {
                 "flatten" => b.flatten()?,
                 "first" => b.first()?,
                 _ => b.branch()?,
             }
         }
-        "add" => {
-            let o = a.opts(&["proj", "proj-nobn"])?;
-            let proj = o.proj.map(|bn| Norms {
-                bn: bn && b.defaults.bn,
-                ..b.defaults
-            });
-            for i in 0..repeat {
-                let n = name(i);
-                let prefix = n.clone();
-                b.add(n, &prefix, proj)?;
-            }
-        }
-        _ => return layer(b, a, repeat, &name),
     }
     Ok(())
 }
 
-/// Convolutions, fully connected layers and pools; the rest go on.
-fn layer(
-    b: &mut Builder,
-    a: &mut Args,
-    repeat: u64,
-    name: &dyn Fn(u64) -> String,
-) -> Result<(), Failure> {
-    match a.op {
+/// Bias and BatchNorm of a convolution: its own words, else the defaults.
+fn norms(b: &Builder, o: &Opts) -> Norms {
+    Norms {
+        bias: o.bias.unwrap_or(b.defaults.bias),
+        bn: o.bn.unwrap_or(b.defaults.bn),
+    }
+}
+
+/// Convolutions, fully connected layers, pools and residual adds.
+fn layer(b: &Builder, a: &mut Args) -> Result<Step, Failure> {
+    Ok(match a.op {
         "conv" | "dwconv" => {
-            let out = if a.op == "conv" {
-                Some(a.whole("the output channels")?)
+            let depthwise = a.op == "dwconv";
+            let out = if depthwise {
+                0
             } else {
-                None
+                a.whole("the output channels")?
             };
             let (k, slash) = a.dims("a kernel KxK", 2)?;
             // Groups for a convolution, a depth multiplier for a depthwise one.
-            let per = if out.is_some() { "g" } else { "m" };
+            let per = if depthwise { "m" } else { "g" };
             let o = a.opts(&["s", per, "valid", "same", "bias", "nobias", "bn", "nobn"])?;
             let stride = o.stride.or(slash).unwrap_or(1);
-            for i in 0..repeat {
+            let norms = norms(b, &o);
+            Box::new(move |b, i, name| {
                 let c = b.shape()?.c;
-                let (out, groups) = match out {
-                    Some(out) => (out, o.groups.unwrap_or(1)),
-                    None => (c.saturating_mul(o.mult.unwrap_or(1)), c),
+                let (out, groups) = if depthwise {
+                    (c.saturating_mul(o.mult.unwrap_or(1)), c)
+                } else {
+                    (out, o.groups.unwrap_or(1))
                 };
                 let conv = Conv {
                     out,
                     kh: k[0],
                     kw: k[1],
-                    stride: if i == 0 { stride } else { 1 },
+                    stride: first(i, stride),
                     groups,
                     valid: o.valid,
-                    norms: norms(b, &o),
+                    norms,
                 };
-                b.conv(name(i), a.op, &conv)?;
-            }
+                b.conv(name, if depthwise { "dwconv" } else { "conv" }, &conv)
+            })
         }
         "fc" | "linear" => {
             let out = a.whole("the output width")?;
@@ -125,9 +140,7 @@ fn layer(
                 bias: o.bias.unwrap_or(true),
                 bn: o.bn.unwrap_or(false),
             };
-            for i in 0..repeat {
-                b.fc(name(i), out, n)?;
-            }
+            Box::new(move |b, _, name| b.fc(name, out, n))
         }
         "maxpool" | "avgpool" => {
             let win = if a.toks.get(a.next).is_some_and(|t| t.text == "global") {
@@ -144,37 +157,30 @@ fn layer(
                     valid: o.valid,
                 }
             };
-            for i in 0..repeat {
-                b.pool(name(i), win)?;
-            }
+            Box::new(move |b, _, name| b.pool(name, win))
         }
-        _ => return transformer_or_block(b, a, repeat, name),
-    }
-    Ok(())
+        _ => {
+            // "add"
+            let o = a.opts(&["proj", "proj-nobn"])?;
+            let proj = o.proj.map(|bn| Norms {
+                bn: bn && b.defaults.bn,
+                ..b.defaults
+            });
+            Box::new(move |b, _, name| {
+                let prefix = name.clone();
+                b.add(name, &prefix, proj)
+            })
+        }
+    })
 }
 
-/// Bias and BatchNorm of a convolution: its own words, else the defaults.
-fn norms(b: &Builder, o: &Opts) -> Norms {
-    Norms {
-        bias: o.bias.unwrap_or(b.defaults.bias),
-        bn: o.bn.unwrap_or(b.defaults.bn),
-    }
-}
-
-/// The transformer pieces and the blocks.
-fn transformer_or_block(
-    b: &mut Builder,
-    a: &mut Args,
-    repeat: u64,
-    name: &dyn Fn(u64) -> String,
-) -> Result<(), Failure> {
-    match a.op {
+/// The transformer pieces.
+fn transformer(a: &mut Args) -> Result<Step, Failure> {
+    Ok(match a.op {
         "embed" => {
             let (d, _) = a.dims("a table VxD (rows x width)", 2)?;
-            let o = a.opts(&["add"])?;
-            for i in 0..repeat {
-                b.embed(name(i), d[0], d[1], o.add)?;
-            }
+            let add = a.opts(&["add"])?.add;
+            Box::new(move |b, _, name| b.embed(name, d[0], d[1], add))
         }
         "cls" => {
             let k = if a.toks.len() > a.next {
@@ -183,83 +189,62 @@ fn transformer_or_block(
                 1
             };
             a.opts(&[])?;
-            for i in 0..repeat {
-                b.cls(name(i), k)?;
-            }
+            Box::new(move |b, _, name| b.cls(name, k))
         }
         "patchify" => {
             let p = a.whole("a patch size")?;
             let d = a.whole("a width")?;
             a.opts(&[])?;
-            for i in 0..repeat {
-                b.patchify(name(i), p, d)?;
-            }
-        }
-        "layernorm" | "softmax" => {
-            a.opts(&[])?;
-            for i in 0..repeat {
-                match a.op {
-                    "layernorm" => b.layernorm(name(i))?,
-                    _ => b.softmax(name(i))?,
-                }
-            }
+            Box::new(move |b, _, name| b.patchify(name, p, d))
         }
         "attention" => {
             let h = a.whole("a head count")?;
             a.opts(&[])?;
-            for i in 0..repeat {
-                b.attention(&name(i), h)?;
+            Box::new(move |b, _, name| b.attention(&name, h))
+        }
+        op => {
+            a.opts(&[])?;
+            if op == "layernorm" {
+                Box::new(|b, _, name| b.layernorm(name))
+            } else {
+                Box::new(|b, _, name| b.softmax(name))
             }
         }
-        _ => return block(b, a, repeat, name),
-    }
-    Ok(())
+    })
 }
 
-/// The blocks of [`blocks`]; a stride applies to the first repetition, the
-/// rest keep the shape.
-fn block(
-    b: &mut Builder,
-    a: &mut Args,
-    repeat: u64,
-    name: &dyn Fn(u64) -> String,
-) -> Result<(), Failure> {
-    let first = |i: u64, s: u64| if i == 0 { s } else { 1 };
-    let proj = |b: &Builder, o: &Opts| Norms {
+/// The blocks of [`blocks`].
+fn block(b: &Builder, a: &mut Args) -> Result<Step, Failure> {
+    let proj = |o: &Opts| Norms {
         bn: o.proj.unwrap_or(true) && b.defaults.bn,
         ..b.defaults
     };
-    match a.op {
-        "basic" => {
+    Ok(match a.op {
+        "basic" | "bottleneck" => {
+            let width = if a.op == "bottleneck" {
+                Some(a.whole("the inner width")?)
+            } else {
+                None
+            };
             let out = a.whole("the output channels")?;
             let o = a.opts(&["s", "proj-nobn"])?;
-            for i in 0..repeat {
-                let s = first(i, o.stride.unwrap_or(1));
-                blocks::basic(b, &name(i), out, s, proj(b, &o))?;
-            }
-        }
-        "bottleneck" => {
-            let width = a.whole("the inner width")?;
-            let out = a.whole("the output channels")?;
-            let o = a.opts(&["s", "proj-nobn"])?;
-            for i in 0..repeat {
-                let s = first(i, o.stride.unwrap_or(1));
-                blocks::bottleneck(b, &name(i), width, out, s, proj(b, &o))?;
-            }
+            let (s, proj) = (o.stride.unwrap_or(1), proj(&o));
+            Box::new(move |b, i, name| match width {
+                Some(w) => blocks::bottleneck(b, &name, w, out, first(i, s), proj),
+                None => blocks::basic(b, &name, out, first(i, s), proj),
+            })
         }
         "mbconv" => {
             let out = a.whole("the output channels")?;
             let o = a.opts(&["t", "k", "s", "se"])?;
             let Some(expand) = o.expand else {
-                return Err(Failure::Syntax(bad(
-                    a.end,
-                    format!(
-                        "`mbconv` needs its expansion ratio, like t6; write {}",
-                        a.usage
-                    ),
-                )));
+                let msg = format!(
+                    "`mbconv` needs its expansion ratio, like t6; write {}",
+                    a.usage
+                );
+                return Err(Failure::Syntax(bad(a.end, msg)));
             };
-            for i in 0..repeat {
+            Box::new(move |b, i, name| {
                 let m = blocks::MbConv {
                     out,
                     expand,
@@ -267,26 +252,21 @@ fn block(
                     stride: first(i, o.stride.unwrap_or(1)),
                     se: o.se,
                 };
-                blocks::mbconv(b, &name(i), &m)?;
-            }
+                blocks::mbconv(b, &name, &m)
+            })
         }
         "dwsep" => {
             let out = a.whole("the output channels")?;
             let o = a.opts(&["k", "s"])?;
-            for i in 0..repeat {
-                let s = first(i, o.stride.unwrap_or(1));
-                blocks::dwsep(b, &name(i), out, o.kernel.unwrap_or(3), s)?;
-            }
+            let (k, s) = (o.kernel.unwrap_or(3), o.stride.unwrap_or(1));
+            Box::new(move |b, i, name| blocks::dwsep(b, &name, out, k, first(i, s)))
         }
         _ => {
             // "encoder": the last entry of USAGE.
             let heads = a.whole("a head count")?;
             let ffn = a.whole("the MLP width")?;
-            let o = a.opts(&["pre", "post"])?;
-            for i in 0..repeat {
-                blocks::encoder(b, &name(i), heads, ffn, o.pre)?;
-            }
+            let pre = a.opts(&["pre", "post"])?.pre;
+            Box::new(move |b, _, name| blocks::encoder(b, &name, heads, ffn, pre))
         }
-    }
-    Ok(())
+    })
 }
