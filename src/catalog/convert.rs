@@ -84,6 +84,7 @@ pub const MODEL_KEYS: &[&str] = &[
     "activation_elements_per_sample",
     "input",
     "weights",
+    "graph",
     "sources",
 ];
 pub const REGION_KEYS: &[&str] = &[
@@ -588,6 +589,7 @@ pub fn model(f: &mut Fields, origin: &str) -> Option<Converted<ModelEntry>> {
     let params = number(f, "params", &limits::PARAMS);
     let s = shape(f);
     consistency(f, kind, params, &s);
+    let graph = super::graph::read(f, kind, params, s.flops.map(|x| x.0));
     let arch = kind.and_then(|k| arch(f, k, &s));
     if f.has_problems() {
         return None;
@@ -605,7 +607,7 @@ pub fn model(f: &mut Fields, origin: &str) -> Option<Converted<ModelEntry>> {
         kind,
         params,
         arch,
-        layers: Vec::new(),
+        layers: graph.map_or_else(Vec::new, |g| g.layers),
     };
     if let Err(e) = crate::solver::roofline::validate_model(&model) {
         let at = s.active.map_or(f.at(), |a| a.1);

@@ -10,6 +10,7 @@ mod convert;
 pub mod fields;
 pub mod files;
 pub mod hf;
+mod graph;
 pub mod limits;
 mod names;
 pub mod profile;

@@ -2,7 +2,7 @@
 //! FLOPs, bytes moved, bytes held, and bytes communicated, per tensor-parallel
 //! rank. The formulas follow solver.md; README "Model" cites their sources.
 
-use super::types::{Arch, Decoder, Model, Phase, SinglePass, Workload};
+use super::types::{Arch, Decoder, Layer, Model, Phase, SinglePass, Workload};
 
 /// Bytes of fp32 logits kept per sequence per vocabulary entry (sampling
 /// reads them in fp32 whatever the activation precision).
@@ -298,7 +298,7 @@ impl Decoder {
 pub fn step_cost(model: &Model, wl: &Workload) -> StepCost {
     match &model.arch {
         Arch::Decoder(d) => decoder_step(d, model.params, wl),
-        Arch::SinglePass(s) => single_pass_step(s, model.params, wl),
+        Arch::SinglePass(s) => single_pass_step(s, model.params, &model.layers, wl),
     }
 }
 
@@ -414,16 +414,32 @@ fn assemble(
     }
 }
 
-fn single_pass_step(sp: &SinglePass, params: f64, wl: &Workload) -> StepCost {
+/// A single-pass step of B samples. With the model's layer list, the sum
+/// of its layers: each layer's FLOPs, its weights read once per step, and
+/// the activation elements it reads and writes (a residual add reads both
+/// its inputs, a shortcut projection reads the block's input again).
+/// Without one, the entry's published figures, with every feature map
+/// written once and read back once.
+fn single_pass_step(sp: &SinglePass, params: f64, layers: &[Layer], wl: &Workload) -> StepCost {
     let b = wl.batch;
     let b_a = wl.activations.bytes();
+    let (flops, weights, moved) = if layers.is_empty() {
+        (
+            sp.flops_per_sample,
+            params,
+            2.0 * sp.activation_elements_per_sample,
+        )
+    } else {
+        layers.iter().fold((0.0, 0.0, 0.0), |(f, p, a), l| {
+            (f + l.flops, p + l.params, a + l.inputs + l.outputs)
+        })
+    };
     StepCost {
         tokens: b,
-        flops: b * sp.flops_per_sample,
-        weight_bytes: params * wl.weights.bytes(),
+        flops: b * flops,
+        weight_bytes: weights * wl.weights.bytes(),
         kv_bytes: 0.0,
-        // Every feature map is written once and read back once.
-        activation_bytes: 2.0 * b * sp.activation_elements_per_sample * b_a,
+        activation_bytes: b * moved * b_a,
         // A convolution's GEMM has a row per output position, not per
         // sample: rows 0 leaves the size effect out.
         ..StepCost::default()
