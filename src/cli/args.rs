@@ -15,7 +15,7 @@ use std::path::PathBuf;
     version,
     max_term_width = 100,
     about = "A terminal workbench for roofline analysis of machine-learning workloads",
-    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, sens, synth, compare, sweep, serve, fleet, train, collective, zoo, validate, catalog. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
+    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, ops, sens, synth, compare, sweep, serve, fleet, train, collective, zoo, validate, catalog. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
 )]
 pub struct Cli {
     /// A catalog directory (hardware/*.toml, models/*.toml, regions.toml) to lay over the built-in one.
@@ -65,6 +65,8 @@ pub enum Command {
     Train(TrainArgs),
     /// One collective (all-reduce, all-gather, ...) over a device's links: time, bus bandwidth, each level.
     Collective(CollectiveArgs),
+    /// Where the time of a step goes: each operator (QKV, attention, MLP, ..., collectives) on its own roofline.
+    Ops(OpsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -415,6 +417,15 @@ pub struct EvalArgs {
     /// Exit with code 3 when the workload does not fit in memory.
     #[arg(long)]
     pub require_fit: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct OpsArgs {
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Device id or alias (see `ridgeline zoo hardware`).
+    #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    pub hardware: String,
 }
 
 #[derive(Debug, Args)]

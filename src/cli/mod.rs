@@ -8,6 +8,7 @@ mod collective;
 mod compare;
 mod eval;
 mod fleet;
+mod ops;
 pub mod output;
 mod records;
 mod sens;
@@ -242,6 +243,7 @@ fn dispatch(cat: &Catalog, command: &Command, style: Style, out: Out) -> Result<
         Command::Validate(a) => validate::validate(cat, a, style, out),
         Command::Train(a) => train::train(cat, a, style, out),
         Command::Collective(a) => collective::collective(cat, a, style, out),
+        Command::Ops(a) => ops::ops(cat, a, style, out),
         Command::Catalog(_) => unreachable_catalog(),
     }
 }
