@@ -4,7 +4,7 @@
 //! ```toml
 //! title = "Llama 3.1 70B on an A100"
 //! description = "why it does not fit"
-//! view = "roofline"            # roofline | serving | synthesis | sweep | generations | fleet | training
+//! view = "roofline"            # roofline | serving | synthesis | sweep | generations | fleet | training | operators
 //! hardware = "a100"
 //! compare = ["a100", "h100", "h200"]
 //! model = "llama-3.1-70b"
@@ -82,7 +82,7 @@ use std::path::Path;
 pub const MAX_SCENARIO_BYTES: u64 = 1 << 20;
 
 /// The views of the workbench a scenario can open on.
-pub const VIEWS: [&str; 7] = [
+pub const VIEWS: [&str; 8] = [
     "roofline",
     "serving",
     "synthesis",
@@ -90,6 +90,7 @@ pub const VIEWS: [&str; 7] = [
     "generations",
     "fleet",
     "training",
+    "operators",
 ];
 
 /// A scenario as written in TOML. Every field is optional: what is absent

@@ -501,6 +501,7 @@ impl App {
             Some((ViewData::Synthesis(s), _)) => s.matches.len(),
             Some((ViewData::Fleet(f), _)) => f.plan.per_device.len(),
             Some((ViewData::Training(t), _)) => views::training::rows(t),
+            Some((ViewData::Operators(o), _)) => o.breakdown.ops.len(),
             Some((ViewData::Generations(g), _)) => g.analysis.compare.len(),
             Some((ViewData::Roofline, _)) => self.shown().map_or(0, |(a, _)| a.compare.len()),
             _ => 0,

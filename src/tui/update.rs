@@ -418,7 +418,8 @@ fn command(app: &mut App, cmd: Command) {
         | Command::View4
         | Command::View5
         | Command::View6
-        | Command::View7 => {
+        | Command::View7
+        | Command::View8 => {
             let n = cmd.view_number().unwrap_or(1);
             let v = View::ALL[(n - 1).min(View::ALL.len() - 1)];
             app.set_view(v);

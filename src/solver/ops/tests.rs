@@ -162,37 +162,43 @@ fn batch_one_decode_puts_every_operator_on_the_memory_slope() {
 
 #[test]
 fn batch_256_prefill_puts_the_mlp_under_the_compute_roof_and_not_attention() {
-    // Llama 3.1 8B, prefill of B = 256 prompts of S = 512 (131,072 tokens),
+    // Llama 3.1 8B, prefill of B = 256 prompts of S = 256 (65,536 tokens),
     // bf16, H100 at 70%/70%: effective ridge 295 FLOP/B.
     // MLP gate+up: 32 * 2 * 4096 * 14336 = 3,758,096,384 params, 2 FLOPs
-    // each per token: 9.8516e14 FLOPs; bytes: the weights once (7.5162e9)
-    // plus its half of the MLP's 2 ffn activations per token and layer,
-    // 131,072 * 32 * 14336 * 2 B = 1.2025e11: 7,710 FLOP/B, far right of
-    // the ridge. Attention: per token and layer 2 h d_h S = 2 * 32 * 128 *
-    // 512 FLOPs (causal: S/2 pairs of 4 d_h FLOPs per head) over its KV
-    // write 2 * 8 * 128 * 2 = 4,096 B and q in / o out 2 * 4096 * 2 =
-    // 16,384 B: 4,194,304 / 20,480 = 204.8 FLOP/B (0.4 S), left of it.
+    // each per token: 492,581,209,243,648 FLOPs; bytes: the weights once
+    // (7,516,192,768) plus its half of the MLP's 2 ffn activations per
+    // token and layer, 65,536 * 32 * 14336 * 2 B = 60,129,542,144: 7,281.8
+    // FLOP/B, far right of the ridge. Attention: per token and layer
+    // 2 h d_h S = 2 * 32 * 128 * 256 = 2,097,152 FLOPs (causal: S/2 pairs of
+    // 4 d_h FLOPs per head) over its KV write 2 * 8 * 128 * 2 = 4,096 B and
+    // q in / o out 2 * 4096 * 2 = 16,384 B: 102.4 FLOP/B (0.4 S), left of
+    // it. (Attention's intensity grows with the prompt: past S = 738 it is
+    // compute-bound on this roof too.)
     let wl = Workload {
         phase: Phase::Prefill,
         batch: 256.0,
-        context: 512.0,
+        context: 256.0,
         ..Workload::default()
     };
     let b = breakdown(&h100(), &llama8(), &wl, &Assumptions::default()).unwrap();
     assert!(rel(b.effective_ridge_point(), 989.4e12 / 3.35e12) < 1e-12);
     let up = find(&b, OpKind::GateUp);
-    assert!(rel(up.flops, 2.0 * 3_758_096_384.0 * 131_072.0) < 1e-12);
-    assert!(
-        rel(
-            ai(up),
-            9.851_624_9e14 / (7.516_192_768e9 + 1.202_590_842_88e11)
-        ) < 1e-6
-    );
+    assert_eq!(up.flops, 492_581_209_243_648.0);
+    let want = 492_581_209_243_648.0 / (7_516_192_768.0 + 60_129_542_144.0);
+    assert!(rel(ai(up), want) < 1e-12, "{} vs {want}", ai(up));
     assert_eq!(up.bound, Bound::Compute);
     assert_eq!(find(&b, OpKind::Down).bound, Bound::Compute);
     let att = find(&b, OpKind::Attention);
-    assert!(rel(ai(att), 204.8) < 1e-12, "{}", ai(att));
+    assert!(rel(ai(att), 102.4) < 1e-12, "{}", ai(att));
     assert_eq!(att.bound, Bound::Memory);
+    // At S = 1024 its 409.6 FLOP/B are past the ridge: compute-bound too.
+    let long = Workload {
+        context: 1024.0,
+        ..wl
+    };
+    let b = breakdown(&h100(), &llama8(), &long, &Assumptions::default()).unwrap();
+    assert!(rel(ai(find(&b, OpKind::Attention)), 409.6) < 1e-12);
+    assert_eq!(find(&b, OpKind::Attention).bound, Bound::Compute);
 }
 
 #[test]

@@ -11,6 +11,7 @@ pub mod headline;
 pub mod help;
 pub mod knobs;
 pub mod models;
+pub mod ops;
 pub mod plot;
 pub mod problems;
 pub mod sensitivity;

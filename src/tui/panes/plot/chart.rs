@@ -86,7 +86,7 @@ pub fn phase_name(app: &App, an: &Analysis, e: &Evaluation) -> &'static str {
 }
 
 /// The graph area of a chart drawn in `area`, for a y-label width.
-fn graph_rect(area: Rect, yw: u16) -> Rect {
+pub fn graph_rect(area: Rect, yw: u16) -> Rect {
     Rect::new(
         area.x + yw + 1,
         area.y,
@@ -358,6 +358,12 @@ fn draw_roofs(
         let dash = if ascii { &[][..] } else { m.dash };
         r.polyline(&dots(roof_points(devs[i].roof, map.b)), dash, 1 + i);
     }
+    paint(&r, &layers, ascii, map.area, buf);
+}
+
+/// Draw a raster's lines into `area`: each cell's Braille dots (or, in
+/// ASCII, the character of its layer's marks) in its layer's colour.
+pub fn paint(r: &Raster, layers: &[(Marks, Color)], ascii: bool, area: Rect, buf: &mut Buffer) {
     for (cx, cy, bits, layer) in r.cells() {
         let (m, colour) = layers[layer];
         let c = if ascii {
@@ -365,14 +371,21 @@ fn draw_roofs(
         } else {
             raster::braille(bits)
         };
-        let cell = &mut buf[(map.area.x + cx, map.area.y + cy)];
+        let cell = &mut buf[(area.x + cx, area.y + cy)];
         cell.set_char(c);
         cell.set_fg(colour);
     }
 }
 
 /// Axis lines, decade ticks and labels, left of and under the graph.
-fn draw_axes(app: &App, map: &Mapper, area: Rect, yw: u16, ylabels: &[String], buf: &mut Buffer) {
+pub fn draw_axes(
+    app: &App,
+    map: &Mapper,
+    area: Rect,
+    yw: u16,
+    ylabels: &[String],
+    buf: &mut Buffer,
+) {
     let dim = app.theme().dim();
     let (graph, b) = (map.area, map.b);
     let axis_x = graph.x - 1;
