@@ -124,7 +124,7 @@ fn deepseek_v3_at_batch_one_is_several_times_off_until_its_fixed_costs_are_count
     };
     // The plain roofline streams the bytes only: about 10x too fast.
     assert!(predict("roofline") > 9.0 * m.value);
-    // Counting every kernel's fixed time (1224 a step) brings it to ~3x.
+    // Counting every kernel's fixed time (1212 a step) brings it to ~3x.
     let d = predict("default");
     assert!(d > 3.0 * m.value && d < 3.5 * m.value, "{d}");
     // The stack's profile adds its fitted per-MoE-layer cost.

@@ -309,3 +309,88 @@ fn a_file_with_a_thousand_problems_keeps_two_hundred_and_counts_the_rest() {
         "u.toml:1002:1: ... and 801 more problems in this file (the first 200 are listed)"
     );
 }
+
+/// A small MoE entry with every shape key a config.json can give.
+const MOE: &str = r#"
+[[model]]
+id = "tiny-moe"
+name = "Tiny MoE"
+family = "test"
+kind = "moe-decoder"
+year = 2026
+source = "test"
+params = 5e9
+layers = 10
+hidden = 2048
+heads = 16
+head_dim = 128
+ffn = 512
+vocab = 32000
+max_context = 8192
+experts = 64
+top_k = 4
+active_params = 1e9
+shared_ffn = 1024
+dense_layers = 2
+dense_ffn = 8192
+kv_latent = 512
+rope_dim = 64
+q_latent = 1536
+sliding_window = 4096
+window_layers = 5
+"#;
+
+#[test]
+fn the_shape_keys_of_a_config_are_read_and_checked() {
+    let mut c = Catalog::default();
+    c.add_model_file("m.toml", MOE);
+    assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
+    let Arch::Decoder(d) = c.model("tiny-moe").unwrap().model.arch else {
+        panic!("a decoder")
+    };
+    let moe = d.moe.unwrap();
+    assert_eq!(
+        (moe.shared_ffn, moe.dense_layers, moe.dense_ffn),
+        (1024, 2, 8192)
+    );
+    assert_eq!(d.mla.unwrap().q_latent, 1536);
+    assert_eq!(d.window.map(|w| (w.tokens, w.layers)), Some((4096, 5)));
+    assert!(d.gated_mlp);
+    for (bad, expect) in [
+        (
+            MOE.replace("dense_layers = 2", "dense_layers = 10"),
+            "must be fewer than layers",
+        ),
+        (MOE.replace("dense_ffn = 8192\n", ""), "needs `dense_ffn`"),
+        (
+            MOE.replace("sliding_window = 4096\n", ""),
+            "window_layers goes with sliding_window",
+        ),
+        (
+            MOE.replace("window_layers = 5", "window_layers = 11"),
+            "more than layers",
+        ),
+        (
+            MOE.replace("kv_latent = 512\nrope_dim = 64\n", ""),
+            "q_latent goes with kv_latent",
+        ),
+        (
+            MOE.replace("moe-decoder", "dense-decoder")
+                .replace("experts = 64\ntop_k = 4\nactive_params = 1e9\n", ""),
+            "`shared_ffn` is only for kind = \"moe-decoder\"",
+        ),
+        (
+            MOE.replace("window_layers = 5", "gated_mlp = 1"),
+            "true or false",
+        ),
+    ] {
+        let mut c = Catalog::default();
+        c.add_model_file("m.toml", &bad);
+        assert!(c.models.is_empty(), "{bad}");
+        assert!(
+            c.diagnostics.iter().any(|d| d.message.contains(expect)),
+            "{expect}: {:?}",
+            c.diagnostics
+        );
+    }
+}

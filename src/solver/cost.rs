@@ -63,19 +63,23 @@ pub const MOE_EXTRA_KERNELS: f64 = 4.0;
 /// gather, the final norm, the LM head and sampling.
 pub const STEP_KERNELS: f64 = 4.0;
 
-/// Kernels of one layer of `d`.
-pub fn layer_kernels(d: &Decoder) -> f64 {
+/// Kernels of one layer of `d` whose MLP is an MoE (`moe`) or dense. A
+/// shared expert is taken as fused into the MoE's kernels, as SGLang and
+/// vLLM run DeepSeek's.
+pub fn layer_kernels(d: &Decoder, moe: bool) -> f64 {
     DENSE_LAYER_KERNELS
         + if d.mla.is_some() {
             MLA_EXTRA_KERNELS
         } else {
             0.0
         }
-        + if d.moe.is_some() {
-            MOE_EXTRA_KERNELS
-        } else {
-            0.0
-        }
+        + if moe { MOE_EXTRA_KERNELS } else { 0.0 }
+}
+
+/// Kernels of all the layers of `d`.
+pub fn decoder_kernels(d: &Decoder) -> f64 {
+    let moe = d.moe_layers() as f64;
+    moe * layer_kernels(d, true) + (d.layers as f64 - moe) * layer_kernels(d, false)
 }
 
 impl StepCost {
@@ -115,14 +119,101 @@ impl Decoder {
         }
     }
 
-    /// KV cache bytes per token: 2 * L * h_kv * d_h * b_kv, or for MLA the
-    /// latent plus the RoPE key, L * (latent + rope) * b_kv.
-    pub fn kv_bytes_per_token(&self, kv_bytes_per_element: f64) -> f64 {
-        let l = self.layers as f64;
+    /// KV cache bytes per token and layer: 2 * h_kv * d_h * b_kv, or for
+    /// MLA the latent plus the RoPE key, (latent + rope) * b_kv.
+    pub fn kv_bytes_per_token_layer(&self, kv_bytes_per_element: f64) -> f64 {
         match self.mla {
-            Some(m) => l * (m.kv_latent as f64 + m.rope_dim as f64) * kv_bytes_per_element,
-            None => 2.0 * l * self.kv_heads as f64 * self.head_dim as f64 * kv_bytes_per_element,
+            Some(m) => (m.kv_latent as f64 + m.rope_dim as f64) * kv_bytes_per_element,
+            None => 2.0 * self.kv_heads as f64 * self.head_dim as f64 * kv_bytes_per_element,
         }
+    }
+
+    /// KV cache bytes per token of all layers, L * the above: what each
+    /// token costs while the context is within every layer's window.
+    pub fn kv_bytes_per_token(&self, kv_bytes_per_element: f64) -> f64 {
+        self.layers as f64 * self.kv_bytes_per_token_layer(kv_bytes_per_element)
+    }
+
+    /// Layers attending to the whole context and layers with a sliding
+    /// window, and the window (0 when there is none).
+    pub fn attention_layers(&self) -> (f64, f64, f64) {
+        match self.window {
+            Some(w) => (
+                (self.layers - w.layers.min(self.layers)) as f64,
+                w.layers.min(self.layers) as f64,
+                w.tokens as f64,
+            ),
+            None => (self.layers as f64, 0.0, 0.0),
+        }
+    }
+
+    /// Positions cached, summed over the layers, for one sequence of
+    /// `tokens` tokens: every token in a global layer, at most the window
+    /// in a local one.
+    pub fn cached_positions(&self, tokens: f64) -> f64 {
+        let (global, local, w) = self.attention_layers();
+        global * tokens + local * tokens.min(w)
+    }
+
+    /// KV cache bytes one sequence of `tokens` tokens holds.
+    pub fn kv_cache_bytes(&self, tokens: f64, kv_bytes_per_element: f64) -> f64 {
+        self.cached_positions(tokens) * self.kv_bytes_per_token_layer(kv_bytes_per_element)
+    }
+
+    /// Query-key pairs a causal prompt of `s` tokens attends over, summed
+    /// over the layers: s^2 / 2 in a global layer; in a local one with
+    /// window w < s, the first w queries see s^2/2-like triangles and the
+    /// rest w each: w s - w^2 / 2 (the integral of min(x, w) over 0..s).
+    pub fn prompt_pairs(&self, s: f64) -> f64 {
+        let (global, local, w) = self.attention_layers();
+        let local_pairs = if s <= w {
+            s * s / 2.0
+        } else {
+            w * s - w * w / 2.0
+        };
+        global * s * s / 2.0 + local * local_pairs
+    }
+
+    /// Layers whose MLP is a mixture of experts (0 for a dense model).
+    pub fn moe_layers(&self) -> u32 {
+        self.moe
+            .map_or(0, |m| self.layers - m.dense_layers.min(self.layers))
+    }
+
+    /// The MLP's intermediate width a token passes through, summed over the
+    /// layers: top-k routed experts plus the shared ones in an MoE layer,
+    /// the dense width in a dense one.
+    pub fn mlp_width_sum(&self) -> f64 {
+        let l = self.layers as f64;
+        match self.moe {
+            None => l * self.ffn as f64,
+            Some(m) => {
+                let moe = self.moe_layers() as f64;
+                moe * (self.ffn as f64 * m.top_k as f64 + m.shared_ffn as f64)
+                    + (l - moe) * m.dense_ffn as f64
+            }
+        }
+    }
+
+    /// The widest MLP intermediate of one layer, per token.
+    fn mlp_width_max(&self) -> f64 {
+        match self.moe {
+            None => self.ffn as f64,
+            Some(m) => {
+                let routed = self.ffn as f64 * m.top_k as f64 + m.shared_ffn as f64;
+                if m.dense_layers > 0 {
+                    routed.max(m.dense_ffn as f64)
+                } else {
+                    routed
+                }
+            }
+        }
+    }
+
+    /// Intermediate tensors of the MLP written and read back: gate and up
+    /// for a gated MLP, up alone for a plain one.
+    pub fn mlp_intermediates(&self) -> f64 {
+        if self.gated_mlp { 2.0 } else { 1.0 }
     }
 
     /// Ranks that hold distinct KV shards under tensor parallelism `tp`: KV
@@ -150,23 +241,20 @@ impl Decoder {
         }
     }
 
-    /// FFN width a token passes through: top-k experts for MoE.
-    fn ffn_per_token(&self) -> f64 {
-        self.ffn as f64 * self.moe.map_or(1.0, |m| m.top_k as f64)
-    }
-
-    /// Live activation bytes per token in one layer, per rank: residual,
-    /// normed input, attention output and query (4 d), and the FFN
-    /// intermediate gate and up (2 ffn, split across ranks).
+    /// Live activation bytes per token in the widest layer, per rank:
+    /// residual, normed input, attention output and query (4 d), and the
+    /// MLP intermediates (gate and up, or up; split across ranks).
     fn live_activation_bytes_per_token(&self, tp: f64, b_a: f64) -> f64 {
-        (4.0 * self.hidden as f64 + 2.0 * self.ffn_per_token() / tp) * b_a
+        (4.0 * self.hidden as f64 + self.mlp_intermediates() * self.mlp_width_max() / tp) * b_a
     }
 
-    /// Activation bytes a layer writes and reads back per token, per rank:
-    /// attention in/out, q, k, v, o and the residual (8 d), and the FFN
-    /// intermediate written and read (2 ffn, split across ranks).
-    fn activation_traffic_per_token(&self, tp: f64, b_a: f64) -> f64 {
-        (8.0 * self.hidden as f64 + 2.0 * self.ffn_per_token() / tp) * b_a
+    /// Activation bytes all layers write and read back per token, per
+    /// rank: attention in/out, q, k, v, o and the residual (8 d a layer),
+    /// and the MLP intermediates written and read (split across ranks).
+    pub fn activation_traffic_per_token(&self, tp: f64, b_a: f64) -> f64 {
+        (8.0 * self.layers as f64 * self.hidden as f64
+            + self.mlp_intermediates() * self.mlp_width_sum() / tp)
+            * b_a
     }
 
     /// Parameters streamed for a step of `tokens` routed tokens: every weight
@@ -223,18 +311,21 @@ fn decoder_step(d: &Decoder, params: f64, wl: &Workload) -> StepCost {
     let b_a = wl.activations.bytes();
     let b_kv = wl.kv.bytes();
     let kv_shards = d.kv_shards(wl.tp) as f64;
-    let kv_tok = d.kv_bytes_per_token(b_kv);
     let (d_qk, d_v) = d.attention_dims(wl.phase);
     let heads = d.heads as f64;
+    // The cache of one sequence at S tokens (a local layer holds at most
+    // its window): the step reads it (decode) or writes it (prefill).
+    let kv_bytes = b * d.kv_cache_bytes(s, b_kv);
 
-    let (tokens, attention_flops, kv_bytes) = match wl.phase {
-        // Each of B new tokens attends to S cached positions: q.k and p.v,
-        // 2 FLOPs per multiply-add: 2 * L * h * (d_qk + d_v) * S * B
-        // (= 4 L h d_h S B for standard attention). The step reads the cache.
-        Phase::Decode => (b, 2.0 * l * heads * (d_qk + d_v) * s * b, b * s * kv_tok),
-        // Causal attention over S prompt tokens touches S^2 / 2 pairs:
-        // L * h * (d_qk + d_v) * S^2 * B (= 2 L h d_h S^2 B). The step writes the cache.
-        Phase::Prefill => (b * s, l * heads * (d_qk + d_v) * s * s * b, b * s * kv_tok),
+    let (tokens, attention_flops) = match wl.phase {
+        // Each of B new tokens attends to the S cached positions of each
+        // layer (at most the window in a local one), q.k and p.v at 2 FLOPs
+        // per multiply-add: 2 h (d_qk + d_v) B * positions (= 4 L h d_h S B
+        // for standard attention without windows).
+        Phase::Decode => (b, 2.0 * heads * (d_qk + d_v) * b * d.cached_positions(s)),
+        // Causal attention over S prompt tokens touches S^2 / 2 pairs a
+        // global layer: 2 h (d_qk + d_v) B * pairs (= 2 L h d_h S^2 B).
+        Phase::Prefill => (b * s, 2.0 * heads * (d_qk + d_v) * b * d.prompt_pairs(s)),
     };
     let flops = 2.0 * d.active_params(params) * tokens + attention_flops;
     let weight_bytes = d.streamed_params(params, tokens) * b_w;
@@ -247,7 +338,7 @@ fn decoder_step(d: &Decoder, params: f64, wl: &Workload) -> StepCost {
         flops: flops / t,
         weight_bytes: weight_bytes / t,
         kv_bytes: kv_bytes / kv_shards,
-        activation_bytes: l * tokens * d.activation_traffic_per_token(t, b_a),
+        activation_bytes: tokens * d.activation_traffic_per_token(t, b_a),
         allreduces: if wl.tp > 1 { 2.0 * l } else { 0.0 },
         allreduce_bytes: tokens * d.hidden as f64 * b_a,
         handoffs: (wl.pp.max(1) - 1) as f64,
@@ -257,8 +348,8 @@ fn decoder_step(d: &Decoder, params: f64, wl: &Workload) -> StepCost {
         expert_flops: expert_flops / t,
         gemm_rows: tokens,
         expert_rows: if touched > 0.0 { routed / touched } else { 0.0 },
-        kernels: l * layer_kernels(d) + STEP_KERNELS,
-        moe_layers: if d.moe.is_some() { l } else { 0.0 },
+        kernels: decoder_kernels(d) + STEP_KERNELS,
+        moe_layers: d.moe_layers() as f64,
     }
 }
 
@@ -310,7 +401,7 @@ pub fn per_sequence_footprint(model: &Model, wl: &Workload) -> Footprint {
                 Phase::Decode => wl.context + 1.0,
                 Phase::Prefill => wl.context,
             };
-            let kv = cached * d.kv_bytes_per_token(wl.kv.bytes()) / (d.kv_shards(wl.tp) as f64 * p);
+            let kv = d.kv_cache_bytes(cached, wl.kv.bytes()) / (d.kv_shards(wl.tp) as f64 * p);
             // One layer's live activations at a time, plus fp32 logits of the
             // last position (split across ranks).
             let workspace = tokens_in_flight * d.live_activation_bytes_per_token(t, b_a)

@@ -41,4 +41,6 @@ mod limits_tests;
 #[cfg(test)]
 mod refined_tests;
 #[cfg(test)]
+mod shape_tests;
+#[cfg(test)]
 mod tests;

@@ -218,17 +218,23 @@ fn the_band_grows_with_the_fixed_share_the_devices_and_quantization() {
 }
 
 /// DeepSeek-V3 (config.json): 61 layers, d 7168, 128 heads of 128 (MLA,
-/// latent 512, RoPE 64), 256 routed experts, top 8, 671B total, 37B active,
-/// vocabulary 129,280.
+/// latent 512, RoPE 64, query latent 1536), 256 routed experts of 2048 and
+/// one shared, top 8, the first 3 layers dense (18432), 671B total, 37B
+/// active, vocabulary 129,280.
 fn deepseek_v3() -> Model {
     let mut d = decoder(61, 7168, 128, 128, 2048, 129280);
     d.head_dim = 128;
     d.mla = Some(Mla {
         kv_latent: 512,
         rope_dim: 64,
-        q_latent: 0,
+        q_latent: 1536,
     });
-    d.moe = Some(Moe::routed(256, 8, 37e9));
+    d.moe = Some(Moe {
+        shared_ffn: 2048,
+        dense_layers: 3,
+        dense_ffn: 18432,
+        ..Moe::routed(256, 8, 37e9)
+    });
     Model {
         id: "deepseek-v3".into(),
         name: "DeepSeek-V3".into(),
@@ -265,10 +271,12 @@ fn a_large_moe_at_batch_one_is_dominated_by_its_fixed_costs() {
         ..Workload::default()
     };
     let e = evaluate(&hw, &deepseek_v3(), &wl, &a).unwrap();
-    // 61 layers x (10 + 6 MLA + 4 MoE) + 4 = 1224 kernels x 6.5 us = 7.96
-    // ms, against about 1.3 ms of weights: the fixed terms are most of the
-    // step, and no bandwidth or FLOP/s buys them down.
-    assert_eq!(e.cost.kernels, 61.0 * 20.0 + STEP_KERNELS);
+    // 3 dense layers x (10 + 6 MLA) + 58 MoE layers x (10 + 6 MLA + 4 MoE)
+    // + 4 = 48 + 1160 + 4 = 1212 kernels x 6.5 us = 7.88 ms, against about
+    // 1.3 ms of weights: the fixed terms are most of the step, and no
+    // bandwidth or FLOP/s buys them down.
+    assert_eq!(e.cost.kernels, 3.0 * 16.0 + 58.0 * 20.0 + STEP_KERNELS);
+    assert_eq!(e.cost.moe_layers, 58.0);
     assert_eq!(e.bottleneck, Bottleneck::Overhead);
     assert!(
         e.fixed_s() / e.latency_s > 0.7,

@@ -154,7 +154,7 @@ pub fn serve(
         itl_s,
         e2e_s: ttft_s + (req.output - 1.0).max(0.0) * itl_s,
         kv_bytes_per_token: kv_tok,
-        kv_bytes_per_sequence: kv_tok * (req.prompt + req.output),
+        kv_bytes_per_sequence: d.kv_cache_bytes(req.prompt + req.output, wl.kv.bytes()),
         max_concurrent: fit::max_batch(hw, model, &full, a),
         fits: footprint.total() <= usable_bytes,
         footprint,
