@@ -3,11 +3,14 @@
 //! among the tensor-parallel ranks as cost.rs divides them); the routed
 //! experts from cost.rs's own figures (`expert_params`, `touched_experts`,
 //! the step's `expert_flops`); what the published parameter count holds
-//! beyond the matrices is "other weights". The attention FLOPs, the KV
-//! cache bytes and the activation bytes of the step are apportioned among
-//! the operators and layer kinds by the shape (positions each layer kind
-//! attends to and caches; each operator's activations per token), so that
-//! they add up to the step's exactly.
+//! beyond the matrices is "other weights". Each attention kind's KV bytes
+//! and each operator's activation bytes are counted as cost.rs counts them
+//! (`cached_positions`, `kv_bytes_per_token_layer`, `mlp_intermediates`;
+//! its 8 d a layer of attention-side activations split evenly among the
+//! norms, the input projections, attention and the output projection), and
+//! each attention kind's FLOPs by its query-key pairs (`prompt_pairs`).
+//! [`apportion`] then scales them to the step's figures, so that they add
+//! up exactly whatever the rounding (a test checks the scales are 1).
 
 use super::{Layers, Op, OpKind};
 use crate::solver::cost::StepCost;
@@ -16,6 +19,38 @@ use crate::solver::types::{Decoder, Phase, Workload};
 /// The operators of one step of `wl` on decoder `d` with `params`
 /// parameters, whose aggregate cost is `c`.
 pub(super) fn operators(d: &Decoder, params: f64, wl: &Workload, c: &StepCost) -> Vec<Op> {
+    let mut ops = shaped(d, params, wl, c);
+    apportion(&mut ops, c);
+    // The published count beyond the shape: what the aggregate streams and
+    // multiplies that no matrix above accounts for.
+    let dense_flops = c.flops - c.attention_flops - c.expert_flops;
+    let counted = |f: fn(&Op) -> f64, skip: &[OpKind]| -> f64 {
+        ops.iter().filter(|o| !skip.contains(&o.kind)).map(f).sum()
+    };
+    let other = Op {
+        flops: dense_flops - counted(|o| o.flops, &[OpKind::Attention, OpKind::RoutedExperts]),
+        weight_bytes: c.weight_bytes - counted(|o| o.weight_bytes, &[]),
+        ..Op::new(OpKind::OtherWeights, Layers::Model)
+    };
+    ops.push(other);
+    let all = Layers::Range(0, d.layers.saturating_sub(1));
+    if c.allreduces > 0.0 {
+        ops.push(Op::new(OpKind::AllReduceAttention, all));
+        ops.push(Op::new(OpKind::AllReduceMlp, all));
+    }
+    if c.handoffs > 0.0 {
+        let n = c.handoffs.round() as u32;
+        ops.push(Op::new(OpKind::Handoff, Layers::Boundaries(n)));
+    }
+    ops
+}
+
+/// The operators the shape gives, before they are reconciled with the
+/// step: the matrices and norms, the routed experts, each operator's
+/// activation bytes and each attention kind's KV bytes as cost.rs counts
+/// them, and each attention kind's FLOPs in query-key pairs (their share,
+/// scaled to the step's attention FLOPs by [`apportion`]).
+pub(super) fn shaped(d: &Decoder, params: f64, wl: &Workload, c: &StepCost) -> Vec<Op> {
     let s = Shape::of(d, wl, c.tokens);
     let mut ops = Vec::with_capacity(20);
     // Activation bytes per token per layer (cost.rs: the attention side's
@@ -31,11 +66,13 @@ pub(super) fn operators(d: &Decoder, params: f64, wl: &Workload, c: &StepCost) -
         op.activation_bytes = s.per_token(s.lf, side / n_in);
         ops.push(op);
     }
+    // Each sequence's cache, over the ranks holding distinct shards.
+    let kv_per_position =
+        wl.batch * d.kv_bytes_per_token_layer(wl.kv.bytes()) / d.kv_shards(wl.tp) as f64;
     for (layers, n, attended, cached) in attention_groups(d, wl) {
         ops.push(Op {
-            // Raw weights, apportioned below.
-            flops: n * attended,
-            kv_bytes: n * cached,
+            flops: attended,
+            kv_bytes: cached * kv_per_position,
             activation_bytes: s.per_token(n, side),
             ..Op::new(OpKind::Attention, layers)
         });
@@ -45,27 +82,6 @@ pub(super) fn operators(d: &Decoder, params: f64, wl: &Workload, c: &StepCost) -
     ops.push(out);
     mlp(d, params, &s, c, &mut ops);
     ops.push(s.gemm(OpKind::LmHead, Layers::Step, d.vocab as f64 * s.hd));
-    apportion(&mut ops, c);
-    // The published count beyond the shape: what the aggregate streams and
-    // multiplies that no matrix above accounts for.
-    let dense_flops = c.flops - c.attention_flops - c.expert_flops;
-    let counted = |f: fn(&Op) -> f64, skip: &[OpKind]| -> f64 {
-        ops.iter().filter(|o| !skip.contains(&o.kind)).map(f).sum()
-    };
-    let other = Op {
-        flops: dense_flops - counted(|o| o.flops, &[OpKind::Attention, OpKind::RoutedExperts]),
-        weight_bytes: c.weight_bytes - counted(|o| o.weight_bytes, &[]),
-        ..Op::new(OpKind::OtherWeights, Layers::Model)
-    };
-    ops.push(other);
-    if c.allreduces > 0.0 {
-        ops.push(Op::new(OpKind::AllReduceAttention, s.all));
-        ops.push(Op::new(OpKind::AllReduceMlp, s.all));
-    }
-    if c.handoffs > 0.0 {
-        let n = c.handoffs.round() as u32;
-        ops.push(Op::new(OpKind::Handoff, Layers::Boundaries(n)));
-    }
     ops
 }
 
@@ -86,6 +102,8 @@ struct Shape {
     /// MLA's latent norms: the query's (when compressed) and the KV's.
     latent_norms: f64,
     gated: bool,
+    /// MLP intermediates written and read back (cost.rs's count).
+    intermediates: f64,
 }
 
 impl Shape {
@@ -104,6 +122,7 @@ impl Shape {
             all: Layers::Range(0, d.layers.saturating_sub(1)),
             latent_norms: d.mla.map_or(0.0, |m| (m.q_latent + m.kv_latent) as f64),
             gated: d.gated_mlp,
+            intermediates: d.mlp_intermediates(),
         }
     }
 
@@ -129,8 +148,7 @@ impl Shape {
     /// An MLP's activations per token per layer through `width` (per
     /// rank): gate and up written and read back (2 width), or up alone.
     fn mlp_traffic(&self, width: f64) -> f64 {
-        let f = if self.gated { 2.0 } else { 1.0 };
-        f * width / self.tp * self.b_a
+        self.intermediates * width / self.tp * self.b_a
     }
 
     /// Parameters of one MLP of `width`: gate, up and down, or up and down.
@@ -180,36 +198,39 @@ fn attention_inputs(d: &Decoder, s: &Shape) -> Vec<(OpKind, f64)> {
     }
 }
 
-/// The attention layer kinds: (layers, how many, positions each query
-/// attends to summed over a sequence's queries, positions each caches).
-/// A sliding-window layer attends to and caches at most its window; the
-/// others the whole context. Decode: one query per sequence over S cached
-/// positions. Prefill: S queries, causal, S^2/2 pairs (S W - W^2/2 under a
-/// window W < S); the step writes what the cache keeps.
+/// The attention layer kinds: (layers, how many, query-key pairs a
+/// sequence's queries attend over, positions it caches), summed over the
+/// kind's layers, from cost.rs's own counts (`cached_positions`,
+/// `prompt_pairs`): the global layers' at the whole context (S positions
+/// in decode, S^2/2 causal pairs in prefill), the local layers' the rest.
 fn attention_groups(d: &Decoder, wl: &Workload) -> Vec<(Layers, f64, f64, f64)> {
     let l = d.layers;
     let s = wl.context;
-    let span = |w: f64| match wl.phase {
-        Phase::Decode => (s.min(w), s.min(w)),
-        Phase::Prefill if s <= w => (s * s / 2.0, s),
-        Phase::Prefill => (s * w - w * w / 2.0, w),
+    let cached = d.cached_positions(s);
+    let (attended, per_global) = match wl.phase {
+        Phase::Decode => (cached, s),
+        Phase::Prefill => (d.prompt_pairs(s), s * s / 2.0),
     };
-    match d.window {
-        Some(win) if win.layers > 0 => {
-            let local = win.layers.min(l);
-            let (a, c) = span(win.tokens as f64);
-            let mut v = vec![(Layers::Local(local), local as f64, a, c)];
-            if local < l {
-                let (a, c) = span(f64::INFINITY);
-                v.push((Layers::Global(l - local), (l - local) as f64, a, c));
-            }
-            v
-        }
-        _ => {
-            let (a, c) = span(f64::INFINITY);
-            vec![(Layers::Range(0, l.saturating_sub(1)), l as f64, a, c)]
-        }
+    let (global, local, _) = d.attention_layers();
+    if local == 0.0 {
+        return vec![(
+            Layers::Range(0, l.saturating_sub(1)),
+            global,
+            attended,
+            cached,
+        )];
     }
+    let (ga, gc) = (global * per_global, global * s);
+    let mut v = vec![(
+        Layers::Local(local as u32),
+        local,
+        attended - ga,
+        cached - gc,
+    )];
+    if global > 0.0 {
+        v.push((Layers::Global(global as u32), global, ga, gc));
+    }
+    v
 }
 
 /// The MLP of every layer kind: a dense model's MLP; an MoE's leading

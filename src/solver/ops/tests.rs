@@ -301,8 +301,27 @@ fn sliding_window_layers_attend_to_their_window() {
         (att[0], att[1])
     };
     let (local, global) = at(8192.0);
-    assert!(rel(local.flops / global.flops, 0.5) < 1e-12);
+    // 2 h (d_qk + d_v) B * positions: 2 * 16 * 512 * 21 * 4096 =
+    // 1,409,286,144 FLOPs local, twice that global; KV 2 * 8 * 256 * 2 B a
+    // position and layer: 8,192 * 21 * 4096 = 704,643,072 B local.
+    assert!(rel(local.flops, 1_409_286_144.0) < 1e-12);
+    assert!(rel(global.flops, 2_818_572_288.0) < 1e-12);
+    assert!(rel(local.kv_bytes, 704_643_072.0) < 1e-12);
     assert!(rel(local.kv_bytes / global.kv_bytes, 0.5) < 1e-12);
+    // A prefill of 8192: a local layer's pairs 4096 * 8192 - 4096^2 / 2 =
+    // 25,165,824, a global one's 8192^2 / 2 = 33,554,432.
+    let wl = Workload {
+        phase: Phase::Prefill,
+        context: 8192.0,
+        ..Workload::default()
+    };
+    let b = breakdown(&h100(), &gemma2_9b(), &wl, &Assumptions::default()).unwrap();
+    let att: Vec<&Op> = b
+        .ops
+        .iter()
+        .filter(|o| o.kind == OpKind::Attention)
+        .collect();
+    assert!(rel(att[0].flops / att[1].flops, 25_165_824.0 / 33_554_432.0) < 1e-12);
     let (local, global) = at(2048.0);
     assert!(rel(local.flops, global.flops) < 1e-12);
 }
@@ -432,6 +451,19 @@ fn arb_assumptions() -> impl Strategy<Value = Assumptions> {
 }
 
 proptest! {
+    /// Before they are reconciled, the shape's KV and activation bytes are
+    /// already the step's: the per-operator counts are cost.rs's.
+    #[test]
+    fn the_shapes_counts_are_the_steps(m in arb_decoder(), wl in arb_workload()) {
+        let Arch::Decoder(d) = &m.arch else { return Ok(()) };
+        let c = step_cost(&m, &wl);
+        let ops = decoder::shaped(d, m.params, &wl, &c);
+        let kv: f64 = ops.iter().map(|o| o.kv_bytes).sum();
+        let act: f64 = ops.iter().map(|o| o.activation_bytes).sum();
+        prop_assert!(kv == c.kv_bytes || rel(kv, c.kv_bytes) < 1e-9, "{} {kv} vs {}", m.id, c.kv_bytes);
+        prop_assert!(rel(act, c.activation_bytes) < 1e-9, "{} {act} vs {}", m.id, c.activation_bytes);
+    }
+
     #[test]
     fn operators_add_up_to_the_aggregate_step(m in arb_decoder(), wl in arb_workload(), a in arb_assumptions()) {
         let hw = h100();
