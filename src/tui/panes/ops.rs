@@ -288,3 +288,6 @@ pub fn headline<'a>(app: &App, d: &OpsData) -> Vec<Part<'a>> {
     }
     v
 }
+
+#[cfg(test)]
+mod tests;
