@@ -72,6 +72,7 @@ fn benches(c: &mut Criterion) {
     );
     training(c, &cat, &a);
     operators(c, &cat, &a);
+    explore(c, &devices, &m70, &a);
     let mut g = c.benchmark_group("sweep");
     g.sample_size(10).measurement_time(Duration::from_secs(10));
     g.bench_function("one million evaluations (batch 1..=1e6)", |b| {
@@ -160,6 +161,46 @@ fn operators(c: &mut Criterion, cat: &Catalog, a: &Assumptions) {
             b.iter(|| ops::breakdown(black_box(&hw), black_box(&model), &wl, a).unwrap())
         });
     }
+}
+
+/// Explore: 10^5 serving configurations of Llama 3.1 70B (every catalog
+/// device x 3 precisions x TP 1-8 x PP 1-2 x batches x 2 prompts x 2
+/// outputs, with as many batches as make at least 100,000) and the front on ITL
+/// and cost.
+fn explore(c: &mut Criterion, devices: &[solver::Hardware], m70: &solver::Model, a: &Assumptions) {
+    use solver::Precision;
+    use solver::explore::{Axes, Limits, Objective, Precisions};
+    let mut axes = Axes {
+        hardware: devices.to_vec(),
+        precisions: [Precision::Bf16, Precision::Fp8, Precision::Int4]
+            .into_iter()
+            .map(Precisions::named)
+            .collect(),
+        tp: vec![1, 2, 4, 8],
+        pp: vec![1, 2],
+        batch: Vec::new(),
+        prompt: vec![512.0, 2048.0],
+        output: vec![128.0, 512.0],
+    };
+    let per_batch = axes.hardware.len() * 3 * 4 * 2 * 2 * 2;
+    let batches = 100_000usize.div_ceil(per_batch);
+    axes.batch = (1..=batches).map(|b| b as f64).collect();
+    let n = axes.size();
+    let objs = [Objective::Itl, Objective::Cost];
+    let mut g = c.benchmark_group("explore");
+    g.sample_size(10);
+    g.bench_function(
+        format!("{n} configurations and the front (llama-3.1-70b)"),
+        |b| {
+            b.iter(|| {
+                solver::explore::explore(black_box(m70), &axes, &Limits::default(), &objs, a, 0.3)
+                    .unwrap()
+                    .front
+                    .len()
+            })
+        },
+    );
+    g.finish();
 }
 
 criterion_group!(solver_benches, benches);

@@ -15,7 +15,7 @@ use std::path::PathBuf;
     version,
     max_term_width = 100,
     about = "A terminal workbench for roofline analysis of machine-learning workloads",
-    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, ops, sens, synth, compare, sweep, serve, fleet, train, collective, zoo, validate, catalog. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
+    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, ops, sens, synth, compare, sweep, serve, fleet, train, collective, explore, zoo, validate, catalog. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
 )]
 pub struct Cli {
     /// A catalog directory (hardware/*.toml, models/*.toml, regions.toml) to lay over the built-in one.
@@ -67,6 +67,8 @@ pub enum Command {
     Collective(CollectiveArgs),
     /// Where the time of a step goes: each operator (QKV, attention, MLP, ..., collectives) on its own roofline.
     Ops(OpsArgs),
+    /// The design space: every device x precision x TP x PP x batch, the feasible ones, and the Pareto front on two or three objectives (ITL, TTFT, throughput, cost, energy, devices).
+    Explore(super::explore::ExploreArgs),
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,7 @@ mod catalog_check;
 mod collective;
 mod compare;
 mod eval;
+mod explore;
 mod fleet;
 mod ops;
 pub mod output;
@@ -244,6 +245,7 @@ fn dispatch(cat: &Catalog, command: &Command, style: Style, out: Out) -> Result<
         Command::Train(a) => train::train(cat, a, style, out),
         Command::Collective(a) => collective::collective(cat, a, style, out),
         Command::Ops(a) => ops::ops(cat, a, style, out),
+        Command::Explore(a) => explore::explore(cat, a, style, out),
         Command::Catalog(_) => unreachable_catalog(),
     }
 }

@@ -303,32 +303,93 @@ pub fn step_cost(model: &Model, wl: &Workload) -> StepCost {
 }
 
 fn decoder_step(d: &Decoder, params: f64, wl: &Workload) -> StepCost {
-    let t = wl.tp as f64;
     let b = wl.batch;
     let s = wl.context;
-    let l = d.layers as f64;
-    let b_w = wl.weights.bytes();
-    let b_a = wl.activations.bytes();
-    let b_kv = wl.kv.bytes();
-    let kv_shards = d.kv_shards(wl.tp) as f64;
     let (d_qk, d_v) = d.attention_dims(wl.phase);
-    let heads = d.heads as f64;
+    let per_pair = 2.0 * d.heads as f64 * (d_qk + d_v);
     // The cache of one sequence at S tokens (a local layer holds at most
     // its window): the step reads it (decode) or writes it (prefill).
-    let kv_bytes = b * d.kv_cache_bytes(s, b_kv);
-
+    let kv_bytes = b * d.kv_cache_bytes(s, wl.kv.bytes());
     let (tokens, attention_flops) = match wl.phase {
         // Each of B new tokens attends to the S cached positions of each
         // layer (at most the window in a local one), q.k and p.v at 2 FLOPs
         // per multiply-add: 2 h (d_qk + d_v) B * positions (= 4 L h d_h S B
         // for standard attention without windows).
-        Phase::Decode => (b, 2.0 * heads * (d_qk + d_v) * b * d.cached_positions(s)),
+        Phase::Decode => (b, per_pair * b * d.cached_positions(s)),
         // Causal attention over S prompt tokens touches S^2 / 2 pairs a
         // global layer: 2 h (d_qk + d_v) B * pairs (= 2 L h d_h S^2 B).
-        Phase::Prefill => (b * s, 2.0 * heads * (d_qk + d_v) * b * d.prompt_pairs(s)),
+        Phase::Prefill => (b * s, per_pair * b * d.prompt_pairs(s)),
     };
+    assemble(d, params, wl, tokens, attention_flops, kv_bytes)
+}
+
+/// Sequences of a step that each add `new` tokens after `cached` ones:
+/// a decode (new 1), a prompt or a chunk of one (cached: the part before
+/// it, or a prefix served from the cache), a speculative verification
+/// (new: the proposed tokens plus one).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Group {
+    pub sequences: f64,
+    pub new: f64,
+    pub cached: f64,
+}
+
+/// One step that runs several groups together, as a continuous-batching
+/// server does (decodes with prefill chunks riding along): the weights
+/// streamed once for all their tokens, each group's attention and KV
+/// traffic added. A single-pass model has no groups: its plain step.
+pub fn mixed_step(model: &Model, wl: &Workload, groups: &[Group]) -> StepCost {
+    let Arch::Decoder(d) = &model.arch else {
+        return step_cost(model, wl);
+    };
+    let b_kv = wl.kv.bytes();
+    let (mut tokens, mut attention, mut kv) = (0.0, 0.0, 0.0);
+    for g in groups {
+        let phase = if g.new > 1.0 {
+            Phase::Prefill
+        } else {
+            Phase::Decode
+        };
+        let (d_qk, d_v) = d.attention_dims(phase);
+        tokens += g.sequences * g.new;
+        attention +=
+            2.0 * d.heads as f64 * (d_qk + d_v) * g.sequences * d.extend_positions(g.cached, g.new);
+        // Reads the cache so far, writes the new tokens in every layer.
+        kv += g.sequences * (d.kv_cache_bytes(g.cached, b_kv) + g.new * d.kv_bytes_per_token(b_kv));
+    }
+    assemble(d, model.params, wl, tokens, attention, kv)
+}
+
+impl Decoder {
+    /// Positions the `new` tokens after `cached` ones attend to, summed
+    /// over the layers: token i (0-based) sees cached + i positions in a
+    /// global layer, at most the window in a local one. For one new token
+    /// that is the decode's `cached_positions(cached)`.
+    pub fn extend_positions(&self, cached: f64, new: f64) -> f64 {
+        let (global, local, w) = self.attention_layers();
+        let triangle = |m: f64| m * cached + m * (m - 1.0) / 2.0;
+        // Tokens still inside the window in a local layer, then W each.
+        let inside = (w - cached).clamp(0.0, new);
+        global * triangle(new) + local * (triangle(inside) + (new - inside) * w)
+    }
+}
+
+/// The cost of a decoder step of `tokens` tokens with its attention FLOPs
+/// and KV traffic known, per rank.
+fn assemble(
+    d: &Decoder,
+    params: f64,
+    wl: &Workload,
+    tokens: f64,
+    attention_flops: f64,
+    kv_bytes: f64,
+) -> StepCost {
+    let t = wl.tp as f64;
+    let l = d.layers as f64;
+    let b_a = wl.activations.bytes();
+    let kv_shards = d.kv_shards(wl.tp) as f64;
     let flops = 2.0 * d.active_params(params) * tokens + attention_flops;
-    let weight_bytes = d.streamed_params(params, tokens) * b_w;
+    let weight_bytes = d.streamed_params(params, tokens) * wl.weights.bytes();
     let routed = d.moe.map_or(0.0, |m| m.top_k as f64) * tokens;
     let expert_flops = 2.0 * d.expert_params(params) * routed;
     let touched = d.touched_experts(tokens);

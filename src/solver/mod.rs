@@ -8,12 +8,14 @@
 //! operator), [`sensitivity`], [`synthesis`]
 //! (inverse roofline), [`sweep`], [`serving`], [`economics`], [`fleet`].
 
+pub mod batching;
 pub mod calibration;
 pub mod collective;
 pub mod compare;
 pub mod cost;
 pub mod economics;
 pub mod error;
+pub mod explore;
 pub mod fit;
 pub mod fleet;
 pub mod ops;

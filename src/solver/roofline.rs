@@ -414,7 +414,19 @@ pub fn band(fixed_share: f64, devices: u32, quantized: bool, a: &Assumptions) ->
 /// Time a step without validating (the caller has). Used by sensitivity,
 /// which perturbs validated inputs slightly past their bounds.
 pub fn time_step(hw: &Hardware, model: &Model, wl: &Workload, a: &Assumptions) -> Result<StepTime> {
-    let c = cost::step_cost(model, wl);
+    time_cost(hw, model, wl, cost::step_cost(model, wl), a)
+}
+
+/// Time a step whose cost is given (a mixed step of a continuous-batching
+/// server, a speculative verification): `wl` gives the precisions, the
+/// layout and the phase its fixed costs and overlap follow.
+pub fn time_cost(
+    hw: &Hardware,
+    model: &Model,
+    wl: &Workload,
+    c: StepCost,
+    a: &Assumptions,
+) -> Result<StepTime> {
     let (compute_precision, peak) = hw
         .peaks
         .resolve(wl.activations)

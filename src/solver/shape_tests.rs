@@ -150,3 +150,67 @@ fn a_plain_mlp_writes_one_intermediate_not_two() {
     let p = step_cost(&plain, &wl).activation_bytes;
     assert!(rel(gated - p, 32.0 * 14336.0 * 2.0) < 1e-12);
 }
+
+#[test]
+fn a_mixed_step_adds_its_groups_and_streams_the_weights_once() {
+    use super::cost::{Group, mixed_step};
+    let Arch::Decoder(d) = windowed().arch else {
+        unreachable!()
+    };
+    // 3 new tokens after 100 cached: 100 + 101 + 102 = 303 positions a
+    // global layer; with a window of 101, 100 then 101 and 101 = 302.
+    let mut w = d;
+    w.window = Some(Window {
+        tokens: 101,
+        layers: 2,
+    });
+    assert_eq!(w.extend_positions(100.0, 3.0), 2.0 * 303.0 + 2.0 * 302.0);
+    // One decode group is the decode step, plus writing its new token.
+    let wl = Workload {
+        batch: 8.0,
+        ..Workload::default()
+    };
+    let m = llama8();
+    let decode = step_cost(&m, &wl);
+    let one = mixed_step(
+        &m,
+        &wl,
+        &[Group {
+            sequences: 8.0,
+            new: 1.0,
+            cached: 4096.0,
+        }],
+    );
+    assert_eq!(one.attention_flops, decode.attention_flops);
+    assert_eq!(one.weight_bytes, decode.weight_bytes);
+    // 8 tokens x 131,072 B written.
+    assert_eq!(one.kv_bytes - decode.kv_bytes, 8.0 * 131_072.0);
+    // A 512-token chunk riding along: 520 tokens, the weights once.
+    let both = mixed_step(
+        &m,
+        &wl,
+        &[
+            Group {
+                sequences: 8.0,
+                new: 1.0,
+                cached: 4096.0,
+            },
+            Group {
+                sequences: 1.0,
+                new: 512.0,
+                cached: 0.0,
+            },
+        ],
+    );
+    assert_eq!(both.tokens, 520.0);
+    assert_eq!(both.weight_bytes, decode.weight_bytes);
+    assert!(
+        rel(both.flops - one.flops, {
+            // 2 x 8.03e9 less the gathered embedding (128256 x 4096) x 512,
+            // plus the chunk's attention: 32 layers x 2 x 32 heads x 256 x
+            // (512 x 511 / 2) pairs.
+            let active = 8.03e9 - 128256.0 * 4096.0;
+            2.0 * active * 512.0 + 32.0 * 2.0 * 32.0 * 256.0 * (512.0 * 511.0 / 2.0)
+        }) < 1e-12
+    );
+}

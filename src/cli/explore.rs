@@ -1,0 +1,334 @@
+//! `ridgeline explore`: every serving configuration of a model over the
+//! axes given (devices, precisions, TP, PP, batch, prompt and output
+//! lengths), the constraints, and the Pareto front on two or three
+//! objectives.
+
+use super::args::Format;
+use super::output::{Fmt, Style, col, render_list, wrap};
+use super::{CliError, Out, devices, profile_assumptions, write};
+use crate::catalog::Catalog;
+use crate::solver::economics::DEFAULT_IDLE_SHARE;
+use crate::solver::explore::{self, Axes, Exploration, Limits, Objective, Precisions, Verdict};
+use crate::solver::units::{self, Kind};
+use crate::solver::{Precision, Tier};
+use clap::Args;
+use serde_json::{Map, Value, json};
+
+#[derive(Debug, Args)]
+pub struct ExploreArgs {
+    /// Model id or alias (a decoder; `ridgeline zoo models`).
+    #[arg(long, short = 'm', default_value = "llama-3.1-70b")]
+    pub model: String,
+    /// Devices: comma-separated ids, a tier (cloud, workstation, edge,
+    /// mobile, tiny), or "all".
+    #[arg(long = "hardware", short = 'H', default_value = "cloud")]
+    pub hardware: String,
+    /// Precisions, comma-separated: a name (bf16, fp8; int4, int8 and fp4
+    /// store weights only, the math and cache stay bf16) or
+    /// weights/activations/kv ("int4/fp8/fp8").
+    #[arg(long, short = 'p', default_value = "bf16,fp8,int4")]
+    pub precision: String,
+    /// Tensor-parallel degrees, comma-separated or a range of powers of two ("1..8").
+    #[arg(long, default_value = "1,2,4,8")]
+    pub tp: String,
+    /// Pipeline-parallel degrees, as --tp.
+    #[arg(long, default_value = "1")]
+    pub pp: String,
+    /// Batches (concurrent sequences), as --tp: "1..256" is 1, 2, 4, ... 256.
+    #[arg(long, short = 'b', default_value = "1..256")]
+    pub batch: String,
+    /// Prompt lengths in tokens ("2048", "512,2k,8k").
+    #[arg(long, default_value = "2048")]
+    pub prompt: String,
+    /// Output lengths in tokens.
+    #[arg(long, default_value = "256")]
+    pub output: String,
+    /// Objectives, two or three (one is allowed): itl, ttft, throughput
+    /// (tokens/s per device), cost ($ per million tokens), energy (J per
+    /// token), devices.
+    #[arg(long, default_value = "itl,cost")]
+    pub objectives: String,
+    /// Time-to-first-token limit ("200ms").
+    #[arg(long, allow_hyphen_values = true)]
+    pub ttft: Option<String>,
+    /// Inter-token latency limit ("50ms").
+    #[arg(long, allow_hyphen_values = true)]
+    pub itl: Option<String>,
+    /// Least output tokens per second each user sees ("20").
+    #[arg(long, allow_hyphen_values = true)]
+    pub min_rate: Option<String>,
+    /// Most a configuration's devices may cost, USD per hour ("40").
+    #[arg(long, allow_hyphen_values = true)]
+    pub budget: Option<String>,
+    /// Share of TDP a device draws idle, for energy [default 0.3].
+    #[arg(long)]
+    pub idle_power: Option<f64>,
+    /// Every configuration evaluated, not only the front (JSON `all`, CSV rows).
+    #[arg(long)]
+    pub all: bool,
+    /// Calibration profile (`ridgeline zoo profiles`).
+    #[arg(long, value_name = "NAME", default_value = "default")]
+    pub profile: String,
+    /// Set one assumption of the profile, e.g. "kernel_time=3us" (repeatable).
+    #[arg(long, value_name = "KEY=VALUE", allow_hyphen_values = true)]
+    pub assume: Vec<String>,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+fn input(flag: &str, msg: impl std::fmt::Display) -> CliError {
+    CliError::Input(format!("--{flag}: {msg}"))
+}
+
+/// A comma-separated list, each item read by `one`.
+fn list<T>(
+    flag: &str,
+    s: &str,
+    one: impl Fn(&str) -> Result<T, String>,
+) -> Result<Vec<T>, CliError> {
+    let items: Vec<&str> = s
+        .split(',')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .collect();
+    if items.is_empty() {
+        return Err(input(flag, "give at least one value"));
+    }
+    items
+        .into_iter()
+        .map(|x| one(x).map_err(|e| input(flag, e)))
+        .collect()
+}
+
+/// Whole numbers: a list, and ranges "LO..HI" of the powers of two between
+/// (both ends included).
+fn counts(flag: &str, s: &str, kind: Kind) -> Result<Vec<f64>, CliError> {
+    let whole = |x: &str| -> Result<f64, String> {
+        let v = units::parse(x, kind).map_err(|e| e.to_string())?;
+        if !(v.is_finite() && v >= 1.0 && v.fract() == 0.0 && v <= 1e9) {
+            return Err(format!("{x:?} must be a whole number from 1 to 1e9"));
+        }
+        Ok(v)
+    };
+    let parts = list(flag, s, |x| match x.split_once("..") {
+        None => whole(x).map(|v| vec![v]),
+        Some((a, b)) => {
+            let (lo, hi) = (whole(a.trim())?, whole(b.trim_start_matches('=').trim())?);
+            if hi < lo {
+                return Err(format!("{x}: a range goes from low to high, like 1..256"));
+            }
+            let mut v = Vec::new();
+            let mut p = lo;
+            while p < hi {
+                v.push(p);
+                p *= 2.0;
+            }
+            v.push(hi);
+            Ok(v)
+        }
+    })?;
+    let mut v: Vec<f64> = parts.into_iter().flatten().collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    Ok(v)
+}
+
+fn degrees(flag: &str, s: &str) -> Result<Vec<u32>, CliError> {
+    let v = counts(flag, s, Kind::Count)?;
+    if let Some(x) = v.iter().find(|&&x| x > 65536.0) {
+        return Err(input(flag, format!("{x} is more than 65536 devices")));
+    }
+    Ok(v.into_iter().map(|x| x as u32).collect())
+}
+
+fn precision(s: &str) -> Result<Precisions, String> {
+    let one = |x: &str| {
+        Precision::parse(x).ok_or_else(|| {
+            format!("unknown precision {x:?}; use fp32, tf32, bf16, fp16, fp8, int8, fp4 or int4")
+        })
+    };
+    let parts: Vec<&str> = s.split('/').map(str::trim).collect();
+    match parts.as_slice() {
+        [p] => Ok(Precisions::named(one(p)?)),
+        [w, a, kv] => Ok(Precisions {
+            weights: one(w)?,
+            activations: one(a)?,
+            kv: one(kv)?,
+        }),
+        _ => Err(format!(
+            "{s:?}: a precision is one name (bf16) or weights/activations/kv (int4/bf16/fp8)"
+        )),
+    }
+}
+
+fn limit(flag: &str, s: &Option<String>, kind: Kind) -> Result<Option<f64>, CliError> {
+    s.as_deref()
+        .map(|x| {
+            let v = units::parse(x, kind).map_err(|e| input(flag, e))?;
+            if v.is_finite() && v > 0.0 {
+                Ok(v)
+            } else {
+                Err(input(flag, format!("{x:?} must be greater than zero")))
+            }
+        })
+        .transpose()
+}
+
+/// The devices named: ids, a tier, or all.
+fn hardware(cat: &Catalog, s: &str) -> Result<Vec<crate::solver::Hardware>, CliError> {
+    if let Some(t) = Tier::parse(s.trim()) {
+        return Ok(cat
+            .hardware
+            .iter()
+            .filter(|e| e.hw.tier == t)
+            .map(|e| e.hw.clone())
+            .collect());
+    }
+    Ok(devices(cat, s)?.into_iter().map(|e| e.hw.clone()).collect())
+}
+
+pub fn explore(cat: &Catalog, a: &ExploreArgs, style: Style, out: Out) -> Result<(), CliError> {
+    let model = &cat.model(&a.model)?.model;
+    let axes = Axes {
+        hardware: hardware(cat, &a.hardware)?,
+        precisions: list("precision", &a.precision, precision)?,
+        tp: degrees("tp", &a.tp)?,
+        pp: degrees("pp", &a.pp)?,
+        batch: counts("batch", &a.batch, Kind::Count)?,
+        prompt: counts("prompt", &a.prompt, Kind::Tokens)?,
+        output: counts("output", &a.output, Kind::Tokens)?,
+    };
+    let objectives = list("objectives", &a.objectives, |x| {
+        Objective::parse(x).ok_or_else(|| {
+            format!("unknown objective {x:?}; use itl, ttft, throughput, cost, energy or devices")
+        })
+    })?;
+    let limits = Limits {
+        ttft_s: limit("ttft", &a.ttft, Kind::Time)?,
+        itl_s: limit("itl", &a.itl, Kind::Time)?,
+        tokens_per_s_per_user: limit("min-rate", &a.min_rate, Kind::Count)?,
+        budget_per_hour_usd: limit("budget", &a.budget, Kind::Count)?,
+    };
+    let assume: Vec<(String, String)> = a
+        .assume
+        .iter()
+        .map(|kv| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| input("assume", format!("{kv:?} is not KEY=VALUE")))
+        })
+        .collect::<Result<_, _>>()?;
+    let asm = profile_assumptions(cat, &a.profile, &assume)?;
+    let idle = match a.idle_power {
+        Some(v) if (0.0..=1.0).contains(&v) => v,
+        Some(v) => return Err(input("idle-power", format!("{v} is not between 0 and 1"))),
+        None => DEFAULT_IDLE_SHARE,
+    };
+    let x = explore::explore(model, &axes, &limits, &objectives, &asm, idle)?;
+    let front: Vec<Map<String, Value>> = x.front.iter().map(|&i| record(&axes, &x, i)).collect();
+    let all = || -> Vec<Map<String, Value>> {
+        (0..x.points.len()).map(|i| record(&axes, &x, i)).collect()
+    };
+    let names: Vec<&str> = objectives.iter().map(|o| o.name()).collect();
+    let text = match a.format {
+        Format::Json => {
+            let mut doc = json!({
+                "model": model.id,
+                "evaluated": x.evaluated,
+                "feasible": x.feasible,
+                "objectives": names,
+                "front": front,
+            });
+            if a.all {
+                doc["all"] = Value::Array(all().into_iter().map(Value::Object).collect());
+            }
+            serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+        }
+        Format::Csv if a.all => render_list(&all(), &COLS, a.format, style),
+        Format::Csv => render_list(&front, &COLS, a.format, style),
+        Format::Table | Format::Markdown => {
+            let mut s = format!(
+                "{}: {} configurations evaluated, {} feasible, {} on the front ({})\n",
+                model.name,
+                x.evaluated,
+                x.feasible,
+                x.front.len(),
+                names.join(" vs ")
+            );
+            if x.front.is_empty() {
+                s += &wrap(
+                    "Nothing feasible: no configuration holds its batch and meets every limit. Loosen a limit (--ttft, --itl, --min-rate, --budget) or widen an axis (--hardware all, more --tp, int4 in --precision).",
+                    style.width,
+                );
+                s.push('\n');
+            } else {
+                s.push('\n');
+                s += &render_list(&front, &COLS, a.format, style);
+            }
+            s
+        }
+    };
+    write(out, &text)
+}
+
+/// The columns of a configuration: what it is, then every objective.
+const COLS: [super::output::Col; 13] = [
+    col("device", "hardware", Fmt::Text),
+    col("precision", "precision", Fmt::Text),
+    col("TP", "tp", Fmt::Int),
+    col("PP", "pp", Fmt::Int).opt(4),
+    col("batch", "batch", Fmt::Int),
+    col("prompt", "prompt", Fmt::Tokens).opt(5),
+    col("output", "output", Fmt::Tokens).opt(6),
+    col("TTFT", "ttft_s", Fmt::Time),
+    col("ITL", "itl_s", Fmt::Time),
+    col("tok/s/device", "tokens_per_s_per_device", Fmt::Num).opt(1),
+    col("$/Mtok", "cost_per_million_tokens_usd", Fmt::Usd),
+    col("J/token", "energy_per_token_j", Fmt::Num).opt(2),
+    col("devices", "devices", Fmt::Int).opt(3),
+];
+
+/// One configuration as the JSON contract has it.
+fn record(axes: &Axes, x: &Exploration, i: usize) -> Map<String, Value> {
+    let p = &x.points[i];
+    let c = p.config;
+    let prec = axes.precisions[c.precisions];
+    let mut m = Map::new();
+    let mut put = |k: &str, v: Value| {
+        m.insert(k.to_string(), v);
+    };
+    put("hardware", json!(axes.hardware[c.hardware].id));
+    put("precision", json!(prec.label()));
+    put("weights", json!(prec.weights.name()));
+    put("activations", json!(prec.activations.name()));
+    put("kv", json!(prec.kv.name()));
+    put("tp", json!(c.tp));
+    put("pp", json!(c.pp));
+    put("batch", json!(axes.batch[c.batch]));
+    put("prompt", json!(axes.prompt[c.prompt]));
+    put("output", json!(axes.output[c.output]));
+    let f = p.figures.as_ref();
+    for o in Objective::ALL {
+        put(o.key(), json!(f.and_then(|f| o.value(f))));
+    }
+    put(
+        "tokens_per_s_per_user",
+        json!(f.map(|f| f.tokens_per_s_per_user)),
+    );
+    put(
+        "cost_per_hour_usd",
+        json!(f.and_then(|f| f.cost_per_hour_usd)),
+    );
+    put(
+        "status",
+        json!(match p.verdict {
+            Verdict::Feasible => "feasible",
+            Verdict::Invalid => "invalid layout",
+            Verdict::DoesNotFit => "does not fit",
+            Verdict::MissesLimit => "misses a limit",
+            Verdict::Unknown => "objective unknown",
+        }),
+    );
+    m
+}
