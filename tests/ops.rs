@@ -172,28 +172,20 @@ fn the_table_fits_80_columns_and_names_both_totals() {
 
 #[test]
 fn a_single_pass_model_is_one_operator_per_layer_or_one_forward_pass() {
-    let v = json(&[
-        "ops",
-        "-m",
-        "resnet-50",
-        "-H",
-        "h100",
-        "-b",
-        "32",
-        "-f",
-        "json",
-    ]);
-    let e = json(&[
-        "eval",
-        "-m",
-        "resnet-50",
-        "-H",
-        "h100",
-        "-b",
-        "32",
-        "-f",
-        "json",
-    ]);
+    let run = |cmd| {
+        json(&[
+            cmd,
+            "-m",
+            "resnet-50",
+            "-H",
+            "h100",
+            "-b",
+            "32",
+            "-f",
+            "json",
+        ])
+    };
+    let (v, e) = (run("ops"), run("eval"));
     let ops = v["ops"].as_array().unwrap();
     assert!(!ops.is_empty());
     let flops: f64 = ops.iter().map(|o| f(o, "flops")).sum();

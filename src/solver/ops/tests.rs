@@ -5,49 +5,11 @@
 
 use super::*;
 use crate::solver::cost::step_cost;
+use crate::solver::refined_tests::deepseek_v3;
 use crate::solver::roofline::time_step;
-use crate::solver::tests::{a100, decoder, llama8, mixtral, rel, resnet};
+use crate::solver::tests::{a100, decoder, h100_80 as h100, llama8, mixtral, rel, resnet};
 use crate::solver::types::*;
 use proptest::prelude::*;
-
-/// NVIDIA H100 SXM datasheet: 989.4 TFLOPS bf16 dense, 3.35 TB/s, 80 GB;
-/// NVLink 900 GB/s total = 450 GB/s per direction, 8 per HGX node.
-fn h100() -> Hardware {
-    let mut hw = a100();
-    hw.peaks = Peaks::default();
-    hw.peaks.set(Precision::Bf16, Some(989.4e12));
-    hw.peaks.set(Precision::Fp8, Some(1978.9e12));
-    hw.memory_bandwidth = 3.35e12;
-    hw.link_bandwidth = Some(450e9);
-    hw
-}
-
-/// DeepSeek-V3 config.json: 61 layers, d 7168, 128 heads of 128 (+64 RoPE),
-/// MLA q_lora_rank 1536, kv_lora_rank 512; 256 routed experts of 2048, top
-/// 8, one shared expert of 2048, the first 3 layers dense of 18432;
-/// V 129280; 671B total, 37B active (arXiv:2412.19437).
-fn deepseek_v3() -> Model {
-    let mut d = decoder(61, 7168, 128, 128, 2048, 129280);
-    d.mla = Some(Mla {
-        kv_latent: 512,
-        rope_dim: 64,
-        q_latent: 1536,
-    });
-    d.moe = Some(Moe {
-        shared_ffn: 2048,
-        dense_layers: 3,
-        dense_ffn: 18432,
-        ..Moe::routed(256, 8, 37e9)
-    });
-    Model {
-        id: "deepseek-v3".into(),
-        name: "DeepSeek-V3".into(),
-        kind: ModelKind::MoeDecoder,
-        params: 671e9,
-        arch: Arch::Decoder(d),
-        layers: Vec::new(),
-    }
-}
 
 /// Gemma 2 9B config.json: 42 layers, d 3584, 16 heads / 8 KV heads of
 /// 256, ffn 14336, V 256000 tied, sliding window 4096 on every other layer;
@@ -127,7 +89,7 @@ fn ai(op: &Op) -> f64 {
 #[test]
 fn batch_one_decode_puts_every_operator_on_the_memory_slope() {
     // Llama 3.1 8B, decode, B = 1, S = 4096, bf16, on an H100 at the plain
-    // roofline's 70%/70%: the effective ridge is 989.4e12 / 3.35e12 = 295
+    // roofline's 70%/70%: the effective ridge is 989e12 / 3.35e12 = 295
     // FLOP/B. Each token multiplies each weight once (2 FLOPs) and reads
     // it once (2 bytes): the matrices sit at 1 FLOP/B. QKV: 32 layers *
     // 4096 * (32 + 2 * 8) * 128 = 805,306,368 params: 1,610,612,736 FLOPs
@@ -181,7 +143,7 @@ fn batch_256_prefill_puts_the_mlp_under_the_compute_roof_and_not_attention() {
         ..Workload::default()
     };
     let b = breakdown(&h100(), &llama8(), &wl, &Assumptions::default()).unwrap();
-    assert!(rel(b.effective_ridge_point(), 989.4e12 / 3.35e12) < 1e-12);
+    assert!(rel(b.effective_ridge_point(), 989e12 / 3.35e12) < 1e-12);
     let up = find(&b, OpKind::GateUp);
     assert_eq!(up.flops, 492_581_209_243_648.0);
     let want = 492_581_209_243_648.0 / (7_516_192_768.0 + 60_129_542_144.0);

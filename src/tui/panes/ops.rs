@@ -32,34 +32,13 @@ const TABLE_WIDTH: u16 = 78;
 /// longer table scrolls).
 pub fn split(inner: Rect, n: usize) -> (Rect, Rect) {
     if inner.width >= SIDE_WIDTH {
-        let tw = TABLE_WIDTH.min(inner.width / 2);
-        return (
-            Rect {
-                width: inner.width - tw - 1,
-                ..inner
-            },
-            Rect {
-                x: inner.right() - tw,
-                width: tw,
-                ..inner
-            },
-        );
+        return super::side_by_side(inner, TABLE_WIDTH.min(inner.width / 2));
     }
     let wanted = n as u16 + 2;
     let th = wanted
         .min(inner.height.saturating_sub(plot::MIN_CHART_ROWS))
         .max(3.min(inner.height));
-    (
-        Rect {
-            height: inner.height - th,
-            ..inner
-        },
-        Rect {
-            y: inner.bottom() - th,
-            height: th,
-            ..inner
-        },
-    )
+    super::stacked(inner, th)
 }
 
 /// The view's figures and where its plot and table go in the pane drawn

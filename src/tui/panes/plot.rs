@@ -12,7 +12,7 @@ pub mod raster;
 pub mod scale;
 
 pub use chart::{
-    Drawn, MIN_CHART_ROWS, MIN_GRAPH_ROWS, devices, draw_axes, draw_chart, graph_rect, paint,
+    Drawn, MIN_CHART_ROWS, MIN_GRAPH_ROWS, devices, draw_axes, draw_chart, mapper, paint,
     phase_name, selected,
 };
 pub use labels::Placed;

@@ -10,8 +10,8 @@ use crate::tui::app::App;
 use crate::tui::panes::plot::labels::{self, Spot};
 use crate::tui::panes::plot::marks;
 use crate::tui::panes::plot::raster::Raster;
-use crate::tui::panes::plot::scale::{Mapper, Roof, bounds, decades, roof_points};
-use crate::tui::panes::plot::{draw_axes, graph_rect, paint, put};
+use crate::tui::panes::plot::scale::{Mapper, Roof, bounds, roof_points};
+use crate::tui::panes::plot::{draw_axes, mapper, paint, put};
 use crate::tui::views::ops::OpsData;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -58,19 +58,10 @@ pub fn draw(app: &App, d: &OpsData, sel: usize, buf: &mut Buffer, area: Rect) ->
     let mut ys: Vec<f64> = shown.iter().map(|&i| b.ops[i].achieved_flops()).collect();
     ys.push(eff.peak);
     let bounds = bounds(&xs, &ys, &[roof.peak]);
-    let ylabels: Vec<String> = decades(bounds.y)
-        .map(|e| units::format_count(10f64.powi(e)))
-        .collect();
-    let yw = ylabels.iter().map(|s| s.len()).max().unwrap_or(1) as u16;
-    let graph = graph_rect(area, yw);
-    if graph.width < 8 || graph.height < 3 {
+    let Some((map, ylabels, yw)) = mapper(app, area, bounds) else {
         return Drawn::default();
-    }
-    let map = Mapper {
-        area: graph,
-        b: bounds,
-        dpc: if app.ascii { (1, 1) } else { (2, 4) },
     };
+    let graph = map.area;
     // The roofs: the effective one under the device's.
     let mut r = Raster::new(graph.width, graph.height, map.dpc);
     let dots = |pts: Vec<(f64, f64)>| -> Vec<(f64, f64)> {

@@ -86,7 +86,7 @@ pub fn phase_name(app: &App, an: &Analysis, e: &Evaluation) -> &'static str {
 }
 
 /// The graph area of a chart drawn in `area`, for a y-label width.
-pub fn graph_rect(area: Rect, yw: u16) -> Rect {
+fn graph_rect(area: Rect, yw: u16) -> Rect {
     Rect::new(
         area.x + yw + 1,
         area.y,
@@ -142,20 +142,10 @@ pub fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) -> Dr
     let Some(sel) = selected(app, an, &devs) else {
         return Drawn::default();
     };
-    let b = chart_bounds(&devs, an);
-    let ylabels: Vec<String> = decades(b.y)
-        .map(|d| units::format_count(10f64.powi(d)))
-        .collect();
-    let yw = ylabels.iter().map(|s| s.len()).max().unwrap_or(1) as u16;
-    let graph = graph_rect(area, yw);
-    if graph.width < 8 || graph.height < 3 {
+    let Some((map, ylabels, yw)) = mapper(app, area, chart_bounds(&devs, an)) else {
         return Drawn::default();
-    }
-    let map = Mapper {
-        area: graph,
-        b,
-        dpc: if app.ascii { (1, 1) } else { (2, 4) },
     };
+    let graph = map.area;
     let buf = frame.buffer_mut();
     draw_roofs(app, an, &devs, sel, &map, buf);
     draw_axes(app, &map, area, yw, &ylabels, buf);
@@ -175,6 +165,27 @@ pub fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) -> Dr
         labels,
         ticks,
     }
+}
+
+/// The graph of a chart of bounds `b` drawn in `area`: the map from log10
+/// values to its cells (Braille dots, or one per cell in ASCII), the
+/// y-axis labels (a decade each) and their width. None when the graph
+/// would be too small to read.
+pub fn mapper(app: &App, area: Rect, b: Bounds) -> Option<(Mapper, Vec<String>, u16)> {
+    let ylabels: Vec<String> = decades(b.y)
+        .map(|d| units::format_count(10f64.powi(d)))
+        .collect();
+    let yw = ylabels.iter().map(|s| s.len()).max().unwrap_or(1) as u16;
+    let graph = graph_rect(area, yw);
+    if graph.width < 8 || graph.height < 3 {
+        return None;
+    }
+    let map = Mapper {
+        area: graph,
+        b,
+        dpc: if app.ascii { (1, 1) } else { (2, 4) },
+    };
+    Some((map, ylabels, yw))
 }
 
 /// The operating points, in drawing order: the other devices first, then
