@@ -140,7 +140,7 @@ fn tensor_parallel_collectives_are_link_bound_rows() {
     assert_eq!(f(ar, "comm_bytes"), 80.0 * 8192.0 * 2.0);
     assert_eq!(
         ops.iter().find(|o| o["op"] == "PP hand-off").unwrap()["layer"],
-        "1 stage"
+        "2 stages"
     );
 }
 

@@ -150,7 +150,8 @@ pub enum Layers {
     Step,
     /// Spread over the whole model (other weights).
     Model,
-    /// The boundaries between pipeline stages.
+    /// The hand-offs between pipeline stages: `n` boundaries between
+    /// `n + 1` stages (written as the stages).
     Boundaries(u32),
     /// One listed layer of a single-pass network (its index).
     Index(usize),
@@ -165,7 +166,7 @@ impl fmt::Display for Layers {
             Layers::Global(n) => write!(f, "{n} global"),
             Layers::Step => f.write_str("step"),
             Layers::Model => f.write_str("all"),
-            Layers::Boundaries(n) => write!(f, "{n} stage{}", if n == 1 { "" } else { "s" }),
+            Layers::Boundaries(n) => write!(f, "{} stages", n + 1),
             Layers::Index(i) => write!(f, "{i}"),
         }
     }

@@ -312,10 +312,10 @@ fn tensor_parallel_all_reduces_are_their_own_operators() {
     }
     let agg = time_step(&a100(), &m, &wl, &a).unwrap();
     assert!(rel(2.0 * each, agg.comm_s) < 1e-12);
-    // Pipeline stages hand off between them: 3 boundaries of 4 stages.
+    // Pipeline stages hand off between them: 3 hand-offs between 4 stages.
     let wl = Workload { pp: 4, ..wl };
     let b = breakdown(&a100(), &m, &wl, &a).unwrap();
-    assert_eq!(find(&b, OpKind::Handoff).layers.to_string(), "3 stages");
+    assert_eq!(find(&b, OpKind::Handoff).layers.to_string(), "4 stages");
     assert_eq!(find(&b, OpKind::Handoff).comm_bytes, 3.0 * 16_384.0);
 }
 

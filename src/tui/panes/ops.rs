@@ -99,8 +99,8 @@ const COLS: [grid::Col; 8] = [
     left(9),
     right(6),
     right(8),
-    right(7),
     left(7),
+    right(6),
     right(6),
     right(8),
 ];
