@@ -411,12 +411,39 @@ fn fleet_answers_the_capstone_question() {
         assert!(v.get(k).is_some(), "{k}");
     }
     assert!(v["ttft_s"].as_f64().unwrap() <= 0.1 && v["itl_s"].as_f64().unwrap() <= 0.05);
-    // Little's law: a replica has its arrival rate x its end-to-end time in
-    // flight, and decodes a batch of about that many (the batch never
-    // exceeds what the load fills, nor what fits).
+    // A replica decodes a batch of about what it holds (never more than
+    // the load fills, nor than fits).
     let f = |k: &str| v[k].as_f64().unwrap();
-    let lambda = 1000.0 / f("replicas");
-    assert!((f("in_flight_per_replica") - lambda * f("e2e_s")).abs() < 1e-9 * f("e2e_s"));
+    // The search covers precision and mode: a disaggregated answer has its
+    // two pools, whose replicas and devices make up the fleet's, and its
+    // sequences are in flight on the decode replicas.
+    assert!(["bf16", "fp8", "int4"].contains(&v["precision"].as_str().unwrap()));
+    let decoding = match v["mode"].as_str().unwrap() {
+        "aggregated" => {
+            assert!(v["prefill"].is_null() && v["decode"].is_null());
+            f("replicas")
+        }
+        "disaggregated" => {
+            let (p, d) = (&v["prefill"], &v["decode"]);
+            for k in ["hardware", "tp", "replicas", "devices"] {
+                assert!(!p[k].is_null() && !d[k].is_null(), "{k}");
+            }
+            let n = |x: &Value, k: &str| x[k].as_f64().unwrap();
+            assert_eq!(n(p, "replicas") + n(d, "replicas"), f("replicas"));
+            assert_eq!(n(p, "devices") + n(d, "devices"), f("devices"));
+            n(d, "replicas")
+        }
+        m => panic!("mode {m}"),
+    };
+    // Little's law: a replica holds its rate x its time; a decode replica
+    // of a disaggregated fleet holds the sequences past their prefill.
+    let lambda = 1000.0 / decoding;
+    let held = if v["mode"] == "aggregated" {
+        f("e2e_s")
+    } else {
+        f("e2e_s") - f("ttft_s")
+    };
+    assert!((f("in_flight_per_replica") - lambda * held).abs() < 1e-9 * held);
     assert!(f("batch") <= f("in_flight_per_replica") + 1.0);
     assert!(f("batch") <= f("max_batch_per_replica"));
     // Two regions: each its part of the fleet, the total their sum.
@@ -424,6 +451,10 @@ fn fleet_answers_the_capstone_question() {
     assert_eq!(regions.len(), 2);
     let sum = |k: &str| regions.iter().map(|r| r[k].as_f64().unwrap()).sum::<f64>();
     assert_eq!(sum("replicas"), f("replicas"));
+    assert_eq!(sum("devices"), f("devices"));
+    // Equal shares by default: 500 requests/s each.
+    assert_eq!(sum("qps"), 1000.0);
+    assert!(regions.iter().all(|r| r["qps"] == 500.0));
     assert!(
         (sum("cost_per_hour_usd") - f("cost_per_hour_usd")).abs() < 1e-9 * f("cost_per_hour_usd")
     );

@@ -570,6 +570,20 @@ pub struct FleetArgs {
     /// Devices to consider (comma-separated ids, or "all").
     #[arg(long = "hardware", short = 'H', default_value = "all")]
     pub hardware: String,
+    /// Serving modes to search: auto (both, the cheaper wins), aggregated
+    /// (every replica prefills and decodes) or disaggregated (prefill and
+    /// decode pools, the KV cache sent between them).
+    #[arg(long, default_value = "auto")]
+    pub mode: String,
+    /// Precisions to search, comma-separated (a name, or
+    /// weights/activations/kv); -p, --weights, --activations or --kv fix one
+    /// instead.
+    #[arg(long, default_value = "bf16,fp8,int4")]
+    pub precisions: String,
+    /// Each region's share of the load, in --region order ("0.6,0.4")
+    /// [default: equal shares].
+    #[arg(long)]
+    pub share: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

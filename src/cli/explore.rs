@@ -82,7 +82,7 @@ fn input(flag: &str, msg: impl std::fmt::Display) -> CliError {
 }
 
 /// A comma-separated list, each item read by `one`.
-fn list<T>(
+pub(super) fn list<T>(
     flag: &str,
     s: &str,
     one: impl Fn(&str) -> Result<T, String>,
@@ -142,7 +142,7 @@ fn degrees(flag: &str, s: &str) -> Result<Vec<u32>, CliError> {
     Ok(v.into_iter().map(|x| x as u32).collect())
 }
 
-fn precision(s: &str) -> Result<Precisions, String> {
+pub(super) fn precision(s: &str) -> Result<Precisions, String> {
     let one = |x: &str| {
         Precision::parse(x).ok_or_else(|| {
             format!("unknown precision {x:?}; use fp32, tf32, bf16, fp16, fp8, int8, fp4 or int4")

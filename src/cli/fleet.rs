@@ -5,8 +5,9 @@ use super::output::{Fmt, Style, col, render_list, wrap};
 use super::serve::{regions, request};
 use super::{CliError, Out, assumptions, devices, workload, write};
 use crate::catalog::Catalog;
+use crate::solver::Precisions;
 use crate::solver::economics::{self, DEFAULT_IDLE_SHARE, HOURS_PER_YEAR};
-use crate::solver::fleet::{self, FleetSpec};
+use crate::solver::fleet::{self, FleetSpec, ModeChoice, Search};
 use crate::solver::units;
 use serde_json::{Map, Value, json};
 
@@ -38,22 +39,60 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
         budget_usd_per_year: a.budget,
         max_utilization: a.max_utilization.unwrap_or(fleet::DEFAULT_MAX_UTILIZATION),
     };
-    let plan = fleet::size_fleet(&hws, &model.model, &wl, &spec, &asm, idle)?;
+    let w = &a.workload;
+    let precisions = if w.precision.is_some()
+        || w.weights.is_some()
+        || w.activations.is_some()
+        || w.kv.is_some()
+    {
+        vec![Precisions::of(&wl)]
+    } else {
+        super::explore::list("precisions", &a.precisions, super::explore::precision)?
+    };
+    let mode = ModeChoice::parse(&a.mode).ok_or_else(|| {
+        CliError::Input(format!(
+            "--mode: {:?} is not a mode; use auto, aggregated or disaggregated",
+            a.mode
+        ))
+    })?;
+    let shares = match &a.share {
+        None => vec![1.0 / regions.len() as f64; regions.len()],
+        Some(s) => {
+            let v = super::explore::list("share", s, |x| {
+                units::parse(x, units::Kind::Fraction).map_err(|e| e.to_string())
+            })?;
+            if v.len() != regions.len() {
+                return Err(CliError::Input(format!(
+                    "--share: {} shares for {} regions; give one per region, in --region order",
+                    v.len(),
+                    regions.len()
+                )));
+            }
+            v
+        }
+    };
+    let search = Search {
+        precisions,
+        mode,
+        shares,
+    };
+    let plan = fleet::search(&hws, &model.model, &search, &spec, &asm, idle)?;
     let tokens_per_s = spec.qps * spec.request.output;
-    // The fleet spread over the regions: each record is that region's part
-    // (its replicas, its share of the load); `total` is the whole fleet's.
+    // Each region sized for its share of the load: each record is that
+    // region's own fleet; `total` adds them up.
     let grids: Vec<economics::Grid> = regions.iter().map(|r| r.grid()).collect();
-    let region_recs = |o: &fleet::FleetOption| -> (Vec<Value>, Value, Option<f64>) {
-        let sp = fleet::spread(o, &grids);
+    let region_recs = || -> (Vec<Value>, Value, Option<f64>) {
+        let sp = fleet::regional(&plan.regions, &grids);
         let recs = regions
             .iter()
             .zip(&sp.regions)
             .map(|(r, x)| {
                 json!({
                     "region": r.id,
+                    "qps": x.qps,
+                    "share": x.share,
                     "replicas": x.replicas,
                     "devices": x.devices,
-                    "share": x.share,
                     "cost_per_hour_usd": x.cost_per_hour_usd,
                     "kwh_per_day": x.daily.map(|d| d.kwh),
                     "kg_co2_per_day": x.daily.map(|d| d.kg_co2),
@@ -75,8 +114,30 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
         let mut put = |k: &str, v: Value| {
             m.insert(k.to_string(), v);
         };
-        let (regs, total, co2) = region_recs(o);
         put("hardware", json!(o.hardware_id));
+        put("precision", json!(o.precision.label()));
+        put("weights", json!(o.precision.weights.name()));
+        put("activations", json!(o.precision.activations.name()));
+        put("kv", json!(o.precision.kv.name()));
+        put("mode", json!(o.mode.name()));
+        let pool = |p: &fleet::Pool| {
+            json!({
+                "hardware": o.hardware_id,
+                "tp": p.layout.tp,
+                "pp": p.layout.pp,
+                "replicas": p.replicas,
+                "devices": p.devices,
+                "utilization": p.utilization,
+            })
+        };
+        put(
+            "prefill",
+            o.pools.as_ref().map_or(Value::Null, |p| pool(&p.prefill)),
+        );
+        put(
+            "decode",
+            o.pools.as_ref().map_or(Value::Null, |p| pool(&p.decode)),
+        );
         put("tp", json!(o.layout.tp));
         put("pp", json!(o.layout.pp));
         put("batch", json!(o.batch));
@@ -96,10 +157,7 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
         );
         put("power_w", json!(o.power_w));
         put("energy_per_token_j", json!(o.energy_per_token_j));
-        put("co2_per_million_tokens_g", json!(co2));
         put("within_budget", json!(o.within_budget));
-        put("regions", Value::Array(regs));
-        put("total", total);
         m
     };
     let mut rec = Map::new();
@@ -136,11 +194,19 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
         for (k, v) in option_rec(b) {
             rec.insert(k, v);
         }
+        let (regs, total, co2) = region_recs();
+        rec.insert("co2_per_million_tokens_g".into(), json!(co2));
+        rec.insert("regions".into(), Value::Array(regs));
+        rec.insert("total".into(), total);
+        rec.insert(
+            "figures".into(),
+            json!("replicas, devices, cost, power and energy are the whole fleet's, every region added up; TTFT, ITL and utilization are the worst region's; each regions entry is that region's own fleet, sized for its share of the load"),
+        );
     }
     rec.insert(
         "options".into(),
         Value::Array(
-            plan.per_device
+            plan.per_design
                 .iter()
                 .map(|o| Value::Object(option_rec(o)))
                 .collect(),
@@ -170,20 +236,44 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
             ));
             match &plan.best {
                 Some(b) => {
+                    let layout = match &b.pools {
+                        None => format!(
+                            "{} replicas of {} x {} (TP {} x PP {}) = {} devices; each replica has {} sequences in flight (its {} req/s x end-to-end), batch {} (room for {})",
+                            count(b.replicas),
+                            b.layout.devices(),
+                            b.hardware_id,
+                            b.layout.tp,
+                            b.layout.pp,
+                            count(b.devices),
+                            units::format_number(b.in_flight),
+                            units::format_number(spec.qps / b.replicas as f64),
+                            b.batch,
+                            count(b.max_batch),
+                        ),
+                        Some(p) => format!(
+                            "prefill pool {} replicas of {} x {} (TP {} x PP {}), decode pool {} replicas of {} x {} (TP {} x PP {}, batch {}) = {} devices, {:.2} prefill devices per decode device",
+                            count(p.prefill.replicas),
+                            p.prefill.layout.devices(),
+                            b.hardware_id,
+                            p.prefill.layout.tp,
+                            p.prefill.layout.pp,
+                            count(p.decode.replicas),
+                            p.decode.layout.devices(),
+                            b.hardware_id,
+                            p.decode.layout.tp,
+                            p.decode.layout.pp,
+                            b.batch,
+                            count(b.devices),
+                            p.prefill.devices as f64 / p.decode.devices.max(1) as f64,
+                        ),
+                    };
                     s.push_str(&format!(
-                        "cheapest: {} replicas of {} x {} (TP {} x PP {}) = {} devices; each replica has {} sequences in flight (its {} req/s x end-to-end), batch {} (room for {})\n\
+                        "cheapest: {} {}, {}\n\
                          TTFT {}, inter-token {}, end-to-end {}; utilization {:.0}%\n\
                          {}/hour, {}/year, {} per million output tokens{}\n",
-                        count(b.replicas),
-                        b.layout.devices(),
-                        b.hardware_id,
-                        b.layout.tp,
-                        b.layout.pp,
-                        count(b.devices),
-                        units::format_number(b.in_flight),
-                        units::format_number(spec.qps / b.replicas as f64),
-                        b.batch,
-                        count(b.max_batch),
+                        b.precision.label(),
+                        b.mode.name(),
+                        layout,
                         units::format_time(b.ttft_s),
                         units::format_time(b.itl_s),
                         units::format_time(b.e2e_s),
@@ -197,7 +287,7 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
                             None => String::new(),
                         }
                     ));
-                    let (regs, total, _) = region_recs(b);
+                    let (regs, total, _) = region_recs();
                     let figs = |r: &Value| {
                         let f = |k: &str| r[k].as_f64().map_or("-".into(), units::format_number);
                         format!(
@@ -209,21 +299,24 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
                     };
                     if regs.len() > 1 {
                         s.push_str(
-                            "spread over the regions by replicas, each its share of the load:\n",
+                            "each region sized for its share of the load (the figures above are the whole fleet's):\n",
                         );
                     }
                     for r in &regs {
                         s.push_str(&format!(
-                            "  {}: {} replicas, {}\n",
+                            "  {}: {} req/s, {} replicas, {} devices, {}/hour, {}\n",
                             r["region"].as_str().unwrap_or("?"),
+                            units::format_number(r["qps"].as_f64().unwrap_or(0.0)),
                             r["replicas"].as_u64().unwrap_or(0),
+                            r["devices"].as_u64().unwrap_or(0),
+                            units::format_usd(r["cost_per_hour_usd"].as_f64().unwrap_or(0.0)),
                             figs(r)
                         ));
                     }
                     if regs.len() > 1 {
                         s.push_str(&format!("  total: {}\n", figs(&total)));
                     }
-                    s.push_str("\nthe cheapest option on each device:\n");
+                    s.push_str("\nthe cheapest option of each device, precision and mode:\n");
                 }
                 None => s.push_str(&format!(
                     "no configuration meets the SLAs: {}\n",
@@ -233,9 +326,11 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
         }
         let cols = [
             col("hardware", "hardware", Fmt::Text),
+            col("precision", "precision", Fmt::Text),
+            col("mode", "mode", Fmt::Text),
             col("TP", "tp", Fmt::Int),
             col("PP", "pp", Fmt::Int).opt(3),
-            col("batch", "batch", Fmt::Int),
+            col("batch", "batch", Fmt::Int).opt(5),
             col("replicas", "replicas", Fmt::Int),
             col("devices", "devices", Fmt::Int),
             col("TTFT", "ttft_s", Fmt::Time).opt(2),
@@ -244,7 +339,7 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
             col("$/M tok", "cost_per_million_tokens_usd", Fmt::Usd),
             col("in budget", "within_budget", Fmt::Text).opt(4),
         ];
-        let opts: Vec<Map<String, Value>> = plan.per_device.iter().map(option_rec).collect();
+        let opts: Vec<Map<String, Value>> = plan.per_design.iter().map(option_rec).collect();
         s = wrap(&s, style.width);
         s.push_str(&render_list(&opts, &cols, fmt, style));
         write(out, &s)?;

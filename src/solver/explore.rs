@@ -17,48 +17,9 @@ use super::economics;
 use super::error::{Result, SolverError};
 use super::fit;
 use super::roofline::time_step;
-use super::types::{Arch, Assumptions, Hardware, Model, Phase, Precision, Workload};
+pub use super::types::Precisions;
+use super::types::{Arch, Assumptions, Hardware, Model, Phase, Workload};
 use super::validation::{validate_assumptions, validate_hardware, validate_model};
-
-/// Precisions of weights, activations (the math) and KV cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Precisions {
-    pub weights: Precision,
-    pub activations: Precision,
-    pub kv: Precision,
-}
-
-impl Precisions {
-    /// One name for all three, except formats that only store weights:
-    /// int4 and fp4 weights run their math and cache in bf16 (AWQ/GPTQ
-    /// style), as does int8 (weight-only int8); fp8 and the wide floats
-    /// run everything in themselves.
-    pub fn named(p: Precision) -> Precisions {
-        let math = match p {
-            Precision::Int4 | Precision::Fp4 | Precision::Int8 => Precision::Bf16,
-            other => other,
-        };
-        Precisions {
-            weights: p,
-            activations: math,
-            kv: math,
-        }
-    }
-
-    /// "bf16", or "int4/bf16/fp8" when they differ.
-    pub fn label(&self) -> String {
-        if self.weights == self.activations && self.activations == self.kv {
-            self.weights.name().to_string()
-        } else {
-            format!(
-                "{}/{}/{}",
-                self.weights.name(),
-                self.activations.name(),
-                self.kv.name()
-            )
-        }
-    }
-}
 
 /// What to compare configurations on. Each is minimised, but throughput,
 /// which is maximised.
@@ -485,6 +446,7 @@ pub fn pareto_front(values: &[[f64; 3]], k: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solver::Precision;
     use crate::solver::tests::{a100, llama8, llama70};
     use proptest::prelude::*;
 

@@ -1018,6 +1018,10 @@ mod serving_and_fleet {
             power_w: Some(101_000.0),
             energy_per_token_j: Some(2.0),
             within_budget: None,
+            precision: crate::solver::Precisions::named(Precision::Bf16),
+            mode: fleet::Mode::Aggregated,
+            pools: None,
+            qps: 960.0,
         };
         let a = economics::Grid {
             gco2_per_kwh: 400.0,

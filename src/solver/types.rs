@@ -558,6 +558,66 @@ impl Phase {
     }
 }
 
+/// Precisions of weights, activations (the math) and KV cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Precisions {
+    pub weights: Precision,
+    pub activations: Precision,
+    pub kv: Precision,
+}
+
+impl Precisions {
+    /// One name for all three, except formats that only store weights:
+    /// int4 and fp4 weights run their math and cache in bf16 (AWQ/GPTQ
+    /// style), as does int8 (weight-only int8); fp8 and the wide floats
+    /// run everything in themselves.
+    pub fn named(p: Precision) -> Precisions {
+        let math = match p {
+            Precision::Int4 | Precision::Fp4 | Precision::Int8 => Precision::Bf16,
+            other => other,
+        };
+        Precisions {
+            weights: p,
+            activations: math,
+            kv: math,
+        }
+    }
+
+    /// The precisions a workload runs at.
+    pub fn of(wl: &Workload) -> Precisions {
+        Precisions {
+            weights: wl.weights,
+            activations: wl.activations,
+            kv: wl.kv,
+        }
+    }
+
+    /// `wl` at these precisions.
+    pub fn apply(&self, wl: &Workload) -> Workload {
+        Workload {
+            weights: self.weights,
+            activations: self.activations,
+            kv: self.kv,
+            ..*wl
+        }
+    }
+
+    /// The name it was made from ([`Precisions::named`]: "bf16", "int4"),
+    /// or "int4/fp8/fp8" when the three were chosen apart.
+    pub fn label(&self) -> String {
+        if *self == Precisions::named(self.weights) {
+            self.weights.name().to_string()
+        } else {
+            format!(
+                "{}/{}/{}",
+                self.weights.name(),
+                self.activations.name(),
+                self.kv.name()
+            )
+        }
+    }
+}
+
 /// What is being run: phase, batch, context, precisions and parallelism.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Workload {

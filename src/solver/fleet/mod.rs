@@ -17,7 +17,46 @@ use super::error::{self, Result};
 use super::fit;
 use super::roofline::{self, Parallelism};
 use super::serving::{self, Request};
-use super::types::{Assumptions, Hardware, Model, Phase, Workload};
+use super::types::{Assumptions, Hardware, Model, Phase, Precisions, Workload};
+
+mod disagg;
+mod search;
+pub use disagg::evaluate_disaggregated;
+pub use search::{ModeChoice, RegionalPlan, Search, search};
+
+/// How a fleet serves: every replica prefills and decodes (aggregated), or
+/// prompts go to a prefill pool and their caches to a decode pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    Aggregated,
+    Disaggregated,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Aggregated => "aggregated",
+            Mode::Disaggregated => "disaggregated",
+        }
+    }
+}
+
+/// One pool of a disaggregated fleet.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pool {
+    pub layout: Parallelism,
+    pub replicas: u64,
+    pub devices: u64,
+    /// Its replicas' load over their capacity.
+    pub utilization: f64,
+}
+
+/// The prefill and decode pools of a disaggregated option.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pools {
+    pub prefill: Pool,
+    pub decode: Pool,
+}
 
 /// What the fleet must do.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,6 +114,12 @@ pub struct FleetOption {
     pub power_w: Option<f64>,
     pub energy_per_token_j: Option<f64>,
     pub within_budget: Option<bool>,
+    pub precision: Precisions,
+    pub mode: Mode,
+    /// The pools of a disaggregated option (None when aggregated).
+    pub pools: Option<Pools>,
+    /// Requests per second this option carries.
+    pub qps: f64,
 }
 
 impl FleetOption {
@@ -427,6 +472,10 @@ fn option(
         within_budget: spec
             .budget_usd_per_year
             .map(|b| cost_per_hour_usd * HOURS_PER_YEAR <= b),
+        precision: Precisions::of(wl),
+        mode: Mode::Aggregated,
+        pools: None,
+        qps: spec.qps,
     }
 }
 
@@ -554,6 +603,8 @@ fn cheaper(a: &FleetOption, b: &FleetOption) -> bool {
 /// One region's part of a fleet spread over several.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RegionShare {
+    /// Requests per second this region carries.
+    pub qps: f64,
     /// Replicas in this region.
     pub replicas: u64,
     /// Its share of the replicas, the load, the power and the cost.
@@ -597,6 +648,7 @@ pub fn spread(o: &FleetOption, grids: &[Grid]) -> Spread {
                 replicas as f64 / o.replicas as f64
             };
             RegionShare {
+                qps: o.qps * share,
                 replicas,
                 share,
                 devices: replicas.saturating_mul(per),
@@ -606,6 +658,32 @@ pub fn spread(o: &FleetOption, grids: &[Grid]) -> Spread {
             }
         })
         .collect();
+    totals(regions)
+}
+
+/// The regions of a [`search`] answer: each region sized for its own
+/// share of the load (`parts`, in the order of `grids`), its day and CO2
+/// on its own grid.
+pub fn regional(parts: &[FleetOption], grids: &[Grid]) -> Spread {
+    let qps: f64 = parts.iter().map(|p| p.qps).sum();
+    let regions = parts
+        .iter()
+        .zip(grids)
+        .map(|(o, g)| RegionShare {
+            qps: o.qps,
+            replicas: o.replicas,
+            share: if qps > 0.0 { o.qps / qps } else { 0.0 },
+            devices: o.devices,
+            cost_per_hour_usd: o.cost_per_hour_usd,
+            daily: o.power_w.map(|p| economics::daily(p, g)),
+            co2_per_mtok_g: o.energy_per_token_j.map(|j| economics::co2_g(j * 1e6, g)),
+        })
+        .collect();
+    totals(regions)
+}
+
+/// The fleet's day and CO2 per million tokens from its regions'.
+fn totals(regions: Vec<RegionShare>) -> Spread {
     let total = regions
         .iter()
         .map(|r| r.daily)
