@@ -71,6 +71,7 @@ fn benches(c: &mut Criterion) {
         },
     );
     training(c, &cat, &a);
+    operators(c, &cat, &a);
     explore(c, &devices, &m70, &a);
     let mut g = c.benchmark_group("sweep");
     g.sample_size(10).measurement_time(Duration::from_secs(10));
@@ -126,6 +127,40 @@ fn training(c: &mut Criterion, cat: &Catalog, a: &Assumptions) {
     c.bench_function("training layout search (llama-3.1-405b, 16384 h100)", |b| {
         b.iter(|| training::search(black_box(&hw), &model, &run, 16384, a, &t, 10).unwrap())
     });
+}
+
+/// The operator breakdown of one step (every operator on its own
+/// roofline, both step totals): a dense decoder, DeepSeek-V3 (MLA, MoE with
+/// dense layers and shared experts) in prefill over eight devices with its
+/// all-reduces, and ResNet-50 (its layer list when the catalog has one).
+fn operators(c: &mut Criterion, cat: &Catalog, a: &Assumptions) {
+    use ridgeline::solver::{Phase, ops};
+    let hw = cat.hardware("h100").unwrap().hw.clone();
+    for (id, wl) in [
+        ("llama-3.1-8b", Workload::default()),
+        (
+            "deepseek-v3",
+            Workload {
+                phase: Phase::Prefill,
+                batch: 4.0,
+                context: 2048.0,
+                tp: 8,
+                ..Workload::default()
+            },
+        ),
+        (
+            "resnet-50",
+            Workload {
+                batch: 32.0,
+                ..Workload::default()
+            },
+        ),
+    ] {
+        let model = cat.model(id).unwrap().model.clone();
+        c.bench_function(&format!("operator breakdown ({id} on h100)"), |b| {
+            b.iter(|| ops::breakdown(black_box(&hw), black_box(&model), &wl, a).unwrap())
+        });
+    }
 }
 
 /// Explore: 10^5 serving configurations of Llama 3.1 70B (every catalog

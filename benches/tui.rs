@@ -185,6 +185,21 @@ fn benches(c: &mut Criterion) {
         })
     });
 
+    // The Operators view: Down and Up through its table (recompute and a
+    // whole frame with the plot of every operator).
+    let mut a = app();
+    update(&mut a, Action::Do(Command::View8));
+    let mut term = terminal();
+    let mut down = true;
+    g.bench_function("operators view: down/up (the selected point moves)", |b| {
+        b.iter(|| {
+            let cmd = if down { Command::Down } else { Command::Up };
+            down = !down;
+            update(&mut a, Action::Do(cmd));
+            term.draw(|f| render(black_box(&a), f)).unwrap();
+        })
+    });
+
     // The parts: recompute alone, render alone.
     let mut a = app();
     g.bench_function("recompute only", |b| {
@@ -194,6 +209,7 @@ fn benches(c: &mut Criterion) {
         ("recompute only, synthesis view", Command::View3),
         ("recompute only, fleet view", Command::View6),
         ("recompute only, training view", Command::View7),
+        ("recompute only, operators view", Command::View8),
     ] {
         let mut a = app();
         update(&mut a, Action::Do(view));

@@ -99,6 +99,7 @@ fn the_number_keys_are_bound_and_listed_in_help() {
         ('5', Command::View5),
         ('6', Command::View6),
         ('7', Command::View7),
+        ('8', Command::View8),
         ('r', Command::SearchLayouts),
         ('s', Command::Save),
         ('f', Command::NextFamily),
@@ -109,7 +110,7 @@ fn the_number_keys_are_bound_and_listed_in_help() {
     let rows = a.keymap.help_rows();
     assert!(
         rows.iter()
-            .any(|(k, d)| k == "1-7" && d.contains("7 Training"))
+            .any(|(k, d)| k == "1-8" && d.contains("8 Operators"))
     );
     assert!(rows.iter().any(|(k, d)| k == "s" && d.contains("scenario")));
 }
@@ -123,7 +124,7 @@ fn arrow_keys_alone_reach_every_view() {
     }
     assert!(a.in_bar && a.bar_view);
     let mut seen = vec![a.view];
-    for _ in 0..6 {
+    for _ in 1..View::ALL.len() {
         go(&mut a, &[Command::Right]);
         seen.push(a.view);
         assert!(a.view_data.is_ok(), "{:?}", a.view);
@@ -131,6 +132,8 @@ fn arrow_keys_alone_reach_every_view() {
     assert_eq!(seen, View::ALL.to_vec());
     go(&mut a, &[Command::Right]);
     assert_eq!(a.view, View::Roofline, "wraps");
+    go(&mut a, &[Command::Left]);
+    assert_eq!(a.view, View::Operators);
     go(&mut a, &[Command::Left]);
     assert_eq!(a.view, View::Training);
     go(&mut a, &[Command::Left]);

@@ -9,8 +9,8 @@
 mod convert;
 pub mod fields;
 pub mod files;
-pub mod hf;
 mod graph;
+pub mod hf;
 pub mod limits;
 mod names;
 pub mod profile;

@@ -15,7 +15,7 @@ use std::path::PathBuf;
     version,
     max_term_width = 100,
     about = "A terminal workbench for roofline analysis of machine-learning workloads",
-    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, sens, synth, compare, sweep, serve, fleet, train, collective, zoo, validate, catalog, import. A --model takes a catalog id or the path of a Hugging Face config.json. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
+    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, ops, sens, synth, compare, sweep, serve, fleet, train, collective, explore, zoo, validate, catalog, import. A --model takes a catalog id or the path of a Hugging Face config.json. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
 )]
 pub struct Cli {
     /// A catalog directory (hardware/*.toml, models/*.toml, regions.toml) to lay over the built-in one.
@@ -65,6 +65,8 @@ pub enum Command {
     Train(TrainArgs),
     /// One collective (all-reduce, all-gather, ...) over a device's links: time, bus bandwidth, each level.
     Collective(CollectiveArgs),
+    /// Where the time of a step goes: each operator (QKV, attention, MLP, ..., collectives) on its own roofline.
+    Ops(OpsArgs),
     /// The design space: every device x precision x TP x PP x batch, the feasible ones, and the Pareto front on two or three objectives (ITL, TTFT, throughput, cost, energy, devices).
     Explore(super::explore::ExploreArgs),
     /// Derive a model from a Hugging Face config.json (or a downloaded model's folder) and add it to the user catalog.
@@ -93,6 +95,7 @@ impl Command {
             Command::Fleet(a) => Some(ModelArg::Workload(&mut a.workload)),
             Command::Train(a) => Some(ModelArg::Alone(&mut a.model)),
             Command::Explore(a) => Some(ModelArg::Alone(&mut a.model)),
+            Command::Ops(a) => Some(ModelArg::Workload(&mut a.workload)),
             Command::Zoo(_)
             | Command::Catalog(_)
             | Command::Validate(_)
@@ -466,6 +469,15 @@ pub struct EvalArgs {
     /// Exit with code 3 when the workload does not fit in memory.
     #[arg(long)]
     pub require_fit: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct OpsArgs {
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Device id or alias (see `ridgeline zoo hardware`).
+    #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    pub hardware: String,
 }
 
 #[derive(Debug, Clone, Args)]

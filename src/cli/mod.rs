@@ -10,6 +10,7 @@ mod eval;
 mod explore;
 mod fleet;
 mod import;
+mod ops;
 pub mod output;
 mod records;
 mod sens;
@@ -248,6 +249,7 @@ fn dispatch(cat: &Catalog, command: &Command, style: Style, out: Out) -> Result<
         Command::Validate(a) => validate::validate(cat, a, style, out),
         Command::Train(a) => train::train(cat, a, style, out),
         Command::Collective(a) => collective::collective(cat, a, style, out),
+        Command::Ops(a) => ops::ops(cat, a, style, out),
         Command::Explore(a) => explore::explore(cat, a, style, out),
         Command::Catalog(_) | Command::Import(_) => unreachable_catalog(),
     }

@@ -4,7 +4,7 @@
 //! ```toml
 //! title = "Llama 3.1 70B on an A100"
 //! description = "why it does not fit"
-//! view = "roofline"            # roofline | serving | synthesis | sweep | generations | fleet | training
+//! view = "roofline"            # roofline | serving | synthesis | sweep | generations | fleet | training | operators
 //! hardware = "a100"
 //! compare = ["a100", "h100", "h200"]
 //! model = "llama-3.1-70b"      # or a config.json / model folder, relative
@@ -83,7 +83,7 @@ use std::path::Path;
 pub const MAX_SCENARIO_BYTES: u64 = 1 << 20;
 
 /// The views of the workbench a scenario can open on.
-pub const VIEWS: [&str; 7] = [
+pub const VIEWS: [&str; 8] = [
     "roofline",
     "serving",
     "synthesis",
@@ -91,6 +91,7 @@ pub const VIEWS: [&str; 7] = [
     "generations",
     "fleet",
     "training",
+    "operators",
 ];
 
 /// A scenario as written in TOML. Every field is optional: what is absent

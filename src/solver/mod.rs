@@ -4,7 +4,8 @@
 //! in `f64`; formatting happens at the edges (see [`units`]). Read in this
 //! order: [`types`] (inputs), [`cost`] (what a step costs), [`roofline`]
 //! (how long it takes), [`fit`] (memory), [`compare`] (fit verdicts,
-//! speedups and why), [`sensitivity`], [`synthesis`]
+//! speedups and why), [`ops`] (where the time of a step goes, operator by
+//! operator), [`sensitivity`], [`synthesis`]
 //! (inverse roofline), [`sweep`], [`serving`], [`economics`], [`fleet`].
 
 pub mod batching;
@@ -17,6 +18,7 @@ pub mod error;
 pub mod explore;
 pub mod fit;
 pub mod fleet;
+pub mod ops;
 pub mod roofline;
 pub mod sensitivity;
 pub mod serving;

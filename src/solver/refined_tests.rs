@@ -221,7 +221,7 @@ fn the_band_grows_with_the_fixed_share_the_devices_and_quantization() {
 /// latent 512, RoPE 64, query latent 1536), 256 routed experts of 2048 and
 /// one shared, top 8, the first 3 layers dense (18432), 671B total, 37B
 /// active, vocabulary 129,280.
-fn deepseek_v3() -> Model {
+pub(super) fn deepseek_v3() -> Model {
     let mut d = decoder(61, 7168, 128, 128, 2048, 129280);
     d.head_dim = 128;
     d.mla = Some(Mla {

@@ -515,7 +515,7 @@ fn batch_sweep_and_crossover() {
 
 /// An H100 SXM as in the catalog (NVIDIA datasheet: 989 TFLOPS bf16
 /// dense, 3.35 TB/s, 80 GB).
-fn h100_80() -> Hardware {
+pub(super) fn h100_80() -> Hardware {
     let mut hw = a100();
     hw.id = "h100-sxm".into();
     hw.peaks = Peaks::default();

@@ -34,6 +34,7 @@ pub enum Command {
     View5,
     View6,
     View7,
+    View8,
     SearchLayouts,
     NextFamily,
     Save,
@@ -46,7 +47,7 @@ pub enum Command {
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 36] = [
+    pub const ALL: [Command; 37] = [
         Command::View1,
         Command::View2,
         Command::View3,
@@ -54,6 +55,7 @@ impl Command {
         Command::View5,
         Command::View6,
         Command::View7,
+        Command::View8,
         Command::Up,
         Command::Down,
         Command::Left,
@@ -85,7 +87,7 @@ impl Command {
         Command::Quit,
     ];
 
-    /// 1 to 7 for the view keys.
+    /// 1 to 8 for the view keys.
     pub fn view_number(self) -> Option<usize> {
         match self {
             Command::View1 => Some(1),
@@ -95,6 +97,7 @@ impl Command {
             Command::View5 => Some(5),
             Command::View6 => Some(6),
             Command::View7 => Some(7),
+            Command::View8 => Some(8),
             _ => None,
         }
     }
@@ -130,6 +133,7 @@ impl Command {
             Command::View5 => "view_generations",
             Command::View6 => "view_fleet",
             Command::View7 => "view_training",
+            Command::View8 => "view_operators",
             Command::SearchLayouts => "search_layouts",
             Command::NextFamily => "next_family",
             Command::Save => "save",
@@ -172,6 +176,7 @@ impl Command {
             Command::View5 => "view 5: Generations (a family side by side)",
             Command::View6 => "view 6: Fleet (cheapest fleet for a load and SLAs)",
             Command::View7 => "view 7: Training (step, memory, run, layouts)",
+            Command::View8 => "view 8: Operators (where a step's time goes, on the roofline)",
             Command::SearchLayouts => "Training: rank the layouts (Enter on a row adopts it)",
             Command::NextFamily => "next hardware family (Generations), or the marked devices",
             Command::Save => "save the workbench state to a scenario file",

@@ -206,6 +206,11 @@ pub struct App {
     /// The rows that pass the filters, in display order.
     pub hw_visible: Vec<usize>,
     pub model_visible: Vec<usize>,
+    /// The selection a filter falls back to: the row selected when the
+    /// filter opened or last moved to. While filtering, the selection is
+    /// the anchor when it passes, else the first row that does, so it
+    /// depends on the filter's text alone, not on how it was typed.
+    pub filter_anchor: usize,
     /// Selected device and model (catalog indices).
     pub hw: usize,
     pub model: usize,
@@ -417,6 +422,7 @@ impl App {
         let mut app = App {
             hw_visible: hw_order.clone(),
             model_visible: model_order.clone(),
+            filter_anchor: 0,
             catalog,
             hw_order,
             model_order,
@@ -494,6 +500,7 @@ impl App {
             Some((ViewData::Synthesis(s), _)) => s.matches.len(),
             Some((ViewData::Fleet(f), _)) => f.plan.per_device.len(),
             Some((ViewData::Training(t), _)) => views::training::rows(t),
+            Some((ViewData::Operators(o), _)) => o.breakdown.ops.len(),
             Some((ViewData::Generations(g), _)) => g.analysis.compare.len(),
             Some((ViewData::Roofline, _)) => self.shown().map_or(0, |(a, _)| a.compare.len()),
             _ => 0,

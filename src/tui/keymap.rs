@@ -252,6 +252,7 @@ impl Default for Keymap {
         b.insert(Command::View5, vec![c('5')]);
         b.insert(Command::View6, vec![c('6')]);
         b.insert(Command::View7, vec![c('7')]);
+        b.insert(Command::View8, vec![c('8')]);
         b.insert(Command::SearchLayouts, vec![c('r')]);
         b.insert(Command::NextFamily, vec![c('f')]);
         b.insert(Command::Save, vec![c('s')]);
@@ -298,7 +299,7 @@ impl Keymap {
             .map_or_else(|| "?".to_string(), |k| k.to_string())
     }
 
-    /// Help rows: (keys, description), in Command::ALL order; the seven view
+    /// Help rows: (keys, description), in Command::ALL order; the view
     /// keys share one row ("1 Roofline, 2 Serving, ...").
     pub fn help_rows(&self) -> Vec<(String, String)> {
         let mut rows = Vec::new();
@@ -315,6 +316,7 @@ impl Keymap {
             "Generations",
             "Fleet",
             "Training",
+            "Operators",
         ];
         let keys: Vec<String> = views.iter().map(|c| self.keys_text(*c)).collect();
         let desc: Vec<String> = views
@@ -487,10 +489,10 @@ mod tests {
         let rows = km.help_rows();
         assert_eq!(
             rows.len(),
-            Command::ALL.len() - 6,
-            "seven view keys, one row"
+            Command::ALL.len() - 7,
+            "eight view keys, one row"
         );
-        assert_eq!(rows[0].0, "1-7");
+        assert_eq!(rows[0].0, "1-8");
         assert!(rows[0].1.contains("6 Fleet"), "{}", rows[0].1);
         let mark = rows
             .iter()

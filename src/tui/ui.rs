@@ -231,6 +231,7 @@ pub fn render(app: &App, frame: &mut Frame) {
                     View::Generations => panes::generations::render(app, frame, r),
                     View::Fleet => panes::fleet::render(app, frame, r),
                     View::Training => panes::training::render(app, frame, r),
+                    View::Operators => panes::ops::render(app, frame, r),
                     View::Roofline => {}
                 },
             }

@@ -172,20 +172,27 @@ fn paste_into(t: &mut TextArea<'static>, text: &str, max: usize) -> usize {
     left_out
 }
 
-/// After the filter changed: keep the selection on a visible row.
+/// After the filter changed: the anchor when it passes the filter, else
+/// the first row that does, else the anchor again (nothing passes). A
+/// function of the filter's text, so a burst typed at once lands where the
+/// same keys typed one by one do.
 fn follow_filter(app: &mut App, pane: Pane) {
     let (visible, sel) = if pane == Pane::Models {
         (&app.model_visible, app.model)
     } else {
         (&app.hw_visible, app.hw)
     };
-    if !visible.contains(&sel)
-        && let Some(&first) = visible.first()
-    {
+    let anchor = app.filter_anchor;
+    let target = if visible.contains(&anchor) {
+        anchor
+    } else {
+        visible.first().copied().unwrap_or(anchor)
+    };
+    if target != sel {
         if pane == Pane::Models {
-            app.model = first;
+            app.model = target;
         } else {
-            app.hw = first;
+            app.hw = target;
         }
         app.recompute();
     }
@@ -236,6 +243,7 @@ fn move_selection(app: &mut App, delta: isize, to_bar_at_top: bool) {
                 } else {
                     app.hw = n;
                 }
+                app.filter_anchor = n;
             }
         }
         Pane::Knobs => {
@@ -428,7 +436,8 @@ fn command(app: &mut App, cmd: Command) {
         | Command::View4
         | Command::View5
         | Command::View6
-        | Command::View7 => {
+        | Command::View7
+        | Command::View8 => {
             let n = cmd.view_number().unwrap_or(1);
             let v = View::ALL[(n - 1).min(View::ALL.len() - 1)];
             app.set_view(v);
@@ -484,6 +493,11 @@ fn command(app: &mut App, cmd: Command) {
             }
             app.in_bar = false;
             app.mode = Mode::Filter(app.focus);
+            app.filter_anchor = if app.focus == Pane::Models {
+                app.model
+            } else {
+                app.hw
+            };
             let theme = app.theme().clone();
             if app.focus == Pane::Models {
                 style_entry(&mut app.model_filter, &theme);

@@ -13,7 +13,9 @@ use crate::solver::serving::{self, Serving};
 use crate::solver::synthesis::{self, DEFAULT_COMM_SHARE, Match, RankBy, Requirement};
 use crate::solver::{self, Evaluation, Phase, Workload};
 
+pub mod ops;
 pub mod training;
+use ops::OpsData;
 use training::TrainingData;
 
 /// The workbench's views, in number-key order.
@@ -26,10 +28,11 @@ pub enum View {
     Generations,
     Fleet,
     Training,
+    Operators,
 }
 
 impl View {
-    pub const ALL: [View; 7] = [
+    pub const ALL: [View; 8] = [
         View::Roofline,
         View::Serving,
         View::Synthesis,
@@ -37,6 +40,7 @@ impl View {
         View::Generations,
         View::Fleet,
         View::Training,
+        View::Operators,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -47,6 +51,7 @@ impl View {
             View::Generations => "Generations",
             View::Fleet => "Fleet",
             View::Training => "Training",
+            View::Operators => "Operators",
         }
     }
     /// The name in scenario files (scenario::VIEWS).
@@ -176,6 +181,7 @@ pub enum ViewData {
     Generations(GenData),
     Fleet(FleetData),
     Training(Box<TrainingData>),
+    Operators(Box<OpsData>),
 }
 
 /// Region figures for a power draw and energy per token.
@@ -310,6 +316,9 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
             }))
         }
         View::Training => training_view(app, hw, model).map(|d| ViewData::Training(Box::new(d))),
+        View::Operators => {
+            ops::compute(hw, model, &wl, &a).map(|d| ViewData::Operators(Box::new(d)))
+        }
         View::Fleet => {
             let spec = FleetSpec {
                 qps: v.qps,

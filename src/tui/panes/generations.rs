@@ -71,33 +71,12 @@ fn wanted(inner: Rect, n: usize) -> u16 {
 /// half the rows and never the plot's minimum (a longer table scrolls).
 pub fn split(inner: Rect, wanted: u16) -> (Rect, Rect) {
     if inner.width >= SIDE_WIDTH {
-        let tw = table_width(inner);
-        return (
-            Rect {
-                width: inner.width - tw - 1,
-                ..inner
-            },
-            Rect {
-                x: inner.right() - tw,
-                width: tw,
-                ..inner
-            },
-        );
+        return super::side_by_side(inner, table_width(inner));
     }
     let th = wanted
         .min(inner.height / 2 + 1)
         .min(inner.height.saturating_sub(plot::MIN_CHART_ROWS));
-    (
-        Rect {
-            height: inner.height - th,
-            ..inner
-        },
-        Rect {
-            y: inner.bottom() - th,
-            height: th,
-            ..inner
-        },
-    )
+    super::stacked(inner, th)
 }
 
 /// The table's area in a pane of `inner` for `n` devices.

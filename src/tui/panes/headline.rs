@@ -121,6 +121,15 @@ pub fn answer(app: &App) -> Option<Answer> {
         // A training step is not an inference workload: its headline shows
         // figures only when the run fits (tests/tui_training.rs checks it).
         ViewData::Training(_) => None,
+        // The breakdown shown: as asked, or on the fewest devices that hold it.
+        ViewData::Operators(d) => Some(Answer {
+            hw: app.hw,
+            workload: Workload {
+                tp: d.layout.tp,
+                pp: d.layout.pp,
+                ..app.workload
+            },
+        }),
     }
 }
 
@@ -252,6 +261,7 @@ pub fn view<'a>(app: &App) -> Option<Vec<Part<'a>>> {
         ViewData::Generations(g) => generations(app, &g.label, &g.analysis),
         ViewData::Fleet(f) => fleet(app, f),
         ViewData::Training(d) => training(app, d),
+        ViewData::Operators(d) => super::ops::headline(app, d),
     });
     Some(v)
 }

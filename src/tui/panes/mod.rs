@@ -11,6 +11,7 @@ pub mod headline;
 pub mod help;
 pub mod knobs;
 pub mod models;
+pub mod ops;
 pub mod plot;
 pub mod problems;
 pub mod sensitivity;
@@ -159,6 +160,39 @@ pub fn lines(buf: &mut ratatui::buffer::Buffer, area: Rect, lines: &[Line]) {
     for (i, l) in lines.iter().enumerate().take(area.height as usize) {
         buf.set_line(area.x, area.y + i as u16, l, area.width);
     }
+}
+
+/// `inner` as a left part and a right part `right_w` wide, a column
+/// apart (a plot beside its table).
+pub fn side_by_side(inner: Rect, right_w: u16) -> (Rect, Rect) {
+    (
+        Rect {
+            width: inner.width.saturating_sub(right_w + 1),
+            ..inner
+        },
+        Rect {
+            x: inner.right() - right_w.min(inner.width),
+            width: right_w.min(inner.width),
+            ..inner
+        },
+    )
+}
+
+/// `inner` as a top part and a bottom part `bottom_h` high (a plot over
+/// its table).
+pub fn stacked(inner: Rect, bottom_h: u16) -> (Rect, Rect) {
+    let h = bottom_h.min(inner.height);
+    (
+        Rect {
+            height: inner.height - h,
+            ..inner
+        },
+        Rect {
+            y: inner.bottom() - h,
+            height: h,
+            ..inner
+        },
+    )
 }
 
 /// Place `rect` inside `bounds`.

@@ -6,12 +6,15 @@
 //! know where everything else is.
 
 mod chart;
-mod labels;
+pub mod labels;
 pub mod marks;
-mod raster;
-mod scale;
+pub mod raster;
+pub mod scale;
 
-pub use chart::{Drawn, MIN_CHART_ROWS, MIN_GRAPH_ROWS, devices, draw_chart, phase_name, selected};
+pub use chart::{
+    Drawn, MIN_CHART_ROWS, MIN_GRAPH_ROWS, devices, draw_axes, draw_chart, mapper, paint,
+    phase_name, selected,
+};
 pub use labels::Placed;
 pub use scale::{Bounds, Roof, bounds, decades, roof_points};
 

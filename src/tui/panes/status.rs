@@ -141,16 +141,18 @@ fn hint_line<'a>(app: &App) -> Line<'a> {
             " type a config.json or a model folder · Enter import · Esc cancel".to_string()
         }
         _ if app.view == crate::tui::views::View::Training => format!(
-            " {} help · 1-7 views · {} rank layouts · {} edit or adopt · {} save · {} quit",
+            " {} help · 1-{} views · {} rank layouts · {} edit or adopt · {} save · {} quit",
             k(Command::Help),
+            crate::tui::views::View::ALL.len(),
             k(Command::SearchLayouts),
             k(Command::Edit),
             k(Command::Save),
             k(Command::Quit)
         ),
         _ => format!(
-            " {} help · 1-7 views · {} filter · {} mark · {} edit · {} save · {} quit",
+            " {} help · 1-{} views · {} filter · {} mark · {} edit · {} save · {} quit",
             k(Command::Help),
+            crate::tui::views::View::ALL.len(),
             k(Command::Filter),
             k(Command::Mark),
             k(Command::Edit),

@@ -142,20 +142,10 @@ pub fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) -> Dr
     let Some(sel) = selected(app, an, &devs) else {
         return Drawn::default();
     };
-    let b = chart_bounds(&devs, an);
-    let ylabels: Vec<String> = decades(b.y)
-        .map(|d| units::format_count(10f64.powi(d)))
-        .collect();
-    let yw = ylabels.iter().map(|s| s.len()).max().unwrap_or(1) as u16;
-    let graph = graph_rect(area, yw);
-    if graph.width < 8 || graph.height < 3 {
+    let Some((map, ylabels, yw)) = mapper(app, area, chart_bounds(&devs, an)) else {
         return Drawn::default();
-    }
-    let map = Mapper {
-        area: graph,
-        b,
-        dpc: if app.ascii { (1, 1) } else { (2, 4) },
     };
+    let graph = map.area;
     let buf = frame.buffer_mut();
     draw_roofs(app, an, &devs, sel, &map, buf);
     draw_axes(app, &map, area, yw, &ylabels, buf);
@@ -175,6 +165,27 @@ pub fn draw_chart(app: &App, an: &Analysis, frame: &mut Frame, area: Rect) -> Dr
         labels,
         ticks,
     }
+}
+
+/// The graph of a chart of bounds `b` drawn in `area`: the map from log10
+/// values to its cells (Braille dots, or one per cell in ASCII), the
+/// y-axis labels (a decade each) and their width. None when the graph
+/// would be too small to read.
+pub fn mapper(app: &App, area: Rect, b: Bounds) -> Option<(Mapper, Vec<String>, u16)> {
+    let ylabels: Vec<String> = decades(b.y)
+        .map(|d| units::format_count(10f64.powi(d)))
+        .collect();
+    let yw = ylabels.iter().map(|s| s.len()).max().unwrap_or(1) as u16;
+    let graph = graph_rect(area, yw);
+    if graph.width < 8 || graph.height < 3 {
+        return None;
+    }
+    let map = Mapper {
+        area: graph,
+        b,
+        dpc: if app.ascii { (1, 1) } else { (2, 4) },
+    };
+    Some((map, ylabels, yw))
 }
 
 /// The operating points, in drawing order: the other devices first, then
@@ -358,6 +369,12 @@ fn draw_roofs(
         let dash = if ascii { &[][..] } else { m.dash };
         r.polyline(&dots(roof_points(devs[i].roof, map.b)), dash, 1 + i);
     }
+    paint(&r, &layers, ascii, map.area, buf);
+}
+
+/// Draw a raster's lines into `area`: each cell's Braille dots (or, in
+/// ASCII, the character of its layer's marks) in its layer's colour.
+pub fn paint(r: &Raster, layers: &[(Marks, Color)], ascii: bool, area: Rect, buf: &mut Buffer) {
     for (cx, cy, bits, layer) in r.cells() {
         let (m, colour) = layers[layer];
         let c = if ascii {
@@ -365,14 +382,21 @@ fn draw_roofs(
         } else {
             raster::braille(bits)
         };
-        let cell = &mut buf[(map.area.x + cx, map.area.y + cy)];
+        let cell = &mut buf[(area.x + cx, area.y + cy)];
         cell.set_char(c);
         cell.set_fg(colour);
     }
 }
 
 /// Axis lines, decade ticks and labels, left of and under the graph.
-fn draw_axes(app: &App, map: &Mapper, area: Rect, yw: u16, ylabels: &[String], buf: &mut Buffer) {
+pub fn draw_axes(
+    app: &App,
+    map: &Mapper,
+    area: Rect,
+    yw: u16,
+    ylabels: &[String],
+    buf: &mut Buffer,
+) {
     let dim = app.theme().dim();
     let (graph, b) = (map.area, map.b);
     let axis_x = graph.x - 1;

@@ -1,0 +1,174 @@
+//! `ridgeline ops`: where the time of a step goes, operator by operator,
+//! each on its own roofline (`solver::ops`), with both step totals.
+
+use super::args::{Format, OpsArgs};
+use super::output::{Col, Fmt, Style, col, render_list, wrap};
+use super::records::{fit_sentence, headline, num_or_null, profile_line};
+use super::{CliError, Out, assumptions, single_batch, workload, write};
+use crate::catalog::Catalog;
+use crate::solver::ops::{Breakdown, Op, StepModel, breakdown};
+use crate::solver::{self, Model, units};
+use serde_json::{Map, Value, json};
+
+/// The table's columns; a narrow terminal drops the compute and memory
+/// times first.
+const COLS: &[Col] = &[
+    col("op", "op", Fmt::Text),
+    col("layers", "layer", Fmt::Text),
+    col("FLOPs", "flops", Fmt::Int),
+    col("bytes", "bytes", Fmt::Bytes),
+    col("FLOP/B", "arithmetic_intensity", Fmt::Num),
+    col("compute", "compute_s", Fmt::Time).opt(2),
+    col("memory", "memory_s", Fmt::Time).opt(1),
+    col("time", "time_s", Fmt::Time),
+    col("bound", "bound", Fmt::Text),
+    col("share", "share", Fmt::Pct),
+];
+
+pub(super) fn ops(cat: &Catalog, a: &OpsArgs, style: Style, out: Out) -> Result<(), CliError> {
+    let hw = cat.hardware(&a.hardware)?;
+    let model = cat.model(&a.workload.model)?;
+    let wl = workload(&a.workload, single_batch(&a.workload)?);
+    let asm = assumptions(cat, &a.workload)?;
+    let b = breakdown(&hw.hw, &model.model, &wl, &asm)?;
+    let rows: Vec<Map<String, Value>> = b.ops.iter().map(|o| op_record(o, &model.model)).collect();
+    let fmt = a.workload.format;
+    match fmt {
+        Format::Json => {
+            let e = solver::evaluate(&hw.hw, &model.model, &wl, &asm)?;
+            let mut rec = Map::new();
+            rec.insert("hardware".into(), json!(hw.hw.id));
+            rec.insert("model".into(), json!(model.model.id));
+            rec.insert(
+                "ops".into(),
+                Value::Array(rows.into_iter().map(Value::Object).collect()),
+            );
+            rec.insert("totals".into(), Value::Object(totals_record(&b)));
+            rec.insert("roof".into(), roof_record(&b));
+            rec.insert("fits".into(), json!(e.memory.fits));
+            write(
+                out,
+                &(serde_json::to_string_pretty(&Value::Object(rec)).unwrap_or_default() + "\n"),
+            )
+        }
+        Format::Csv => write(out, &render_list(&rows, COLS, fmt, style)),
+        Format::Table | Format::Markdown => {
+            let e = solver::evaluate(&hw.hw, &model.model, &wl, &asm)?;
+            let mut head = headline(hw, model, &wl);
+            head.push_str(&fit_sentence(&e, hw, &wl));
+            head.push_str(&profile_line(&a.workload.profile));
+            let mut s = wrap(&head, style.width);
+            s.push('\n');
+            let mut shown: Vec<Map<String, Value>> = rows.iter().map(shown_row).collect();
+            shown.push(fixed_row(&b));
+            s.push_str(&render_list(&shown, COLS, fmt, style));
+            s.push('\n');
+            s.push_str(&wrap(&summary(&b), style.width));
+            write(out, &s)
+        }
+    }
+}
+
+/// One operator as the JSON contract has it.
+fn op_record(o: &Op, model: &Model) -> Map<String, Value> {
+    let mut r = Map::new();
+    r.insert("op".into(), json!(o.name(model)));
+    r.insert("layer".into(), json!(o.layers.to_string()));
+    r.insert("flops".into(), json!(o.flops));
+    r.insert("bytes".into(), json!(o.bytes()));
+    r.insert("weight_bytes".into(), json!(o.weight_bytes));
+    r.insert("kv_bytes".into(), json!(o.kv_bytes));
+    r.insert("activation_bytes".into(), json!(o.activation_bytes));
+    r.insert("comm_bytes".into(), json!(o.comm_bytes));
+    r.insert(
+        "arithmetic_intensity".into(),
+        o.arithmetic_intensity().map_or(Value::Null, num_or_null),
+    );
+    r.insert("compute_s".into(), json!(o.compute_s));
+    r.insert("memory_s".into(), json!(o.memory_s));
+    r.insert("link_s".into(), json!(o.link_s));
+    r.insert("time_s".into(), json!(o.time_s));
+    r.insert("bound".into(), json!(o.bound.name()));
+    r.insert("share".into(), json!(o.share));
+    r
+}
+
+/// A row of the text table: a collective shows the bytes it moves over
+/// the link, and no compute or memory time.
+fn shown_row(r: &Map<String, Value>) -> Map<String, Value> {
+    let mut r = r.clone();
+    if r.get("bound") == Some(&json!("link")) {
+        let comm = r.get("comm_bytes").cloned().unwrap_or(Value::Null);
+        r.insert("bytes".into(), comm);
+        r.insert("compute_s".into(), Value::Null);
+        r.insert("memory_s".into(), Value::Null);
+    }
+    r
+}
+
+/// The fixed time both step totals add, as a last row.
+fn fixed_row(b: &Breakdown) -> Map<String, Value> {
+    let t = &b.totals;
+    let mut r = Map::new();
+    r.insert("op".into(), json!("fixed time"));
+    r.insert("layer".into(), json!("step"));
+    r.insert("time_s".into(), json!(t.fixed_s));
+    r.insert("share".into(), json!(t.fixed_s / t.per_operator_s));
+    r
+}
+
+fn totals_record(b: &Breakdown) -> Map<String, Value> {
+    let t = &b.totals;
+    let mut r = Map::new();
+    r.insert("flops".into(), json!(t.flops));
+    r.insert("bytes".into(), json!(t.bytes()));
+    r.insert("weight_bytes".into(), json!(t.weight_bytes));
+    r.insert("kv_bytes".into(), json!(t.kv_bytes));
+    r.insert("activation_bytes".into(), json!(t.activation_bytes));
+    r.insert("comm_bytes".into(), json!(t.comm_bytes));
+    r.insert("aggregate_s".into(), json!(t.aggregate_s));
+    r.insert("per_operator_s".into(), json!(t.per_operator_s));
+    r.insert("fixed_s".into(), json!(t.fixed_s));
+    r.insert("fixed_share".into(), json!(t.fixed_s / t.per_operator_s));
+    r.insert("step_s".into(), json!(step_s(b)));
+    r.insert("uses".into(), json!(t.uses.name()));
+    r.insert("shares_of".into(), json!(StepModel::PerOperator.name()));
+    r
+}
+
+/// The step time the result reports.
+fn step_s(b: &Breakdown) -> f64 {
+    match b.totals.uses {
+        StepModel::Aggregate => b.totals.aggregate_s,
+        StepModel::PerOperator => b.totals.per_operator_s,
+    }
+}
+
+fn roof_record(b: &Breakdown) -> Value {
+    json!({
+        "compute_precision": b.compute_precision.name(),
+        "peak_flops": b.peak_flops,
+        "bandwidth_bytes_per_s": b.bandwidth,
+        "ridge_point": b.ridge_point(),
+        "effective_ridge_point": b.effective_ridge_point(),
+    })
+}
+
+/// Both step totals, which one ridgeline reports, and the ridge.
+fn summary(b: &Breakdown) -> String {
+    let t = &b.totals;
+    let f = units::format_time;
+    format!(
+        "step: {} aggregate (reported by eval and the workbench: the step's FLOPs and bytes on one roofline); \
+         {} per-operator (the sum of each operator's own time: no operator overlaps another), \
+         which the shares are of. FLOPs {}, bytes {}; collectives show the bytes they move over the link.\n\
+         ridge {} FLOP/B, effective {} FLOP/B at {}\n",
+        f(t.aggregate_s),
+        f(t.per_operator_s),
+        units::format_flop(t.flops),
+        units::format_bytes(t.bytes()),
+        units::format_number(b.ridge_point()),
+        units::format_number(b.effective_ridge_point()),
+        b.compute_precision.name()
+    )
+}
