@@ -12,6 +12,7 @@ pub mod files;
 pub mod limits;
 mod names;
 pub mod profile;
+pub mod write;
 
 use crate::solver::{Hardware, Model};
 use fields::{Fields, Source};
