@@ -41,11 +41,13 @@ pub enum Command {
     Suspend,
     SortCompare,
     Baseline,
+    NewEntry,
+    EditCopy,
 }
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 35] = [
+    pub const ALL: [Command; 37] = [
         Command::View1,
         Command::View2,
         Command::View3,
@@ -69,6 +71,8 @@ impl Command {
         Command::Edit,
         Command::Cancel,
         Command::Filter,
+        Command::NewEntry,
+        Command::EditCopy,
         Command::Mark,
         Command::ClearMarks,
         Command::NextFamily,
@@ -135,6 +139,8 @@ impl Command {
             Command::Suspend => "suspend",
             Command::SortCompare => "sort_compare",
             Command::Baseline => "baseline",
+            Command::NewEntry => "new_entry",
+            Command::EditCopy => "edit_copy",
         }
     }
 
@@ -176,6 +182,8 @@ impl Command {
             Command::Suspend => "suspend to the shell (fg resumes)",
             Command::SortCompare => "sort a comparison: listed, latency, tokens/s, $/M tok",
             Command::Baseline => "baseline of the speedups: the selected row (again: undo)",
+            Command::NewEntry => "a form: your own device (hardware list) or region (region knob)",
+            Command::EditCopy => "edit a copy of the selected device or region (your own: edit it)",
         }
     }
 

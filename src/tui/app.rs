@@ -102,6 +102,8 @@ pub enum Mode {
     Help,
     /// Typing the path to save a scenario to.
     Save,
+    /// Typing into the fields of a device or region form (`form`).
+    Form,
 }
 
 /// A knob being typed: the entry, why its text is invalid (if it is), and
@@ -241,6 +243,11 @@ pub struct App {
     pub last_view_data: Option<ViewData>,
     pub mode: Mode,
     pub edit: Option<KnobEdit>,
+    /// The device or region form, while it is open.
+    pub form: Option<super::form::Form>,
+    /// The user catalog directory (`--catalog`, else the config dir's
+    /// `catalog`): where the forms save. None: none could be found.
+    pub catalog_dir: Option<std::path::PathBuf>,
     pub themes: ThemeSet,
     pub theme: usize,
     pub keymap: Keymap,
@@ -349,24 +356,7 @@ impl App {
                 )),
             }
         }
-        let mut hw_order: Vec<usize> = (0..catalog.hardware.len()).collect();
-        hw_order.sort_by_key(|&i| {
-            let t = catalog.hardware[i].hw.tier;
-            Tier::ALL.iter().position(|x| *x == t).unwrap_or(usize::MAX)
-        });
-        let mut families: Vec<&str> = Vec::new();
-        for m in &catalog.models {
-            if !families.contains(&m.family.as_str()) {
-                families.push(&m.family);
-            }
-        }
-        let mut model_order: Vec<usize> = (0..catalog.models.len()).collect();
-        model_order.sort_by_key(|&i| {
-            families
-                .iter()
-                .position(|f| *f == catalog.models[i].family)
-                .unwrap_or(usize::MAX)
-        });
+        let (hw_order, model_order) = orders(&catalog);
         let hw = catalog
             .hardware(DEFAULT_HARDWARE)
             .ok()
@@ -380,18 +370,7 @@ impl App {
             .or_else(|| model_order.first().copied())
             .unwrap_or(0);
         let devices: Vec<Hardware> = catalog.hardware.iter().map(|e| e.hw.clone()).collect();
-        let choices = Choices {
-            regions: catalog.regions.iter().map(|r| r.id.clone()).collect(),
-            families: crate::scenario::generation_families(&catalog),
-            profiles: catalog
-                .profiles
-                .iter()
-                .map(|p| Profile {
-                    id: p.id.clone(),
-                    base: p.assumptions,
-                })
-                .collect(),
-        };
+        let choices = choices(&catalog);
         // The profile the command line starts on; the plain roofline if a
         // catalog has none by that name.
         let profile = catalog
@@ -451,6 +430,8 @@ impl App {
             last_view_data: None,
             mode: Mode::Normal,
             edit: None,
+            form: None,
+            catalog_dir: None,
             themes,
             theme,
             keymap: settings.keymap,
@@ -555,6 +536,7 @@ impl App {
         match self.mode {
             Mode::Filter(_) => Keys::Text { list: true },
             Mode::Edit | Mode::Save => Keys::Text { list: false },
+            Mode::Form => Keys::Form,
             Mode::Normal | Mode::Help => Keys::Commands,
         }
     }
@@ -708,6 +690,85 @@ impl App {
 
     pub(crate) fn say(&mut self, level: Level, text: impl Into<String>) {
         self.message = Some((level, text.into()));
+    }
+
+    /// Take a reloaded catalog (after an entry was saved from the
+    /// workbench): the lists, the ranked devices and the knobs' choices
+    /// follow it; the selection, the marks and the baseline keep their ids
+    /// where they still exist.
+    pub fn replace_catalog(&mut self, catalog: Catalog) {
+        let id = |c: &Catalog, i: usize| c.hardware.get(i).map(|e| e.hw.id.clone());
+        let hw = id(&self.catalog, self.hw);
+        let marked: Vec<_> = self
+            .marked
+            .iter()
+            .filter_map(|&i| id(&self.catalog, i))
+            .collect();
+        let baseline = self.baseline.and_then(|i| id(&self.catalog, i));
+        let model = self
+            .catalog
+            .models
+            .get(self.model)
+            .map(|m| m.model.id.clone());
+        self.catalog = catalog;
+        (self.hw_order, self.model_order) = orders(&self.catalog);
+        self.devices = self.catalog.devices();
+        self.choices = choices(&self.catalog);
+        let find = |c: &Catalog, id: &str| c.hardware.iter().position(|e| e.hw.id == id);
+        self.hw = hw
+            .and_then(|h| find(&self.catalog, &h))
+            .or_else(|| self.hw_order.first().copied())
+            .unwrap_or(0);
+        self.marked = marked
+            .iter()
+            .filter_map(|h| find(&self.catalog, h))
+            .collect();
+        self.baseline = baseline.and_then(|h| find(&self.catalog, &h));
+        self.model = model
+            .and_then(|m| self.catalog.models.iter().position(|e| e.model.id == m))
+            .or_else(|| self.model_order.first().copied())
+            .unwrap_or(0);
+        self.recompute();
+    }
+}
+
+/// The pickers' orders: devices grouped by tier, models by family (in
+/// catalog order within each).
+fn orders(catalog: &Catalog) -> (Vec<usize>, Vec<usize>) {
+    let mut hw_order: Vec<usize> = (0..catalog.hardware.len()).collect();
+    hw_order.sort_by_key(|&i| {
+        let t = catalog.hardware[i].hw.tier;
+        Tier::ALL.iter().position(|x| *x == t).unwrap_or(usize::MAX)
+    });
+    let mut families: Vec<&str> = Vec::new();
+    for m in &catalog.models {
+        if !families.contains(&m.family.as_str()) {
+            families.push(&m.family);
+        }
+    }
+    let mut model_order: Vec<usize> = (0..catalog.models.len()).collect();
+    model_order.sort_by_key(|&i| {
+        families
+            .iter()
+            .position(|f| *f == catalog.models[i].family)
+            .unwrap_or(usize::MAX)
+    });
+    (hw_order, model_order)
+}
+
+/// Region ids, hardware families and profiles, for the view knobs.
+fn choices(catalog: &Catalog) -> Choices {
+    Choices {
+        regions: catalog.regions.iter().map(|r| r.id.clone()).collect(),
+        families: crate::scenario::generation_families(catalog),
+        profiles: catalog
+            .profiles
+            .iter()
+            .map(|p| Profile {
+                id: p.id.clone(),
+                base: p.assumptions,
+            })
+            .collect(),
     }
 }
 
