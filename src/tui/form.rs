@@ -194,10 +194,12 @@ fn value_of(base: &Base, what: What) -> Value {
     }
 }
 
-/// A one-line entry box with the theme's colours.
-fn entry_box(text: &str, base: Style) -> TextArea<'static> {
+/// A one-line entry box with the theme's colours (`base`, and `selected`
+/// for selected text).
+fn entry_box(text: &str, (base, selected): (Style, Style)) -> TextArea<'static> {
     let mut t = TextArea::new(vec![text.to_string()]);
     t.set_style(base);
+    t.set_selection_style(selected);
     t.set_cursor_line_style(Style::new());
     t.set_cursor_style(Style::new().add_modifier(Modifier::REVERSED));
     t.move_cursor(ratatui_textarea::CursorMove::End);
@@ -211,7 +213,7 @@ impl Form {
         purpose: Purpose,
         texts: Vec<(What, String)>,
         before: Before,
-        style: Style,
+        style: (Style, Style),
     ) -> Form {
         let (year, month) = today();
         let cx = Context {
@@ -232,7 +234,7 @@ impl Form {
                 }
             })
             .collect();
-        Form {
+        let mut f = Form {
             base,
             purpose,
             fields,
@@ -243,6 +245,16 @@ impl Form {
             cx,
             month: format!("{year}-{month:02}"),
             before,
+        };
+        f.focus_on(0);
+        f
+    }
+
+    /// Move to field `i`, its text selected so that typing replaces it.
+    pub fn focus_on(&mut self, i: usize) {
+        self.focus = i.min(self.fields.len().saturating_sub(1));
+        if let Some(f) = self.fields.get_mut(self.focus) {
+            f.text.select_all();
         }
     }
 
@@ -453,7 +465,7 @@ pub fn open(app: &mut App, copy: bool) {
         devices: app.devices.clone(),
     };
     let dir = app.catalog_dir.clone();
-    let style = app.theme().base();
+    let style = (app.theme().base(), app.theme().selected());
     let (year, _) = today();
     let form = if region_knob {
         region_form(app, copy, before, dir.as_deref(), style, year)
@@ -498,7 +510,7 @@ fn device_form(
     copy: bool,
     before: Before,
     dir: Option<&Path>,
-    style: Style,
+    style: (Style, Style),
     year: u16,
 ) -> Result<Form, String> {
     let sel = app
@@ -548,7 +560,7 @@ fn region_form(
     copy: bool,
     before: Before,
     dir: Option<&Path>,
-    style: Style,
+    style: (Style, Style),
     year: u16,
 ) -> Result<Form, String> {
     let knob = app.selected_knob();
@@ -675,9 +687,9 @@ pub fn command(app: &mut App, cmd: super::action::Command) {
     let n = f.fields.len();
     match cmd {
         Command::Quit => app.quit = true,
-        Command::Down | Command::NextPane => f.focus = (f.focus + 1) % n,
-        Command::Up | Command::PrevPane => f.focus = (f.focus + n - 1) % n,
-        Command::Edit if f.focus + 1 < n => f.focus += 1,
+        Command::Down | Command::NextPane => f.focus_on((f.focus + 1) % n),
+        Command::Up | Command::PrevPane => f.focus_on((f.focus + n - 1) % n),
+        Command::Edit if f.focus + 1 < n => f.focus_on(f.focus + 1),
         Command::Edit | Command::Save => save(app),
         Command::Cancel => {
             close(app);
@@ -705,7 +717,7 @@ fn close(app: &mut App) -> Option<Form> {
 fn save(app: &mut App) {
     let Some(f) = app.form.as_mut() else { return };
     if let Some((i, why)) = f.problem() {
-        f.focus = i;
+        f.focus_on(i);
         return app.say(
             Level::Error,
             format!("not saved: {why}; fix it, or Esc cancels"),

@@ -61,21 +61,24 @@ pub fn split(app: &App, area: Rect, body: Rect) -> Split {
 
 /// The hint at the foot of the Hardware list, or of the knobs on a region
 /// knob: the keys that open the forms.
-pub fn hint(app: &App, pane: Pane) -> Option<Line<'static>> {
+pub fn hint(app: &App, pane: Pane, width: u16) -> Option<Line<'static>> {
     let focused = app.focus == pane && !app.in_bar;
     let region = pane == Pane::Knobs && matches!(app.selected_knob(), Knob::Region | Knob::Regions);
     if !focused || !(pane == Pane::Hardware || region) {
         return None;
     }
     let what = if region { "region" } else { "device" };
-    Some(Line::from(Span::styled(
-        format!(
-            " {} new {what} · {} edit a copy ",
-            app.keymap.first_key(Command::NewEntry),
-            app.keymap.first_key(Command::EditCopy)
-        ),
-        app.theme().dim(),
-    )))
+    let (n, e) = (
+        app.keymap.first_key(Command::NewEntry),
+        app.keymap.first_key(Command::EditCopy),
+    );
+    let long = format!(" {n} new {what} · {e} edit a copy ");
+    let text = if text::width(&long) + 4 <= width as usize {
+        long
+    } else {
+        format!(" {n} new · {e} copy ")
+    };
+    Some(Line::from(Span::styled(text, app.theme().dim())))
 }
 
 /// The mark before an error.
@@ -90,7 +93,7 @@ fn title(f: &Form, app: &App) -> String {
         .file
         .as_ref()
         .and_then(|p| p.file_name())
-        .map_or("(not saved: no config directory)".to_string(), |n| {
+        .map_or("(no config dir)".to_string(), |n| {
             n.to_string_lossy().into_owned()
         });
     let arrow = if app.ascii { "->" } else { "→" };
@@ -105,12 +108,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let Some(f) = &app.form else { return };
     let t = app.theme();
     let ascii = app.ascii;
-    let (up, down) = if ascii {
-        ("up", "down")
-    } else {
-        ("↑", "↓")
-    };
-    let keys = format!(" tab/{up}{down} field · enter next · ctrl-s save · esc cancel ");
+    let arrows = if ascii { "up/down" } else { "↑↓" };
+    let keys = format!(" tab/{arrows} field · enter next · ctrl-s save · esc cancel ");
     let b = Block::new()
         .borders(Borders::ALL)
         .border_style(t.border(true))

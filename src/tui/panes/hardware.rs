@@ -35,7 +35,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         extra.push(Span::styled("· * your own ", t.dim()));
     }
     let mut b = block(app, Pane::Hardware, extra);
-    if let Some(hint) = crate::tui::form::hint(app, Pane::Hardware) {
+    if let Some(hint) = crate::tui::form::hint(app, Pane::Hardware, area.width) {
         b = b.title_bottom(hint);
     }
     let inner = b.inner(area);
