@@ -12,23 +12,26 @@
 //! write that keeps every other entry of the file), reloads the catalog
 //! and selects the entry.
 
+mod draft;
 mod fields;
+mod open;
 mod render;
 #[cfg(test)]
 mod tests;
 
 pub use fields::{DEVICE, REGION, Value, What, kebab};
+pub use open::open;
 pub use render::{Split, hint, render, split};
 
 use super::app::{App, Level, Mode, Pane};
 use super::knobs::{Knob, ViewInputs};
 use crate::catalog::write::{self, Mode as WriteMode};
-use crate::catalog::{Catalog, HardwareEntry, Price, Region};
-use crate::solver::{Hardware, Peaks, Precision, Tier};
+use crate::catalog::{Catalog, HardwareEntry, Region};
+use crate::solver::{Hardware, Precision};
+use draft::today;
 use fields::Context;
 use ratatui::style::{Modifier, Style};
 use ratatui_textarea::TextArea;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// What the form does with the entry when it is saved.
@@ -102,96 +105,6 @@ pub const FIELD_MAX: usize = 200;
 /// True when an entry comes from the user catalog directory `dir`.
 pub fn is_user(origin: &str, dir: Option<&Path>) -> bool {
     dir.is_some_and(|d| Path::new(origin).starts_with(d))
-}
-
-/// The year and month now, from the system clock (UTC).
-fn today() -> (u16, u8) {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    civil((secs / 86_400) as i64)
-}
-
-/// The (year, month) of a day counted from 1970-01-01, by the proleptic
-/// Gregorian calendar (H. Hinnant, "chrono-Compatible Low-Level Date
-/// Algorithms", civil_from_days).
-fn civil(days: i64) -> (u16, u8) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y.clamp(1940, 2100) as u16, m as u8)
-}
-
-/// The source of an entry typed in the workbench.
-pub const USER_SOURCE: &str = "user entry (typed in the ridgeline workbench)";
-
-fn blank_device(year: u16) -> HardwareEntry {
-    HardwareEntry {
-        hw: Hardware {
-            id: String::new(),
-            name: String::new(),
-            tier: Tier::Cloud,
-            year,
-            peaks: Peaks::default(),
-            memory_bytes: 0.0,
-            memory_bandwidth: 0.0,
-            link_bandwidth: None,
-            devices_per_node: 1,
-            scaleout_bandwidth: None,
-            torus: None,
-            tdp_w: None,
-            price_per_hour_usd: None,
-        },
-        aliases: Vec::new(),
-        vendor: "user".into(),
-        family: None,
-        source: USER_SOURCE.into(),
-        sources: BTreeMap::new(),
-        notes: None,
-        price: None,
-        origin: String::new(),
-    }
-}
-
-fn blank_region(year: u16) -> Region {
-    Region {
-        id: String::new(),
-        name: String::new(),
-        grid_gco2_per_kwh: 0.0,
-        pue: 0.0,
-        electricity_usd_per_kwh: 0.0,
-        year,
-        source: USER_SOURCE.into(),
-        notes: None,
-        sources: BTreeMap::new(),
-        origin: String::new(),
-    }
-}
-
-/// The value a field has in an entry.
-fn value_of(base: &Base, what: What) -> Value {
-    let num = |x: Option<f64>| x.filter(|v| *v > 0.0).map_or(Value::Blank, Value::Number);
-    match (base, what) {
-        (Base::Device(e), What::Name) => Value::Text(e.hw.name.clone()),
-        (Base::Region(r), What::Name) => Value::Text(r.name.clone()),
-        (Base::Device(e), What::Tier) => Value::Tier(e.hw.tier),
-        (Base::Device(e), What::Peak(p)) => num(e.hw.peaks.get(p)),
-        (Base::Device(e), What::Bandwidth) => num(Some(e.hw.memory_bandwidth)),
-        (Base::Device(e), What::Memory) => num(Some(e.hw.memory_bytes)),
-        (Base::Device(e), What::ScaleUp) => num(e.hw.link_bandwidth),
-        (Base::Device(e), What::PerNode) => Value::Whole(e.hw.devices_per_node),
-        (Base::Device(e), What::Tdp) => num(e.hw.tdp_w),
-        (Base::Device(e), What::Price) => num(e.hw.price_per_hour_usd),
-        (Base::Region(r), What::Grid) => Value::Number(r.grid_gco2_per_kwh),
-        (Base::Region(r), What::Pue) => Value::Number(r.pue),
-        (Base::Region(r), What::Electricity) => Value::Number(r.electricity_usd_per_kwh),
-        _ => Value::Blank,
-    }
 }
 
 /// A one-line entry box with the theme's colours (`base`, and `selected`
@@ -315,298 +228,6 @@ impl Form {
             }
         });
     }
-
-    /// The entry as the fields have it (the last valid value of each).
-    pub fn draft(&self) -> Base {
-        match &self.base {
-            Base::Device(b) => Base::Device(self.device(b)),
-            Base::Region(b) => Base::Region(self.region(b)),
-        }
-    }
-
-    fn number(&self, what: What) -> Option<f64> {
-        self.value(what).and_then(Value::number)
-    }
-
-    fn device(&self, b: &HardwareEntry) -> HardwareEntry {
-        let mut e = b.clone();
-        let hw = &mut e.hw;
-        hw.id = self.id.clone();
-        if let Some(Value::Text(n)) = self.value(What::Name) {
-            hw.name = n.clone();
-        }
-        if let Some(Value::Tier(t)) = self.value(What::Tier) {
-            hw.tier = *t;
-        }
-        for p in Precision::ALL {
-            hw.peaks.set(p, self.number(What::Peak(p)));
-        }
-        hw.memory_bandwidth = self.number(What::Bandwidth).unwrap_or(0.0);
-        hw.memory_bytes = self.number(What::Memory).unwrap_or(0.0);
-        hw.link_bandwidth = self.number(What::ScaleUp);
-        hw.devices_per_node = match self.value(What::PerNode) {
-            Some(Value::Whole(n)) => *n,
-            _ => 1,
-        };
-        hw.tdp_w = self.number(What::Tdp);
-        hw.price_per_hour_usd = self.number(What::Price);
-        e.price = self.price(b);
-        if let Purpose::Copy(of) = &self.purpose {
-            e.aliases.clear();
-            e.notes = None;
-            e.origin = String::new();
-            e.sources = kept_sources(b, &e);
-            e.source = format!("user entry (typed in the ridgeline workbench), edited from {of}");
-        }
-        e
-    }
-
-    /// The price table: the base's while the price per hour is unchanged,
-    /// else the new figure "as of" this month (a purchase price stays, with
-    /// its source named).
-    fn price(&self, b: &HardwareEntry) -> Option<Price> {
-        let hour = self.number(What::Price);
-        if hour == b.hw.price_per_hour_usd {
-            return b.price.clone();
-        }
-        let purchase = b
-            .price
-            .as_ref()
-            .and_then(|p| p.purchase_usd.map(|x| (x, &p.source)));
-        if hour.is_none() && purchase.is_none() {
-            return None;
-        }
-        Some(Price {
-            per_hour_usd: hour,
-            purchase_usd: purchase.map(|(x, _)| x),
-            as_of: self.month.clone(),
-            source: match purchase {
-                Some((_, s)) => format!("{USER_SOURCE}; purchase price: {s}"),
-                None => USER_SOURCE.into(),
-            },
-        })
-    }
-
-    fn region(&self, b: &Region) -> Region {
-        let mut r = b.clone();
-        r.id = self.id.clone();
-        if let Some(Value::Text(n)) = self.value(What::Name) {
-            r.name = n.clone();
-        }
-        r.grid_gco2_per_kwh = self.number(What::Grid).unwrap_or(b.grid_gco2_per_kwh);
-        r.pue = self.number(What::Pue).unwrap_or(b.pue);
-        r.electricity_usd_per_kwh = self
-            .number(What::Electricity)
-            .unwrap_or(b.electricity_usd_per_kwh);
-        if let Purpose::Copy(of) = &self.purpose {
-            r.notes = None;
-            r.origin = String::new();
-            let mut s = BTreeMap::new();
-            for (k, old, new) in [
-                (
-                    "grid_gco2_per_kwh",
-                    b.grid_gco2_per_kwh,
-                    r.grid_gco2_per_kwh,
-                ),
-                ("pue", b.pue, r.pue),
-                (
-                    "electricity_usd_per_kwh",
-                    b.electricity_usd_per_kwh,
-                    r.electricity_usd_per_kwh,
-                ),
-            ] {
-                if old == new {
-                    s.insert(k.to_string(), b.sources.get(k).unwrap_or(&b.source).clone());
-                }
-            }
-            r.sources = s;
-            r.source = format!("user entry (typed in the ridgeline workbench), edited from {of}");
-        }
-        r
-    }
-}
-
-/// The sources of a copy: each figure left as it was keeps the source it
-/// had; a changed one has none but the entry's (the user's).
-fn kept_sources(b: &HardwareEntry, e: &HardwareEntry) -> BTreeMap<String, String> {
-    let (o, n) = (&b.hw, &e.hw);
-    let same = [
-        ("peak", o.peaks == n.peaks),
-        ("memory_bandwidth", o.memory_bandwidth == n.memory_bandwidth),
-        ("memory", o.memory_bytes == n.memory_bytes),
-        (
-            "interconnect",
-            o.link_bandwidth == n.link_bandwidth && o.devices_per_node == n.devices_per_node,
-        ),
-        ("tdp", o.tdp_w == n.tdp_w),
-    ];
-    same.iter()
-        .filter(|(_, s)| *s)
-        .map(|(k, _)| (k.to_string(), b.source_of(k).to_string()))
-        .collect()
-}
-
-/// Open a form: a device in the Hardware list, a region on a region knob.
-/// `copy`: prefilled from the selected one.
-pub fn open(app: &mut App, copy: bool) {
-    let region_knob =
-        app.focus == Pane::Knobs && matches!(app.selected_knob(), Knob::Region | Knob::Regions);
-    if app.in_bar || !(app.focus == Pane::Hardware || region_knob) {
-        let (n, e) = keys(app);
-        return app.say(
-            Level::Info,
-            format!("in the Hardware list (or on a region knob) {n} adds a device (a region), {e} edits a copy of the selected one"),
-        );
-    }
-    let before = Before {
-        catalog: app.catalog.clone(),
-        hw: app.hw,
-        view_inputs: app.view_inputs.clone(),
-        devices: app.devices.clone(),
-    };
-    let dir = app.catalog_dir.clone();
-    let style = (app.theme().base(), app.theme().selected());
-    let (year, _) = today();
-    let form = if region_knob {
-        region_form(app, copy, before, dir.as_deref(), style, year)
-    } else {
-        device_form(app, copy, before, dir.as_deref(), style, year)
-    };
-    let mut form = match form {
-        Ok(f) => f,
-        Err(why) => return app.say(Level::Info, why),
-    };
-    form.follow_name();
-    let what = if form.is_device() { "device" } else { "region" };
-    let msg = match (&form.purpose, &form.file) {
-        (_, None) => format!(
-            "no user catalog directory: this {what} can be tried but not saved (set RIDGELINE_CONFIG_DIR or --catalog DIR)"
-        ),
-        (Purpose::Replace, _) => format!("editing your {what} {}: saving replaces it", form.id),
-        (Purpose::Copy(of), _) => {
-            format!("a copy of {of}; it is saved as a new {what}, {}", form.id)
-        }
-        (Purpose::New, _) => format!("a new {what}: fill in the fields"),
-    };
-    app.form = Some(form);
-    app.mode = Mode::Form;
-    app.in_bar = false;
-    app.bar_view = false;
-    preview(app);
-    app.say(Level::Info, msg);
-}
-
-/// The keys that open forms, for messages.
-fn keys(app: &App) -> (String, String) {
-    use super::action::Command;
-    (
-        app.keymap.first_key(Command::NewEntry),
-        app.keymap.first_key(Command::EditCopy),
-    )
-}
-
-fn device_form(
-    app: &App,
-    copy: bool,
-    before: Before,
-    dir: Option<&Path>,
-    style: (Style, Style),
-    year: u16,
-) -> Result<Form, String> {
-    let sel = app
-        .catalog
-        .hardware
-        .get(app.hw)
-        .ok_or("the catalog has no hardware")?
-        .clone();
-    let user = copy && is_user(&sel.origin, dir);
-    let (base, purpose) = match (copy, user) {
-        (false, _) => (blank_device(year), Purpose::New),
-        (true, true) => (sel.clone(), Purpose::Replace),
-        (true, false) => (sel.clone(), Purpose::Copy(sel.hw.id.clone())),
-    };
-    let base = Base::Device(base);
-    let texts = DEVICE
-        .iter()
-        .map(|&w| {
-            let v = match (w, &purpose) {
-                (What::Name, Purpose::Copy(_)) => Value::Text(format!("{} (custom)", sel.hw.name)),
-                (What::Tier, Purpose::New) => Value::Tier(Tier::Cloud),
-                (What::PerNode, _) if !copy => Value::Blank,
-                _ => value_of(&base, w),
-            };
-            (w, w.text_of(&v))
-        })
-        .collect();
-    let mut f = Form::new(base, purpose.clone(), texts, before, style);
-    f.id = match &purpose {
-        Purpose::Replace => sel.hw.id.clone(),
-        Purpose::Copy(of) => {
-            let c = &f.before.catalog;
-            write::free_id(&format!("{of}-custom"), |id| c.hardware(id).is_err())
-        }
-        Purpose::New => String::new(),
-    };
-    f.file = match (&purpose, dir) {
-        (Purpose::Replace, _) => Some(PathBuf::from(&sel.origin)),
-        (_, Some(d)) => Some(write::hardware_file(d)),
-        (_, None) => None,
-    };
-    Ok(f)
-}
-
-fn region_form(
-    app: &App,
-    copy: bool,
-    before: Before,
-    dir: Option<&Path>,
-    style: (Style, Style),
-    year: u16,
-) -> Result<Form, String> {
-    let knob = app.selected_knob();
-    let v = &app.view_inputs;
-    let id = match knob {
-        Knob::Regions => v.regions.last().cloned().unwrap_or_default(),
-        _ => v.region.clone(),
-    };
-    let sel = if copy {
-        let r = app.catalog.region(&id);
-        Some(r.map_err(|e| format!("no region to copy: {e}"))?.clone())
-    } else {
-        None
-    };
-    let user = sel.as_ref().is_some_and(|r| is_user(&r.origin, dir));
-    let (base, purpose) = match (&sel, user) {
-        (None, _) => (blank_region(year), Purpose::New),
-        (Some(r), true) => (r.clone(), Purpose::Replace),
-        (Some(r), false) => (r.clone(), Purpose::Copy(r.id.clone())),
-    };
-    let base = Base::Region(base);
-    let texts = REGION
-        .iter()
-        .map(|&w| {
-            let v = match (w, &sel, &purpose) {
-                (_, None, _) => Value::Blank,
-                (What::Name, Some(r), Purpose::Copy(_)) => {
-                    Value::Text(format!("{} (custom)", r.name))
-                }
-                _ => value_of(&base, w),
-            };
-            (w, w.text_of(&v))
-        })
-        .collect();
-    let mut f = Form::new(base, purpose.clone(), texts, before, style);
-    f.knob = Some(knob);
-    f.id = match (&purpose, &sel) {
-        (Purpose::Replace, Some(r)) => r.id.clone(),
-        (Purpose::Copy(of), _) => {
-            let c = &f.before.catalog;
-            write::free_id(&format!("{of}-custom"), |id| c.region(id).is_err())
-        }
-        _ => String::new(),
-    };
-    f.file = dir.map(write::regions_file);
-    Ok(f)
 }
 
 /// The regions the views use while the form shows `id`.
@@ -755,12 +376,14 @@ fn save(app: &mut App) {
     };
     let file = crate::catalog::fields::printable(&file.display().to_string()).into_owned();
     if shown {
+        let how = if f.is_device() {
+            "selected, marked * as yours"
+        } else {
+            "the view uses it"
+        };
         app.say(
             Level::Info,
-            format!(
-                "saved {what} {} to {file}{via}: selected, marked as a user entry",
-                saved.id
-            ),
+            format!("saved {what} {} to {file}{via}: {how}", saved.id),
         );
     } else {
         app.say(

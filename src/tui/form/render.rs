@@ -29,8 +29,10 @@ pub struct Split {
 const BELOW_MIN: u16 = 12;
 
 /// From 100x28 the form sits beside the plot (or the view's pane), with the
-/// sensitivity table under it when the screen is tall enough; smaller
-/// screens give it the body.
+/// sensitivity table under it when the screen is tall enough; a short form
+/// (a region's four fields) goes above the pane instead, which keeps its
+/// whole width, at 80x24 too. Otherwise smaller screens give the form the
+/// body.
 pub fn split(app: &App, area: Rect, body: Rect) -> Split {
     let whole = Split {
         form: body,
@@ -38,13 +40,22 @@ pub fn split(app: &App, area: Rect, body: Rect) -> Split {
         below: None,
     };
     let Some(f) = &app.form else { return whole };
-    if app.zoom || !ui::is_shared(area) {
+    // The fields, two lines about the focused one, the borders.
+    let need = f.fields.len() as u16 + 4;
+    if app.zoom || (!ui::is_shared(area) && !short(f, need, body)) {
         return whole;
+    }
+    if short(f, need, body) {
+        let [form, main] =
+            Layout::vertical([Constraint::Length(need), Constraint::Fill(1)]).areas(body);
+        return Split {
+            form,
+            main: Some(main),
+            below: None,
+        };
     }
     let w = (area.width / 2).clamp(60, 84);
     let [left, main] = Layout::horizontal([Constraint::Length(w), Constraint::Fill(1)]).areas(body);
-    // The fields, two lines about the focused one, the borders.
-    let need = f.fields.len() as u16 + 4;
     let (form, below) = if left.height >= need + BELOW_MIN {
         let [form, below] =
             Layout::vertical([Constraint::Length(need), Constraint::Fill(1)]).areas(left);
@@ -57,6 +68,11 @@ pub fn split(app: &App, area: Rect, body: Rect) -> Split {
         main: Some(main),
         below,
     }
+}
+
+/// A form short enough to go above the pane it changes (a region's).
+fn short(f: &Form, need: u16, body: Rect) -> bool {
+    f.fields.len() <= 6 && need * 2 <= body.height
 }
 
 /// The hint at the foot of the Hardware list, or of the knobs on a region

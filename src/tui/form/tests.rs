@@ -2,8 +2,10 @@
 //! evaluates, cancel, save (add, replace, refusal), regions, and snapshots
 //! of the device form.
 
+use super::draft::civil;
 use super::fields::Context;
 use super::*;
+use crate::solver::Tier;
 use crate::tui::action::{Action, Command};
 use crate::tui::app::Settings;
 use crate::tui::update::update;
