@@ -238,12 +238,12 @@ impl std::fmt::Display for UpsertError {
     }
 }
 
-/// The `[[key]]` entries of a file: (id, byte range from the header to the
-/// end of the line of its last value), in file order.
-fn entries(
-    text: &str,
-    key: &str,
-) -> Result<Vec<(Option<String>, std::ops::Range<usize>)>, UpsertError> {
+/// Each `[[key]]` entry of a file: its id, and the bytes from its header to
+/// the end of the line of its last value.
+type Spans = Vec<(Option<String>, std::ops::Range<usize>)>;
+
+/// The `[[key]]` entries of a file, in file order.
+fn entries(text: &str, key: &str) -> Result<Spans, UpsertError> {
     let src = Source::new("", text);
     let doc = src.parse().map_err(|p| {
         let (line, col) = src.position(p.at);

@@ -48,7 +48,7 @@ pub enum Purpose {
 /// The entry the form starts from: blank, or the one copied or edited.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Base {
-    Device(HardwareEntry),
+    Device(Box<HardwareEntry>),
     Region(Region),
 }
 
@@ -258,7 +258,7 @@ fn preview(app: &mut App) {
     match f.draft() {
         Base::Device(e) => {
             let valid = crate::solver::validation::validate_hardware(&e.hw).is_ok();
-            app.hw = c.put_hardware(e);
+            app.hw = c.put_hardware(*e);
             // Rankings (Synthesis, Fleet) take the draft once it is a device.
             app.devices = if valid {
                 c.devices()

@@ -102,7 +102,7 @@ impl Form {
     /// The entry as the fields have it (the last valid value of each).
     pub fn draft(&self) -> Base {
         match &self.base {
-            Base::Device(b) => Base::Device(self.device(b)),
+            Base::Device(b) => Base::Device(Box::new(self.device(b))),
             Base::Region(b) => Base::Region(self.region(b)),
         }
     }

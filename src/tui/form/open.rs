@@ -89,7 +89,7 @@ fn device_form(
         (true, true) => (sel.clone(), Purpose::Replace),
         (true, false) => (sel.clone(), Purpose::Copy(sel.hw.id.clone())),
     };
-    let base = Base::Device(base);
+    let base = Base::Device(Box::new(base));
     let texts = DEVICE
         .iter()
         .map(|&w| {
