@@ -218,15 +218,31 @@ impl Form {
             _ if self.is_device() => "new-device".into(),
             _ => "new-region".into(),
         };
+        self.id = self.free_id(&stem);
+    }
+
+    /// `stem`, or `stem-2`, ... : an id no entry of its kind has.
+    fn free_id(&self, stem: &str) -> String {
         let c = &self.before.catalog;
         let device = self.is_device();
-        self.id = write::free_id(&stem, |id| {
+        write::free_id(stem, |id| {
             if device {
                 c.hardware(id).is_err()
             } else {
                 c.region(id).is_err()
             }
-        });
+        })
+    }
+
+    /// The id the entry is saved under, once the form is made (a new
+    /// entry's follows its name as it is typed).
+    fn set_id(&mut self, own: &str) {
+        self.id = match &self.purpose {
+            Purpose::Replace => own.to_string(),
+            Purpose::Copy(of) => self.free_id(&format!("{of}-custom")),
+            Purpose::New => String::new(),
+        };
+        self.follow_name();
     }
 }
 

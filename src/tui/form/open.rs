@@ -29,18 +29,22 @@ pub fn open(app: &mut App, copy: bool) {
         devices: app.devices.clone(),
     };
     let dir = app.catalog_dir.clone();
-    let style = (app.theme().base(), app.theme().selected());
-    let (year, _) = today();
-    let form = if region_knob {
-        region_form(app, copy, before, dir.as_deref(), style, year)
-    } else {
-        device_form(app, copy, before, dir.as_deref(), style, year)
+    let o = Opening {
+        copy,
+        before,
+        dir: dir.as_deref(),
+        style: (app.theme().base(), app.theme().selected()),
+        year: today().0,
     };
-    let mut form = match form {
+    let form = if region_knob {
+        region_form(app, o)
+    } else {
+        device_form(app, o)
+    };
+    let form = match form {
         Ok(f) => f,
         Err(why) => return app.say(Level::Info, why),
     };
-    form.follow_name();
     let what = if form.is_device() { "device" } else { "region" };
     let msg = match (&form.purpose, &form.file) {
         (_, None) => format!(
@@ -69,49 +73,56 @@ fn keys(app: &App) -> (String, String) {
     )
 }
 
-fn device_form(
-    app: &App,
+/// What every form opens with.
+struct Opening<'a> {
     copy: bool,
     before: Before,
-    dir: Option<&Path>,
+    dir: Option<&'a Path>,
     style: (Style, Style),
     year: u16,
-) -> Result<Form, String> {
+}
+
+/// Blank, a copy, or the user's own entry (edited in place): the entry the
+/// form starts from and what saving it does.
+fn purpose_of<E: Clone>(sel: Option<&E>, id: &str, user: bool, blank: E) -> (E, Purpose) {
+    match (sel, user) {
+        (None, _) => (blank, Purpose::New),
+        (Some(e), true) => (e.clone(), Purpose::Replace),
+        (Some(e), false) => (e.clone(), Purpose::Copy(id.to_string())),
+    }
+}
+
+/// The text each field opens with: the entry's value, a copy's name marked
+/// "(custom)", a blank entry's defaults.
+fn texts(fields: &[What], base: &Base, purpose: &Purpose, name: &str) -> Vec<(What, String)> {
+    fields
+        .iter()
+        .map(|&w| {
+            let v = match (w, purpose) {
+                (What::Name, Purpose::Copy(_)) => Value::Text(format!("{name} (custom)")),
+                (What::Tier, Purpose::New) => Value::Tier(Tier::Cloud),
+                (_, Purpose::New) => Value::Blank,
+                _ => value_of(base, w),
+            };
+            (w, w.text_of(&v))
+        })
+        .collect()
+}
+
+fn device_form(app: &App, o: Opening) -> Result<Form, String> {
     let sel = app
         .catalog
         .hardware
         .get(app.hw)
-        .ok_or("the catalog has no hardware")?
-        .clone();
-    let user = copy && is_user(&sel.origin, dir);
-    let (base, purpose) = match (copy, user) {
-        (false, _) => (blank_device(year), Purpose::New),
-        (true, true) => (sel.clone(), Purpose::Replace),
-        (true, false) => (sel.clone(), Purpose::Copy(sel.hw.id.clone())),
-    };
+        .ok_or("the catalog has no hardware")?;
+    let user = is_user(&sel.origin, o.dir);
+    let picked = o.copy.then_some(sel);
+    let (base, purpose) = purpose_of(picked, &sel.hw.id, user, blank_device(o.year));
     let base = Base::Device(Box::new(base));
-    let texts = DEVICE
-        .iter()
-        .map(|&w| {
-            let v = match (w, &purpose) {
-                (What::Name, Purpose::Copy(_)) => Value::Text(format!("{} (custom)", sel.hw.name)),
-                (What::Tier, Purpose::New) => Value::Tier(Tier::Cloud),
-                (What::PerNode, _) if !copy => Value::Blank,
-                _ => value_of(&base, w),
-            };
-            (w, w.text_of(&v))
-        })
-        .collect();
-    let mut f = Form::new(base, purpose.clone(), texts, before, style);
-    f.id = match &purpose {
-        Purpose::Replace => sel.hw.id.clone(),
-        Purpose::Copy(of) => {
-            let c = &f.before.catalog;
-            write::free_id(&format!("{of}-custom"), |id| c.hardware(id).is_err())
-        }
-        Purpose::New => String::new(),
-    };
-    f.file = match (&purpose, dir) {
+    let texts = texts(&DEVICE, &base, &purpose, &sel.hw.name);
+    let mut f = Form::new(base, purpose.clone(), texts, o.before, o.style);
+    f.set_id(&sel.hw.id);
+    f.file = match (&purpose, o.dir) {
         (Purpose::Replace, _) => Some(PathBuf::from(&sel.origin)),
         (_, Some(d)) => Some(write::hardware_file(d)),
         (_, None) => None,
@@ -119,56 +130,27 @@ fn device_form(
     Ok(f)
 }
 
-fn region_form(
-    app: &App,
-    copy: bool,
-    before: Before,
-    dir: Option<&Path>,
-    style: (Style, Style),
-    year: u16,
-) -> Result<Form, String> {
+fn region_form(app: &App, o: Opening) -> Result<Form, String> {
     let knob = app.selected_knob();
     let v = &app.view_inputs;
     let id = match knob {
         Knob::Regions => v.regions.last().cloned().unwrap_or_default(),
         _ => v.region.clone(),
     };
-    let sel = if copy {
+    let sel = if o.copy {
         let r = app.catalog.region(&id);
-        Some(r.map_err(|e| format!("no region to copy: {e}"))?.clone())
+        Some(r.map_err(|e| format!("no region to copy: {e}"))?)
     } else {
         None
     };
-    let user = sel.as_ref().is_some_and(|r| is_user(&r.origin, dir));
-    let (base, purpose) = match (&sel, user) {
-        (None, _) => (blank_region(year), Purpose::New),
-        (Some(r), true) => (r.clone(), Purpose::Replace),
-        (Some(r), false) => (r.clone(), Purpose::Copy(r.id.clone())),
-    };
+    let user = sel.is_some_and(|r| is_user(&r.origin, o.dir));
+    let (base, purpose) = purpose_of(sel, &id, user, blank_region(o.year));
+    let name = sel.map_or("", |r| r.name.as_str());
     let base = Base::Region(base);
-    let texts = REGION
-        .iter()
-        .map(|&w| {
-            let v = match (w, &sel, &purpose) {
-                (_, None, _) => Value::Blank,
-                (What::Name, Some(r), Purpose::Copy(_)) => {
-                    Value::Text(format!("{} (custom)", r.name))
-                }
-                _ => value_of(&base, w),
-            };
-            (w, w.text_of(&v))
-        })
-        .collect();
-    let mut f = Form::new(base, purpose.clone(), texts, before, style);
+    let texts = texts(&REGION, &base, &purpose, name);
+    let mut f = Form::new(base, purpose, texts, o.before, o.style);
     f.knob = Some(knob);
-    f.id = match (&purpose, &sel) {
-        (Purpose::Replace, Some(r)) => r.id.clone(),
-        (Purpose::Copy(of), _) => {
-            let c = &f.before.catalog;
-            write::free_id(&format!("{of}-custom"), |id| c.region(id).is_err())
-        }
-        _ => String::new(),
-    };
-    f.file = dir.map(write::regions_file);
+    f.set_id(&id);
+    f.file = o.dir.map(write::regions_file);
     Ok(f)
 }

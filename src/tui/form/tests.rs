@@ -209,12 +209,7 @@ fn set(a: &mut App, what: What, text: &str) {
 }
 
 fn select(a: &mut App, id: &str) {
-    a.hw = a
-        .catalog
-        .hardware
-        .iter()
-        .position(|e| e.hw.id == id)
-        .unwrap();
+    a.hw = crate::tui::snapshot_tests::hw(a, id);
     a.recompute();
 }
 
