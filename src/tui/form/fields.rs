@@ -254,7 +254,7 @@ fn name(t: &str) -> Result<Value, String> {
         return Err(format!("{n} characters: at most {NAME_MAX}"));
     }
     if kebab(t).is_empty() {
-        return Err("needs a letter or digit (the id is made from it)".into());
+        return Err("needs an ASCII letter or digit (the id is made from it)".into());
     }
     Ok(Value::Text(t.to_string()))
 }

@@ -70,7 +70,8 @@ fn each_mistake_says_what_is_wrong_and_how_to_fix_it() {
         ),
         (BW, "", "required, e.g. 3.35 TB/s"),
         (What::Name, "   ", "required"),
-        (What::Name, "!!!", "needs a letter or digit"),
+        (What::Name, "!!!", "needs an ASCII letter or digit"),
+        (What::Name, "昇腾", "needs an ASCII letter or digit"),
         (What::Name, "a\u{1b}[31m", "control character U+001B"),
         (
             What::Tier,
