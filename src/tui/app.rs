@@ -524,7 +524,7 @@ impl App {
 
     /// The view's figures to show, and whether they are the last valid ones.
     pub fn shown_view(&self) -> Option<(&ViewData, bool)> {
-        let entry_invalid = self.edit.as_ref().is_some_and(|e| e.error.is_some());
+        let entry_invalid = self.entry_invalid();
         match &self.view_data {
             Ok(d) => Some((d, entry_invalid)),
             Err(_) => self.last_view_data.as_ref().map(|d| (d, true)),
@@ -566,11 +566,21 @@ impl App {
         k[self.knob.min(k.len() - 1)]
     }
 
+    /// An open entry holds text that does not read (a knob's value, or a
+    /// field of a form): what is shown comes from the last valid text.
+    fn entry_invalid(&self) -> bool {
+        self.edit.as_ref().is_some_and(|e| e.error.is_some())
+            || self
+                .form
+                .as_ref()
+                .is_some_and(|f| f.fields.iter().any(|x| x.check.is_err()))
+    }
+
     /// The analysis to show, and whether it is the last valid one rather
     /// than the result of what is on screen (a solver error, or an entry
     /// holding invalid text).
     pub fn shown(&self) -> Option<(&Analysis, bool)> {
-        let entry_invalid = self.edit.as_ref().is_some_and(|e| e.error.is_some());
+        let entry_invalid = self.entry_invalid();
         match &self.current {
             Ok(a) => Some((a, entry_invalid)),
             Err(_) => self.last_valid.as_ref().map(|a| (a, true)),
