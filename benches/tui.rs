@@ -200,6 +200,44 @@ fn benches(c: &mut Criterion) {
         })
     });
 
+    // A device form: a keystroke in the bandwidth of a copy of the H100
+    // ("3.35 TB/s" <-> "3.355 TB/s"): the field is read, the catalog is
+    // put back with the draft in it, and every figure is recomputed.
+    let mut a = app();
+    update(&mut a, Action::Do(Command::EditCopy));
+    for _ in 0..10 {
+        update(&mut a, Action::Do(Command::Down));
+    }
+    for key in [Key::Home, Key::Right, Key::Right, Key::Right, Key::Right] {
+        update(
+            &mut a,
+            Action::Input(Input {
+                key,
+                ..Input::default()
+            }),
+        );
+    }
+    let mut term = terminal();
+    let mut typing = true;
+    g.bench_function("device form keystroke (the draft evaluated)", |b| {
+        b.iter(|| {
+            let key = if typing {
+                Key::Char('5')
+            } else {
+                Key::Backspace
+            };
+            typing = !typing;
+            update(
+                &mut a,
+                Action::Input(Input {
+                    key,
+                    ..Input::default()
+                }),
+            );
+            term.draw(|f| render(black_box(&a), f)).unwrap();
+        })
+    });
+
     // The parts: recompute alone, render alone.
     let mut a = app();
     g.bench_function("recompute only", |b| {

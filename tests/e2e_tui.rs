@@ -53,9 +53,7 @@ fn a_user_at_80x24_with_arrow_keys() {
     let s = t.wait_for("Keys");
     assert!(s.contains("1 Roofline 2 Serving"), "{s}");
     // 80x24 is too short for every key: the list scrolls.
-    t.keys(&[
-        "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down",
-    ]);
+    t.keys(&["Down"; 16]);
     let s = t.wait_for("ctrl-c");
     assert!(s.contains("save the workbench state"), "{s}");
     t.keys(&["Escape"]);

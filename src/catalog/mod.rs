@@ -14,6 +14,7 @@ pub mod hf;
 pub mod limits;
 mod names;
 pub mod profile;
+pub mod write;
 
 use crate::solver::{Hardware, Model, Precision};
 use fields::{Fields, Source};

@@ -43,11 +43,13 @@ pub enum Command {
     SortCompare,
     Baseline,
     ImportModel,
+    NewEntry,
+    EditCopy,
 }
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 37] = [
+    pub const ALL: [Command; 39] = [
         Command::View1,
         Command::View2,
         Command::View3,
@@ -72,6 +74,8 @@ impl Command {
         Command::Edit,
         Command::Cancel,
         Command::Filter,
+        Command::NewEntry,
+        Command::EditCopy,
         Command::Mark,
         Command::ClearMarks,
         Command::NextFamily,
@@ -142,6 +146,8 @@ impl Command {
             Command::SortCompare => "sort_compare",
             Command::Baseline => "baseline",
             Command::ImportModel => "import_model",
+            Command::NewEntry => "new_entry",
+            Command::EditCopy => "edit_copy",
         }
     }
 
@@ -187,6 +193,8 @@ impl Command {
             Command::ImportModel => {
                 "import a model from a config.json or a model folder (listed as imported)"
             }
+            Command::NewEntry => "a form: your own device (hardware list) or region (region knob)",
+            Command::EditCopy => "edit a copy of the selected device or region (your own: edit it)",
         }
     }
 

@@ -104,6 +104,8 @@ pub enum Mode {
     Save,
     /// Typing the path of a config.json to import a model from.
     Import,
+    /// Typing into the fields of a device or region form (`form`).
+    Form,
 }
 
 /// A knob being typed: the entry, why its text is invalid (if it is), and
@@ -250,6 +252,11 @@ pub struct App {
     pub last_view_data: Option<ViewData>,
     pub mode: Mode,
     pub edit: Option<KnobEdit>,
+    /// The device or region form, while it is open.
+    pub form: Option<super::form::Form>,
+    /// The user catalog directory (`--catalog`, else the config dir's
+    /// `catalog`): where the forms save. None: none could be found.
+    pub catalog_dir: Option<std::path::PathBuf>,
     pub themes: ThemeSet,
     pub theme: usize,
     pub keymap: Keymap,
@@ -358,12 +365,7 @@ impl App {
                 )),
             }
         }
-        let mut hw_order: Vec<usize> = (0..catalog.hardware.len()).collect();
-        hw_order.sort_by_key(|&i| {
-            let t = catalog.hardware[i].hw.tier;
-            Tier::ALL.iter().position(|x| *x == t).unwrap_or(usize::MAX)
-        });
-        let model_order = model_order(&catalog);
+        let (hw_order, model_order) = orders(&catalog);
         let hw = catalog
             .hardware(DEFAULT_HARDWARE)
             .ok()
@@ -377,18 +379,7 @@ impl App {
             .or_else(|| model_order.first().copied())
             .unwrap_or(0);
         let devices: Vec<Hardware> = catalog.hardware.iter().map(|e| e.hw.clone()).collect();
-        let choices = Choices {
-            regions: catalog.regions.iter().map(|r| r.id.clone()).collect(),
-            families: crate::scenario::generation_families(&catalog),
-            profiles: catalog
-                .profiles
-                .iter()
-                .map(|p| Profile {
-                    id: p.id.clone(),
-                    base: p.assumptions,
-                })
-                .collect(),
-        };
+        let choices = choices(&catalog);
         // The profile the command line starts on; the plain roofline if a
         // catalog has none by that name.
         let profile = catalog
@@ -450,6 +441,8 @@ impl App {
             last_view_data: None,
             mode: Mode::Normal,
             edit: None,
+            form: None,
+            catalog_dir: None,
             themes,
             theme,
             keymap: settings.keymap,
@@ -543,7 +536,7 @@ impl App {
 
     /// The view's figures to show, and whether they are the last valid ones.
     pub fn shown_view(&self) -> Option<(&ViewData, bool)> {
-        let entry_invalid = self.edit.as_ref().is_some_and(|e| e.error.is_some());
+        let entry_invalid = self.entry_invalid();
         match &self.view_data {
             Ok(d) => Some((d, entry_invalid)),
             Err(_) => self.last_view_data.as_ref().map(|d| (d, true)),
@@ -555,6 +548,7 @@ impl App {
         match self.mode {
             Mode::Filter(_) => Keys::Text { list: true },
             Mode::Edit | Mode::Save | Mode::Import => Keys::Text { list: false },
+            Mode::Form => Keys::Form,
             Mode::Normal | Mode::Help => Keys::Commands,
         }
     }
@@ -584,11 +578,21 @@ impl App {
         k[self.knob.min(k.len() - 1)]
     }
 
+    /// An open entry holds text that does not read (a knob's value, or a
+    /// field of a form): what is shown comes from the last valid text.
+    fn entry_invalid(&self) -> bool {
+        self.edit.as_ref().is_some_and(|e| e.error.is_some())
+            || self
+                .form
+                .as_ref()
+                .is_some_and(|f| f.fields.iter().any(|x| x.check.is_err()))
+    }
+
     /// The analysis to show, and whether it is the last valid one rather
     /// than the result of what is on screen (a solver error, or an entry
     /// holding invalid text).
     pub fn shown(&self) -> Option<(&Analysis, bool)> {
-        let entry_invalid = self.edit.as_ref().is_some_and(|e| e.error.is_some());
+        let entry_invalid = self.entry_invalid();
         match &self.current {
             Ok(a) => Some((a, entry_invalid)),
             Err(_) => self.last_valid.as_ref().map(|a| (a, true)),
@@ -715,6 +719,79 @@ impl App {
 
     pub(crate) fn say(&mut self, level: Level, text: impl Into<String>) {
         self.message = Some((level, text.into()));
+    }
+
+    /// Take a reloaded catalog (after an entry was saved from the
+    /// workbench): the lists, the ranked devices and the knobs' choices
+    /// follow it; the selection, the marks and the baseline keep their ids
+    /// where they still exist.
+    pub fn replace_catalog(&mut self, catalog: Catalog) {
+        let id = |c: &Catalog, i: usize| c.hardware.get(i).map(|e| e.hw.id.clone());
+        let hw = id(&self.catalog, self.hw);
+        let marked: Vec<_> = self
+            .marked
+            .iter()
+            .filter_map(|&i| id(&self.catalog, i))
+            .collect();
+        let baseline = self.baseline.and_then(|i| id(&self.catalog, i));
+        let model = self
+            .catalog
+            .models
+            .get(self.model)
+            .map(|m| m.model.id.clone());
+        // Models imported in this session live only in memory: they stay.
+        let mut catalog = catalog;
+        for e in &self.catalog.models {
+            if crate::catalog::hf::load::is_imported(e) && catalog.model(&e.model.id).is_err() {
+                catalog.models.push(e.clone());
+            }
+        }
+        self.catalog = catalog;
+        (self.hw_order, self.model_order) = orders(&self.catalog);
+        self.devices = self.catalog.devices();
+        self.choices = choices(&self.catalog);
+        let find = |c: &Catalog, id: &str| c.hardware.iter().position(|e| e.hw.id == id);
+        self.hw = hw
+            .and_then(|h| find(&self.catalog, &h))
+            .or_else(|| self.hw_order.first().copied())
+            .unwrap_or(0);
+        self.marked = marked
+            .iter()
+            .filter_map(|h| find(&self.catalog, h))
+            .collect();
+        self.baseline = baseline.and_then(|h| find(&self.catalog, &h));
+        self.model = model
+            .and_then(|m| self.catalog.models.iter().position(|e| e.model.id == m))
+            .or_else(|| self.model_order.first().copied())
+            .unwrap_or(0);
+        self.recompute();
+    }
+}
+
+/// The pickers' orders: devices grouped by tier, models by family (in
+/// catalog order within each).
+fn orders(catalog: &Catalog) -> (Vec<usize>, Vec<usize>) {
+    let mut hw_order: Vec<usize> = (0..catalog.hardware.len()).collect();
+    hw_order.sort_by_key(|&i| {
+        let t = catalog.hardware[i].hw.tier;
+        Tier::ALL.iter().position(|x| *x == t).unwrap_or(usize::MAX)
+    });
+    (hw_order, model_order(catalog))
+}
+
+/// Region ids, hardware families and profiles, for the view knobs.
+fn choices(catalog: &Catalog) -> Choices {
+    Choices {
+        regions: catalog.regions.iter().map(|r| r.id.clone()).collect(),
+        families: crate::scenario::generation_families(catalog),
+        profiles: catalog
+            .profiles
+            .iter()
+            .map(|p| Profile {
+                id: p.id.clone(),
+                base: p.assumptions,
+            })
+            .collect(),
     }
 }
 

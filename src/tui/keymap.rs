@@ -261,6 +261,8 @@ impl Default for Keymap {
         b.insert(Command::SortCompare, vec![c('o')]);
         b.insert(Command::Baseline, vec![c('b')]);
         b.insert(Command::ImportModel, vec![c('i')]);
+        b.insert(Command::NewEntry, vec![c('n')]);
+        b.insert(Command::EditCopy, vec![c('e')]);
         Keymap { bindings: b }
     }
 }
@@ -364,7 +366,12 @@ impl Keymap {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Keys {
     Commands,
-    Text { list: bool },
+    Text {
+        list: bool,
+    },
+    /// A form of several entries: Tab and Up/Down move between them,
+    /// Ctrl-S saves.
+    Form,
 }
 
 /// What a terminal key event means to `keymap` when the keys drive `keys`.
@@ -374,6 +381,14 @@ pub fn action_for(keymap: &Keymap, keys: Keys, ev: &KeyEvent) -> Option<Action> 
     }
     let key = Key::from_event(ev)?;
     match keys {
+        Keys::Form => match key.code {
+            KeyCodeOrd::Tab if !key.ctrl => Some(Command::Down.into()),
+            KeyCodeOrd::BackTab => Some(Command::Up.into()),
+            KeyCodeOrd::Up if !key.ctrl => Some(Command::Up.into()),
+            KeyCodeOrd::Down if !key.ctrl => Some(Command::Down.into()),
+            KeyCodeOrd::Char('s') if key.ctrl && !key.alt => Some(Command::Save.into()),
+            _ => action_for(keymap, Keys::Text { list: false }, ev),
+        },
         Keys::Text { list } => {
             if key == CTRL_C {
                 return Some(Command::Quit.into());

@@ -6,6 +6,7 @@
 pub mod action;
 pub mod app;
 pub mod events;
+pub mod form;
 mod import;
 pub mod keymap;
 pub mod knobs;
@@ -85,7 +86,8 @@ fn env(k: &str) -> Option<String> {
 /// keymap, NO_COLOR and the locale; then open `--scenario`, whose every
 /// problem is the error.
 pub fn app_from_env(opts: &TuiOptions) -> Result<App, String> {
-    let catalog = Catalog::load(catalog::user_catalog_dir(opts.catalog_dir.as_deref()).as_deref());
+    let catalog_dir = catalog::user_catalog_dir(opts.catalog_dir.as_deref());
+    let catalog = Catalog::load(catalog_dir.as_deref());
     let config = opts.config_dir.clone().or_else(catalog::config_dir);
     let mut notices = Vec::new();
     let user_themes = match &config {
@@ -108,6 +110,7 @@ pub fn app_from_env(opts: &TuiOptions) -> Result<App, String> {
         notices,
     };
     let mut app = App::new(catalog, settings);
+    app.catalog_dir = catalog_dir;
     if let Some(path) = &opts.scenario {
         app.open_scenario(path)?;
     }

@@ -38,6 +38,8 @@ pub struct Areas {
     pub sensitivity: Option<Rect>,
     pub compare: Option<Rect>,
     pub view: Option<Rect>,
+    /// A device or region form, while one is open.
+    pub form: Option<Rect>,
 }
 
 impl Areas {
@@ -122,6 +124,20 @@ pub fn layout(app: &App, area: Rect) -> Areas {
         status,
         ..Areas::default()
     };
+    if app.form.is_some() {
+        // A form, beside the plot or the view's pane it changes when there
+        // is room (form/render.rs).
+        let s = super::form::split(app, area, body);
+        a.form = Some(s.form);
+        let roofline = app.view == View::Roofline;
+        if let Some(r) = s.main {
+            a.set(if roofline { Pane::Plot } else { Pane::View }, r);
+        }
+        if let Some(r) = s.below.filter(|_| roofline) {
+            a.set(Pane::Sensitivity, r);
+        }
+        return a;
+    }
     if app.zoom || !is_shared(area) {
         // Zoomed, or compact: the focused pane fills the body; the bar
         // switches panes.
@@ -236,6 +252,9 @@ pub fn render(app: &App, frame: &mut Frame) {
                 },
             }
         }
+    }
+    if let Some(r) = areas.form {
+        super::form::render(app, frame, r);
     }
     panes::status::render(app, frame, areas.status);
     if app.mode == Mode::Normal {

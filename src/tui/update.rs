@@ -79,6 +79,7 @@ pub(crate) fn entry_limit(app: &App) -> Option<(&'static str, usize)> {
         // A pending "overwrite?" question takes y or n, not text.
         Mode::Save if app.session.confirm.is_some() => None,
         Mode::Save | Mode::Import => Some(("the path", PATH_MAX)),
+        Mode::Form => Some(("a field", super::form::FIELD_MAX)),
         Mode::Normal | Mode::Help => None,
     }
 }
@@ -107,6 +108,11 @@ fn edit_entry(app: &mut App, edit: impl FnOnce(&mut TextArea<'static>, usize) ->
             n
         }
         Mode::Import => edit(&mut app.import_path, max),
+        Mode::Form => {
+            let n = super::form::focused_text(app).map_or(0, |t| edit(t, max));
+            super::form::edited(app);
+            n
+        }
         _ => edit(&mut app.save_path, max),
     };
     if left_out > 0 {
@@ -380,6 +386,7 @@ fn command(app: &mut App, cmd: Command) {
             }
             return;
         }
+        Mode::Form => return super::form::command(app, cmd),
         Mode::Save => {
             match cmd {
                 Command::Quit => app.quit = true,
@@ -597,6 +604,8 @@ fn command(app: &mut App, cmd: Command) {
             );
         }
         Command::Baseline => pick_baseline(app),
+        Command::NewEntry => super::form::open(app, false),
+        Command::EditCopy => super::form::open(app, true),
         Command::ClearMarks => {
             app.marked.clear();
             app.say(Level::Info, "marks cleared");

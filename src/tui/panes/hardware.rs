@@ -26,7 +26,18 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             t.marked(),
         ));
     }
-    let b = block(app, Pane::Hardware, extra);
+    let user = app
+        .catalog
+        .hardware
+        .iter()
+        .any(|e| user_entry(app, &e.origin));
+    if user {
+        extra.push(Span::styled("· * your own ", t.dim()));
+    }
+    let mut b = block(app, Pane::Hardware, extra);
+    if let Some(hint) = crate::tui::form::hint(app, Pane::Hardware, area.width) {
+        b = b.title_bottom(hint);
+    }
     let inner = b.inner(area);
     frame.render_widget(b, area);
 
@@ -105,6 +116,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     }
 }
 
+/// True for an entry of the user's own catalog (marked `*`).
+fn user_entry(app: &App, origin: &str) -> bool {
+    crate::tui::form::is_user(origin, app.catalog_dir.as_deref())
+}
+
 fn device_cells(app: &App, i: usize, prec: Precision, narrow: bool) -> Vec<Line<'static>> {
     let t = app.theme();
     let e = &app.catalog.hardware[i];
@@ -136,11 +152,12 @@ fn device_cells(app: &App, i: usize, prec: Precision, narrow: bool) -> Vec<Line<
         (false, true) => " ●",
         (false, false) => "  ",
     };
+    let mut id = vec![Span::styled(mark, t.marked()), Span::raw(e.hw.id.clone())];
+    if user_entry(app, &e.origin) {
+        id.push(Span::styled(" *", t.accent()));
+    }
     vec![
-        Line::from(vec![
-            Span::styled(mark, t.marked()),
-            Span::raw(e.hw.id.clone()),
-        ]),
+        Line::from(id),
         peak.into(),
         bw.into(),
         mem.into(),

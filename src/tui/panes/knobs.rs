@@ -26,7 +26,10 @@ fn knob_row(app: &App, area: Rect, i: usize) -> u16 {
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = app.theme();
-    let b = block(app, Pane::Knobs, vec![]);
+    let mut b = block(app, Pane::Knobs, vec![]);
+    if let Some(hint) = crate::tui::form::hint(app, Pane::Knobs, area.width) {
+        b = b.title_bottom(hint);
+    }
     let inner = b.inner(area);
     frame.render_widget(b, area);
     let focused = app.focus == Pane::Knobs && !app.in_bar;

@@ -92,7 +92,9 @@ fn explain(app: &App, an: &crate::tui::app::Analysis) -> String {
 /// hint (start-up problems have their own panel, panes/problems.rs).
 fn message_line<'a>(app: &App) -> Option<Line<'a>> {
     let t = app.theme();
-    if let Err(e) = &app.current {
+    // In a form, what the last key did (a save refused, say) comes first.
+    let form_said = app.mode == Mode::Form && app.message.is_some();
+    if !form_said && let Err(e) = &app.current {
         return Some(Line::from(Span::styled(format!(" error: {e}"), t.error())));
     }
     if matches!(app.mode, Mode::Save | Mode::Import) && app.message.is_none() {
@@ -140,6 +142,7 @@ fn hint_line<'a>(app: &App) -> Line<'a> {
         Mode::Import => {
             " type a config.json or a model folder · Enter import · Esc cancel".to_string()
         }
+        Mode::Form => " Tab/Up/Down field · Enter next · Ctrl-S save · Esc cancel".to_string(),
         _ if app.view == crate::tui::views::View::Training => format!(
             " {} help · 1-{} views · {} rank layouts · {} edit or adopt · {} save · {} quit",
             k(Command::Help),
