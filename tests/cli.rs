@@ -639,3 +639,39 @@ fn an_unknown_profile_or_assumption_is_a_clear_input_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("kernel_time"), "{err}");
 }
+
+#[test]
+fn a_model_with_nothing_per_sample_fits_any_batch_in_words() {
+    // A user CNN with no activations given: nothing in memory grows with
+    // the batch, so the most that fits is unbounded (u64::MAX inside).
+    let dir = std::env::temp_dir().join(format!("ridgeline-anybatch-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("models")).unwrap();
+    std::fs::write(
+        dir.join("models/tiny.toml"),
+        r#"[[model]]
+id = "tiny-net"
+name = "Tiny net"
+family = "test"
+kind = "cnn"
+year = 2026
+source = "a test"
+params = 1e5
+flops_per_sample = 1e6
+"#,
+    )
+    .unwrap();
+    let out = ridgeline(&[
+        "--catalog",
+        dir.to_str().unwrap(),
+        "eval",
+        "-m",
+        "tiny-net",
+        "-H",
+        "h100",
+    ]);
+    std::fs::remove_dir_all(&dir).ok();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(text.contains("any batch"), "{text}");
+    assert!(!text.contains("18446744073709551615"), "{text}");
+}

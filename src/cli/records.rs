@@ -143,13 +143,19 @@ pub(crate) fn headline(hw: &HardwareEntry, model: &ModelEntry, wl: &Workload) ->
 pub(crate) fn fit_sentence(e: &Evaluation, hw: &HardwareEntry, wl: &Workload) -> String {
     let f = e.memory.footprint.total();
     if e.memory.fits {
+        // A model with nothing per sequence (no cache, no activations
+        // counted) fits any batch: say so, not 2^64 - 1.
+        let most = match e.max_batch {
+            u64::MAX => "any batch (nothing in memory grows with it)".to_string(),
+            n if n >= 100_000 => format!("up to batch {}", units::format_count(n as f64)),
+            n => format!("up to batch {n}"),
+        };
         return format!(
-            "fits: {} per device of {} usable ({} x {:.0}%); up to batch {} at this context\n",
+            "fits: {} per device of {} usable ({} x {:.0}%); {most} at this context\n",
             units::format_bytes(f),
             units::format_bytes(e.memory.usable_bytes),
             units::format_bytes(e.memory.capacity_bytes),
             e.memory.usable_bytes / e.memory.capacity_bytes * 100.0,
-            e.max_batch
         );
     }
     let fix = match e.min_devices {
