@@ -267,6 +267,9 @@ impl Op {
     pub fn name<'m>(&self, model: &'m Model) -> &'m str {
         match self.kind {
             OpKind::Layer(i) => model.layers.get(i).map_or("layer", |l| l.name.as_str()),
+            // The published count rounds below the shape's matrices: the
+            // row takes back the difference, and says so.
+            OpKind::OtherWeights if self.weight_bytes < 0.0 => "count below shape",
             k => k.name(),
         }
     }
