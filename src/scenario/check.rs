@@ -53,7 +53,20 @@ pub(super) const SCHEMA: [(&str, &[&str]); 9] = [
     ),
     // "assumptions": `profile` and every key of catalog::profile::KEYS.
     ("assumptions", &[]),
-    ("serving", &["prompt", "output", "region"]),
+    (
+        "serving",
+        &[
+            "prompt",
+            "output",
+            "region",
+            "batching",
+            "token_budget",
+            "prefix_hit",
+            "draft",
+            "proposed",
+            "acceptance",
+        ],
+    ),
     ("synthesis", &["target"]),
     ("sweep", &["batches", "over"]),
     ("generations", &["family"]),
