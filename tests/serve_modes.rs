@@ -8,7 +8,8 @@ use common::cli::{json, ridgeline};
 use serde_json::Value;
 
 fn f(v: &Value, k: &str) -> f64 {
-    v[k].as_f64().unwrap_or_else(|| panic!("{k} missing in {v}"))
+    v[k].as_f64()
+        .unwrap_or_else(|| panic!("{k} missing in {v}"))
 }
 
 const BASE: &[&str] = &[
@@ -81,7 +82,11 @@ fn prefill_tokens_per_step_are_derived_by_hand() {
     assert!((f(&c, "requests_per_s") - 32.0 / itl / 256.0).abs() < 1e-9);
     // The bands hold their figure.
     for k in ["ttft_s", "itl_s", "e2e_s", "tokens_per_s"] {
-        let (lo, x, hi) = (f(&c, &format!("{k}_low")), f(&c, k), f(&c, &format!("{k}_high")));
+        let (lo, x, hi) = (
+            f(&c, &format!("{k}_low")),
+            f(&c, k),
+            f(&c, &format!("{k}_high")),
+        );
         assert!(lo <= x && x <= hi, "{k}: {lo} {x} {hi}");
     }
     // A budget of 4096 leaves 4096 - 32 = 4064 of room.
@@ -111,7 +116,14 @@ fn speculation_with_nothing_accepted_is_never_faster() {
     let plain = serve(&big);
     for k in ["1", "4", "8"] {
         let mut args = big.to_vec();
-        args.extend_from_slice(&["--draft", "llama-3.2-1b", "--proposed", k, "--acceptance", "0"]);
+        args.extend_from_slice(&[
+            "--draft",
+            "llama-3.2-1b",
+            "--proposed",
+            k,
+            "--acceptance",
+            "0",
+        ]);
         let s = serve(&args);
         // a = 0: (1 - 0^(k+1)) / (1 - 0) = 1 token a target step.
         assert_eq!(f(&s, "tokens_per_target_step"), 1.0);
@@ -191,23 +203,61 @@ fn bad_settings_are_refused_with_the_fix() {
     for (args, want) in [
         (&["--token-budget", "4096"][..], "add --batching continuous"),
         (&["--prefix-hit", "0.5"][..], "add --batching continuous"),
-        (&["--draft", "llama-3.2-1b"][..], "add --batching continuous"),
-        (&["--batching", "continuous", "--prefix-hit", "1"][..], "below 1"),
-        (&["--batching", "continuous", "--prefix-hit", "-0.1"][..], "0 to 1"),
-        (&["--batching", "continuous", "--token-budget", "0"][..], "1 or more"),
-        (&["--batching", "continuous", "--acceptance", "0.5"][..], "add --draft"),
         (
-            &["--batching", "continuous", "--draft", "llama-3.2-1b", "--acceptance", "1.5"][..],
+            &["--draft", "llama-3.2-1b"][..],
+            "add --batching continuous",
+        ),
+        (
+            &["--batching", "continuous", "--prefix-hit", "1"][..],
+            "below 1",
+        ),
+        (
+            &["--batching", "continuous", "--prefix-hit", "-0.1"][..],
             "0 to 1",
         ),
         (
-            &["--batching", "continuous", "--draft", "llama-3.2-1b", "--proposed", "65"][..],
+            &["--batching", "continuous", "--token-budget", "0"][..],
+            "1 or more",
+        ),
+        (
+            &["--batching", "continuous", "--acceptance", "0.5"][..],
+            "add --draft",
+        ),
+        (
+            &[
+                "--batching",
+                "continuous",
+                "--draft",
+                "llama-3.2-1b",
+                "--acceptance",
+                "1.5",
+            ][..],
+            "0 to 1",
+        ),
+        (
+            &[
+                "--batching",
+                "continuous",
+                "--draft",
+                "llama-3.2-1b",
+                "--proposed",
+                "65",
+            ][..],
             "1 to 64",
         ),
-        (&["--batching", "continuous", "--draft", "no-such-model"][..], "--draft"),
-        (&["--batching", "continuous", "--draft", "bert-base"][..], "not a decoder"),
+        (
+            &["--batching", "continuous", "--draft", "no-such-model"][..],
+            "--draft",
+        ),
+        (
+            &["--batching", "continuous", "--draft", "bert-base"][..],
+            "not a decoder",
+        ),
         // 32 decode tokens fill a budget of 32: no room for prefill.
-        (&["--batching", "continuous", "--token-budget", "32"][..], "raise the budget"),
+        (
+            &["--batching", "continuous", "--token-budget", "32"][..],
+            "raise the budget",
+        ),
         (&["--batching", "sometimes"][..], "continuous"),
     ] {
         let (code, err) = refused(args);

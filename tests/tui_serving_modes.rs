@@ -32,8 +32,8 @@ fn opened(look: &str) -> App {
             ..Settings::default()
         },
     );
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/scenarios/continuous-batching-70b.toml");
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenarios/continuous-batching-70b.toml");
     a.open_scenario(&path).unwrap();
     a
 }
@@ -113,7 +113,10 @@ fn a_budget_without_room_says_how_to_fix_it() {
     let e = a.view_data.as_ref().unwrap_err();
     assert!(e.contains("raise the budget"), "{e}");
     let s = screen(&a, 100, 30);
-    assert!(s.contains("LAST VALID") && s.contains("leaves no room"), "{s}");
+    assert!(
+        s.contains("LAST VALID") && s.contains("leaves no room"),
+        "{s}"
+    );
 }
 
 #[test]

@@ -3,8 +3,8 @@
 //! figures of a replica that batches that way.
 
 use super::CliError;
-use super::output::{Col, Fmt, col};
 use super::args::{parse_count, parse_unit_interval};
+use super::output::{Col, Fmt, col};
 use crate::catalog::Catalog;
 use crate::solver::batching::{
     Batching, Continuous, DEFAULT_ACCEPTANCE, DEFAULT_PROPOSED, DEFAULT_TOKEN_BUDGET, Speculative,
@@ -209,7 +209,11 @@ pub const CONTINUOUS_COLS: &[Col] = &[
     col("tokens/s per user", "tokens_per_s_per_user", Fmt::Num),
     col("tokens/s, all sequences", "tokens_per_s", Fmt::Num),
     col("requests/s", "requests_per_s", Fmt::Num),
-    col("prefill tokens per step", "prefill_tokens_per_step", Fmt::Num),
+    col(
+        "prefill tokens per step",
+        "prefill_tokens_per_step",
+        Fmt::Num,
+    ),
     col("prefill room in use", "prefill_room_utilization", Fmt::Pct),
     col("tokens per target step", "tokens_per_target_step", Fmt::Num),
     col("memory per device", "footprint_bytes", Fmt::Bytes),

@@ -170,7 +170,13 @@ impl App {
         v.request = s.request().map_err(joined)?;
         v.serve = s.serve_modes().map_err(joined)?;
         if let Some(d) = &v.serve.draft {
-            v.serve.draft = Some(cat.model(d).map_err(|e| format!("serving.draft: {e}"))?.model.id.clone());
+            v.serve.draft = Some(
+                cat.model(d)
+                    .map_err(|e| format!("serving.draft: {e}"))?
+                    .model
+                    .id
+                    .clone(),
+            );
         }
         v.train = s.training_inputs().map_err(joined)?;
         v.qps = f.qps;

@@ -89,7 +89,10 @@ fn draft_ladder(drafts: &[DraftChoice], target: Option<&Model>) -> Vec<String> {
     let (params, family) = match target {
         Some(m) => (
             m.params,
-            drafts.iter().find(|d| d.id == m.id).map(|d| d.family.clone()),
+            drafts
+                .iter()
+                .find(|d| d.id == m.id)
+                .map(|d| d.family.clone()),
         ),
         None => (f64::INFINITY, None),
     };
@@ -155,7 +158,12 @@ pub fn step(
     m
 }
 
-pub fn parse(k: Knob, t: &str, m: &ServeModes, drafts: &[DraftChoice]) -> Result<ServeModes, String> {
+pub fn parse(
+    k: Knob,
+    t: &str,
+    m: &ServeModes,
+    drafts: &[DraftChoice],
+) -> Result<ServeModes, String> {
     let mut next = m.clone();
     let fraction = |t: &str| units::parse(t, Kind::Fraction).map_err(|e| e.to_string());
     match k {
@@ -194,7 +202,8 @@ pub fn parse(k: Knob, t: &str, m: &ServeModes, drafts: &[DraftChoice]) -> Result
         }
         _ => next.acceptance = fraction(t)?,
     }
-    next.check().map_err(|(key, e)| format!("{}: {e}", key.replace('_', " ")))?;
+    next.check()
+        .map_err(|(key, e)| format!("{}: {e}", key.replace('_', " ")))?;
     Ok(next)
 }
 
@@ -230,7 +239,10 @@ mod tests {
         assert_eq!(a.draft.as_deref(), Some("tiny"));
         let b = step(Knob::Draft, &a, true, &drafts, Some(&target));
         assert_eq!(b.draft.as_deref(), Some("mid"));
-        assert_eq!(step(Knob::Draft, &b, true, &drafts, Some(&target)).draft, None);
+        assert_eq!(
+            step(Knob::Draft, &b, true, &drafts, Some(&target)).draft,
+            None
+        );
         // Typed: any decoder; an unknown one is refused.
         let t = parse(Knob::Draft, "other", &m, &drafts).unwrap();
         assert_eq!(t.draft.as_deref(), Some("other"));

@@ -93,10 +93,7 @@ pub fn render(app: &App, buf: &mut Buffer, inner: Rect, d: &ServingData, k: &Con
         &[
             ("time to first token", time(c.ttft_s, ttft)),
             ("  waiting for room", units::format_time(c.wait_s).into()),
-            (
-                "  prefill, chunked",
-                units::format_time(c.prefill_s).into(),
-            ),
+            ("  prefill, chunked", units::format_time(c.prefill_s).into()),
             ("inter-token, chunks in", time(c.itl_s, itl)),
             (
                 "end-to-end request",
@@ -133,10 +130,7 @@ pub fn render(app: &App, buf: &mut Buffer, inner: Rect, d: &ServingData, k: &Con
                 "prefill tokens/step",
                 units::format_number(c.prefill_per_step).into(),
             ),
-            (
-                "prefill room",
-                units::format_count(c.prefill_room).into(),
-            ),
+            ("prefill room", units::format_count(c.prefill_room).into()),
             (
                 "room in use",
                 format!("{}%", units::format_number(c.utilization * 100.0)).into(),
