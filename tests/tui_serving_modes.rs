@@ -3,35 +3,18 @@
 //! in use, no figures for a replica that does not fit, the scenario keys
 //! and snapshots at 80x24 and 160x48 in mono and ASCII.
 
-use ridgeline::catalog::Catalog;
 use ridgeline::scenario::{Scenario, ServeModes};
 use ridgeline::solver::batching;
 use ridgeline::tui::knobs::Knob;
 use ridgeline::tui::views::ViewData;
-use ridgeline::tui::{App, Command, Pane, Settings};
+use ridgeline::tui::{App, Command};
 use std::path::Path;
 
 mod common;
-use common::{app, go, screen, typed};
-
-fn select_knob(a: &mut App, k: Knob) {
-    a.focus = Pane::Knobs;
-    a.knob = a
-        .knobs()
-        .iter()
-        .position(|x| *x == k)
-        .expect("knob in view");
-}
+use common::{app, go, looking, screen, select_knob, typed};
 
 fn opened(look: &str) -> App {
-    let mut a = App::new(
-        Catalog::builtin(),
-        Settings {
-            ascii: look == "ascii",
-            no_color: look == "mono",
-            ..Settings::default()
-        },
-    );
+    let mut a = looking(look);
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenarios/continuous-batching-70b.toml");
     a.open_scenario(&path).unwrap();

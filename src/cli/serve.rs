@@ -222,14 +222,15 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
     }
     // Figures only of a replica that runs: as asked, else on the fewest
     // devices that hold it; none when nothing does.
-    let cols: &[super::output::Col] = if cont.is_some() {
-        serve_modes::CONTINUOUS_COLS
-    } else {
-        COLS
+    // Under continuous batching: its rows in place of the KV and memory
+    // ones, the four of money and carbon kept.
+    let cols = match cont {
+        Some(_) => serve_modes::continuous_cols(COLS, 4),
+        None => COLS.to_vec(),
     };
     match (fmt, fits, &running) {
-        (Format::Json, ..) | (_, true, _) => text.push_str(&render_record(&r, cols, fmt)),
-        (_, false, Some(m)) => text.push_str(&render_record(m, cols, fmt)),
+        (Format::Json, ..) | (_, true, _) => text.push_str(&render_record(&r, &cols, fmt)),
+        (_, false, Some(m)) => text.push_str(&render_record(m, &cols, fmt)),
         (_, false, None) => {}
     }
     write(out, &text)

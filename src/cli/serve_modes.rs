@@ -196,18 +196,14 @@ pub fn text_head(c: &Continuous, b: &Batching) -> String {
     h
 }
 
-/// The rows of the text output under continuous batching.
-pub const CONTINUOUS_COLS: &[Col] = &[
-    col("time to first token", "ttft_s", Fmt::Time),
-    col("  error band", "ttft_s", Fmt::TimeBand),
+/// The rows continuous batching adds under the time to first token.
+pub const TTFT_PARTS: &[Col] = &[
     col("  waiting for room", "wait_s", Fmt::Time),
     col("  prefill (chunked)", "prefill_s", Fmt::Time),
-    col("inter-token latency", "itl_s", Fmt::Time),
-    col("  error band", "itl_s", Fmt::TimeBand),
-    col("end-to-end request", "e2e_s", Fmt::Time),
-    col("  error band", "e2e_s", Fmt::TimeBand),
-    col("tokens/s per user", "tokens_per_s_per_user", Fmt::Num),
-    col("tokens/s, all sequences", "tokens_per_s", Fmt::Num),
+];
+
+/// Its step's figures, in place of the static memory breakdown.
+pub const STEP_COLS: &[Col] = &[
     col("requests/s", "requests_per_s", Fmt::Num),
     col(
         "prefill tokens per step",
@@ -218,19 +214,19 @@ pub const CONTINUOUS_COLS: &[Col] = &[
     col("tokens per target step", "tokens_per_target_step", Fmt::Num),
     col("memory per device", "footprint_bytes", Fmt::Bytes),
     col("memory: usable", "memory_usable_bytes", Fmt::Bytes),
-    col("$/hour", "cost_per_hour_usd", Fmt::Usd),
-    col(
-        "$ per million tokens",
-        "cost_per_million_tokens_usd",
-        Fmt::Usd,
-    ),
-    col("energy per token (J)", "energy_per_token_j", Fmt::Num),
-    col(
-        "g CO2 per million tokens",
-        "co2_per_million_tokens_g",
-        Fmt::Num,
-    ),
 ];
+
+/// The rows of the text output under continuous batching: the static
+/// rows `cols` (TTFT and band, then ITL to tokens/s, then `costs` rows of
+/// money and carbon at the end) with the continuous ones between.
+pub fn continuous_cols(cols: &[Col], costs: usize) -> Vec<Col> {
+    let mut v = cols[..2].to_vec();
+    v.extend_from_slice(TTFT_PARTS);
+    v.extend_from_slice(&cols[2..8]);
+    v.extend_from_slice(STEP_COLS);
+    v.extend_from_slice(&cols[cols.len() - costs..]);
+    v
+}
 
 fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
