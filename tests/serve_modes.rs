@@ -265,3 +265,33 @@ fn bad_settings_are_refused_with_the_fix() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_draft_resolves_from_a_config_json_like_any_model() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/hf/llama-3.2-1b"
+    );
+    let out = ridgeline(&[
+        "serve",
+        "-m",
+        "llama-3.1-70b",
+        "--tp",
+        "4",
+        "--batching",
+        "continuous",
+        "--draft",
+        dir,
+        "-f",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let draft = j["speculative"]["draft"].as_str().unwrap();
+    assert!(draft.starts_with("llama-3.2-1b"), "{draft}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--draft"));
+}
