@@ -188,8 +188,11 @@ pub fn parse(
                 Some(d.id.clone())
             } else {
                 return Err(format!(
-                    "no decoder {t:?} in the catalog to draft with; use none or a decoder id such as {}",
-                    drafts.first().map_or("llama-3.2-1b", |d| d.id.as_str())
+                    "no decoder {t:?} to draft with; none, or an id like {}",
+                    drafts
+                        .iter()
+                        .min_by(|a, b| a.params.total_cmp(&b.params))
+                        .map_or("llama-3.2-1b", |d| d.id.as_str())
                 ));
             }
         }
