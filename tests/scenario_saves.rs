@@ -510,6 +510,7 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
         prop::sample::subsequence(regions.clone(), 1..=regions.len()).prop_shuffle(),
         (prop::option::of(magnitude(0.0, 12.0)), magnitude(-2.0, 0.0)),
         any_training(),
+        any_serve_modes(),
     )
         .prop_map(
             |(
@@ -523,6 +524,7 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
                 regions,
                 (budget, u),
                 train,
+                serve,
             )| {
                 ViewInputs {
                     request: ridgeline::solver::serving::Request { prompt, output },
@@ -538,6 +540,7 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
                     budget,
                     max_utilization: u,
                     train,
+                    serve,
                 }
             },
         );
@@ -622,4 +625,30 @@ fn any_valid_state_saved_and_reopened_is_equal() {
     if let Err(e) = result {
         panic!("{e}");
     }
+}
+
+/// The Serving view's batching: any valid settings, a draft among the
+/// catalog's decoders or none.
+fn any_serve_modes() -> impl Strategy<Value = ridgeline::scenario::ServeModes> {
+    (
+        any::<bool>(),
+        1u64..1_000_000,
+        0.0f64..0.999,
+        prop::option::of(prop::sample::select(vec![
+            "llama-3.2-1b".to_string(),
+            "qwen2.5-0.5b".to_string(),
+        ])),
+        1u32..=64,
+        0.0f64..=1.0,
+    )
+        .prop_map(
+            |(continuous, budget, hit, draft, k, a)| ridgeline::scenario::ServeModes {
+                continuous,
+                token_budget: budget as f64,
+                prefix_hit: hit,
+                draft,
+                proposed: k,
+                acceptance: a,
+            },
+        )
 }

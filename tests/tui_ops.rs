@@ -8,13 +8,12 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ridgeline::catalog::Catalog;
 use ridgeline::solver::ops::OpKind;
 use ridgeline::solver::{Phase, Workload};
 use ridgeline::tui::panes::ops::{self, chart};
 use ridgeline::tui::views::ops::OpsData;
 use ridgeline::tui::views::{View, ViewData};
-use ridgeline::tui::{App, Command, Pane, Settings};
+use ridgeline::tui::{App, Command, Pane};
 
 mod common;
 use common::{app, go, screen};
@@ -99,14 +98,7 @@ fn eight_opens_operators_and_up_down_move_the_selected_point() {
 #[test]
 fn the_selected_point_reads_without_colour_and_in_ascii() {
     for (look, glyph, other) in [("mono", '◆', '●'), ("ascii", '@', 'o')] {
-        let mut a = App::new(
-            Catalog::builtin(),
-            Settings {
-                ascii: look == "ascii",
-                no_color: look == "mono",
-                ..Settings::default()
-            },
-        );
+        let mut a = common::looking(look);
         go(&mut a, &[Command::View8, Command::Down, Command::Down]);
         for (w, h) in [(80, 24), (100, 30), (160, 48)] {
             let buf = buffer(&a, w, h);

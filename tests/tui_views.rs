@@ -14,7 +14,7 @@ use ridgeline::tui::{Action, App, Command, Mode, Pane};
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{app, go, key, typed};
+use common::{app, go, key, select_knob, typed};
 
 fn clear_entry(a: &mut App) {
     for _ in 0..40 {
@@ -24,15 +24,6 @@ fn clear_entry(a: &mut App) {
 
 fn data(a: &App) -> &ViewData {
     a.view_data.as_ref().expect("view figures")
-}
-
-fn select_knob(a: &mut App, k: Knob) {
-    a.focus = Pane::Knobs;
-    a.knob = a
-        .knobs()
-        .iter()
-        .position(|x| *x == k)
-        .expect("knob in view");
 }
 
 fn scenario_path(name: &str) -> PathBuf {

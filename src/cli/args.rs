@@ -275,7 +275,7 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_unit_interval(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_unit_interval(s: &str) -> Result<f64, String> {
     let v = quantity(s, Kind::Fraction)?;
     if (0.0..=1.0).contains(&v) {
         Ok(v)
@@ -591,6 +591,8 @@ pub struct ServeArgs {
     /// Grid region for carbon (`ridgeline zoo regions`).
     #[arg(long, default_value = "us-east")]
     pub region: String,
+    #[command(flatten)]
+    pub batching: super::serve_modes::BatchingArgs,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -15,6 +15,7 @@ pub mod output;
 mod records;
 mod sens;
 mod serve;
+mod serve_modes;
 mod sweep;
 mod synth;
 mod train;
@@ -298,6 +299,21 @@ pub fn resolve_model(cat: &mut Catalog, command: &Command, err: Out) -> Result<C
             w.model = r.id;
         }
         args::ModelArg::Alone(m) => *m = r.id,
+    }
+    // A speculative draft resolves the same way.
+    if let Command::Serve(a) = &mut command
+        && let Some(d) = a.batching.draft.clone()
+    {
+        let r = catalog::hf::load::resolve(cat, &d, None)
+            .map_err(|e| CliError::Input(sanitize_message(&format!("--draft {e}"))))?;
+        if r.imported.is_some() {
+            let _ = writeln!(
+                err,
+                "note: --draft {}: derived from its config.json for this run",
+                catalog::fields::printable(&d)
+            );
+        }
+        a.batching.draft = Some(r.id);
     }
     Ok(command)
 }

@@ -3,8 +3,10 @@
 use super::args::{Format, RequestArgs, ServeArgs};
 use super::output::{Fmt, Style, col, render_record, wrap};
 use super::records::{layout_flags, verdict_key};
+use super::serve_modes;
 use super::{CliError, Out, assumptions, single_batch, workload, write};
 use crate::catalog::{Catalog, Region};
+use crate::solver::batching;
 use crate::solver::compare::{Verdict, no_layout_reason};
 use crate::solver::economics::{self, DEFAULT_IDLE_SHARE};
 use crate::solver::serving::{self, Request, Serving};
@@ -35,12 +37,26 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
     let asm = assumptions(cat, &a.workload)?;
     let req = request(&a.request);
     let s = serving::serve(&hw.hw, &model.model, &wl, &req, &asm)?;
+    // Continuous batching when asked: its figures replace the static ones.
+    let modes = serve_modes::batching(cat, &a.batching)?;
+    let cont = match &modes {
+        Some(b) => Some(batching::continuous(
+            &hw.hw,
+            &model.model,
+            &wl,
+            &req,
+            b,
+            &asm,
+        )?),
+        None => None,
+    };
+    let fits = cont.as_ref().map_or(s.fits, |c| c.fits);
     let idle = a.request.idle_power.unwrap_or(DEFAULT_IDLE_SHARE);
     let grid = region.grid();
     let devices = wl.tp.saturating_mul(wl.pp);
     // The figures of one replica on `devices` devices, as a record.
-    let record = |s: &Serving, devices: u32, fits: bool| -> Map<String, Value> {
-        let e = economics::economics(&hw.hw, devices, s.tokens_per_s, 1.0, idle);
+    let record = |s: &Serving, tokens_per_s: f64, devices: u32, fits: bool| -> Map<String, Value> {
+        let e = economics::economics(&hw.hw, devices, tokens_per_s, 1.0, idle);
         let mut r = Map::new();
         let mut put = |k: &str, v: Value| {
             r.insert(k.to_string(), v);
@@ -94,20 +110,33 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
         put("decode_bottleneck", json!(s.decode.bottleneck.name()));
         r
     };
-    let mut r = record(&s, devices, s.fits);
-    let at_fit = if s.fits {
+    let mut r = match (&modes, &cont) {
+        (Some(b), Some(c)) => {
+            let mut r = record(&s, c.tokens_per_s, devices, c.fits);
+            serve_modes::put_continuous(&mut r, &s, c, b);
+            r
+        }
+        _ => {
+            let mut r = record(&s, s.tokens_per_s, devices, s.fits);
+            r.insert("batching".into(), json!("static"));
+            r
+        }
+    };
+    let at_fit = if fits {
         None
     } else {
         serving::at_fewest_devices(&hw.hw, &model.model, &wl, &req, &asm)?
     };
-    let verdict = match (&at_fit, s.fits) {
+    let verdict = match (&at_fit, fits) {
         (_, true) => Verdict::Fits,
         (Some((p, _)), false) => Verdict::Needs(*p),
         (None, false) => Verdict::Never,
     };
     r.insert("verdict".into(), json!(verdict_key(verdict)));
-    let running = at_fit.as_ref().map(|(p, x)| {
-        let mut m = record(x, p.devices(), true);
+    // The fewest devices are searched with static batching: under
+    // continuous batching none is shown as if it ran.
+    let running = at_fit.as_ref().filter(|_| cont.is_none()).map(|(p, x)| {
+        let mut m = record(x, x.tokens_per_s, p.devices(), true);
         m.insert("tp".into(), json!(p.tp));
         m.insert("pp".into(), json!(p.pp));
         m
@@ -160,7 +189,19 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
             region.name
         ));
         head.push_str(&super::records::profile_line(&a.workload.profile));
-        if !s.fits {
+        if let (Some(b), Some(c)) = (&modes, &cont) {
+            head.push_str(&serve_modes::text_head(c, b));
+        }
+        if let Some(c) = cont.as_ref().filter(|c| !c.fits) {
+            let x = Verdict::cross(style.ascii);
+            head.push_str(&format!(
+                "{x} DOES NOT FIT at full context: {} per device{}, {} usable; no figures are shown: add devices (--tp, --pp) or lower --batch{}\n",
+                units::format_bytes(c.footprint_bytes),
+                if a.batching.draft.is_some() { " (the draft's weights and cache included)" } else { "" },
+                units::format_bytes(s.usable_bytes),
+                if a.batching.draft.is_some() { ", or take a smaller draft" } else { "" },
+            ));
+        } else if !s.fits && cont.is_none() {
             let x = Verdict::cross(style.ascii);
             head.push_str(&format!(
                 "{x} DOES NOT FIT at full context: {} per device, {} usable; {}\n",
@@ -181,9 +222,15 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
     }
     // Figures only of a replica that runs: as asked, else on the fewest
     // devices that hold it; none when nothing does.
-    match (fmt, s.fits, &running) {
-        (Format::Json, ..) | (_, true, _) => text.push_str(&render_record(&r, COLS, fmt)),
-        (_, false, Some(m)) => text.push_str(&render_record(m, COLS, fmt)),
+    // Under continuous batching: its rows in place of the KV and memory
+    // ones, the four of money and carbon kept.
+    let cols = match cont {
+        Some(_) => serve_modes::continuous_cols(COLS, 4),
+        None => COLS.to_vec(),
+    };
+    match (fmt, fits, &running) {
+        (Format::Json, ..) | (_, true, _) => text.push_str(&render_record(&r, &cols, fmt)),
+        (_, false, Some(m)) => text.push_str(&render_record(m, &cols, fmt)),
         (_, false, None) => {}
     }
     write(out, &text)

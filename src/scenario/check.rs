@@ -53,7 +53,20 @@ pub(super) const SCHEMA: [(&str, &[&str]); 9] = [
     ),
     // "assumptions": `profile` and every key of catalog::profile::KEYS.
     ("assumptions", &[]),
-    ("serving", &["prompt", "output", "region"]),
+    (
+        "serving",
+        &[
+            "prompt",
+            "output",
+            "region",
+            "batching",
+            "token_budget",
+            "prefix_hit",
+            "draft",
+            "proposed",
+            "acceptance",
+        ],
+    ),
     ("synthesis", &["target"]),
     ("sweep", &["batches", "over"]),
     ("generations", &["family"]),
@@ -341,6 +354,10 @@ mod tests {
         );
         (s.serving.prompt, s.serving.output, s.serving.region) =
             (Some(1.0), Some(1.0), Some("us-east".into()));
+        s.serving.set_modes(&super::super::ServeModes {
+            draft: Some("llama-3.2-1b".into()),
+            ..Default::default()
+        });
         s.synthesis.target = Some("50ms".into());
         (s.sweep.batches, s.sweep.over) = (Some("1..2".into()), Some("batch".into()));
         s.generations.family = Some("marked".into());

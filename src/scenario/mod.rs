@@ -24,6 +24,9 @@
 //! prompt = 2048
 //! output = 256
 //! region = "us-east"           # the Serving view's carbon region
+//! batching = "continuous"      # static | continuous, and its settings:
+//! token_budget = 2048          # token_budget, prefix_hit, draft, proposed,
+//! prefix_hit = 0.5             # acceptance (serve_modes.rs)
 //! [synthesis]
 //! target = "50ms"
 //! [sweep]
@@ -60,11 +63,13 @@
 mod assume;
 mod check;
 pub mod exact;
+mod serve_modes;
 mod target;
 mod training;
 mod values;
 
 pub use assume::{AssumptionsSection, DEFAULT_PROFILE, Setting, written};
+pub use serve_modes::ServeModes;
 pub use target::{SynthTarget, parse_batches};
 pub use training::{
     AUTO_SEQ_MAX, MAX_DEVICES, MAX_GLOBAL_BATCH, MAX_MICRO_BATCH, MAX_TOKENS, TrainInputs,
@@ -166,6 +171,19 @@ pub struct ServingSection {
     /// The region whose grid the Serving view's carbon figures use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
+    /// "static" or "continuous" (serve_modes.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batching: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "number")]
+    pub token_budget: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_hit: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposed: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acceptance: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

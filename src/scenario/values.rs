@@ -306,6 +306,7 @@ impl Scenario {
                 .unwrap_or_default(),
         );
         all.extend(self.request().err().unwrap_or_default());
+        all.extend(self.serve_modes().err().unwrap_or_default());
         all.extend(self.fleet_inputs().err().unwrap_or_default());
         all.extend(self.training_inputs().err().unwrap_or_default());
         all.extend(self.target().err().unwrap_or_default());
@@ -342,6 +343,16 @@ impl Scenario {
             && let Err(e) = catalog.region(r)
         {
             p.push("serving.region", e.to_string());
+        }
+        if let Some(d) = &self.serving.draft {
+            match catalog.model(d) {
+                Err(e) => p.push("serving.draft", e.to_string()),
+                Ok(m) if !matches!(m.model.arch, crate::solver::Arch::Decoder(_)) => p.push(
+                    "serving.draft",
+                    format!("{d} is not a decoder: a draft proposes tokens"),
+                ),
+                Ok(_) => {}
+            }
         }
         for (i, r) in self.fleet.regions.iter().enumerate() {
             if let Err(e) = catalog.region(r) {

@@ -29,6 +29,17 @@ use super::validation::{validate_assumptions, validate_hardware, validate_model}
 /// "Performance and Tuning"); 2048 is the named default.
 pub const DEFAULT_TOKEN_BUDGET: f64 = 2048.0;
 
+/// Tokens a draft proposes a step when the user names none: 4, the middle
+/// of the 3 to 7 that Leviathan, Kalman and Matias find best for their
+/// pairs (ICML 2023, Table 3 and Figure 3).
+pub const DEFAULT_PROPOSED: u32 = 4;
+
+/// Acceptance rate of a draft's tokens when the user names none: 0.7, inside
+/// the 0.5 to 0.9 Leviathan, Kalman and Matias measure for drafts of the
+/// same family (ICML 2023, Table 3). It depends on the pair and the text;
+/// measure it for yours.
+pub const DEFAULT_ACCEPTANCE: f64 = 0.7;
+
 /// How a replica batches and what it saves.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Batching {

@@ -792,6 +792,7 @@ fn choices(catalog: &Catalog) -> Choices {
                 base: p.assumptions,
             })
             .collect(),
+        drafts: super::knobs::serving_modes::draft_choices(&catalog.models),
     }
 }
 

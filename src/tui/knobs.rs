@@ -33,6 +33,13 @@ pub enum Knob {
     Prompt,
     Output,
     Region,
+    // Serving's batching (knobs/serving_modes.rs).
+    Batching,
+    TokenBudget,
+    PrefixHit,
+    Draft,
+    Proposed,
+    Acceptance,
     // Synthesis.
     Target,
     // Sweep.
@@ -107,6 +114,8 @@ pub struct ViewInputs {
     pub max_utilization: f64,
     /// The Training view's run.
     pub train: TrainInputs,
+    /// How the Serving view batches.
+    pub serve: crate::scenario::ServeModes,
 }
 
 impl Default for ViewInputs {
@@ -130,6 +139,7 @@ impl Default for ViewInputs {
             budget: f.budget_usd_per_year,
             max_utilization: f.max_utilization,
             train: TrainInputs::default(),
+            serve: crate::scenario::ServeModes::default(),
         }
     }
 }
@@ -160,6 +170,8 @@ pub struct Choices {
     pub regions: Vec<String>,
     pub families: Vec<String>,
     pub profiles: Vec<Profile>,
+    /// The catalog's decoders, for the speculative draft.
+    pub drafts: Vec<serving_modes::DraftChoice>,
 }
 
 /// The next (or previous) entry of `list` after `cur`, wrapping.
@@ -225,6 +237,7 @@ impl Knob {
             Knob::ItlSla => "ITL SLA",
             Knob::Regions => "regions",
             Knob::Budget => "budget $/yr",
+            k if serving_modes::covers(k) => serving_modes::label(k),
             k => training::label(k),
         }
     }
@@ -237,6 +250,12 @@ impl Knob {
                 Prompt,
                 Output,
                 Region,
+                Batching,
+                TokenBudget,
+                PrefixHit,
+                Draft,
+                Proposed,
+                Acceptance,
                 Batch,
                 Precision,
                 Weights,
@@ -344,6 +363,7 @@ impl Knob {
             Knob::Qps => "requests per second, e.g. 1000",
             Knob::TtftSla | Knob::ItlSla => "e.g. 100ms, 50ms",
             Knob::Budget => "USD per year, e.g. 5M; none",
+            k if serving_modes::covers(k) => serving_modes::hint(k),
             k => training::hint(k),
         }
     }
@@ -389,6 +409,7 @@ impl Knob {
             Knob::Budget => v
                 .budget
                 .map_or("none".into(), |b| units::format_count(b).replace(' ', "")),
+            k if serving_modes::covers(k) => serving_modes::value(k, &v.serve),
             k => training::value(k, &v.train),
         }
     }
@@ -532,6 +553,9 @@ impl Knob {
                     (Some(b), false) => Some(b / 2.0),
                 }
             }
+            k if serving_modes::covers(k) => {
+                v.serve = serving_modes::step(k, &v.serve, up, &c.drafts, None)
+            }
             k => v.train = training::step(k, &v.train, up, None),
         }
         Inputs { wl, a, v, profile }
@@ -544,6 +568,11 @@ impl Knob {
         if self.is_training() {
             let mut next = i.clone();
             next.v.train = training::step(self, &i.v.train, up, model);
+            return next;
+        }
+        if serving_modes::covers(self) {
+            let mut next = i.clone();
+            next.v.serve = serving_modes::step(self, &i.v.serve, up, &c.drafts, model);
             return next;
         }
         let mut next = self.step(i, up, c);
@@ -702,6 +731,9 @@ impl Knob {
                     Some(b)
                 }
             }
+            k if serving_modes::covers(k) => {
+                v.serve = serving_modes::parse(k, t, &v.serve, &c.drafts)?
+            }
             k => v.train = training::parse(k, t, &v.train)?,
         }
         Ok(Inputs { wl, a, v, profile })
@@ -813,6 +845,7 @@ fn whole(x: f64) -> String {
 }
 
 mod profile;
+pub mod serving_modes;
 #[cfg(test)]
 mod tests;
 mod train_assume;

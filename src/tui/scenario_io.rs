@@ -168,6 +168,16 @@ impl App {
             v.region = r.clone();
         }
         v.request = s.request().map_err(joined)?;
+        v.serve = s.serve_modes().map_err(joined)?;
+        if let Some(d) = &v.serve.draft {
+            v.serve.draft = Some(
+                cat.model(d)
+                    .map_err(|e| format!("serving.draft: {e}"))?
+                    .model
+                    .id
+                    .clone(),
+            );
+        }
         v.train = s.training_inputs().map_err(joined)?;
         v.qps = f.qps;
         v.ttft_s = f.ttft_s;
@@ -238,6 +248,7 @@ impl App {
         s.serving.prompt = Some(v.request.prompt);
         s.serving.output = Some(v.request.output);
         s.serving.region = Some(v.region.clone());
+        s.serving.set_modes(&v.serve);
         s.synthesis.target = Some(exact::target(&v.target));
         s.sweep.batches = Some(format!("{}..{}", v.batches.0, v.batches.1));
         s.sweep.over = Some(match v.sweep {

@@ -101,6 +101,16 @@ pub struct ServingData {
     /// When it does not fit at full context: the fewest devices that hold
     /// it and the figures there (None when it fits, or nothing holds it).
     pub at_fit: Option<Box<ServingAt>>,
+    /// Under continuous batching: its steady state as asked.
+    pub continuous: Option<Box<ContinuousAt>>,
+}
+
+/// The steady state of a continuous-batching replica and its money.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContinuousAt {
+    pub c: crate::solver::batching::Continuous,
+    pub economics: Economics,
+    pub region: RegionFigures,
 }
 
 /// A replica on another layout than asked: its figures.
@@ -202,6 +212,42 @@ fn region_figures(
     })
 }
 
+/// The Serving view's replica under continuous batching, as asked.
+fn continuous_at(
+    app: &App,
+    hw: &solver::Hardware,
+    model: &solver::Model,
+    devices: u32,
+) -> Result<ContinuousAt, String> {
+    let v = &app.view_inputs;
+    let draft = match &v.serve.draft {
+        Some(id) => Some(
+            &app.catalog
+                .model(id)
+                .map_err(|e| format!("draft model: {e}"))?
+                .model,
+        ),
+        None => None,
+    };
+    let b = v.serve.batching(draft);
+    let c = crate::solver::batching::continuous(
+        hw,
+        model,
+        &app.workload,
+        &v.request,
+        &b,
+        &app.assumptions,
+    )
+    .map_err(|e| e.to_string())?;
+    let e = economics::economics(hw, devices, c.tokens_per_s, 1.0, DEFAULT_IDLE_SHARE);
+    let region = region_figures(app, &v.region, e.power_w, e.energy_per_token_j)?;
+    Ok(ContinuousAt {
+        c,
+        economics: e,
+        region,
+    })
+}
+
 /// Compute the figures of `view` for the app's current inputs.
 pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
     let hw_entry = app
@@ -251,12 +297,17 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
                     None => None,
                 }
             };
+            let continuous = match v.serve.continuous {
+                true => Some(Box::new(continuous_at(app, hw, model, devices)?)),
+                false => None,
+            };
             Ok(ViewData::Serving(ServingData {
                 serving: s,
                 devices,
                 economics: e,
                 region,
                 at_fit,
+                continuous,
             }))
         }
         View::Synthesis => {

@@ -12,6 +12,28 @@ pub fn app() -> App {
     App::new(Catalog::builtin(), Settings::default())
 }
 
+/// The workbench in a look: "mono" (NO_COLOR), "ascii", else colour.
+pub fn looking(look: &str) -> App {
+    App::new(
+        Catalog::builtin(),
+        Settings {
+            ascii: look == "ascii",
+            no_color: look == "mono",
+            ..Settings::default()
+        },
+    )
+}
+
+/// Focus the knobs on `k`, which the view must show.
+pub fn select_knob(a: &mut App, k: ridgeline::tui::knobs::Knob) {
+    a.focus = ridgeline::tui::Pane::Knobs;
+    a.knob = a
+        .knobs()
+        .iter()
+        .position(|x| *x == k)
+        .expect("knob in view");
+}
+
 /// Run commands as their keys would.
 pub fn go(a: &mut App, cmds: &[Command]) {
     for c in cmds {

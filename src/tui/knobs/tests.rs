@@ -18,6 +18,7 @@ fn choices() -> Choices {
         regions: vec!["us-east".into(), "eu-west".into(), "fr".into()],
         families: vec!["nvidia-datacenter".into(), "amd-instinct".into()],
         profiles: profiles(),
+        drafts: Vec::new(),
     }
 }
 

@@ -273,6 +273,22 @@ fn serving<'a>(app: &App, d: &crate::tui::views::ServingData) -> Vec<Part<'a>> {
     let mut v = vec![part(" serving".into(), Style::new().fg(t.title), 3)];
     let asked = &d.serving;
     let hw = &app.catalog.hardware[app.hw].hw.id;
+    // Continuous batching: its own figures, labelled; none when it does
+    // not fit.
+    if let Some(k) = &d.continuous {
+        v[0] = part(" serving, continuous".into(), Style::new().fg(t.title), 3);
+        if !k.c.fits {
+            let text = format!("does not fit on {} at full context", d.devices);
+            v.push(part(text, t.error(), 9).keep());
+            return v;
+        }
+        let x = |s: f64| units::format_time(s);
+        v.push(part(format!("TTFT {}", x(k.c.ttft_s)), t.accent(), 6).keep());
+        v.push(part(format!("ITL {}", x(k.c.itl_s)), t.accent(), 5).keep());
+        let per_user = units::format_count(1.0 / k.c.itl_s);
+        v.push(part(format!("{per_user} tok/s per user"), t.accent(), 1));
+        return v;
+    }
     let Some((sv, devices, _, _)) = d.running() else {
         let text = Verdict::Never.headline(hw);
         v.push(part(format!("{text} at full context"), t.error(), 9).keep());

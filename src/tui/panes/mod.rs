@@ -16,6 +16,7 @@ pub mod plot;
 pub mod problems;
 pub mod sensitivity;
 pub mod serving;
+pub mod serving_continuous;
 pub mod status;
 pub mod sweep;
 pub mod synthesis;

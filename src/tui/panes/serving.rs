@@ -40,14 +40,14 @@ impl From<String> for Figure {
 }
 
 /// A time and its band.
-fn time(x: f64, range: (f64, f64)) -> Figure {
+pub(super) fn time(x: f64, range: (f64, f64)) -> Figure {
     let value = units::format_time(x);
     let band = band::ends(&value, range, units::format_time);
     Figure { value, band }
 }
 
 /// A count and its band.
-fn count(x: f64, range: (f64, f64)) -> Figure {
+pub(super) fn count(x: f64, range: (f64, f64)) -> Figure {
     let value = units::format_count(x);
     let band = band::ends(&value, range, units::format_count);
     Figure { value, band }
@@ -131,6 +131,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         inner.width
     } as usize;
+    if let Some(k) = &d.continuous {
+        super::serving_continuous::render(app, frame.buffer_mut(), inner, d, k);
+        return;
+    }
     let asked = &d.serving;
     // The figures of the replica that runs: as asked, else on the fewest
     // devices that hold it (said so first); none when nothing does.
