@@ -17,7 +17,7 @@ use toml::de::{DeTable, DeValue};
 
 /// The keys of each table of the format (a test keeps them equal to the
 /// fields of `Scenario`).
-pub(super) const SCHEMA: [(&str, &[&str]); 9] = [
+pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
     (
         "",
         &[
@@ -35,6 +35,7 @@ pub(super) const SCHEMA: [(&str, &[&str]); 9] = [
             "generations",
             "fleet",
             "training",
+            "explore",
         ],
     ),
     (
@@ -84,6 +85,21 @@ pub(super) const SCHEMA: [(&str, &[&str]); 9] = [
             "mtbf",
             "checkpoint_bandwidth",
             "restart",
+        ],
+    ),
+    (
+        "explore",
+        &[
+            "x",
+            "y",
+            "hardware",
+            "precisions",
+            "tp",
+            "pp",
+            "batch",
+            "ttft",
+            "itl",
+            "infeasible",
         ],
     ),
 ];

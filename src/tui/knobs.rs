@@ -68,6 +68,17 @@ pub enum Knob {
     Mtbf,
     CheckpointBw,
     Restart,
+    // Explore (knobs/explore.rs).
+    ExploreX,
+    ExploreY,
+    ExploreHardware,
+    ExplorePrecisions,
+    ExploreTp,
+    ExplorePp,
+    ExploreBatch,
+    ExploreTtft,
+    ExploreItl,
+    ExploreInfeasible,
 }
 
 /// What a sweep runs over.
@@ -107,6 +118,8 @@ pub struct ViewInputs {
     pub max_utilization: f64,
     /// The Training view's run.
     pub train: TrainInputs,
+    /// The Explore view's objectives, axes and limits.
+    pub explore: crate::scenario::ExploreInputs,
 }
 
 impl Default for ViewInputs {
@@ -130,6 +143,7 @@ impl Default for ViewInputs {
             budget: f.budget_usd_per_year,
             max_utilization: f.max_utilization,
             train: TrainInputs::default(),
+            explore: Default::default(),
         }
     }
 }
@@ -225,6 +239,7 @@ impl Knob {
             Knob::ItlSla => "ITL SLA",
             Knob::Regions => "regions",
             Knob::Budget => "budget $/yr",
+            k if explore::covers(k) => explore::label(k),
             k => training::label(k),
         }
     }
@@ -319,6 +334,7 @@ impl Knob {
                 KernelTime,
             ],
             6 => &TRAINING_KNOBS,
+            8 => &EXPLORE_KNOBS,
             _ => &Knob::ALL,
         }
     }
@@ -344,6 +360,7 @@ impl Knob {
             Knob::Qps => "requests per second, e.g. 1000",
             Knob::TtftSla | Knob::ItlSla => "e.g. 100ms, 50ms",
             Knob::Budget => "USD per year, e.g. 5M; none",
+            k if explore::covers(k) => explore::hint(k),
             k => training::hint(k),
         }
     }
@@ -389,6 +406,7 @@ impl Knob {
             Knob::Budget => v
                 .budget
                 .map_or("none".into(), |b| units::format_count(b).replace(' ', "")),
+            k if explore::covers(k) => explore::value(k, &v.explore),
             k => training::value(k, &v.train),
         }
     }
@@ -532,6 +550,7 @@ impl Knob {
                     (Some(b), false) => Some(b / 2.0),
                 }
             }
+            k if explore::covers(k) => v.explore = explore::step(k, &v.explore, up),
             k => v.train = training::step(k, &v.train, up, None),
         }
         Inputs { wl, a, v, profile }
@@ -702,6 +721,7 @@ impl Knob {
                     Some(b)
                 }
             }
+            k if explore::covers(k) => v.explore = explore::parse(k, t, &v.explore)?,
             k => v.train = training::parse(k, t, &v.train)?,
         }
         Ok(Inputs { wl, a, v, profile })
@@ -715,6 +735,28 @@ pub const MIXED: &str = "mixed";
 pub fn uniform_precision(wl: &Workload) -> Option<Precision> {
     (wl.weights == wl.activations && wl.weights == wl.kv).then_some(wl.weights)
 }
+
+/// The Explore view's knobs: its own, then the request and the
+/// assumptions its configurations are evaluated under.
+const EXPLORE_KNOBS: [Knob; 17] = [
+    Knob::ExploreX,
+    Knob::ExploreY,
+    Knob::ExploreHardware,
+    Knob::ExplorePrecisions,
+    Knob::ExploreTp,
+    Knob::ExplorePp,
+    Knob::ExploreBatch,
+    Knob::ExploreTtft,
+    Knob::ExploreItl,
+    Knob::ExploreInfeasible,
+    Knob::Prompt,
+    Knob::Output,
+    Knob::Profile,
+    Knob::ComputeEff,
+    Knob::MemoryEff,
+    Knob::Overhead,
+    Knob::KernelTime,
+];
 
 /// The Training view's knobs: its own, then the region of its carbon, the
 /// number format, the assumptions it shares with the other views and its
@@ -812,6 +854,7 @@ fn whole(x: f64) -> String {
     }
 }
 
+mod explore;
 mod profile;
 #[cfg(test)]
 mod tests;

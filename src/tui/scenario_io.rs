@@ -169,6 +169,7 @@ impl App {
         }
         v.request = s.request().map_err(joined)?;
         v.train = s.training_inputs().map_err(joined)?;
+        v.explore = s.explore_inputs().map_err(joined)?;
         v.qps = f.qps;
         v.ttft_s = f.ttft_s;
         v.itl_s = f.itl_s;
@@ -255,6 +256,7 @@ impl App {
         s.fleet.budget = v.budget.map(exact::count);
         s.fleet.max_utilization = Some(v.max_utilization);
         s.training = crate::scenario::TrainingSection::of(&v.train);
+        s.explore = crate::scenario::ExploreSection::of(&v.explore);
         s
     }
 }

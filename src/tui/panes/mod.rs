@@ -8,6 +8,7 @@ pub mod generations;
 pub mod grid;
 pub mod hardware;
 pub mod headline;
+pub mod explore;
 pub mod help;
 pub mod knobs;
 pub mod models;
