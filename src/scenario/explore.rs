@@ -129,7 +129,10 @@ pub fn parse_precisions(s: &str) -> Result<Vec<Precisions>, String> {
 
 /// The precisions as written: "bf16,fp8,int4".
 pub fn precisions_text(v: &[Precisions]) -> String {
-    v.iter().map(Precisions::label).collect::<Vec<_>>().join(",")
+    v.iter()
+        .map(Precisions::label)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -184,7 +187,8 @@ impl Scenario {
         let s = &self.explore;
         let d = ExploreInputs::default();
         let mut p = Problems::default();
-        let mut objective = |key: &str, v: &Option<String>, dv: Objective| match v.as_deref() {
+        let mut objective = |key: &str, v: &Option<String>, dv: Objective| {
+            match v.as_deref() {
             None => dv,
             Some(t) => Objective::parse(t).unwrap_or_else(|| {
                 p.push(
@@ -195,12 +199,16 @@ impl Scenario {
                 );
                 dv
             }),
+        }
         };
         let x = objective("x", &s.x, d.x);
         let mut y = objective("y", &s.y, d.y);
         if x == y {
             if s.y.is_some() {
-                p.push("explore.y", format!("x and y are both {}: pick two", x.name()));
+                p.push(
+                    "explore.y",
+                    format!("x and y are both {}: pick two", x.name()),
+                );
             }
             y = if x == d.y { d.x } else { d.y };
         }
@@ -255,7 +263,10 @@ impl Scenario {
             match units::parse(t, Kind::Time) {
                 Ok(x) if x.is_finite() && x > 0.0 => Some(x),
                 Ok(_) => {
-                    p.push(&format!("explore.{key}"), format!("{key} {t:?} must be greater than zero"));
+                    p.push(
+                        &format!("explore.{key}"),
+                        format!("{key} {t:?} must be greater than zero"),
+                    );
                     None
                 }
                 Err(e) => {

@@ -68,11 +68,11 @@ mod target;
 mod training;
 mod values;
 
+pub use assume::{AssumptionsSection, DEFAULT_PROFILE, Setting, written};
 pub use explore::{
     ExploreHardware, ExploreInputs, ExploreSection, MAX_EXPLORE_BATCH, MAX_EXPLORE_DEGREE,
     parse_precisions, precisions_text, up_to,
 };
-pub use assume::{AssumptionsSection, DEFAULT_PROFILE, Setting, written};
 pub use target::{SynthTarget, parse_batches};
 pub use training::{
     AUTO_SEQ_MAX, MAX_DEVICES, MAX_GLOBAL_BATCH, MAX_MICRO_BATCH, MAX_TOKENS, TrainInputs,

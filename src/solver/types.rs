@@ -607,7 +607,9 @@ impl Precisions {
     pub fn parse(s: &str) -> Result<Precisions, String> {
         let one = |x: &str| {
             Precision::parse(x).ok_or_else(|| {
-                format!("unknown precision {x:?}; use fp32, tf32, bf16, fp16, fp8, int8, fp4 or int4")
+                format!(
+                    "unknown precision {x:?}; use fp32, tf32, bf16, fp16, fp8, int8, fp4 or int4"
+                )
             })
         };
         let parts: Vec<&str> = s.split('/').map(str::trim).collect();

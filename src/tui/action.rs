@@ -187,7 +187,9 @@ impl Command {
             Command::View6 => "view 6: Fleet (cheapest fleet for a load and SLAs)",
             Command::View7 => "view 7: Training (step, memory, run, layouts)",
             Command::View8 => "view 8: Operators (where a step's time goes, on the roofline)",
-            Command::View9 => "view 9: Explore (the Pareto front of a design space; Enter adopts a point)",
+            Command::View9 => {
+                "view 9: Explore (the Pareto front of a design space; Enter adopts a point)"
+            }
             Command::SearchLayouts => "Training: rank the layouts (Enter on a row adopts it)",
             Command::NextFamily => "next hardware family (Generations), or the marked devices",
             Command::Save => "save the workbench state to a scenario file",

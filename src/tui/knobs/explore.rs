@@ -190,7 +190,9 @@ pub fn parse(k: Knob, text: &str, e: &ExploreInputs) -> Result<ExploreInputs, St
         Knob::ExploreY => n.y = objective(t, e.x)?,
         Knob::ExploreHardware => {
             n.hardware = ExploreHardware::parse(t).ok_or_else(|| {
-                format!("devices {t:?}? use marked, all or a tier: cloud workstation edge mobile tiny")
+                format!(
+                    "devices {t:?}? use marked, all or a tier: cloud workstation edge mobile tiny"
+                )
             })?
         }
         Knob::ExplorePrecisions => n.precisions = parse_precisions(t)?,

@@ -188,7 +188,11 @@ pub fn headline<'a>(app: &App, d: &ExploreData) -> Vec<Part<'a>> {
     let x = &d.exploration;
     let mut v = vec![
         part(" explore".into(), Style::new().fg(t.title), 3),
-        part(format!("{} evaluated", x.evaluated), Style::new().fg(t.fg), 7),
+        part(
+            format!("{} evaluated", x.evaluated),
+            Style::new().fg(t.fg),
+            7,
+        ),
         part(format!("{} feasible", x.feasible), t.accent(), 8),
         part(format!("front {}", x.front.len()), Style::new().fg(t.fg), 6),
     ];

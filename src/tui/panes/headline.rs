@@ -129,7 +129,7 @@ pub fn answer(app: &App) -> Option<Answer> {
                 pp: d.layout.pp,
                 ..app.workload
             },
-        }),        // The point under the cursor on the front.
+        }), // The point under the cursor on the front.
         ViewData::Explore(d) => {
             let p = d.front_point(super::explore::selected(app, d))?;
             let c = d.choice(p);

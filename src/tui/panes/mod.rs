@@ -3,12 +3,12 @@
 pub mod band;
 pub mod compare;
 pub mod comparison;
+pub mod explore;
 pub mod fleet;
 pub mod generations;
 pub mod grid;
 pub mod hardware;
 pub mod headline;
-pub mod explore;
 pub mod help;
 pub mod knobs;
 pub mod models;

@@ -79,7 +79,10 @@ fn devices(app: &App, h: ExploreHardware) -> Vec<usize> {
     let all = app.catalog.hardware.iter().enumerate();
     match h {
         ExploreHardware::Marked => app.shown_devices(),
-        ExploreHardware::Tier(t) => all.filter(|(_, e)| e.hw.tier == t).map(|(i, _)| i).collect(),
+        ExploreHardware::Tier(t) => all
+            .filter(|(_, e)| e.hw.tier == t)
+            .map(|(i, _)| i)
+            .collect(),
         ExploreHardware::All => all.map(|(i, _)| i).collect(),
     }
 }

@@ -11,9 +11,9 @@ use crate::tui::app::App;
 use crate::tui::panes::plot::labels::{self, Spot};
 use crate::tui::panes::plot::marks::Marks;
 use crate::tui::panes::plot::raster::Raster;
+use crate::tui::panes::plot::scale::Mapper;
 use crate::tui::panes::plot::scale::{Bounds, decades};
 use crate::tui::panes::plot::{draw_axes, paint, put};
-use crate::tui::panes::plot::scale::Mapper;
 use crate::tui::views::explore::ExploreData;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -151,7 +151,14 @@ pub fn draw(app: &App, d: &ExploreData, sel: usize, buf: &mut Buffer, area: Rect
     x_ticks(app, d.x, &map, area, buf);
     let mut s = [0u8; 4];
     let mut dot = |cell: (u16, u16), g: (char, char), style: Style, buf: &mut Buffer| {
-        put(buf, graph, cell.0, cell.1, glyph(g, app.ascii).encode_utf8(&mut s), style);
+        put(
+            buf,
+            graph,
+            cell.0,
+            cell.1,
+            glyph(g, app.ascii).encode_utf8(&mut s),
+            style,
+        );
     };
     // Out first (faint), then the feasible ones, then the front on top.
     for &(i, (a, c)) in &plotted {
@@ -233,7 +240,9 @@ fn draw_labels(
     let mut reqs: Vec<(Vec<Spot>, Style)> = Vec::new();
     let yname = axis_name(d.y);
     reqs.push((
-        [0, 1].map(|dy| spot(graph.x + 1, graph.y + dy, yname)).to_vec(),
+        [0, 1]
+            .map(|dy| spot(graph.x + 1, graph.y + dy, yname))
+            .to_vec(),
         t.dim(),
     ));
     let xname = axis_name(d.x);

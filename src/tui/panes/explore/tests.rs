@@ -50,7 +50,10 @@ fn the_table_is_the_solvers_front_for_the_apps_inputs() {
     // devices of the catalog, bf16/fp8/int4, TP 1..8, PP 1, batch 1..256,
     // the app's prompt and output, no limits, ITL against cost.
     let e = &a.view_inputs.explore;
-    assert_eq!(e.hardware, ExploreHardware::Tier(crate::solver::Tier::Cloud));
+    assert_eq!(
+        e.hardware,
+        ExploreHardware::Tier(crate::solver::Tier::Cloud)
+    );
     let cloud: Vec<_> = a
         .catalog
         .hardware
