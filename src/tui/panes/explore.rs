@@ -145,8 +145,8 @@ fn table(app: &App, d: &ExploreData, sel: usize, buf: &mut Buffer, area: Rect) {
     let room = area.height.saturating_sub(1) as usize;
     let skip = scroll_offset(sel, x.front.len(), room);
     let focused = app.focus == Pane::View && !app.in_bar;
-    let mut y = area.y + 1;
-    for row in (0..x.front.len()).skip(skip).take(room.max(1)) {
+    let rows = (0..x.front.len()).skip(skip).take(room.max(1));
+    for (y, row) in (area.y + 1..).zip(rows) {
         if y >= area.bottom() {
             break;
         }
@@ -176,7 +176,6 @@ fn table(app: &App, d: &ExploreData, sel: usize, buf: &mut Buffer, area: Rect) {
             _ => None,
         };
         grid::row(buf, area, y, &COLS, &w, &cells, style);
-        y += 1;
     }
 }
 

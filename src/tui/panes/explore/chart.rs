@@ -162,10 +162,10 @@ pub fn draw(app: &App, d: &ExploreData, sel: usize, buf: &mut Buffer, area: Rect
     };
     // Out first (faint), then the feasible ones, then the front on top.
     for &(i, (a, c)) in &plotted {
-        if let Some(cell) = map.cell(lg(a), lg(c)) {
-            if is_out(&x.points[i]) {
-                dot(cell, OUT, t.dim(), buf);
-            }
+        if let Some(cell) = map.cell(lg(a), lg(c))
+            && is_out(&x.points[i])
+        {
+            dot(cell, OUT, t.dim(), buf);
         }
     }
     for &(i, (a, c)) in &plotted {
