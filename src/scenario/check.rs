@@ -372,6 +372,11 @@ mod tests {
             seq: Some(4096.0),
             ..Default::default()
         });
+        s.explore = super::super::ExploreSection::of(&super::super::ExploreInputs {
+            ttft_s: Some(0.2),
+            itl_s: Some(0.05),
+            ..Default::default()
+        });
         let text = s.to_toml();
         let doc = DeTable::parse(&text).unwrap();
         let names = |t: &DeTable<'_>| {
