@@ -21,22 +21,11 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-/// Side by side from this inner width; the table under the plot below it.
-pub const SIDE_WIDTH: u16 = 130;
-/// The table's width beside the plot.
-const TABLE_WIDTH: u16 = 64;
-
 /// Where the plot and the table go inside the pane for a front of `n`
-/// points (as the Operators view splits).
+/// points: as the Operators view splits (beside from 130 columns, else
+/// under the plot, which keeps its rows).
 pub fn split(inner: Rect, n: usize) -> (Rect, Rect) {
-    if inner.width >= SIDE_WIDTH {
-        return super::side_by_side(inner, TABLE_WIDTH.min(inner.width / 2));
-    }
-    let wanted = n as u16 + 2;
-    let th = wanted
-        .min(inner.height.saturating_sub(plot::MIN_CHART_ROWS))
-        .max(3.min(inner.height));
-    super::stacked(inner, th)
+    super::ops::split(inner, n)
 }
 
 /// The front row under the cursor.
