@@ -10,7 +10,7 @@ pub mod chart;
 use super::grid::{self, fill, left, right};
 use super::text::Part;
 use super::{plot, scroll_offset, view_frame};
-use crate::solver::explore::{Objective, Point};
+use crate::solver::explore::{Objective, Point, Verdict};
 use crate::solver::units;
 use crate::tui::app::{App, Pane};
 use crate::tui::views::ViewData;
@@ -124,10 +124,7 @@ fn table(app: &App, d: &ExploreData, sel: usize, buf: &mut Buffer, area: Rect) {
     grid::row(buf, area, area.y, &COLS, &w, &head, Some(t.dim()));
     let x = &d.exploration;
     if x.front.is_empty() {
-        let line = Line::from(Span::styled(
-            " nothing feasible: loosen a limit (TTFT, ITL) or widen an axis (devices, precisions, TP, batch)",
-            t.warn(),
-        ));
+        let line = Line::from(Span::styled(empty_why(d), t.warn()));
         super::text::draw_line(buf, area, area.y + 1, &line, app.ascii);
         return;
     }
@@ -165,6 +162,26 @@ fn table(app: &App, d: &ExploreData, sel: usize, buf: &mut Buffer, area: Rect) {
             _ => None,
         };
         grid::row(buf, area, y, &COLS, &w, &cells, style);
+    }
+}
+
+/// Why the front is empty: configurations that run but have no value
+/// on an objective (a device without a price or a TDP), or none that runs.
+pub fn empty_why(d: &ExploreData) -> String {
+    let unknown = d
+        .exploration
+        .points
+        .iter()
+        .filter(|p| p.verdict == Verdict::Unknown)
+        .count();
+    if unknown > 0 {
+        format!(
+            " {unknown} configurations run but have no {} or {} (a device without a price or a TDP): pick other objectives",
+            d.x.name(),
+            d.y.name()
+        )
+    } else {
+        " nothing feasible: loosen a limit (TTFT, ITL) or widen an axis (devices, precisions, TP, batch)".into()
     }
 }
 

@@ -144,3 +144,21 @@ fn explore_view_snapshots() {
         insta::assert_snapshot!(format!("explore_{look}_100x30"), screen(&a, 100, 30));
     }
 }
+
+#[test]
+fn an_empty_front_says_why() {
+    // The workstation devices of the catalog have no price: on ITL against
+    // cost every configuration that runs has no cost, and the pane says so
+    // rather than asking to loosen a limit.
+    let mut a = explore_app("colour");
+    a.view_inputs.explore.hardware = ExploreHardware::Tier(crate::solver::Tier::Workstation);
+    a.recompute();
+    let d = data(&a);
+    assert!(d.exploration.front.is_empty());
+    let why = super::empty_why(&d);
+    assert!(why.contains("no itl or cost"), "{why}");
+    // On ITL against throughput they are on the plot.
+    a.view_inputs.explore.y = explore::Objective::TokensPerDevice;
+    a.recompute();
+    assert!(!data(&a).exploration.front.is_empty());
+}
