@@ -232,30 +232,11 @@ fn draw_labels(
 ) {
     let t = app.theme();
     let graph = map.area;
-    let spot = |x: u16, y: u16, text: &str| Spot {
-        x: x as i32,
-        y: y as i32,
-        text: text.to_string(),
-    };
-    let mut reqs: Vec<(Vec<Spot>, Style)> = Vec::new();
-    let yname = axis_name(d.y);
-    reqs.push((
-        [0, 1]
-            .map(|dy| spot(graph.x + 1, graph.y + dy, yname))
-            .to_vec(),
-        t.dim(),
-    ));
-    let xname = axis_name(d.x);
-    let xx = graph
-        .right()
-        .saturating_sub(xname.chars().count() as u16 + 1);
-    let bottom = graph.bottom();
-    reqs.push((
-        [1, 2]
-            .map(|dy| spot(xx, bottom.saturating_sub(dy), xname))
-            .to_vec(),
-        t.dim(),
-    ));
+    let mut reqs: Vec<(Vec<Spot>, Style)> =
+        labels::axis_names(graph, axis_name(d.y), axis_name(d.x))
+            .into_iter()
+            .map(|s| (s, t.dim()))
+            .collect();
     if let (Some(Some(cell)), Some(p)) = (front.get(sel), d.front_point(sel)) {
         let c = d.choice(p);
         let id = &app.catalog.hardware[c.hw].hw.id;
