@@ -200,6 +200,52 @@ fn benches(c: &mut Criterion) {
         })
     });
 
+    // The Explore view: Down and Up along the front (no new search; the
+    // whole frame with every configuration on the scatter).
+    let mut a = app();
+    update(&mut a, Action::Do(Command::View9));
+    let mut term = terminal();
+    let mut down = true;
+    g.bench_function("explore view keystroke: down/up along the front", |b| {
+        b.iter(|| {
+            let cmd = if down { Command::Down } else { Command::Up };
+            down = !down;
+            update(&mut a, Action::Do(cmd));
+            term.draw(|f| render(black_box(&a), f)).unwrap();
+        })
+    });
+
+    // The Explore view: a knob that searches again, over every device of
+    // the catalog at four precisions, TP 1..16 and batch 1..1024: stepping
+    // TP up to between 8 and 16 alternates 4 and 5 degrees, so each
+    // keystroke searches (devices x 4 x 4..5 x 11) configurations, 9460
+    // at TP 16 with the 43 built-in devices: the 10^4 of issue 12.
+    let mut a = app();
+    update(&mut a, Action::Do(Command::View9));
+    {
+        use ridgeline::scenario::{ExploreHardware, parse_precisions};
+        let e = &mut a.view_inputs.explore;
+        e.hardware = ExploreHardware::All;
+        e.precisions = parse_precisions("bf16,fp8,int4,fp4").unwrap();
+        e.batch = 1024;
+    }
+    a.focus = Pane::Knobs;
+    a.knob = 4;
+    a.recompute();
+    let mut term = terminal();
+    let mut up = true;
+    g.bench_function(
+        "explore view keystroke: TP up to 8 <-> 16 (~10^4 configurations searched)",
+        |b| {
+            b.iter(|| {
+                let cmd = if up { Command::Right } else { Command::Left };
+                up = !up;
+                update(&mut a, Action::Do(cmd));
+                term.draw(|f| render(black_box(&a), f)).unwrap();
+            })
+        },
+    );
+
     // A device form: a keystroke in the bandwidth of a copy of the H100
     // ("3.35 TB/s" <-> "3.355 TB/s"): the field is read, the catalog is
     // put back with the draft in it, and every figure is recomputed.
@@ -248,6 +294,10 @@ fn benches(c: &mut Criterion) {
         ("recompute only, fleet view", Command::View6),
         ("recompute only, training view", Command::View7),
         ("recompute only, operators view", Command::View8),
+        (
+            "recompute only, explore view (the search reused)",
+            Command::View9,
+        ),
     ] {
         let mut a = app();
         update(&mut a, Action::Do(view));

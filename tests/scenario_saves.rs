@@ -6,7 +6,9 @@
 use proptest::prelude::*;
 use ratatui_textarea::Key;
 use ridgeline::catalog::profile;
+use ridgeline::scenario::{ExploreHardware, ExploreInputs};
 use ridgeline::scenario::{SynthTarget, written};
+use ridgeline::solver::Precisions;
 use ridgeline::solver::training::{Optimizer, Recompute, TokensToTrain, TrainingAssumptions};
 use ridgeline::solver::{Assumptions, Collective, Phase, Precision, Workload};
 use ridgeline::tui::app::Level;
@@ -398,6 +400,56 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
 }
 
 /// Any valid workbench state over the built-in catalog.
+/// Any Explore view settings a scenario can hold: two different
+/// objectives, any devices choice, one to four named precisions and maybe
+/// a mixed one, degrees, batch and limits over their whole ranges.
+fn any_explore() -> impl Strategy<Value = ExploreInputs> {
+    use ridgeline::solver::explore::Objective;
+    let n = Objective::ALL.len();
+    (
+        (0..n, 1..n),
+        prop::sample::select(ExploreHardware::ALL.to_vec()),
+        prop::sample::subsequence(Precision::ALL.to_vec(), 1..=4).prop_shuffle(),
+        prop::option::of(prop::array::uniform3(prop::sample::select(
+            Precision::ALL.to_vec(),
+        ))),
+        (1u32..=65536, 1u32..=65536, 1u64..=(1 << 20)),
+        (
+            prop::option::of(magnitude(-6.0, 4.0)),
+            prop::option::of(magnitude(-6.0, 4.0)),
+            prop::bool::ANY,
+        ),
+    )
+        .prop_map(
+            move |((x, dy), hardware, named, mixed, (tp, pp, batch), (ttft, itl, infeasible))| {
+                let mut precisions: Vec<Precisions> =
+                    named.into_iter().map(Precisions::named).collect();
+                if let Some([w, a, kv]) = mixed {
+                    let p = Precisions {
+                        weights: w,
+                        activations: a,
+                        kv,
+                    };
+                    if !precisions.contains(&p) {
+                        precisions.push(p);
+                    }
+                }
+                ExploreInputs {
+                    x: Objective::ALL[x],
+                    y: Objective::ALL[(x + dy) % n],
+                    hardware,
+                    precisions,
+                    tp,
+                    pp,
+                    batch,
+                    ttft_s: ttft,
+                    itl_s: itl,
+                    infeasible,
+                }
+            },
+        )
+}
+
 fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
     let (n_hw, n_models) = (a.catalog.hardware.len(), a.catalog.models.len());
     let regions = a.choices.regions.clone();
@@ -511,6 +563,7 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
         (prop::option::of(magnitude(0.0, 12.0)), magnitude(-2.0, 0.0)),
         any_training(),
         any_serve_modes(),
+        any_explore(),
     )
         .prop_map(
             |(
@@ -525,6 +578,7 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
                 (budget, u),
                 train,
                 serve,
+                explore,
             )| {
                 ViewInputs {
                     request: ridgeline::solver::serving::Request { prompt, output },
@@ -541,6 +595,7 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
                     max_utilization: u,
                     train,
                     serve,
+                    explore,
                 }
             },
         );

@@ -91,6 +91,7 @@ fn the_number_keys_are_bound_and_listed_in_help() {
         ('6', Command::View6),
         ('7', Command::View7),
         ('8', Command::View8),
+        ('9', Command::View9),
         ('r', Command::SearchLayouts),
         ('s', Command::Save),
         ('f', Command::NextFamily),
@@ -101,7 +102,7 @@ fn the_number_keys_are_bound_and_listed_in_help() {
     let rows = a.keymap.help_rows();
     assert!(
         rows.iter()
-            .any(|(k, d)| k == "1-8" && d.contains("8 Operators"))
+            .any(|(k, d)| k == "1-9" && d.contains("8 Operators") && d.contains("9 Explore"))
     );
     assert!(rows.iter().any(|(k, d)| k == "s" && d.contains("scenario")));
 }
@@ -123,6 +124,8 @@ fn arrow_keys_alone_reach_every_view() {
     assert_eq!(seen, View::ALL.to_vec());
     go(&mut a, &[Command::Right]);
     assert_eq!(a.view, View::Roofline, "wraps");
+    go(&mut a, &[Command::Left]);
+    assert_eq!(a.view, View::Explore);
     go(&mut a, &[Command::Left]);
     assert_eq!(a.view, View::Operators);
     go(&mut a, &[Command::Left]);

@@ -17,7 +17,7 @@ use toml::de::{DeTable, DeValue};
 
 /// The keys of each table of the format (a test keeps them equal to the
 /// fields of `Scenario`).
-pub(super) const SCHEMA: [(&str, &[&str]); 9] = [
+pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
     (
         "",
         &[
@@ -35,6 +35,7 @@ pub(super) const SCHEMA: [(&str, &[&str]); 9] = [
             "generations",
             "fleet",
             "training",
+            "explore",
         ],
     ),
     (
@@ -97,6 +98,21 @@ pub(super) const SCHEMA: [(&str, &[&str]); 9] = [
             "mtbf",
             "checkpoint_bandwidth",
             "restart",
+        ],
+    ),
+    (
+        "explore",
+        &[
+            "x",
+            "y",
+            "hardware",
+            "precisions",
+            "tp",
+            "pp",
+            "batch",
+            "ttft",
+            "itl",
+            "infeasible",
         ],
     ),
 ];
@@ -371,6 +387,11 @@ mod tests {
         (f.budget, f.max_utilization) = (Some("1M".into()), Some(0.8));
         s.training = super::super::TrainingSection::of(&super::super::TrainInputs {
             seq: Some(4096.0),
+            ..Default::default()
+        });
+        s.explore = super::super::ExploreSection::of(&super::super::ExploreInputs {
+            ttft_s: Some(0.2),
+            itl_s: Some(0.05),
             ..Default::default()
         });
         let text = s.to_toml();

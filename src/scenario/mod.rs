@@ -4,7 +4,7 @@
 //! ```toml
 //! title = "Llama 3.1 70B on an A100"
 //! description = "why it does not fit"
-//! view = "roofline"            # roofline | serving | synthesis | sweep | generations | fleet | training | operators
+//! view = "roofline"            # roofline | serving | synthesis | sweep | generations | fleet | training | operators | explore
 //! hardware = "a100"
 //! compare = ["a100", "h100", "h200"]
 //! model = "llama-3.1-70b"      # or a config.json / model folder, relative
@@ -53,6 +53,9 @@
 //! micro_batch = 1
 //! seq = 8192                   # absent: the model's context up to 8k
 //! tokens = "chinchilla"        # or "15T"
+//! [explore]                    # the Explore view (scenario/explore.rs)
+//! x = "itl"
+//! y = "cost"
 //! ```
 //!
 //! Reading reports every problem of a file, each at the `file:line:column`
@@ -63,12 +66,17 @@
 mod assume;
 mod check;
 pub mod exact;
+mod explore;
 mod serve_modes;
 mod target;
 mod training;
 mod values;
 
 pub use assume::{AssumptionsSection, DEFAULT_PROFILE, Setting, written};
+pub use explore::{
+    ExploreHardware, ExploreInputs, ExploreSection, MAX_EXPLORE_BATCH, MAX_EXPLORE_DEGREE,
+    parse_precisions, precisions_text, up_to,
+};
 pub use serve_modes::ServeModes;
 pub use target::{SynthTarget, parse_batches};
 pub use training::{
@@ -88,7 +96,7 @@ use std::path::Path;
 pub const MAX_SCENARIO_BYTES: u64 = 1 << 20;
 
 /// The views of the workbench a scenario can open on.
-pub const VIEWS: [&str; 8] = [
+pub const VIEWS: [&str; 9] = [
     "roofline",
     "serving",
     "synthesis",
@@ -97,6 +105,7 @@ pub const VIEWS: [&str; 8] = [
     "fleet",
     "training",
     "operators",
+    "explore",
 ];
 
 /// A scenario as written in TOML. Every field is optional: what is absent
@@ -132,6 +141,8 @@ pub struct Scenario {
     pub fleet: FleetSection,
     #[serde(default, skip_serializing_if = "is_default")]
     pub training: TrainingSection,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub explore: ExploreSection,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

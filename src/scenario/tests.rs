@@ -379,3 +379,45 @@ fn training_assumptions_read_with_their_units_and_each_problem_is_at_its_key() {
         assert!(e.message.contains(says), "{key}: {e}");
     }
 }
+
+#[test]
+fn explore_values_read_and_each_problem_is_at_its_key() {
+    use crate::solver::explore::Objective;
+    use crate::solver::{Precision, Precisions, Tier};
+    let s = Scenario::parse(
+        "e.toml",
+        "view = \"explore\"\n[explore]\nx = \"ttft\"\ny = \"throughput\"\nhardware = \"workstation\"\nprecisions = \"fp8,int4/fp8/fp8\"\ntp = 4\nbatch = 64\nitl = \"50ms\"\ninfeasible = false\n",
+    )
+    .unwrap();
+    let e = s.explore_inputs().unwrap();
+    assert_eq!((e.x, e.y), (Objective::Ttft, Objective::TokensPerDevice));
+    assert_eq!(e.hardware, ExploreHardware::Tier(Tier::Workstation));
+    assert_eq!(
+        e.precisions,
+        [
+            Precisions::named(Precision::Fp8),
+            Precisions {
+                weights: Precision::Int4,
+                activations: Precision::Fp8,
+                kv: Precision::Fp8
+            }
+        ]
+    );
+    // Absent keys keep the defaults: PP 1, no TTFT limit.
+    assert_eq!((e.tp, e.pp, e.batch), (4, 1, 64));
+    assert_eq!((e.ttft_s, e.itl_s), (None, Some(0.05)));
+    assert!(!e.infeasible);
+    for (text, key) in [
+        ("[explore]\nx = \"speed\"\n", "x"),
+        ("[explore]\ny = \"itl\"\n", "y"),
+        ("[explore]\nhardware = \"moon\"\n", "hardware"),
+        ("[explore]\nprecisions = \"fp9\"\n", "precisions"),
+        ("[explore]\ntp = 0\n", "tp"),
+        ("[explore]\nbatch = 2.5\n", "batch"),
+        ("[explore]\nttft = \"-1ms\"\n", "ttft"),
+    ] {
+        let e = one(text);
+        assert_eq!(e.line, 2, "{key}: {e}");
+        assert!(e.to_string().contains(key), "{key}: {e}");
+    }
+}

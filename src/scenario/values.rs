@@ -309,6 +309,7 @@ impl Scenario {
         all.extend(self.serve_modes().err().unwrap_or_default());
         all.extend(self.fleet_inputs().err().unwrap_or_default());
         all.extend(self.training_inputs().err().unwrap_or_default());
+        all.extend(self.explore_inputs().err().unwrap_or_default());
         all.extend(self.target().err().unwrap_or_default());
         all.extend(self.batches().err().unwrap_or_default());
         all.extend(self.sweep_over_context().err().unwrap_or_default());

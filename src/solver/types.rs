@@ -602,6 +602,30 @@ impl Precisions {
         }
     }
 
+    /// Read "bf16" (as [`Precisions::named`]) or "int4/fp8/fp8"
+    /// (weights/activations/kv).
+    pub fn parse(s: &str) -> Result<Precisions, String> {
+        let one = |x: &str| {
+            Precision::parse(x).ok_or_else(|| {
+                format!(
+                    "unknown precision {x:?}; use fp32, tf32, bf16, fp16, fp8, int8, fp4 or int4"
+                )
+            })
+        };
+        let parts: Vec<&str> = s.split('/').map(str::trim).collect();
+        match parts.as_slice() {
+            [p] => Ok(Precisions::named(one(p)?)),
+            [w, a, kv] => Ok(Precisions {
+                weights: one(w)?,
+                activations: one(a)?,
+                kv: one(kv)?,
+            }),
+            _ => Err(format!(
+                "{s:?}: a precision is one name (bf16) or weights/activations/kv (int4/bf16/fp8)"
+            )),
+        }
+    }
+
     /// The name it was made from ([`Precisions::named`]: "bf16", "int4"),
     /// or "int4/fp8/fp8" when the three were chosen apart.
     pub fn label(&self) -> String {

@@ -35,6 +35,7 @@ pub enum Command {
     View6,
     View7,
     View8,
+    View9,
     SearchLayouts,
     NextFamily,
     Save,
@@ -49,7 +50,7 @@ pub enum Command {
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 39] = [
+    pub const ALL: [Command; 40] = [
         Command::View1,
         Command::View2,
         Command::View3,
@@ -58,6 +59,7 @@ impl Command {
         Command::View6,
         Command::View7,
         Command::View8,
+        Command::View9,
         Command::Up,
         Command::Down,
         Command::Left,
@@ -91,7 +93,7 @@ impl Command {
         Command::Quit,
     ];
 
-    /// 1 to 8 for the view keys.
+    /// 1 to 9 for the view keys.
     pub fn view_number(self) -> Option<usize> {
         match self {
             Command::View1 => Some(1),
@@ -102,6 +104,7 @@ impl Command {
             Command::View6 => Some(6),
             Command::View7 => Some(7),
             Command::View8 => Some(8),
+            Command::View9 => Some(9),
             _ => None,
         }
     }
@@ -138,6 +141,7 @@ impl Command {
             Command::View6 => "view_fleet",
             Command::View7 => "view_training",
             Command::View8 => "view_operators",
+            Command::View9 => "view_explore",
             Command::SearchLayouts => "search_layouts",
             Command::NextFamily => "next_family",
             Command::Save => "save",
@@ -183,6 +187,9 @@ impl Command {
             Command::View6 => "view 6: Fleet (cheapest fleet for a load and SLAs)",
             Command::View7 => "view 7: Training (step, memory, run, layouts)",
             Command::View8 => "view 8: Operators (where a step's time goes, on the roofline)",
+            Command::View9 => {
+                "view 9: Explore (the Pareto front of a design space; Enter adopts a point)"
+            }
             Command::SearchLayouts => "Training: rank the layouts (Enter on a row adopts it)",
             Command::NextFamily => "next hardware family (Generations), or the marked devices",
             Command::Save => "save the workbench state to a scenario file",

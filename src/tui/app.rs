@@ -286,6 +286,10 @@ pub struct App {
     pub help_scroll: usize,
     /// The Training view's last layout search and what it was run for.
     pub train_search: Option<views::training::SearchRun>,
+    /// The Explore view's last search and what it was run for.
+    pub explore_cache: Option<views::explore::ExploreCache>,
+    /// How many times the Explore view searched (tests count them).
+    pub explore_searches: u64,
     pub quit: bool,
     /// Something changed since the last draw.
     pub dirty: bool,
@@ -461,6 +465,8 @@ impl App {
             quit: false,
             dirty: true,
             recomputes: 0,
+            explore_cache: None,
+            explore_searches: 0,
         };
         app.recompute();
         app
@@ -494,6 +500,7 @@ impl App {
             Some((ViewData::Fleet(f), _)) => f.plan.per_device.len(),
             Some((ViewData::Training(t), _)) => views::training::rows(t),
             Some((ViewData::Operators(o), _)) => o.breakdown.ops.len(),
+            Some((ViewData::Explore(x), _)) => x.exploration.front.len(),
             Some((ViewData::Generations(g), _)) => g.analysis.compare.len(),
             Some((ViewData::Roofline, _)) => self.shown().map_or(0, |(a, _)| a.compare.len()),
             _ => 0,
@@ -660,6 +667,9 @@ impl App {
         self.current = self.analyse();
         if let Ok(a) = &self.current {
             self.last_valid = Some(a.clone());
+        }
+        if self.view == View::Explore {
+            views::explore::refresh(self);
         }
         self.view_data = views::compute(self, self.view);
         if let Ok(d) = &self.view_data {

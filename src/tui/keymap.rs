@@ -253,6 +253,7 @@ impl Default for Keymap {
         b.insert(Command::View6, vec![c('6')]);
         b.insert(Command::View7, vec![c('7')]);
         b.insert(Command::View8, vec![c('8')]);
+        b.insert(Command::View9, vec![c('9')]);
         b.insert(Command::SearchLayouts, vec![c('r')]);
         b.insert(Command::NextFamily, vec![c('f')]);
         b.insert(Command::Save, vec![c('s')]);
@@ -319,6 +320,7 @@ impl Keymap {
             "Fleet",
             "Training",
             "Operators",
+            "Explore",
         ];
         let keys: Vec<String> = views.iter().map(|c| self.keys_text(*c)).collect();
         let desc: Vec<String> = views
@@ -504,10 +506,10 @@ mod tests {
         let rows = km.help_rows();
         assert_eq!(
             rows.len(),
-            Command::ALL.len() - 7,
-            "eight view keys, one row"
+            Command::ALL.len() - 8,
+            "nine view keys, one row"
         );
-        assert_eq!(rows[0].0, "1-8");
+        assert_eq!(rows[0].0, "1-9");
         assert!(rows[0].1.contains("6 Fleet"), "{}", rows[0].1);
         let mark = rows
             .iter()

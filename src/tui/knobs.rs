@@ -75,6 +75,17 @@ pub enum Knob {
     Mtbf,
     CheckpointBw,
     Restart,
+    // Explore (knobs/explore.rs).
+    ExploreX,
+    ExploreY,
+    ExploreHardware,
+    ExplorePrecisions,
+    ExploreTp,
+    ExplorePp,
+    ExploreBatch,
+    ExploreTtft,
+    ExploreItl,
+    ExploreInfeasible,
 }
 
 /// What a sweep runs over.
@@ -116,6 +127,8 @@ pub struct ViewInputs {
     pub train: TrainInputs,
     /// How the Serving view batches.
     pub serve: crate::scenario::ServeModes,
+    /// The Explore view's objectives, axes and limits.
+    pub explore: crate::scenario::ExploreInputs,
 }
 
 impl Default for ViewInputs {
@@ -140,6 +153,7 @@ impl Default for ViewInputs {
             max_utilization: f.max_utilization,
             train: TrainInputs::default(),
             serve: crate::scenario::ServeModes::default(),
+            explore: Default::default(),
         }
     }
 }
@@ -238,6 +252,7 @@ impl Knob {
             Knob::Regions => "regions",
             Knob::Budget => "budget $/yr",
             k if serving_modes::covers(k) => serving_modes::label(k),
+            k if explore::covers(k) => explore::label(k),
             k => training::label(k),
         }
     }
@@ -338,6 +353,7 @@ impl Knob {
                 KernelTime,
             ],
             6 => &TRAINING_KNOBS,
+            8 => &EXPLORE_KNOBS,
             _ => &Knob::ALL,
         }
     }
@@ -364,6 +380,7 @@ impl Knob {
             Knob::TtftSla | Knob::ItlSla => "e.g. 100ms, 50ms",
             Knob::Budget => "USD per year, e.g. 5M; none",
             k if serving_modes::covers(k) => serving_modes::hint(k),
+            k if explore::covers(k) => explore::hint(k),
             k => training::hint(k),
         }
     }
@@ -410,6 +427,7 @@ impl Knob {
                 .budget
                 .map_or("none".into(), |b| units::format_count(b).replace(' ', "")),
             k if serving_modes::covers(k) => serving_modes::value(k, &v.serve),
+            k if explore::covers(k) => explore::value(k, &v.explore),
             k => training::value(k, &v.train),
         }
     }
@@ -556,6 +574,7 @@ impl Knob {
             k if serving_modes::covers(k) => {
                 v.serve = serving_modes::step(k, &v.serve, up, &c.drafts, None)
             }
+            k if explore::covers(k) => v.explore = explore::step(k, &v.explore, up),
             k => v.train = training::step(k, &v.train, up, None),
         }
         Inputs { wl, a, v, profile }
@@ -734,6 +753,7 @@ impl Knob {
             k if serving_modes::covers(k) => {
                 v.serve = serving_modes::parse(k, t, &v.serve, &c.drafts)?
             }
+            k if explore::covers(k) => v.explore = explore::parse(k, t, &v.explore)?,
             k => v.train = training::parse(k, t, &v.train)?,
         }
         Ok(Inputs { wl, a, v, profile })
@@ -747,6 +767,28 @@ pub const MIXED: &str = "mixed";
 pub fn uniform_precision(wl: &Workload) -> Option<Precision> {
     (wl.weights == wl.activations && wl.weights == wl.kv).then_some(wl.weights)
 }
+
+/// The Explore view's knobs: its own, then the request and the
+/// assumptions its configurations are evaluated under.
+const EXPLORE_KNOBS: [Knob; 17] = [
+    Knob::ExploreX,
+    Knob::ExploreY,
+    Knob::ExploreHardware,
+    Knob::ExplorePrecisions,
+    Knob::ExploreTp,
+    Knob::ExplorePp,
+    Knob::ExploreBatch,
+    Knob::ExploreTtft,
+    Knob::ExploreItl,
+    Knob::ExploreInfeasible,
+    Knob::Prompt,
+    Knob::Output,
+    Knob::Profile,
+    Knob::ComputeEff,
+    Knob::MemoryEff,
+    Knob::Overhead,
+    Knob::KernelTime,
+];
 
 /// The Training view's knobs: its own, then the region of its carbon, the
 /// number format, the assumptions it shares with the other views and its
@@ -844,6 +886,7 @@ fn whole(x: f64) -> String {
     }
 }
 
+mod explore;
 mod profile;
 pub mod serving_modes;
 #[cfg(test)]

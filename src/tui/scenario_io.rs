@@ -179,6 +179,7 @@ impl App {
             );
         }
         v.train = s.training_inputs().map_err(joined)?;
+        v.explore = s.explore_inputs().map_err(joined)?;
         v.qps = f.qps;
         v.ttft_s = f.ttft_s;
         v.itl_s = f.itl_s;
@@ -266,6 +267,7 @@ impl App {
         s.fleet.budget = v.budget.map(exact::count);
         s.fleet.max_utilization = Some(v.max_utilization);
         s.training = crate::scenario::TrainingSection::of(&v.train);
+        s.explore = crate::scenario::ExploreSection::of(&v.explore);
         s
     }
 }

@@ -248,6 +248,7 @@ pub fn render(app: &App, frame: &mut Frame) {
                     View::Fleet => panes::fleet::render(app, frame, r),
                     View::Training => panes::training::render(app, frame, r),
                     View::Operators => panes::ops::render(app, frame, r),
+                    View::Explore => panes::explore::render(app, frame, r),
                     View::Roofline => {}
                 },
             }

@@ -444,7 +444,8 @@ fn command(app: &mut App, cmd: Command) {
         | Command::View5
         | Command::View6
         | Command::View7
-        | Command::View8 => {
+        | Command::View8
+        | Command::View9 => {
             let n = cmd.view_number().unwrap_or(1);
             let v = View::ALL[(n - 1).min(View::ALL.len() - 1)];
             app.set_view(v);
@@ -514,6 +515,7 @@ fn command(app: &mut App, cmd: Command) {
         }
         Command::SearchLayouts => search_layouts(app),
         Command::Edit if adopt_layout(app) => {}
+        Command::Edit if adopt_point(app) => {}
         Command::Edit => {
             let target_entry =
                 app.view == View::Synthesis && app.focus == Pane::View && !app.in_bar;
@@ -684,6 +686,35 @@ fn adopt_layout(app: &mut App) -> bool {
             c.run.zero,
             c.run.recompute.name(),
             c.run.micro_batch
+        ),
+    );
+    true
+}
+
+/// Enter on a point of the Explore view's front makes it the workbench's
+/// selection: its device, precision, TP, PP and batch. False when the
+/// cursor is not on one.
+fn adopt_point(app: &mut App) -> bool {
+    if app.view != View::Explore || app.focus != Pane::View || app.in_bar {
+        return false;
+    }
+    let Some((ViewData::Explore(d), _)) = app.shown_view() else {
+        return false;
+    };
+    let Some(c) = d.front_point(app.view_scroll).map(|p| d.choice(p)) else {
+        return false;
+    };
+    app.hw = c.hw;
+    app.workload = super::views::explore::adopt(&app.workload, &c);
+    let id = app.catalog.hardware[c.hw].hw.id.clone();
+    app.say(
+        Level::Info,
+        format!(
+            "selected {id}, {}, TP {}, PP {}, batch {}",
+            c.precisions.label(),
+            c.tp,
+            c.pp,
+            c.batch
         ),
     );
     true

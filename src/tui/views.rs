@@ -13,6 +13,7 @@ use crate::solver::serving::{self, Serving};
 use crate::solver::synthesis::{self, DEFAULT_COMM_SHARE, Match, RankBy, Requirement};
 use crate::solver::{self, Evaluation, Phase, Workload};
 
+pub mod explore;
 pub mod ops;
 pub mod training;
 use ops::OpsData;
@@ -29,10 +30,11 @@ pub enum View {
     Fleet,
     Training,
     Operators,
+    Explore,
 }
 
 impl View {
-    pub const ALL: [View; 8] = [
+    pub const ALL: [View; 9] = [
         View::Roofline,
         View::Serving,
         View::Synthesis,
@@ -41,6 +43,7 @@ impl View {
         View::Fleet,
         View::Training,
         View::Operators,
+        View::Explore,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -52,6 +55,7 @@ impl View {
             View::Fleet => "Fleet",
             View::Training => "Training",
             View::Operators => "Operators",
+            View::Explore => "Explore",
         }
     }
     /// The name in scenario files (scenario::VIEWS).
@@ -192,6 +196,8 @@ pub enum ViewData {
     Fleet(FleetData),
     Training(Box<TrainingData>),
     Operators(Box<OpsData>),
+    /// Shared with the app's cache of the last search (`explore::refresh`).
+    Explore(std::sync::Arc<explore::ExploreData>),
 }
 
 /// Region figures for a power draw and energy per token.
@@ -370,6 +376,7 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
         View::Operators => {
             ops::compute(hw, model, &wl, &a).map(|d| ViewData::Operators(Box::new(d)))
         }
+        View::Explore => explore::shown(app).map(ViewData::Explore),
         View::Fleet => {
             let spec = FleetSpec {
                 qps: v.qps,

@@ -129,7 +129,15 @@ pub fn answer(app: &App) -> Option<Answer> {
                 pp: d.layout.pp,
                 ..app.workload
             },
-        }),
+        }), // The point under the cursor on the front.
+        ViewData::Explore(d) => {
+            let p = d.front_point(super::explore::selected(app, d))?;
+            let c = d.choice(p);
+            Some(Answer {
+                hw: c.hw,
+                workload: crate::tui::views::explore::adopt(&app.workload, &c),
+            })
+        }
     }
 }
 
@@ -262,6 +270,7 @@ pub fn view<'a>(app: &App) -> Option<Vec<Part<'a>>> {
         ViewData::Fleet(f) => fleet(app, f),
         ViewData::Training(d) => training(app, d),
         ViewData::Operators(d) => super::ops::headline(app, d),
+        ViewData::Explore(d) => super::explore::headline(app, d),
     });
     Some(v)
 }

@@ -3,6 +3,7 @@
 pub mod band;
 pub mod compare;
 pub mod comparison;
+pub mod explore;
 pub mod fleet;
 pub mod generations;
 pub mod grid;

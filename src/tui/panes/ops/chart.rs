@@ -130,27 +130,11 @@ fn draw_labels(
 ) {
     let t = app.theme();
     let graph = map.area;
-    let spot = |x: u16, y: u16, text: &str| Spot {
-        x: x as i32,
-        y: y as i32,
-        text: text.to_string(),
-    };
-    let mut reqs: Vec<(Vec<Spot>, Style)> = Vec::new();
-    reqs.push((
-        [0, 1]
-            .map(|dy| spot(graph.x + 1, graph.y + dy, "FLOP/s"))
-            .to_vec(),
-        t.dim(),
-    ));
-    let xt = "FLOP/byte";
-    let xx = graph.right().saturating_sub(xt.len() as u16 + 1);
     let bottom = graph.bottom();
-    reqs.push((
-        [1, 2]
-            .map(|dy| spot(xx, bottom.saturating_sub(dy), xt))
-            .to_vec(),
-        t.dim(),
-    ));
+    let mut reqs: Vec<(Vec<Spot>, Style)> = labels::axis_names(graph, "FLOP/s", "FLOP/byte")
+        .into_iter()
+        .map(|s| (s, t.dim()))
+        .collect();
     // The selected operator's group first, then the others.
     let mut order: Vec<&((u16, u16), Vec<usize>)> = points.iter().collect();
     order.sort_by_key(|(_, g)| !g.contains(&sel));

@@ -36,6 +36,25 @@ fn width(text: &str) -> i32 {
     text.chars().count() as i32
 }
 
+/// The spots of a plot's axis names: the y axis's at the top left of
+/// the graph (its first row, else its second), the x axis's at its bottom
+/// right (one row above the axis, else two).
+pub fn axis_names(graph: Rect, y: &str, x: &str) -> [Vec<Spot>; 2] {
+    let spot = |sx: i32, sy: i32, text: &str| Spot {
+        x: sx,
+        y: sy,
+        text: text.to_string(),
+    };
+    let gx = graph.x as i32;
+    let gy = graph.y as i32;
+    let xx = (graph.right() as i32 - width(x) - 1).max(0);
+    let bottom = graph.bottom() as i32;
+    [
+        [0, 1].map(|dy| spot(gx + 1, gy + dy, y)).to_vec(),
+        [1, 2].map(|dy| spot(xx, (bottom - dy).max(0), x)).to_vec(),
+    ]
+}
+
 /// Whether a spot fits: inside `area`, clear of `keep` cells, a blank cell
 /// away from every placed label on its row.
 fn fits(s: &Spot, area: Rect, keep: &[(u16, u16)], placed: &[Placed]) -> bool {
