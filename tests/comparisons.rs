@@ -490,8 +490,8 @@ fn every_synthesis_and_fleet_row_is_a_configuration_that_fits() {
         panic!()
     };
     let m = &a.catalog.models[a.model].model;
-    assert!(!f.plan.per_device.is_empty());
-    for o in &f.plan.per_device {
+    assert!(!f.plan.per_design.is_empty());
+    for o in &f.plan.per_design {
         // A replica holds `batch` sequences at the full prompt + output.
         let wl = solver::Workload {
             phase: solver::Phase::Decode,
@@ -499,7 +499,8 @@ fn every_synthesis_and_fleet_row_is_a_configuration_that_fits() {
             batch: o.batch as f64,
             tp: o.layout.tp,
             pp: o.layout.pp,
-            ..a.workload
+            // Each design at its own precision.
+            ..o.precision.apply(&a.workload)
         };
         let e = solver::evaluate(&a.devices[o.device], m, &wl, &a.assumptions).unwrap();
         assert!(

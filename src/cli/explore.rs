@@ -10,7 +10,7 @@ use crate::catalog::Catalog;
 use crate::solver::economics::DEFAULT_IDLE_SHARE;
 use crate::solver::explore::{self, Axes, Exploration, Limits, Objective, Precisions, Verdict};
 use crate::solver::units::{self, Kind};
-use crate::solver::{Precision, Tier};
+use crate::solver::Tier;
 use clap::Args;
 use serde_json::{Map, Value, json};
 
@@ -143,23 +143,7 @@ fn degrees(flag: &str, s: &str) -> Result<Vec<u32>, CliError> {
 }
 
 pub(super) fn precision(s: &str) -> Result<Precisions, String> {
-    let one = |x: &str| {
-        Precision::parse(x).ok_or_else(|| {
-            format!("unknown precision {x:?}; use fp32, tf32, bf16, fp16, fp8, int8, fp4 or int4")
-        })
-    };
-    let parts: Vec<&str> = s.split('/').map(str::trim).collect();
-    match parts.as_slice() {
-        [p] => Ok(Precisions::named(one(p)?)),
-        [w, a, kv] => Ok(Precisions {
-            weights: one(w)?,
-            activations: one(a)?,
-            kv: one(kv)?,
-        }),
-        _ => Err(format!(
-            "{s:?}: a precision is one name (bf16) or weights/activations/kv (int4/bf16/fp8)"
-        )),
-    }
+    Precisions::parse(s)
 }
 
 fn limit(flag: &str, s: &Option<String>, kind: Kind) -> Result<Option<f64>, CliError> {

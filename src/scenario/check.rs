@@ -59,7 +59,17 @@ pub(super) const SCHEMA: [(&str, &[&str]); 9] = [
     ("generations", &["family"]),
     (
         "fleet",
-        &["qps", "ttft", "itl", "regions", "budget", "max_utilization"],
+        &[
+            "qps",
+            "ttft",
+            "itl",
+            "regions",
+            "budget",
+            "max_utilization",
+            "shares",
+            "precisions",
+            "mode",
+        ],
     ),
     (
         "training",

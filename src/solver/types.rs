@@ -602,6 +602,46 @@ impl Precisions {
         }
     }
 
+    /// One name ("int4", as [`Precisions::named`]) or weights/activations/kv
+    /// ("int4/bf16/fp8").
+    pub fn parse(s: &str) -> std::result::Result<Precisions, String> {
+        let one = |x: &str| {
+            Precision::parse(x).ok_or_else(|| {
+                format!(
+                    "unknown precision {x:?}; use fp32, tf32, bf16, fp16, fp8, int8, fp4 or int4"
+                )
+            })
+        };
+        let parts: Vec<&str> = s.split('/').map(str::trim).collect();
+        match parts.as_slice() {
+            [p] => Ok(Precisions::named(one(p)?)),
+            [w, a, kv] => Ok(Precisions {
+                weights: one(w)?,
+                activations: one(a)?,
+                kv: one(kv)?,
+            }),
+            _ => Err(format!(
+                "{s:?}: a precision is one name (bf16) or weights/activations/kv (int4/bf16/fp8)"
+            )),
+        }
+    }
+
+    /// A comma-separated list of [`Precisions::parse`], at least one, each
+    /// once, in the order given.
+    pub fn parse_list(s: &str) -> std::result::Result<Vec<Precisions>, String> {
+        let mut v: Vec<Precisions> = Vec::new();
+        for x in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+            let p = Precisions::parse(x)?;
+            if !v.contains(&p) {
+                v.push(p);
+            }
+        }
+        if v.is_empty() {
+            return Err("name at least one precision, e.g. bf16,fp8,int4".into());
+        }
+        Ok(v)
+    }
+
     /// The name it was made from ([`Precisions::named`]: "bf16", "int4"),
     /// or "int4/fp8/fp8" when the three were chosen apart.
     pub fn label(&self) -> String {

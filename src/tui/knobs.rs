@@ -45,6 +45,12 @@ pub enum Knob {
     ItlSla,
     Regions,
     Budget,
+    /// The precisions the fleet search ranges over.
+    FleetPrecisions,
+    /// Aggregated, disaggregated or both.
+    FleetMode,
+    /// Each region's share of the load.
+    Shares,
     // Training (knobs/training.rs).
     Devices,
     Dp,
@@ -102,6 +108,11 @@ pub struct ViewInputs {
     pub itl_s: f64,
     /// Region ids of the Fleet view.
     pub regions: Vec<String>,
+    /// Each region's share of the load, in `regions` order (empty: equal).
+    pub shares: Vec<f64>,
+    /// The precisions the Fleet view searches.
+    pub precisions: Vec<crate::solver::Precisions>,
+    pub mode: crate::solver::fleet::ModeChoice,
     /// USD per year; None for no budget.
     pub budget: Option<f64>,
     pub max_utilization: f64,
@@ -127,6 +138,9 @@ impl Default for ViewInputs {
             ttft_s: f.ttft_s,
             itl_s: f.itl_s,
             regions: f.regions,
+            shares: f.shares,
+            precisions: f.precisions,
+            mode: f.mode,
             budget: f.budget_usd_per_year,
             max_utilization: f.max_utilization,
             train: TrainInputs::default(),
@@ -225,6 +239,7 @@ impl Knob {
             Knob::ItlSla => "ITL SLA",
             Knob::Regions => "regions",
             Knob::Budget => "budget $/yr",
+            k if fleet::covers(k) => fleet::label(k),
             k => training::label(k),
         }
     }
@@ -307,11 +322,10 @@ impl Knob {
                 TtftSla,
                 ItlSla,
                 Regions,
+                Shares,
                 Budget,
-                Precision,
-                Weights,
-                Activations,
-                Kv,
+                FleetPrecisions,
+                FleetMode,
                 Profile,
                 ComputeEff,
                 MemoryEff,
@@ -344,6 +358,7 @@ impl Knob {
             Knob::Qps => "requests per second, e.g. 1000",
             Knob::TtftSla | Knob::ItlSla => "e.g. 100ms, 50ms",
             Knob::Budget => "USD per year, e.g. 5M; none",
+            k if fleet::covers(k) => fleet::hint(k),
             k => training::hint(k),
         }
     }
@@ -389,6 +404,7 @@ impl Knob {
             Knob::Budget => v
                 .budget
                 .map_or("none".into(), |b| units::format_count(b).replace(' ', "")),
+            k if fleet::covers(k) => fleet::value(k, v),
             k => training::value(k, &v.train),
         }
     }
@@ -532,6 +548,7 @@ impl Knob {
                     (Some(b), false) => Some(b / 2.0),
                 }
             }
+            k if fleet::covers(k) => fleet::step(k, &mut v, up),
             k => v.train = training::step(k, &v.train, up, None),
         }
         Inputs { wl, a, v, profile }
@@ -689,6 +706,9 @@ impl Knob {
                 if list.is_empty() {
                     return Err("name at least one region".into());
                 }
+                if v.shares.len() != list.len() {
+                    v.shares.clear();
+                }
                 v.regions = list;
             }
             Knob::Budget => {
@@ -702,6 +722,7 @@ impl Knob {
                     Some(b)
                 }
             }
+            k if fleet::covers(k) => fleet::parse(k, t, &mut v)?,
             k => v.train = training::parse(k, t, &v.train)?,
         }
         Ok(Inputs { wl, a, v, profile })
@@ -812,6 +833,8 @@ fn whole(x: f64) -> String {
     }
 }
 
+mod fleet;
+pub use fleet::precisions as fleet_precisions;
 mod profile;
 #[cfg(test)]
 mod tests;

@@ -175,6 +175,28 @@ pub fn search(
     })
 }
 
+/// The Pareto front of cost against TTFT among `options`: every option no
+/// other is both cheaper (or as cheap) and faster to a first token (or as
+/// fast) than, with one strictly better; cheapest first, so TTFT falls
+/// down the list. Options that tie on both keep the first.
+pub fn front(options: &[FleetOption]) -> Vec<FleetOption> {
+    let mut v: Vec<&FleetOption> = options.iter().collect();
+    v.sort_by(|x, y| {
+        x.cost_per_hour_usd
+            .total_cmp(&y.cost_per_hour_usd)
+            .then(x.ttft_s.total_cmp(&y.ttft_s))
+    });
+    let mut out: Vec<FleetOption> = Vec::new();
+    for o in v {
+        // Sorted by cost: o is on the front when it is faster than every
+        // option kept so far (all of them as cheap or cheaper).
+        if out.last().is_none_or(|l| o.ttft_s < l.ttft_s) {
+            out.push(o.clone());
+        }
+    }
+    out
+}
+
 /// The layouts worth sizing for a device, precision and mode: TP powers of
 /// two inside a node that split the heads, each with the fewest pipeline
 /// stages that hold what it must (a full sequence for a replica or a
@@ -427,6 +449,41 @@ mod tests {
         assert_eq!(o.replicas, pools.prefill.replicas + pools.decode.replicas);
         assert_eq!(o.devices, pools.prefill.devices + pools.decode.devices);
         assert!(o.utilization <= 0.8 + 1e-12);
+    }
+
+    #[test]
+    fn the_front_is_every_option_no_other_beats_on_cost_and_ttft() {
+        let devices = vec![a100()];
+        let all = Search {
+            precisions: [Precision::Bf16, Precision::Fp8, Precision::Int4]
+                .into_iter()
+                .map(Precisions::named)
+                .collect(),
+            mode: ModeChoice::Auto,
+            shares: Vec::new(),
+        };
+        let r = search(&devices, &llama8(), &all, &spec(100.0), &a(), 0.3).unwrap();
+        let f = front(&r.per_design);
+        assert!(!f.is_empty());
+        // The cheapest option is always on the front.
+        assert_eq!(f[0].cost_per_hour_usd, r.per_design[0].cost_per_hour_usd);
+        let beats = |x: &FleetOption, y: &FleetOption| {
+            x.cost_per_hour_usd <= y.cost_per_hour_usd
+                && x.ttft_s <= y.ttft_s
+                && (x.cost_per_hour_usd < y.cost_per_hour_usd || x.ttft_s < y.ttft_s)
+        };
+        for p in &f {
+            assert!(!r.per_design.iter().any(|o| beats(o, p)), "{p:?} is beaten");
+        }
+        for o in &r.per_design {
+            assert!(
+                f.iter().any(|p| p == o || beats(p, o)),
+                "{o:?} is neither on the front nor beaten by it"
+            );
+        }
+        // Cheapest first, each faster than the one before.
+        assert!(f.windows(2).all(|w| w[1].cost_per_hour_usd >= w[0].cost_per_hour_usd
+            && w[1].ttft_s < w[0].ttft_s));
     }
 
     #[test]
