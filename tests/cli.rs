@@ -364,6 +364,81 @@ fn serve_reports_serving_figures() {
     assert!((v["cost_per_million_tokens_usd"].as_f64().unwrap() / c - 1.0).abs() < 1e-12);
 }
 
+/// The capstone's command (README, "The capstone worked through").
+const CAPSTONE: [&str; 18] = [
+    "fleet",
+    "-m",
+    "llama-3-70b",
+    "--qps",
+    "1000",
+    "--prompt",
+    "2k",
+    "--output",
+    "256",
+    "--ttft",
+    "100ms",
+    "--itl",
+    "50ms",
+    "--region",
+    "us-east,eu-west",
+    "--budget",
+    "5M",
+    "-fjson",
+];
+
+#[test]
+fn fleet_front_is_the_pareto_front_of_cost_and_ttft_over_the_options() {
+    let out = ridgeline(&CAPSTONE);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let front = v["front"].as_array().unwrap();
+    let options = v["options"].as_array().unwrap();
+    assert!(!front.is_empty());
+    let f = |x: &Value, k: &str| x[k].as_f64().unwrap();
+    for p in front {
+        for k in ["hardware", "precision", "mode", "tp", "cost_per_hour_usd", "ttft_s"] {
+            assert!(!p[k].is_null(), "{k}");
+        }
+        // Each point is one of the options, and no option is both cheaper
+        // (or as cheap) and faster (or as fast), one strictly.
+        assert!(options.iter().any(|o| o["hardware"] == p["hardware"]
+            && o["precision"] == p["precision"]
+            && o["mode"] == p["mode"]
+            && o["cost_per_hour_usd"] == p["cost_per_hour_usd"]));
+        assert!(!options.iter().any(|o| {
+            let (c, t) = (f(o, "cost_per_hour_usd"), f(o, "ttft_s"));
+            let (pc, pt) = (f(p, "cost_per_hour_usd"), f(p, "ttft_s"));
+            c <= pc && t <= pt && (c < pc || t < pt)
+        }));
+    }
+    // Every option is on the front or beaten by a point of it.
+    for o in options {
+        let (c, t) = (f(o, "cost_per_hour_usd"), f(o, "ttft_s"));
+        assert!(front
+            .iter()
+            .any(|p| f(p, "cost_per_hour_usd") <= c && f(p, "ttft_s") <= t));
+    }
+    // The cheapest design heads the front; down it TTFT falls.
+    assert_eq!(front[0]["cost_per_hour_usd"], v["cost_per_hour_usd"]);
+    assert_eq!(front[0]["precision"], v["precision"]);
+    assert_eq!(front[0]["mode"], v["mode"]);
+    assert!(front.windows(2).all(|w| f(&w[1], "ttft_s") < f(&w[0], "ttft_s")));
+    // Over budget: the verdict names the cheapest and how far over it is.
+    if v["within_budget"] == false {
+        let verdict = v["budget_verdict"].as_str().unwrap();
+        assert!(verdict.starts_with("nothing is within the $5M/year budget"), "{verdict}");
+    }
+    // The text output lists the same front.
+    let mut args = CAPSTONE.to_vec();
+    args.pop();
+    let text = String::from_utf8(ridgeline(&args).stdout).unwrap();
+    assert!(text.contains("the front of cost against TTFT"), "{text}");
+    for p in front {
+        assert!(text.lines().any(|l| l.contains(p["hardware"].as_str().unwrap())
+            && l.contains(p["mode"].as_str().unwrap())
+            && l.contains(p["precision"].as_str().unwrap())));
+    }
+}
+
 #[test]
 fn fleet_answers_the_capstone_question() {
     let out = ridgeline(&[

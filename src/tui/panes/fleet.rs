@@ -37,7 +37,7 @@ pub fn budget_verdict(o: &FleetOption, budget: Option<f64>) -> Option<String> {
         format!("within the {}/yr budget", big_usd(b))
     } else {
         format!(
-            "nothing is within the {}/yr budget: the cheapest is {}/yr, {} over",
+            "nothing within {}/yr; the cheapest is {}/yr, {} over",
             big_usd(b),
             big_usd(year),
             big_usd(year - b)
@@ -67,7 +67,7 @@ fn summary<'a>(app: &App, d: &FleetData) -> Vec<Line<'a>> {
     let fg = Style::new().fg(t.fg);
     let mut out = vec![Line::from(Span::styled(
         format!(
-            " {} req/s · {} in / {} out · TTFT ≤ {} · ITL ≤ {} · budget {} · {} · {}",
+            " {} req/s · {} in / {} out · TTFT ≤ {} · ITL ≤ {} · budget {}",
             units::format_count(s.qps),
             units::format_count(s.request.prompt),
             units::format_count(s.request.output),
@@ -75,11 +75,30 @@ fn summary<'a>(app: &App, d: &FleetData) -> Vec<Line<'a>> {
             units::format_time(s.itl_sla_s),
             s.budget_usd_per_year
                 .map_or("none".into(), |b| format!("{}/yr", big_usd(b))),
-            fleet_precisions(&d.search.precisions),
-            d.search.mode.name(),
         ),
         t.dim(),
     ))];
+    out.push(Line::from(Span::styled(
+        format!(
+            " searched {} · mode {} · load {}",
+            fleet_precisions(&d.search.precisions),
+            d.search.mode.name(),
+            if d.search.shares.windows(2).all(|w| w[0] == w[1]) {
+                "split equally".to_string()
+            } else {
+                format!(
+                    "shares {}",
+                    d.search
+                        .shares
+                        .iter()
+                        .map(|x| units::format_number(*x))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        ),
+        t.dim(),
+    )));
     let Some(o) = &d.plan.best else {
         out.push(Line::from(Span::styled(
             format!(
@@ -104,34 +123,33 @@ fn summary<'a>(app: &App, d: &FleetData) -> Vec<Line<'a>> {
             t.accent(),
         ),
     ]));
-    out.push(Line::from(Span::styled(
-        match &o.pools {
-            Some(p) => format!(
-                "   prefill {} x TP {} x PP {} = {} dev · decode {} x TP {} x PP {} = {} dev (batch {}) · {:.2} prefill per decode device",
+    let pools = match &o.pools {
+        Some(p) => vec![
+            format!(
+                "   prefill pool {} x TP {} x PP {} = {} devices ({:.2} per decode device)",
                 p.prefill.replicas,
                 p.prefill.layout.tp,
                 p.prefill.layout.pp,
                 p.prefill.devices,
-                p.decode.replicas,
-                p.decode.layout.tp,
-                p.decode.layout.pp,
-                p.decode.devices,
-                o.batch,
                 p.prefill.devices as f64 / p.decode.devices.max(1) as f64
             ),
-            // The batch the load produces on each replica (Little's law),
-            // not the most that fit.
-            None => format!(
-                "   each replica TP {} x PP {}: {} in flight, batch {}, room for {}",
-                o.layout.tp,
-                o.layout.pp,
-                units::format_number(o.in_flight),
-                o.batch,
-                units::format_count(o.max_batch as f64)
+            format!(
+                "   decode pool {} x TP {} x PP {} = {} devices, batch {}",
+                p.decode.replicas, p.decode.layout.tp, p.decode.layout.pp, p.decode.devices, o.batch
             ),
-        },
-        fg,
-    )));
+        ],
+        // The batch the load produces on each replica (Little's law), not
+        // the most that fit.
+        None => vec![format!(
+            "   each replica TP {} x PP {}: {} in flight, batch {}, room for {}",
+            o.layout.tp,
+            o.layout.pp,
+            units::format_number(o.in_flight),
+            o.batch,
+            units::format_count(o.max_batch as f64)
+        )],
+    };
+    out.extend(pools.into_iter().map(|l| Line::from(Span::styled(l, fg))));
     out.push(Line::from(Span::styled(
         format!(
             "   TTFT {} · ITL {} · e2e {} · utilization {} (worst region)",
@@ -142,15 +160,22 @@ fn summary<'a>(app: &App, d: &FleetData) -> Vec<Line<'a>> {
         ),
         fg,
     )));
-    let budget = match (o.within_budget, budget_verdict(o, s.budget_usd_per_year)) {
-        (Some(true), Some(v)) => Span::styled(format!("   {v}"), t.ok()),
-        (Some(false), Some(v)) => Span::styled(format!("   OVER BUDGET: {v}"), t.error()),
-        _ => Span::styled("   no budget", t.dim()),
-    };
-    out.push(Line::from(budget));
+    match (o.within_budget, budget_verdict(o, s.budget_usd_per_year)) {
+        (Some(true), Some(v)) => out.push(Line::from(Span::styled(format!("   {v}"), t.ok()))),
+        (Some(false), Some(v)) => out.push(Line::from(Span::styled(
+            format!("   OVER BUDGET: {v}"),
+            t.error(),
+        ))),
+        _ => {}
+    }
     out.push(Line::from(Span::styled(
         format!(
-            "   {}/hour · {}/year · {} per M tokens · {} J/token",
+            "   {}{}/hour · {}/year · {} per M tokens · {} J/token",
+            if s.budget_usd_per_year.is_none() {
+                "no budget · "
+            } else {
+                ""
+            },
             usd(Some(o.cost_per_hour_usd)),
             big_usd(o.cost_per_year_usd()),
             usd(Some(o.cost_per_million_tokens_usd)),
