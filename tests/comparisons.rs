@@ -509,8 +509,13 @@ fn every_synthesis_and_fleet_row_is_a_configuration_that_fits() {
             o.hardware_id, o.layout.tp, o.batch
         );
     }
+    let lines = screen(&a, 160, 48);
+    assert!(lines.iter().any(|l| l.contains("of device, precision and mode meet the SLAs")));
+    // At 100x30 the front fills the view; scrolling lists every design.
+    assert!(screen(&a, 100, 30).iter().any(|l| l.contains("scroll for all")));
+    a.view_scroll = 1;
     let lines = screen(&a, 100, 30);
-    assert!(lines.iter().any(|l| l.contains("meet the SLAs and fit")));
+    assert!(lines.iter().any(|l| l.contains("of device, precision and mode meet the SLAs")));
 }
 
 #[test]

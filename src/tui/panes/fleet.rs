@@ -55,7 +55,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let mut y = inner.y + out.len() as u16;
     if d.plan.best.is_some() {
         y = regions(app, d, buf, inner, y);
-        y = front(app, d, buf, inner, y);
+        // Where the front leaves too little room for the designs table,
+        // scrolling shows the designs in its place.
+        let room = inner.bottom().saturating_sub(y);
+        let designs_fit = room >= d.front.len() as u16 + 2 + 5;
+        if designs_fit || app.view_scroll == 0 {
+            y = front(app, d, buf, inner, y, !designs_fit);
+        }
     }
     designs(app, d, buf, inner, y);
 }
@@ -302,7 +308,14 @@ fn table_head(app: &App, buf: &mut Buffer, inner: Rect, y: u16, w: &[u16]) {
 
 /// The Pareto front of cost against TTFT: cheapest first, each faster than
 /// the one before.
-fn front(app: &App, d: &FleetData, buf: &mut Buffer, inner: Rect, mut y: u16) -> u16 {
+fn front(
+    app: &App,
+    d: &FleetData,
+    buf: &mut Buffer,
+    inner: Rect,
+    mut y: u16,
+    scroll_hint: bool,
+) -> u16 {
     let t = app.theme();
     if d.front.is_empty() || y + 2 >= inner.bottom() {
         return y;
@@ -313,8 +326,13 @@ fn front(app: &App, d: &FleetData, buf: &mut Buffer, inner: Rect, mut y: u16) ->
         y,
         &Line::from(Span::styled(
             format!(
-                " front of cost vs TTFT ({} designs; none cheaper and faster):",
-                d.front.len()
+                " front of cost vs TTFT ({} designs; none cheaper and faster){}:",
+                d.front.len(),
+                if scroll_hint {
+                    "; scroll for all"
+                } else {
+                    ""
+                }
             ),
             t.header(),
         )),
