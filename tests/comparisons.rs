@@ -510,12 +510,24 @@ fn every_synthesis_and_fleet_row_is_a_configuration_that_fits() {
         );
     }
     let lines = screen(&a, 160, 48);
-    assert!(lines.iter().any(|l| l.contains("of device, precision and mode meet the SLAs")));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("of device, precision and mode meet the SLAs"))
+    );
     // At 100x30 the front fills the view; scrolling lists every design.
-    assert!(screen(&a, 100, 30).iter().any(|l| l.contains("scroll for all")));
+    assert!(
+        screen(&a, 100, 30)
+            .iter()
+            .any(|l| l.contains("scroll for all"))
+    );
     a.view_scroll = 1;
     let lines = screen(&a, 100, 30);
-    assert!(lines.iter().any(|l| l.contains("of device, precision and mode meet the SLAs")));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("of device, precision and mode meet the SLAs"))
+    );
 }
 
 #[test]

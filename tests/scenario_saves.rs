@@ -513,11 +513,8 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
             magnitude(-2.0, 0.0),
             // The fleet search: precisions, mode and share weights (equal
             // shares when None).
-            prop::sample::subsequence(
-                vec!["bf16", "fp8", "int4", "fp4", "int4/bf16/fp8"],
-                1..=5,
-            )
-            .prop_shuffle(),
+            prop::sample::subsequence(vec!["bf16", "fp8", "int4", "fp4", "int4/bf16/fp8"], 1..=5)
+                .prop_shuffle(),
             prop::sample::select(fleet::ModeChoice::ALL.to_vec()),
             prop::option::of(prop::collection::vec(1u32..100, 64)),
         ),

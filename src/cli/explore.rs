@@ -7,10 +7,10 @@ use super::args::Format;
 use super::output::{Fmt, Style, col, render_list, wrap};
 use super::{CliError, Out, devices, profile_assumptions, write};
 use crate::catalog::Catalog;
+use crate::solver::Tier;
 use crate::solver::economics::DEFAULT_IDLE_SHARE;
 use crate::solver::explore::{self, Axes, Exploration, Limits, Objective, Precisions, Verdict};
 use crate::solver::units::{self, Kind};
-use crate::solver::Tier;
 use clap::Args;
 use serde_json::{Map, Value, json};
 

@@ -307,7 +307,8 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
                         units::format_usd(b.cost_per_million_tokens_usd),
                         match (b.within_budget, spec.budget_usd_per_year) {
                             (Some(true), Some(_)) => "; within budget".to_string(),
-                            (Some(false), Some(x)) => format!("\nOVER BUDGET: {}", budget_verdict(b, x)),
+                            (Some(false), Some(x)) =>
+                                format!("\nOVER BUDGET: {}", budget_verdict(b, x)),
                             _ => String::new(),
                         }
                     ));

@@ -6,10 +6,10 @@ use super::{
     FleetInputs, Scenario, SynthTarget, VIEWS, WorkloadSection, generation_families, parse_batches,
 };
 use crate::catalog::Catalog;
+use crate::solver::fleet::ModeChoice;
 use crate::solver::roofline::{validate_assumptions, validate_workload};
 use crate::solver::serving::{Request, validate_request};
 use crate::solver::units::{self, Kind};
-use crate::solver::fleet::ModeChoice;
 use crate::solver::{Assumptions, Phase, Precision, Precisions, Workload};
 
 /// A problem with one key: its dotted path and what is wrong.
@@ -403,9 +403,7 @@ pub fn check_shares(s: &[f64], n: usize) -> Result<(), String> {
     }
     let total: f64 = s.iter().sum();
     if s.iter().any(|x| !(x.is_finite() && *x > 0.0)) || (total - 1.0).abs() > 1e-6 {
-        return Err(format!(
-            "shares {s:?} must each be above 0 and add up to 1"
-        ));
+        return Err(format!("shares {s:?} must each be above 0 and add up to 1"));
     }
     Ok(())
 }

@@ -482,8 +482,11 @@ mod tests {
             );
         }
         // Cheapest first, each faster than the one before.
-        assert!(f.windows(2).all(|w| w[1].cost_per_hour_usd >= w[0].cost_per_hour_usd
-            && w[1].ttft_s < w[0].ttft_s));
+        assert!(
+            f.windows(2)
+                .all(|w| w[1].cost_per_hour_usd >= w[0].cost_per_hour_usd
+                    && w[1].ttft_s < w[0].ttft_s)
+        );
     }
 
     #[test]

@@ -32,7 +32,10 @@ pub fn hint(k: Knob) -> &'static str {
 
 /// "bf16,fp8,int4".
 pub fn precisions(p: &[Precisions]) -> String {
-    p.iter().map(Precisions::label).collect::<Vec<_>>().join(",")
+    p.iter()
+        .map(Precisions::label)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 pub fn value(k: Knob, v: &ViewInputs) -> String {
@@ -102,7 +105,10 @@ pub fn parse(k: Knob, t: &str, v: &mut ViewInputs) -> Result<(), String> {
         Knob::FleetPrecisions => v.precisions = Precisions::parse_list(t)?,
         Knob::FleetMode => {
             v.mode = ModeChoice::parse(t).ok_or_else(|| {
-                format!("no mode {:?}; use auto, aggregated or disaggregated", t.trim())
+                format!(
+                    "no mode {:?}; use auto, aggregated or disaggregated",
+                    t.trim()
+                )
             })?
         }
         _ => v.shares = shares(t, v.regions.len())?,

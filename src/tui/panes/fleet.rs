@@ -141,7 +141,11 @@ fn summary<'a>(app: &App, d: &FleetData) -> Vec<Line<'a>> {
             ),
             format!(
                 "   decode pool {} x TP {} x PP {} = {} devices, batch {}",
-                p.decode.replicas, p.decode.layout.tp, p.decode.layout.pp, p.decode.devices, o.batch
+                p.decode.replicas,
+                p.decode.layout.tp,
+                p.decode.layout.pp,
+                p.decode.devices,
+                o.batch
             ),
         ],
         // The batch the load produces on each replica (Little's law), not
@@ -251,7 +255,11 @@ fn regions(app: &App, d: &FleetData, buf: &mut Buffer, inner: Rect, mut y: u16) 
             num(sp.total.map(|x| x.kg_co2)).into(),
             num(sp.co2_per_mtok_g).into(),
             Line::from(Span::styled(
-                super::text::clip("rows are per region; this the sum", w[8] as usize, app.ascii),
+                super::text::clip(
+                    "rows are per region; this the sum",
+                    w[8] as usize,
+                    app.ascii,
+                ),
                 t.dim(),
             )),
         ];
@@ -328,11 +336,7 @@ fn front(
             format!(
                 " front of cost vs TTFT ({} designs; none cheaper and faster){}:",
                 d.front.len(),
-                if scroll_hint {
-                    "; scroll for all"
-                } else {
-                    ""
-                }
+                if scroll_hint { "; scroll for all" } else { "" }
             ),
             t.header(),
         )),
@@ -351,7 +355,15 @@ fn front(
             break;
         }
         let cells = option_cells(app, o);
-        grid::row(buf, inner, y, &COLS, &w, &cells, (i == 0).then(|| t.accent()));
+        grid::row(
+            buf,
+            inner,
+            y,
+            &COLS,
+            &w,
+            &cells,
+            (i == 0).then(|| t.accent()),
+        );
         y += 1;
     }
     y
@@ -392,7 +404,15 @@ fn designs(app: &App, d: &FleetData, buf: &mut Buffer, inner: Rect, mut y: u16) 
             break;
         }
         let cells = option_cells(app, o);
-        grid::row(buf, inner, y, &COLS, &w, &cells, (i == 0).then(|| t.accent()));
+        grid::row(
+            buf,
+            inner,
+            y,
+            &COLS,
+            &w,
+            &cells,
+            (i == 0).then(|| t.accent()),
+        );
         y += 1;
     }
 }
