@@ -460,27 +460,7 @@ fn fleet_front_is_the_pareto_front_of_cost_and_ttft_over_the_options() {
 
 #[test]
 fn fleet_answers_the_capstone_question() {
-    let out = ridgeline(&[
-        "fleet",
-        "-m",
-        "llama-3-70b",
-        "--qps",
-        "1000",
-        "--prompt",
-        "2k",
-        "--output",
-        "256",
-        "--ttft",
-        "100ms",
-        "--itl",
-        "50ms",
-        "--region",
-        "us-east,eu-west",
-        "--budget",
-        "5M",
-        "-f",
-        "json",
-    ]);
+    let out = ridgeline(&CAPSTONE);
     // Exit 0 within budget, 3 over it: either way the JSON answers.
     assert!(
         matches!(out.status.code(), Some(0) | Some(3)),

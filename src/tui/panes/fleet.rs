@@ -304,14 +304,50 @@ fn option_cells<'a>(app: &App, o: &FleetOption) -> Vec<Line<'a>> {
     ]
 }
 
-fn table_head(app: &App, buf: &mut Buffer, inner: Rect, y: u16, w: &[u16]) {
+/// A titled table of options from `skip` on, the first option (the
+/// cheapest) accented; returns the line after it.
+fn table(
+    app: &App,
+    buf: &mut Buffer,
+    inner: Rect,
+    mut y: u16,
+    title: String,
+    options: &[FleetOption],
+    skip: usize,
+) -> u16 {
+    let t = app.theme();
+    super::text::draw_line(
+        buf,
+        inner,
+        y,
+        &Line::from(Span::styled(title, t.header())),
+        app.ascii,
+    );
+    y += 1;
+    // Tables read better narrow than stretched over a wide screen.
+    let inner = Rect {
+        width: inner.width.min(80),
+        ..inner
+    };
+    let w = grid::widths(&COLS, inner.width);
     let head: Vec<Line> = [
         "  device", "prec", "mode", "TP", "TTFT", "devs", "$/hour", "budget",
     ]
     .into_iter()
     .map(Line::from)
     .collect();
-    grid::row(buf, inner, y, &COLS, w, &head, Some(app.theme().dim()));
+    grid::row(buf, inner, y, &COLS, &w, &head, Some(t.dim()));
+    y += 1;
+    for (i, o) in options.iter().enumerate().skip(skip) {
+        if y >= inner.bottom() {
+            break;
+        }
+        let cells = option_cells(app, o);
+        let style = (i == 0).then(|| t.accent());
+        grid::row(buf, inner, y, &COLS, &w, &cells, style);
+        y += 1;
+    }
+    y
 }
 
 /// The Pareto front of cost against TTFT: cheapest first, each faster than
@@ -321,98 +357,31 @@ fn front(
     d: &FleetData,
     buf: &mut Buffer,
     inner: Rect,
-    mut y: u16,
+    y: u16,
     scroll_hint: bool,
 ) -> u16 {
-    let t = app.theme();
     if d.front.is_empty() || y + 2 >= inner.bottom() {
         return y;
     }
-    super::text::draw_line(
-        buf,
-        inner,
-        y,
-        &Line::from(Span::styled(
-            format!(
-                " front of cost vs TTFT ({} designs; none cheaper and faster){}:",
-                d.front.len(),
-                if scroll_hint { "; scroll for all" } else { "" }
-            ),
-            t.header(),
-        )),
-        app.ascii,
+    let title = format!(
+        " front of cost vs TTFT ({} designs; none cheaper and faster){}:",
+        d.front.len(),
+        if scroll_hint { "; scroll for all" } else { "" }
     );
-    y += 1;
-    let inner = Rect {
-        width: inner.width.min(80),
-        ..inner
-    };
-    let w = grid::widths(&COLS, inner.width);
-    table_head(app, buf, inner, y, &w);
-    y += 1;
-    for (i, o) in d.front.iter().enumerate() {
-        if y >= inner.bottom() {
-            break;
-        }
-        let cells = option_cells(app, o);
-        grid::row(
-            buf,
-            inner,
-            y,
-            &COLS,
-            &w,
-            &cells,
-            (i == 0).then(|| t.accent()),
-        );
-        y += 1;
-    }
-    y
+    table(app, buf, inner, y, title, &d.front, 0)
 }
 
 /// Every design's cheapest fleet, cheapest first; it scrolls.
-fn designs(app: &App, d: &FleetData, buf: &mut Buffer, inner: Rect, mut y: u16) {
-    let t = app.theme();
+fn designs(app: &App, d: &FleetData, buf: &mut Buffer, inner: Rect, y: u16) {
     if y + 2 >= inner.bottom() {
         return;
     }
-    super::text::draw_line(
-        buf,
-        inner,
-        y,
-        &Line::from(Span::styled(
-            format!(
-                " every design ({} of device, precision and mode meet the SLAs):",
-                d.plan.per_design.len()
-            ),
-            t.header(),
-        )),
-        app.ascii,
+    let title = format!(
+        " every design ({} of device, precision and mode meet the SLAs):",
+        d.plan.per_design.len()
     );
-    y += 1;
-    let inner = Rect {
-        width: inner.width.min(80),
-        ..inner
-    };
-    let w = grid::widths(&COLS, inner.width);
-    table_head(app, buf, inner, y, &w);
-    y += 1;
     let skip = app
         .view_scroll
         .min(d.plan.per_design.len().saturating_sub(1));
-    for (i, o) in d.plan.per_design.iter().enumerate().skip(skip) {
-        if y >= inner.bottom() {
-            break;
-        }
-        let cells = option_cells(app, o);
-        grid::row(
-            buf,
-            inner,
-            y,
-            &COLS,
-            &w,
-            &cells,
-            (i == 0).then(|| t.accent()),
-        );
-        y += 1;
-    }
+    table(app, buf, inner, y, title, &d.plan.per_design, skip);
 }
