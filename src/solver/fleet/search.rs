@@ -137,11 +137,22 @@ pub fn search(
             for &mode in search.mode.modes() {
                 let mut best: Option<(FleetOption, Vec<FleetOption>)> = None;
                 for (pre, dec) in designs(hw, model, p, mode, spec, a) {
-                    let parts: Option<Vec<FleetOption>> = specs
-                        .iter()
-                        .map(|s| size(i, hw, model, &pre, &dec, mode, s, a, idle_share))
-                        .collect();
-                    let Some(parts) = parts else { continue };
+                    // Regions with the same share have the same sizing:
+                    // each distinct rate is sized once.
+                    let mut parts: Vec<FleetOption> = Vec::with_capacity(specs.len());
+                    for (k, s) in specs.iter().enumerate() {
+                        let o = match specs[..k].iter().position(|x| x == s) {
+                            Some(j) => Some(parts[j].clone()),
+                            None => size(i, hw, model, &pre, &dec, mode, s, a, idle_share),
+                        };
+                        match o {
+                            Some(o) => parts.push(o),
+                            None => break,
+                        }
+                    }
+                    if parts.len() < specs.len() {
+                        continue;
+                    }
                     let whole = combine(&parts, spec);
                     if best.as_ref().is_none_or(|(b, _)| cheaper(&whole, b)) {
                         best = Some((whole, parts));
