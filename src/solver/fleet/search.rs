@@ -441,6 +441,28 @@ mod tests {
     }
 
     #[test]
+    fn equal_shares_size_each_region_as_one_region_at_its_rate() {
+        let devices = vec![a100()];
+        let two = Search {
+            shares: vec![0.5, 0.5],
+            ..one(Precision::Bf16, ModeChoice::Auto)
+        };
+        let r = search(&devices, &llama8(), &two, &spec(100.0), &a(), 0.3).unwrap();
+        let half = search(
+            &devices,
+            &llama8(),
+            &one(Precision::Bf16, ModeChoice::Auto),
+            &spec(50.0),
+            &a(),
+            0.3,
+        )
+        .unwrap();
+        // Each region is the best single-region fleet at 50 requests/s.
+        assert_eq!(r.regions[0], half.best.clone().unwrap());
+        assert_eq!(r.regions[1], half.best.unwrap());
+    }
+
+    #[test]
     fn a_disaggregated_option_sizes_each_pool_on_its_own() {
         let s = spec(20.0);
         let wl = Workload::default();
