@@ -70,6 +70,20 @@ fn benches(c: &mut Criterion) {
             })
         },
     );
+    let search = ridgeline::solver::fleet::Search {
+        precisions: solver::Precisions::parse_list("bf16,fp8,int4").unwrap(),
+        mode: ridgeline::solver::fleet::ModeChoice::Auto,
+        shares: vec![0.5, 0.5],
+    };
+    c.bench_function(
+        "fleet::search over the whole catalog (llama-3.1-70b, 1000 qps, bf16/fp8/int4, auto, 2 regions)",
+        |b| {
+            b.iter(|| {
+                ridgeline::solver::fleet::search(black_box(&devices), &m70, &search, &spec, &a, 0.3)
+                    .unwrap()
+            })
+        },
+    );
     training(c, &cat, &a);
     operators(c, &cat, &a);
     explore(c, &devices, &m70, &a);

@@ -364,29 +364,103 @@ fn serve_reports_serving_figures() {
     assert!((v["cost_per_million_tokens_usd"].as_f64().unwrap() / c - 1.0).abs() < 1e-12);
 }
 
+/// The capstone's command (README, "The capstone worked through").
+const CAPSTONE: [&str; 18] = [
+    "fleet",
+    "-m",
+    "llama-3-70b",
+    "--qps",
+    "1000",
+    "--prompt",
+    "2k",
+    "--output",
+    "256",
+    "--ttft",
+    "100ms",
+    "--itl",
+    "50ms",
+    "--region",
+    "us-east,eu-west",
+    "--budget",
+    "5M",
+    "-fjson",
+];
+
+#[test]
+fn fleet_front_is_the_pareto_front_of_cost_and_ttft_over_the_options() {
+    let out = ridgeline(&CAPSTONE);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let front = v["front"].as_array().unwrap();
+    let options = v["options"].as_array().unwrap();
+    assert!(!front.is_empty());
+    let f = |x: &Value, k: &str| x[k].as_f64().unwrap();
+    for p in front {
+        for k in [
+            "hardware",
+            "precision",
+            "mode",
+            "tp",
+            "cost_per_hour_usd",
+            "ttft_s",
+        ] {
+            assert!(!p[k].is_null(), "{k}");
+        }
+        // Each point is one of the options, and no option is both cheaper
+        // (or as cheap) and faster (or as fast), one strictly.
+        assert!(options.iter().any(|o| o["hardware"] == p["hardware"]
+            && o["precision"] == p["precision"]
+            && o["mode"] == p["mode"]
+            && o["cost_per_hour_usd"] == p["cost_per_hour_usd"]));
+        assert!(!options.iter().any(|o| {
+            let (c, t) = (f(o, "cost_per_hour_usd"), f(o, "ttft_s"));
+            let (pc, pt) = (f(p, "cost_per_hour_usd"), f(p, "ttft_s"));
+            c <= pc && t <= pt && (c < pc || t < pt)
+        }));
+    }
+    // Every option is on the front or beaten by a point of it.
+    for o in options {
+        let (c, t) = (f(o, "cost_per_hour_usd"), f(o, "ttft_s"));
+        assert!(
+            front
+                .iter()
+                .any(|p| f(p, "cost_per_hour_usd") <= c && f(p, "ttft_s") <= t)
+        );
+    }
+    // The cheapest design heads the front; down it TTFT falls.
+    assert_eq!(front[0]["cost_per_hour_usd"], v["cost_per_hour_usd"]);
+    assert_eq!(front[0]["precision"], v["precision"]);
+    assert_eq!(front[0]["mode"], v["mode"]);
+    assert!(
+        front
+            .windows(2)
+            .all(|w| f(&w[1], "ttft_s") < f(&w[0], "ttft_s"))
+    );
+    // Over budget: the verdict names the cheapest and how far over it is.
+    if v["within_budget"] == false {
+        let verdict = v["budget_verdict"].as_str().unwrap();
+        assert!(
+            verdict.starts_with("nothing is within the $5M/year budget"),
+            "{verdict}"
+        );
+    }
+    // The text output lists the same front.
+    let mut args = CAPSTONE.to_vec();
+    args.pop();
+    let text = String::from_utf8(ridgeline(&args).stdout).unwrap();
+    assert!(text.contains("the front of cost against TTFT"), "{text}");
+    for p in front {
+        assert!(
+            text.lines()
+                .any(|l| l.contains(p["hardware"].as_str().unwrap())
+                    && l.contains(p["mode"].as_str().unwrap())
+                    && l.contains(p["precision"].as_str().unwrap()))
+        );
+    }
+}
+
 #[test]
 fn fleet_answers_the_capstone_question() {
-    let out = ridgeline(&[
-        "fleet",
-        "-m",
-        "llama-3-70b",
-        "--qps",
-        "1000",
-        "--prompt",
-        "2k",
-        "--output",
-        "256",
-        "--ttft",
-        "100ms",
-        "--itl",
-        "50ms",
-        "--region",
-        "us-east,eu-west",
-        "--budget",
-        "5M",
-        "-f",
-        "json",
-    ]);
+    let out = ridgeline(&CAPSTONE);
     // Exit 0 within budget, 3 over it: either way the JSON answers.
     assert!(
         matches!(out.status.code(), Some(0) | Some(3)),
@@ -674,4 +748,102 @@ flops_per_sample = 1e6
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(text.contains("any batch"), "{text}");
     assert!(!text.contains("18446744073709551615"), "{text}");
+}
+
+/// The capstone's output as text, up to (not including) the line starting
+/// with `stop`.
+fn capstone_text(extra: &[&str], stop: &str) -> String {
+    let mut args = CAPSTONE[..CAPSTONE.len() - 1].to_vec();
+    args.extend_from_slice(extra);
+    let out = String::from_utf8(ridgeline(&args).stdout).unwrap();
+    let end = out
+        .find(stop)
+        .unwrap_or_else(|| panic!("{stop:?} in {out}"));
+    out[..end].trim_end().to_string() + "\n"
+}
+
+#[test]
+fn the_readme_works_the_capstone_through_as_fleet_prints_it() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = &readme[readme.find("### The capstone worked through").unwrap()..];
+    let section = &section[..section.find("\n## ").unwrap()];
+    // The quoted outputs are the command's, as it prints them at 80
+    // columns (regenerate with the command of the section).
+    let from = |t: String| t[t.find("cheapest:").unwrap()..].to_string();
+    for (extra, stop, whole) in [
+        (&[][..], "the cheapest option of each", true),
+        (&["--mode", "aggregated"][..], "each region sized", false),
+        (&["--precisions", "bf16"][..], "each region sized", false),
+    ] {
+        let t = capstone_text(extra, stop);
+        let t = if whole { t } else { from(t) };
+        assert!(
+            section.contains(&format!("```\n{t}```")),
+            "README differs from:\n{t}"
+        );
+    }
+    // Each figure of the prose, from the JSON (the exit status is 3: over
+    // budget).
+    let json = |args: &[&str]| -> Value {
+        let out = ridgeline(args);
+        assert_eq!(out.status.code(), Some(3), "{args:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = json(&CAPSTONE);
+    let f = |x: &Value, k: &str| x[k].as_f64().unwrap();
+    let front = v["front"].as_array().unwrap();
+    let (year, over) = (f(&v, "cost_per_year_usd"), f(&v, "cost_per_year_usd") - 5e6);
+    let regions = v["regions"].as_array().unwrap();
+    let agg = json(&[&CAPSTONE[..], &["--mode", "aggregated"]].concat());
+    let bf16 = json(&[&CAPSTONE[..], &["--precisions", "bf16"]].concat());
+    assert_eq!(v["within_budget"], false);
+    assert_eq!(
+        (v["precision"].as_str(), v["mode"].as_str()),
+        (Some("fp8"), Some("disaggregated"))
+    );
+    assert_eq!(
+        f(&agg, "cost_per_hour_usd"),
+        f(&front[1], "cost_per_hour_usd")
+    );
+    assert_eq!(bf16["mode"], "disaggregated");
+    let ms = |x: &Value| format!("{:.1}", f(x, "ttft_s") * 1e3);
+    for phrase in [
+        format!(
+            "{} devices, ${:.1}M a year,\n${:.1}M over",
+            v["devices"],
+            year / 1e6,
+            over / 1e6
+        ),
+        format!(
+            "({} + {} = {})",
+            regions[0]["replicas"], regions[1]["replicas"], v["replicas"]
+        ),
+        format!(
+            "emit {:.0} kg of CO2 a day\nagainst us-east's {:.0}",
+            f(&regions[1], "kg_co2_per_day"),
+            f(&regions[0], "kg_co2_per_day")
+        ),
+        format!(
+            "paying ${:.2} an hour more",
+            f(&front[1], "cost_per_hour_usd") - f(&front[0], "cost_per_hour_usd")
+        ),
+        format!("cuts TTFT from {} to {} ms", ms(&front[0]), ms(&front[1])),
+        format!(
+            "{} ms for ${:.0} an hour",
+            ms(&front[2]),
+            f(&front[2], "cost_per_hour_usd")
+        ),
+        format!(
+            "{} ms for ${:.0} an hour.",
+            ms(&front[3]),
+            f(&front[3], "cost_per_hour_usd")
+        ),
+        format!(
+            "costs\n{:.0}% more",
+            (f(&bf16, "cost_per_hour_usd") / f(&v, "cost_per_hour_usd") - 1.0) * 100.0
+        ),
+    ] {
+        assert!(section.contains(&phrase), "README lacks {phrase:?}");
+    }
 }

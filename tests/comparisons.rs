@@ -490,8 +490,8 @@ fn every_synthesis_and_fleet_row_is_a_configuration_that_fits() {
         panic!()
     };
     let m = &a.catalog.models[a.model].model;
-    assert!(!f.plan.per_device.is_empty());
-    for o in &f.plan.per_device {
+    assert!(!f.plan.per_design.is_empty());
+    for o in &f.plan.per_design {
         // A replica holds `batch` sequences at the full prompt + output.
         let wl = solver::Workload {
             phase: solver::Phase::Decode,
@@ -499,7 +499,8 @@ fn every_synthesis_and_fleet_row_is_a_configuration_that_fits() {
             batch: o.batch as f64,
             tp: o.layout.tp,
             pp: o.layout.pp,
-            ..a.workload
+            // Each design at its own precision.
+            ..o.precision.apply(&a.workload)
         };
         let e = solver::evaluate(&a.devices[o.device], m, &wl, &a.assumptions).unwrap();
         assert!(
@@ -508,8 +509,25 @@ fn every_synthesis_and_fleet_row_is_a_configuration_that_fits() {
             o.hardware_id, o.layout.tp, o.batch
         );
     }
+    let lines = screen(&a, 160, 48);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("of device, precision and mode meet the SLAs"))
+    );
+    // At 100x30 the front fills the view; scrolling lists every design.
+    assert!(
+        screen(&a, 100, 30)
+            .iter()
+            .any(|l| l.contains("scroll for all"))
+    );
+    a.view_scroll = 1;
     let lines = screen(&a, 100, 30);
-    assert!(lines.iter().any(|l| l.contains("meet the SLAs and fit")));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("of device, precision and mode meet the SLAs"))
+    );
 }
 
 #[test]

@@ -129,7 +129,8 @@ fn the_capstone_scenario_opens_on_the_fleet() {
     );
     t.wait("the capstone fleet", |s| {
         s.contains("[6 Fleet]")
-            && s.contains("kg CO2/day")
+            && s.contains("kgCO2/d")
+            && s.contains("front of cost vs TTFT")
             && s.contains("us-east")
             && s.contains("eu-west")
             && s.contains("budget $5M/yr")

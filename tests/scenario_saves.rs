@@ -10,7 +10,7 @@ use ridgeline::scenario::{ExploreHardware, ExploreInputs};
 use ridgeline::scenario::{SynthTarget, written};
 use ridgeline::solver::Precisions;
 use ridgeline::solver::training::{Optimizer, Recompute, TokensToTrain, TrainingAssumptions};
-use ridgeline::solver::{Assumptions, Collective, Phase, Precision, Workload};
+use ridgeline::solver::{Assumptions, Collective, Phase, Precision, Workload, fleet};
 use ridgeline::tui::app::Level;
 use ridgeline::tui::knobs::{Family, Knob, Profile, SweepAxis, TrainInputs, ViewInputs};
 use ridgeline::tui::{App, Command, Mode, Pane, View};
@@ -560,7 +560,16 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
             magnitude(-6.0, 4.0),
         ),
         prop::sample::subsequence(regions.clone(), 1..=regions.len()).prop_shuffle(),
-        (prop::option::of(magnitude(0.0, 12.0)), magnitude(-2.0, 0.0)),
+        (
+            prop::option::of(magnitude(0.0, 12.0)),
+            magnitude(-2.0, 0.0),
+            // The fleet search: precisions, mode and share weights (equal
+            // shares when None).
+            prop::sample::subsequence(vec!["bf16", "fp8", "int4", "fp4", "int4/bf16/fp8"], 1..=5)
+                .prop_shuffle(),
+            prop::sample::select(fleet::ModeChoice::ALL.to_vec()),
+            prop::option::of(prop::collection::vec(1u32..100, 64)),
+        ),
         any_training(),
         any_serve_modes(),
         any_explore(),
@@ -575,11 +584,18 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
                 family,
                 (qps, ttft, itl),
                 regions,
-                (budget, u),
+                (budget, u, precisions, mode, weights),
                 train,
                 serve,
                 explore,
             )| {
+                // Shares: weights over their sum, one per region (within
+                // the 1e-6 of 1 a share list is checked to).
+                let shares = weights.map_or(Vec::new(), |w| {
+                    let w = &w[..regions.len().min(w.len())];
+                    let sum: u32 = w.iter().sum();
+                    w.iter().map(|x| *x as f64 / sum as f64).collect()
+                });
                 ViewInputs {
                     request: ridgeline::solver::serving::Request { prompt, output },
                     region,
@@ -593,6 +609,10 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
                     regions,
                     budget,
                     max_utilization: u,
+                    shares,
+                    precisions: ridgeline::solver::Precisions::parse_list(&precisions.join(","))
+                        .unwrap(),
+                    mode,
                     train,
                     serve,
                     explore,

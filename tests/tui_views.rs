@@ -332,44 +332,72 @@ fn fleet_capstone_answers_device_count_cost_carbon_and_budget() {
         panic!()
     };
     let model = &a.catalog.models[a.model].model;
-    let want = fleet::size_fleet(
+    // The view's figures are the solver's for the app's inputs: the search
+    // over bf16, fp8 and int4, both modes, the load split equally.
+    let search = fleet::Search {
+        precisions: solver::Precisions::parse_list("bf16,fp8,int4").unwrap(),
+        mode: fleet::ModeChoice::Auto,
+        shares: vec![0.5, 0.5],
+    };
+    assert_eq!(d.search, search);
+    let want = fleet::search(
         &a.devices,
         model,
-        &a.workload,
+        &search,
         &d.spec,
         &a.assumptions,
         solver::economics::DEFAULT_IDLE_SHARE,
     )
     .unwrap();
     assert_eq!(d.plan, want);
+    assert_eq!(d.front, fleet::front(&want.per_design));
     assert_eq!(d.spec.qps, 1000.0);
     assert_eq!(d.spec.ttft_sla_s, 0.1);
     assert_eq!(d.spec.budget_usd_per_year, Some(5e6));
     let best = d.plan.best.clone().unwrap();
     assert!(best.ttft_s <= 0.1 && best.itl_s <= 0.05);
     assert_eq!(best.within_budget, Some(best.cost_per_year_usd() <= 5e6));
-    assert_eq!(d.regions.len(), 2);
-    assert_eq!(d.regions[0].id, "us-east");
-    assert_eq!(d.regions[1].id, "eu-west");
-    let us = d.regions[0].daily.unwrap();
-    let eu = d.regions[1].daily.unwrap();
-    // The fleet is spread over the two regions: each row is its part, the
-    // replicas add up to the fleet's, and the total is the rows' sum.
+    assert_eq!(d.names.len(), 2);
+    assert_eq!(d.names[0].0, "us-east");
+    assert_eq!(d.names[1].0, "eu-west");
+    // Each region is its own fleet for half the load, on its own grid; the
+    // whole fleet adds them up.
     let grids = ["us-east", "eu-west"].map(|r| a.catalog.region(r).unwrap().grid());
-    let (r_us, r_eu) = (
-        d.regions[0].replicas.unwrap(),
-        d.regions[1].replicas.unwrap(),
-    );
-    assert_eq!(r_us + r_eu, best.replicas);
-    assert!(r_us.abs_diff(r_eu) <= 1);
-    let share = r_us as f64 / best.replicas as f64;
+    let sp = d.regional.clone().unwrap();
+    assert_eq!(sp, fleet::regional(&want.regions, &grids));
+    let (us, eu) = (&sp.regions[0], &sp.regions[1]);
+    assert_eq!((us.qps, eu.qps), (500.0, 500.0));
+    assert_eq!(us.replicas + eu.replicas, best.replicas);
+    assert_eq!(us.devices + eu.devices, best.devices);
+    let (dus, deu) = (us.daily.unwrap(), eu.daily.unwrap());
     assert_eq!(
-        us,
-        solver::economics::daily(best.power_w.unwrap() * share, &grids[0])
+        dus,
+        solver::economics::daily(want.regions[0].power_w.unwrap(), &grids[0])
     );
-    let total = d.total.unwrap();
-    assert!((total.kwh - (us.kwh + eu.kwh)).abs() < 1e-9 * total.kwh);
-    assert_ne!(us.kg_co2, eu.kg_co2);
+    let total = sp.total.unwrap();
+    assert!((total.kwh - (dus.kwh + deu.kwh)).abs() < 1e-9 * total.kwh);
+    assert_ne!(dus.kg_co2, deu.kg_co2);
+    // The mode knob: aggregated only never costs less than auto.
+    select_knob(&mut a, Knob::FleetMode);
+    go(&mut a, &[Command::Right]);
+    let ViewData::Fleet(agg) = data(&a).clone() else {
+        panic!()
+    };
+    assert_eq!(agg.search.mode, fleet::ModeChoice::Aggregated);
+    let agg_best = agg.plan.best.unwrap();
+    assert_eq!(agg_best.mode, fleet::Mode::Aggregated);
+    assert!(agg_best.cost_per_hour_usd >= best.cost_per_hour_usd);
+    go(&mut a, &[Command::Left]);
+    // Shares 0.6, 0.4: us-east carries 600 requests/s.
+    select_knob(&mut a, Knob::Shares);
+    go(&mut a, &[Command::Right]);
+    let ViewData::Fleet(sh) = data(&a).clone() else {
+        panic!()
+    };
+    assert_eq!(sh.search.shares, vec![0.6, 0.4]);
+    let r = sh.regional.unwrap();
+    assert!((r.regions[0].qps - 600.0).abs() < 1e-9 && (r.regions[1].qps - 400.0).abs() < 1e-9);
+    go(&mut a, &[Command::Left]);
     // A bigger budget: within it.
     select_knob(&mut a, Knob::Budget);
     go(&mut a, &[Command::Edit]);

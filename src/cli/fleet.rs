@@ -212,6 +212,30 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
                 .collect(),
         ),
     );
+    // The Pareto front of cost against TTFT over every design's cheapest
+    // fleet: cheapest first, each faster to a first token than the last.
+    let front = fleet::front(&plan.per_design);
+    rec.insert(
+        "front".into(),
+        Value::Array(
+            front
+                .iter()
+                .map(|o| {
+                    json!({
+                        "hardware": o.hardware_id,
+                        "precision": o.precision.label(),
+                        "mode": o.mode.name(),
+                        "tp": o.layout.tp,
+                        "cost_per_hour_usd": o.cost_per_hour_usd,
+                        "ttft_s": o.ttft_s,
+                    })
+                })
+                .collect(),
+        ),
+    );
+    if let (Some(b), Some(budget)) = (&plan.best, spec.budget_usd_per_year) {
+        rec.insert("budget_verdict".into(), json!(budget_verdict(b, budget)));
+    }
     rec.insert("unpriced_hardware".into(), json!(plan.unpriced));
     let fmt = a.workload.format;
     if fmt == Format::Json {
@@ -281,10 +305,11 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
                         units::format_usd(b.cost_per_hour_usd),
                         units::format_usd(b.cost_per_hour_usd * HOURS_PER_YEAR),
                         units::format_usd(b.cost_per_million_tokens_usd),
-                        match b.within_budget {
-                            Some(true) => "; within budget".to_string(),
-                            Some(false) => "; OVER BUDGET".to_string(),
-                            None => String::new(),
+                        match (b.within_budget, spec.budget_usd_per_year) {
+                            (Some(true), Some(_)) => "; within budget".to_string(),
+                            (Some(false), Some(x)) =>
+                                format!("\nOVER BUDGET: {}", budget_verdict(b, x)),
+                            _ => String::new(),
                         }
                     ));
                     let (regs, total, _) = region_recs();
@@ -316,6 +341,10 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
                     if regs.len() > 1 {
                         s.push_str(&format!("  total: {}\n", figs(&total)));
                     }
+                    s.push_str(&format!(
+                        "\nthe front of cost against TTFT (no design both cheaper and faster):\n{}",
+                        front_table(&front)
+                    ));
                     s.push_str("\nthe cheapest option of each device, precision and mode:\n");
                 }
                 None => s.push_str(&format!(
@@ -356,4 +385,44 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
         ))),
         Some(_) => Ok(()),
     }
+}
+
+/// "nothing is within the $5M/year budget: the cheapest is $8.1M/year,
+/// $3.1M over", or that it is within.
+pub fn budget_verdict(b: &fleet::FleetOption, budget: f64) -> String {
+    let year = b.cost_per_year_usd();
+    if year <= budget {
+        format!(
+            "the cheapest, {}/year, is within the {}/year budget",
+            units::format_usd(year),
+            units::format_usd(budget)
+        )
+    } else {
+        format!(
+            "nothing is within the {}/year budget: the cheapest is {}/year, {} over",
+            units::format_usd(budget),
+            units::format_usd(year),
+            units::format_usd(year - budget)
+        )
+    }
+}
+
+/// The front as a short text table, one design a line.
+fn front_table(front: &[fleet::FleetOption]) -> String {
+    let mut s = format!(
+        "  {:<10} {:<9} {:<13} {:>3} {:>10} {:>9}\n",
+        "hardware", "precision", "mode", "TP", "$/hour", "TTFT"
+    );
+    for o in front {
+        s.push_str(&format!(
+            "  {:<10} {:<9} {:<13} {:>3} {:>10} {:>9}\n",
+            o.hardware_id,
+            o.precision.label(),
+            o.mode.name(),
+            o.layout.tp,
+            units::format_usd(o.cost_per_hour_usd),
+            units::format_time(o.ttft_s)
+        ));
+    }
+    s
 }

@@ -73,7 +73,17 @@ pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
     ("generations", &["family"]),
     (
         "fleet",
-        &["qps", "ttft", "itl", "regions", "budget", "max_utilization"],
+        &[
+            "qps",
+            "ttft",
+            "itl",
+            "regions",
+            "budget",
+            "max_utilization",
+            "shares",
+            "precisions",
+            "mode",
+        ],
     ),
     (
         "training",
@@ -385,6 +395,7 @@ mod tests {
             vec!["us-east".into()],
         );
         (f.budget, f.max_utilization) = (Some("1M".into()), Some(0.8));
+        (f.shares, f.precisions, f.mode) = (vec![1.0], Some("bf16".into()), Some("auto".into()));
         s.training = super::super::TrainingSection::of(&super::super::TrainInputs {
             seq: Some(4096.0),
             ..Default::default()

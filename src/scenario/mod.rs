@@ -40,6 +40,9 @@
 //! itl = "50ms"
 //! regions = ["us-east", "eu-west"]
 //! budget = "5M"
+//! shares = [0.5, 0.5]          # each region's load, in regions order; absent: equal
+//! precisions = "bf16,fp8,int4" # searched; a name or weights/activations/kv each
+//! mode = "auto"                # auto | aggregated | disaggregated
 //! [training]                   # the Training view's run
 //! devices = 8                  # dp is what tp x pp x ep x cp leave
 //! tp = 1
@@ -83,11 +86,15 @@ pub use training::{
     AUTO_SEQ_MAX, MAX_DEVICES, MAX_GLOBAL_BATCH, MAX_MICRO_BATCH, MAX_TOKENS, TrainInputs,
     TrainingSection,
 };
-pub use values::Problem;
+pub use values::{Problem, check_shares};
 
 use crate::catalog::Catalog;
 use crate::fsutil;
-use crate::solver::fleet::DEFAULT_MAX_UTILIZATION;
+use crate::solver::Precisions;
+use crate::solver::fleet::{DEFAULT_MAX_UTILIZATION, ModeChoice};
+
+/// The precisions a fleet searches unless told (as `ridgeline fleet`).
+pub const DEFAULT_FLEET_PRECISIONS: &str = "bf16,fp8,int4";
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
@@ -240,6 +247,16 @@ pub struct FleetSection {
     pub budget: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_utilization: Option<f64>,
+    /// The precisions searched, "bf16,fp8,int4" (each a name or
+    /// weights/activations/kv).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precisions: Option<String>,
+    /// "auto", "aggregated" or "disaggregated".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// Each region's share of the load, in `regions` order (absent: equal).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shares: Vec<f64>,
 }
 
 /// A section with nothing set is left out of the file.
@@ -384,6 +401,10 @@ pub struct FleetInputs {
     pub regions: Vec<String>,
     pub budget_usd_per_year: Option<f64>,
     pub max_utilization: f64,
+    /// Each region's share (empty: equal).
+    pub shares: Vec<f64>,
+    pub precisions: Vec<Precisions>,
+    pub mode: ModeChoice,
 }
 
 impl Default for FleetInputs {
@@ -396,6 +417,9 @@ impl Default for FleetInputs {
             regions: vec!["us-east".into()],
             budget_usd_per_year: None,
             max_utilization: DEFAULT_MAX_UTILIZATION,
+            shares: Vec::new(),
+            precisions: Precisions::parse_list(DEFAULT_FLEET_PRECISIONS).unwrap_or_default(),
+            mode: ModeChoice::Auto,
         }
     }
 }

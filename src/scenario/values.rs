@@ -6,10 +6,11 @@ use super::{
     FleetInputs, Scenario, SynthTarget, VIEWS, WorkloadSection, generation_families, parse_batches,
 };
 use crate::catalog::Catalog;
+use crate::solver::fleet::ModeChoice;
 use crate::solver::roofline::{validate_assumptions, validate_workload};
 use crate::solver::serving::{Request, validate_request};
 use crate::solver::units::{self, Kind};
-use crate::solver::{Assumptions, Phase, Precision, Workload};
+use crate::solver::{Assumptions, Phase, Precision, Precisions, Workload};
 
 /// A problem with one key: its dotted path and what is wrong.
 pub type Problem = (String, String);
@@ -232,20 +233,46 @@ impl Scenario {
                 "max_utilization must be greater than 0 and at most 1",
             );
         }
+        let regions: Vec<String> = if f.regions.is_empty() {
+            d.regions
+        } else {
+            f.regions
+                .iter()
+                .map(|r| r.trim().to_ascii_lowercase())
+                .collect()
+        };
+        let precisions = match f.precisions.as_deref() {
+            None => d.precisions,
+            Some(t) => Precisions::parse_list(t).unwrap_or_else(|e| {
+                p.push("fleet.precisions", e);
+                d.precisions
+            }),
+        };
+        let mode = match f.mode.as_deref() {
+            None => d.mode,
+            Some(t) => ModeChoice::parse(t).unwrap_or_else(|| {
+                p.push(
+                    "fleet.mode",
+                    format!("no mode {t:?}; use auto, aggregated or disaggregated"),
+                );
+                d.mode
+            }),
+        };
+        if !f.shares.is_empty()
+            && let Err(e) = check_shares(&f.shares, regions.len())
+        {
+            p.push("fleet.shares", e);
+        }
         p.or(FleetInputs {
             qps,
             ttft_s,
             itl_s,
-            regions: if f.regions.is_empty() {
-                d.regions
-            } else {
-                f.regions
-                    .iter()
-                    .map(|r| r.trim().to_ascii_lowercase())
-                    .collect()
-            },
+            regions,
             budget_usd_per_year: budget,
             max_utilization,
+            shares: f.shares.clone(),
+            precisions,
+            mode,
         })
     }
 
@@ -375,4 +402,20 @@ impl Scenario {
         }
         p.0
     }
+}
+
+/// Shares of the load over `n` regions: one per region, each above 0,
+/// adding up to 1.
+pub fn check_shares(s: &[f64], n: usize) -> Result<(), String> {
+    if s.len() != n {
+        return Err(format!(
+            "{} shares for {n} regions; give one per region, in region order",
+            s.len()
+        ));
+    }
+    let total: f64 = s.iter().sum();
+    if s.iter().any(|x| !(x.is_finite() && *x > 0.0)) || (total - 1.0).abs() > 1e-6 {
+        return Err(format!("shares {s:?} must each be above 0 and add up to 1"));
+    }
+    Ok(())
 }

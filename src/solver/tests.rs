@@ -996,8 +996,9 @@ mod serving_and_fleet {
     }
 
     #[test]
-    fn a_fleet_spread_over_two_regions_counts_each_figure_once() {
-        // 101 replicas of 8 devices, 101 kW, $1010/hour, 2 J a token.
+    fn a_fleet_over_two_regions_counts_each_figure_once() {
+        // Each region's own fleet: 51 and 50 replicas of 8 devices at 1 kW
+        // and $10/hour each, 2 J a token, carrying 51 and 50 requests/s.
         let o = fleet::FleetOption {
             device: 0,
             hardware_id: "x".into(),
@@ -1033,12 +1034,20 @@ mod serving_and_fleet {
             pue: 1.1,
             usd_per_kwh: 0.2,
         };
-        let s = fleet::spread(&o, &[a, b]);
-        // 101 over 2: 51 and 50 replicas, 408 and 400 devices.
+        let part = |n: u64| fleet::FleetOption {
+            replicas: n,
+            devices: 8 * n,
+            cost_per_hour_usd: 10.0 * n as f64,
+            power_w: Some(1000.0 * n as f64),
+            qps: n as f64,
+            ..o.clone()
+        };
+        let s = fleet::regional(&[part(51), part(50)], &[a, b]);
         let (ra, rb) = (s.regions[0], s.regions[1]);
+        assert!(rel(ra.share, 51.0 / 101.0) < 1e-12 && ra.qps == 51.0);
         assert_eq!((ra.replicas, rb.replicas), (51, 50));
         assert_eq!((ra.devices, rb.devices), (408, 400));
-        // $1010 x 51/101 = $510 and x 50/101 = $500 an hour.
+        // 51 x $10 = $510 and 50 x $10 = $500 an hour.
         assert!(rel(ra.cost_per_hour_usd, 510.0) < 1e-12);
         assert!(rel(rb.cost_per_hour_usd, 500.0) < 1e-12);
         // 51 kW x 24 h x 1.2 = 1468.8 kWh, x 0.4 kg = 587.52 kg, x $0.1 =
@@ -1059,10 +1068,6 @@ mod serving_and_fleet {
                 (51.0 * 266.666_666_666_666_7 + 50.0 * 183.333_333_333_333_3) / 101.0
             ) < 1e-12
         );
-        // One replica over two regions: one gets it all, the other none.
-        let one = fleet::spread(&fleet::FleetOption { replicas: 1, ..o }, &[a, b]);
-        assert_eq!((one.regions[0].replicas, one.regions[1].replicas), (1, 0));
-        assert_eq!(one.regions[1].daily.unwrap().kwh, 0.0);
     }
 
     #[test]

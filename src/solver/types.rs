@@ -626,6 +626,22 @@ impl Precisions {
         }
     }
 
+    /// A comma-separated list of [`Precisions::parse`], at least one, each
+    /// once, in the order given.
+    pub fn parse_list(s: &str) -> std::result::Result<Vec<Precisions>, String> {
+        let mut v: Vec<Precisions> = Vec::new();
+        for x in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+            let p = Precisions::parse(x)?;
+            if !v.contains(&p) {
+                v.push(p);
+            }
+        }
+        if v.is_empty() {
+            return Err("name at least one precision, e.g. bf16,fp8,int4".into());
+        }
+        Ok(v)
+    }
+
     /// The name it was made from ([`Precisions::named`]: "bf16", "int4"),
     /// or "int4/fp8/fp8" when the three were chosen apart.
     pub fn label(&self) -> String {

@@ -497,7 +497,7 @@ impl App {
     pub fn view_rows(&self) -> usize {
         match self.shown_view() {
             Some((ViewData::Synthesis(s), _)) => s.matches.len(),
-            Some((ViewData::Fleet(f), _)) => f.plan.per_device.len(),
+            Some((ViewData::Fleet(f), _)) => f.plan.per_design.len(),
             Some((ViewData::Training(t), _)) => views::training::rows(t),
             Some((ViewData::Operators(o), _)) => o.breakdown.ops.len(),
             Some((ViewData::Explore(x), _)) => x.exploration.front.len(),

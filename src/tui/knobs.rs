@@ -52,6 +52,12 @@ pub enum Knob {
     ItlSla,
     Regions,
     Budget,
+    /// The precisions the fleet search ranges over.
+    FleetPrecisions,
+    /// Aggregated, disaggregated or both.
+    FleetMode,
+    /// Each region's share of the load.
+    Shares,
     // Training (knobs/training.rs).
     Devices,
     Dp,
@@ -120,6 +126,11 @@ pub struct ViewInputs {
     pub itl_s: f64,
     /// Region ids of the Fleet view.
     pub regions: Vec<String>,
+    /// Each region's share of the load, in `regions` order (empty: equal).
+    pub shares: Vec<f64>,
+    /// The precisions the Fleet view searches.
+    pub precisions: Vec<crate::solver::Precisions>,
+    pub mode: crate::solver::fleet::ModeChoice,
     /// USD per year; None for no budget.
     pub budget: Option<f64>,
     pub max_utilization: f64,
@@ -149,6 +160,9 @@ impl Default for ViewInputs {
             ttft_s: f.ttft_s,
             itl_s: f.itl_s,
             regions: f.regions,
+            shares: f.shares,
+            precisions: f.precisions,
+            mode: f.mode,
             budget: f.budget_usd_per_year,
             max_utilization: f.max_utilization,
             train: TrainInputs::default(),
@@ -253,6 +267,7 @@ impl Knob {
             Knob::Budget => "budget $/yr",
             k if serving_modes::covers(k) => serving_modes::label(k),
             k if explore::covers(k) => explore::label(k),
+            k if fleet::covers(k) => fleet::label(k),
             k => training::label(k),
         }
     }
@@ -341,11 +356,10 @@ impl Knob {
                 TtftSla,
                 ItlSla,
                 Regions,
+                Shares,
                 Budget,
-                Precision,
-                Weights,
-                Activations,
-                Kv,
+                FleetPrecisions,
+                FleetMode,
                 Profile,
                 ComputeEff,
                 MemoryEff,
@@ -381,6 +395,7 @@ impl Knob {
             Knob::Budget => "USD per year, e.g. 5M; none",
             k if serving_modes::covers(k) => serving_modes::hint(k),
             k if explore::covers(k) => explore::hint(k),
+            k if fleet::covers(k) => fleet::hint(k),
             k => training::hint(k),
         }
     }
@@ -428,6 +443,7 @@ impl Knob {
                 .map_or("none".into(), |b| units::format_count(b).replace(' ', "")),
             k if serving_modes::covers(k) => serving_modes::value(k, &v.serve),
             k if explore::covers(k) => explore::value(k, &v.explore),
+            k if fleet::covers(k) => fleet::value(k, v),
             k => training::value(k, &v.train),
         }
     }
@@ -575,6 +591,7 @@ impl Knob {
                 v.serve = serving_modes::step(k, &v.serve, up, &c.drafts, None)
             }
             k if explore::covers(k) => v.explore = explore::step(k, &v.explore, up),
+            k if fleet::covers(k) => fleet::step(k, &mut v, up),
             k => v.train = training::step(k, &v.train, up, None),
         }
         Inputs { wl, a, v, profile }
@@ -737,6 +754,9 @@ impl Knob {
                 if list.is_empty() {
                     return Err("name at least one region".into());
                 }
+                if v.shares.len() != list.len() {
+                    v.shares.clear();
+                }
                 v.regions = list;
             }
             Knob::Budget => {
@@ -754,6 +774,7 @@ impl Knob {
                 v.serve = serving_modes::parse(k, t, &v.serve, &c.drafts)?
             }
             k if explore::covers(k) => v.explore = explore::parse(k, t, &v.explore)?,
+            k if fleet::covers(k) => fleet::parse(k, t, &mut v)?,
             k => v.train = training::parse(k, t, &v.train)?,
         }
         Ok(Inputs { wl, a, v, profile })
@@ -887,6 +908,8 @@ fn whole(x: f64) -> String {
 }
 
 mod explore;
+mod fleet;
+pub use fleet::precisions as fleet_precisions;
 mod profile;
 pub mod serving_modes;
 #[cfg(test)]

@@ -184,6 +184,9 @@ impl App {
         v.ttft_s = f.ttft_s;
         v.itl_s = f.itl_s;
         v.budget = f.budget_usd_per_year;
+        v.shares = f.shares;
+        v.precisions = f.precisions;
+        v.mode = f.mode;
         v.max_utilization = f.max_utilization;
         v.regions = f.regions.iter().map(|r| region_id(r)).collect();
         if let Some(r) = s
@@ -266,6 +269,9 @@ impl App {
         s.fleet.regions = v.regions.clone();
         s.fleet.budget = v.budget.map(exact::count);
         s.fleet.max_utilization = Some(v.max_utilization);
+        s.fleet.shares = v.shares.clone();
+        s.fleet.precisions = Some(crate::tui::knobs::fleet_precisions(&v.precisions));
+        s.fleet.mode = Some(v.mode.name().to_string());
         s.training = crate::scenario::TrainingSection::of(&v.train);
         s.explore = crate::scenario::ExploreSection::of(&v.explore);
         s

@@ -214,6 +214,27 @@ fn fleet_view() {
 }
 
 #[test]
+fn fleet_view_in_ascii_says_the_budget_plainly() {
+    let mut a = App::new(
+        Catalog::builtin(),
+        Settings {
+            ascii: true,
+            ..Settings::default()
+        },
+    );
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/scenarios/capstone-fleet.toml");
+    a.open_scenario(&path).unwrap();
+    let s = screen(&a, 80, 24);
+    assert!(s.is_ascii(), "{s}");
+    // The cheapest fleet is over the $5M budget: the view says by how much,
+    // and shows the front below it.
+    assert!(s.contains("OVER BUDGET: nothing within $5M/yr"), "{s}");
+    assert!(s.contains("front of cost vs TTFT"), "{s}");
+    insta::assert_snapshot!("view_fleet_capstone_ascii_80x24", s);
+}
+
+#[test]
 fn save_entry() {
     let mut a = in_view(6);
     cmd(&mut a, Command::Save);

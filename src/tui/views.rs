@@ -8,7 +8,7 @@ use crate::scenario::SynthTarget;
 use crate::solver::Sensitivity;
 use crate::solver::compare;
 use crate::solver::economics::{self, DEFAULT_IDLE_SHARE, Daily, Economics};
-use crate::solver::fleet::{self, FleetPlan, FleetSpec};
+use crate::solver::fleet::{self, FleetSpec};
 use crate::solver::serving::{self, Serving};
 use crate::solver::synthesis::{self, DEFAULT_COMM_SHARE, Match, RankBy, Requirement};
 use crate::solver::{self, Evaluation, Phase, Workload};
@@ -90,9 +90,6 @@ pub struct RegionFigures {
     /// g CO2e per million tokens.
     pub co2_per_mtok_g: Option<f64>,
     pub daily: Option<Daily>,
-    /// Fleet view: the replicas placed in this region (its share of the
-    /// fleet; `daily` is then this region's part only).
-    pub replicas: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -177,12 +174,18 @@ pub struct GenData {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FleetData {
     pub spec: FleetSpec,
-    pub plan: FleetPlan,
-    /// The best option spread over the regions: each region's part.
-    pub regions: Vec<RegionFigures>,
-    /// The whole fleet's day and g CO2e per million tokens, over its regions.
-    pub total: Option<Daily>,
-    pub co2_per_mtok_g: Option<f64>,
+    /// What was searched: precisions, mode and each region's share.
+    pub search: fleet::Search,
+    /// `best` and `per_design` are whole fleets (every region added up);
+    /// `regions` each region's own.
+    pub plan: fleet::RegionalPlan,
+    /// The regions' ids and names, in the order of the shares.
+    pub names: Vec<(String, String)>,
+    /// Each region's qps, replicas, devices, cost, day and CO2, and the
+    /// whole fleet's day (None when nothing meets the SLAs).
+    pub regional: Option<fleet::Spread>,
+    /// The Pareto front of cost against TTFT over `plan.per_design`.
+    pub front: Vec<fleet::FleetOption>,
 }
 
 /// What a view shows beside the shared analysis.
@@ -214,7 +217,6 @@ fn region_figures(
         name: r.name.clone(),
         co2_per_mtok_g: energy_per_token_j.map(|j| economics::co2_g(j * 1e6, &grid)),
         daily: power_w.map(|p| economics::daily(p, &grid)),
-        replicas: None,
     })
 }
 
@@ -386,36 +388,43 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
                 budget_usd_per_year: v.budget,
                 max_utilization: v.max_utilization,
             };
-            let plan = fleet::size_fleet(&app.devices, model, &wl, &spec, &a, DEFAULT_IDLE_SHARE)
-                .map_err(err)?;
-            // The best fleet spread over the regions, each its share.
-            let mut regions = Vec::new();
+            let search = fleet::Search {
+                precisions: v.precisions.clone(),
+                mode: v.mode,
+                shares: if v.shares.is_empty() {
+                    vec![1.0 / v.regions.len().max(1) as f64; v.regions.len().max(1)]
+                } else {
+                    v.shares.clone()
+                },
+            };
+            let mut names = Vec::new();
             let mut grids = Vec::new();
             for id in &v.regions {
                 let r = app.catalog.region(id).map_err(|e| e.to_string())?;
                 grids.push(r.grid());
-                regions.push(RegionFigures {
-                    id: r.id.clone(),
-                    name: r.name.clone(),
-                    co2_per_mtok_g: None,
-                    daily: None,
-                    replicas: None,
-                });
+                names.push((r.id.clone(), r.name.clone()));
             }
-            let spread = plan.best.as_ref().map(|b| fleet::spread(b, &grids));
-            if let Some(sp) = &spread {
-                for (r, s) in regions.iter_mut().zip(&sp.regions) {
-                    r.co2_per_mtok_g = s.co2_per_mtok_g;
-                    r.daily = s.daily;
-                    r.replicas = Some(s.replicas);
-                }
+            if search.shares.len() != names.len() {
+                return Err(format!(
+                    "{} shares for {} regions: set the shares knob to one per region, or equal",
+                    search.shares.len(),
+                    names.len()
+                ));
             }
+            let plan = fleet::search(&app.devices, model, &search, &spec, &a, DEFAULT_IDLE_SHARE)
+                .map_err(err)?;
+            let regional = plan
+                .best
+                .as_ref()
+                .map(|_| fleet::regional(&plan.regions, &grids));
+            let front = fleet::front(&plan.per_design);
             Ok(ViewData::Fleet(FleetData {
                 spec,
+                search,
                 plan,
-                regions,
-                total: spread.as_ref().and_then(|s| s.total),
-                co2_per_mtok_g: spread.as_ref().and_then(|s| s.co2_per_mtok_g),
+                names,
+                regional,
+                front,
             }))
         }
     }

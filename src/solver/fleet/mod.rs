@@ -22,7 +22,7 @@ use super::types::{Assumptions, Hardware, Model, Phase, Precisions, Workload};
 mod disagg;
 mod search;
 pub use disagg::evaluate_disaggregated;
-pub use search::{ModeChoice, RegionalPlan, Search, search};
+pub use search::{ModeChoice, RegionalPlan, Search, front, search};
 
 /// How a fleet serves: every replica prefills and decodes (aggregated), or
 /// prompts go to a prefill pool and their caches to a decode pool.
@@ -600,14 +600,14 @@ fn cheaper(a: &FleetOption, b: &FleetOption) -> bool {
         || (a.cost_per_hour_usd == b.cost_per_hour_usd && a.itl_s < b.itl_s)
 }
 
-/// One region's part of a fleet spread over several.
+/// One region's part of a fleet over several.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RegionShare {
     /// Requests per second this region carries.
     pub qps: f64,
     /// Replicas in this region.
     pub replicas: u64,
-    /// Its share of the replicas, the load, the power and the cost.
+    /// Its share of the load.
     pub share: f64,
     pub devices: u64,
     pub cost_per_hour_usd: f64,
@@ -617,7 +617,7 @@ pub struct RegionShare {
     pub co2_per_mtok_g: Option<f64>,
 }
 
-/// A fleet spread over regions, and its totals.
+/// A fleet over regions, each region's part and the totals.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spread {
     pub regions: Vec<RegionShare>,
@@ -626,39 +626,6 @@ pub struct Spread {
     /// g CO2e per million tokens over the whole fleet: the regions' figures
     /// weighted by their share of the tokens.
     pub co2_per_mtok_g: Option<f64>,
-}
-
-/// Spread `o` over regions with these grids: the replicas as evenly as
-/// whole replicas allow (the first regions take one more), each region
-/// carrying its replicas' share of the load, so that every figure is either
-/// a region's or the fleet's total, never the whole fleet counted again in
-/// each region. A region may get no replica when there are fewer replicas
-/// than regions.
-pub fn spread(o: &FleetOption, grids: &[Grid]) -> Spread {
-    let n = grids.len().max(1) as u64;
-    let per = (o.layout.tp as u64).saturating_mul(o.layout.pp as u64);
-    let regions: Vec<RegionShare> = grids
-        .iter()
-        .enumerate()
-        .map(|(i, g)| {
-            let replicas = o.replicas / n + u64::from((i as u64) < o.replicas % n);
-            let share = if o.replicas == 0 {
-                0.0
-            } else {
-                replicas as f64 / o.replicas as f64
-            };
-            RegionShare {
-                qps: o.qps * share,
-                replicas,
-                share,
-                devices: replicas.saturating_mul(per),
-                cost_per_hour_usd: o.cost_per_hour_usd * share,
-                daily: o.power_w.map(|p| economics::daily(p * share, g)),
-                co2_per_mtok_g: o.energy_per_token_j.map(|j| economics::co2_g(j * 1e6, g)),
-            }
-        })
-        .collect();
-    totals(regions)
 }
 
 /// The regions of a [`search`] answer: each region sized for its own

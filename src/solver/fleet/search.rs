@@ -137,11 +137,22 @@ pub fn search(
             for &mode in search.mode.modes() {
                 let mut best: Option<(FleetOption, Vec<FleetOption>)> = None;
                 for (pre, dec) in designs(hw, model, p, mode, spec, a) {
-                    let parts: Option<Vec<FleetOption>> = specs
-                        .iter()
-                        .map(|s| size(i, hw, model, &pre, &dec, mode, s, a, idle_share))
-                        .collect();
-                    let Some(parts) = parts else { continue };
+                    // Regions with the same share have the same sizing:
+                    // each distinct rate is sized once.
+                    let mut parts: Vec<FleetOption> = Vec::with_capacity(specs.len());
+                    for (k, s) in specs.iter().enumerate() {
+                        let o = match specs[..k].iter().position(|x| x == s) {
+                            Some(j) => Some(parts[j].clone()),
+                            None => size(i, hw, model, &pre, &dec, mode, s, a, idle_share),
+                        };
+                        match o {
+                            Some(o) => parts.push(o),
+                            None => break,
+                        }
+                    }
+                    if parts.len() < specs.len() {
+                        continue;
+                    }
                     let whole = combine(&parts, spec);
                     if best.as_ref().is_none_or(|(b, _)| cheaper(&whole, b)) {
                         best = Some((whole, parts));
@@ -173,6 +184,28 @@ pub fn search(
         unpriced,
         reason,
     })
+}
+
+/// The Pareto front of cost against TTFT among `options`: every option no
+/// other is both cheaper (or as cheap) and faster to a first token (or as
+/// fast) than, with one strictly better; cheapest first, so TTFT falls
+/// down the list. Options that tie on both keep the first.
+pub fn front(options: &[FleetOption]) -> Vec<FleetOption> {
+    let mut v: Vec<&FleetOption> = options.iter().collect();
+    v.sort_by(|x, y| {
+        x.cost_per_hour_usd
+            .total_cmp(&y.cost_per_hour_usd)
+            .then(x.ttft_s.total_cmp(&y.ttft_s))
+    });
+    let mut out: Vec<FleetOption> = Vec::new();
+    for o in v {
+        // Sorted by cost: o is on the front when it is faster than every
+        // option kept so far (all of them as cheap or cheaper).
+        if out.last().is_none_or(|l| o.ttft_s < l.ttft_s) {
+            out.push(o.clone());
+        }
+    }
+    out
 }
 
 /// The layouts worth sizing for a device, precision and mode: TP powers of
@@ -408,6 +441,28 @@ mod tests {
     }
 
     #[test]
+    fn equal_shares_size_each_region_as_one_region_at_its_rate() {
+        let devices = vec![a100()];
+        let two = Search {
+            shares: vec![0.5, 0.5],
+            ..one(Precision::Bf16, ModeChoice::Auto)
+        };
+        let r = search(&devices, &llama8(), &two, &spec(100.0), &a(), 0.3).unwrap();
+        let half = search(
+            &devices,
+            &llama8(),
+            &one(Precision::Bf16, ModeChoice::Auto),
+            &spec(50.0),
+            &a(),
+            0.3,
+        )
+        .unwrap();
+        // Each region is the best single-region fleet at 50 requests/s.
+        assert_eq!(r.regions[0], half.best.clone().unwrap());
+        assert_eq!(r.regions[1], half.best.unwrap());
+    }
+
+    #[test]
     fn a_disaggregated_option_sizes_each_pool_on_its_own() {
         let s = spec(20.0);
         let wl = Workload::default();
@@ -427,6 +482,44 @@ mod tests {
         assert_eq!(o.replicas, pools.prefill.replicas + pools.decode.replicas);
         assert_eq!(o.devices, pools.prefill.devices + pools.decode.devices);
         assert!(o.utilization <= 0.8 + 1e-12);
+    }
+
+    #[test]
+    fn the_front_is_every_option_no_other_beats_on_cost_and_ttft() {
+        let devices = vec![a100()];
+        let all = Search {
+            precisions: [Precision::Bf16, Precision::Fp8, Precision::Int4]
+                .into_iter()
+                .map(Precisions::named)
+                .collect(),
+            mode: ModeChoice::Auto,
+            shares: Vec::new(),
+        };
+        let r = search(&devices, &llama8(), &all, &spec(100.0), &a(), 0.3).unwrap();
+        let f = front(&r.per_design);
+        assert!(!f.is_empty());
+        // The cheapest option is always on the front.
+        assert_eq!(f[0].cost_per_hour_usd, r.per_design[0].cost_per_hour_usd);
+        let beats = |x: &FleetOption, y: &FleetOption| {
+            x.cost_per_hour_usd <= y.cost_per_hour_usd
+                && x.ttft_s <= y.ttft_s
+                && (x.cost_per_hour_usd < y.cost_per_hour_usd || x.ttft_s < y.ttft_s)
+        };
+        for p in &f {
+            assert!(!r.per_design.iter().any(|o| beats(o, p)), "{p:?} is beaten");
+        }
+        for o in &r.per_design {
+            assert!(
+                f.iter().any(|p| p == o || beats(p, o)),
+                "{o:?} is neither on the front nor beaten by it"
+            );
+        }
+        // Cheapest first, each faster than the one before.
+        assert!(
+            f.windows(2)
+                .all(|w| w[1].cost_per_hour_usd >= w[0].cost_per_hour_usd
+                    && w[1].ttft_s < w[0].ttft_s)
+        );
     }
 
     #[test]

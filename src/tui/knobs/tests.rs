@@ -375,3 +375,71 @@ fn kernel_time_doubles_halves_and_reads_times() {
     assert_eq!(Knob::KernelTime.value(&typed), "4 us");
     assert!(Knob::KernelTime.parse("soon", &i, &c).is_err());
 }
+
+#[test]
+fn fleet_search_knobs_step_read_and_refuse() {
+    use crate::solver::fleet::ModeChoice;
+    let c = choices();
+    let two = Knob::Regions
+        .parse("us-east, eu-west", &base(), &c)
+        .unwrap();
+    // Precisions: one list read whole; stepping goes bf16 -> fp8 -> int4 ->
+    // all three -> bf16.
+    let p = Knob::FleetPrecisions
+        .parse("fp8, int4/bf16/fp8", &two, &c)
+        .unwrap();
+    assert_eq!(Knob::FleetPrecisions.value(&p), "fp8,int4/bf16/fp8");
+    let all = Knob::FleetPrecisions
+        .parse("bf16,fp8,int4", &two, &c)
+        .unwrap();
+    assert_eq!(
+        Knob::FleetPrecisions.value(&Knob::FleetPrecisions.step(&all, true, &c)),
+        "bf16"
+    );
+    assert!(
+        Knob::FleetPrecisions
+            .parse("fp7", &two, &c)
+            .unwrap_err()
+            .contains("fp7")
+    );
+    assert!(Knob::FleetPrecisions.parse(" , ", &two, &c).is_err());
+    // Mode: auto -> aggregated -> disaggregated -> auto.
+    let m = Knob::FleetMode.step(&two, true, &c);
+    assert_eq!(m.v.mode, ModeChoice::Aggregated);
+    assert_eq!(
+        Knob::FleetMode.step(&two, false, &c).v.mode,
+        ModeChoice::Disaggregated
+    );
+    assert!(Knob::FleetMode.parse("both", &two, &c).is_err());
+    // Shares: equal by default; a tenth moves from the last region to the
+    // first; one per region adding up to 1, else refused.
+    assert_eq!(Knob::Shares.value(&two), "equal");
+    assert_eq!(Knob::Shares.step(&two, true, &c).v.shares, vec![0.6, 0.4]);
+    assert_eq!(
+        Knob::Shares.parse("0.7,0.3", &two, &c).unwrap().v.shares,
+        vec![0.7, 0.3]
+    );
+    assert!(
+        Knob::Shares
+            .parse("0.7", &two, &c)
+            .unwrap_err()
+            .contains("1 shares for 2")
+    );
+    assert!(
+        Knob::Shares
+            .parse("0.7,0.4", &two, &c)
+            .unwrap_err()
+            .contains("add up to 1")
+    );
+    assert!(Knob::Shares.parse("0,1", &two, &c).is_err());
+    // A different number of regions sets the shares back to equal.
+    let s = Knob::Shares.parse("0.7,0.3", &two, &c).unwrap();
+    assert!(
+        Knob::Regions
+            .parse("us-east", &s, &c)
+            .unwrap()
+            .v
+            .shares
+            .is_empty()
+    );
+}

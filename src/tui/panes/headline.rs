@@ -115,7 +115,7 @@ pub fn answer(app: &App) -> Option<Answer> {
                 batch: o.batch as f64,
                 tp: o.layout.tp,
                 pp: o.layout.pp,
-                ..app.workload
+                ..o.precision.apply(&app.workload)
             },
         }),
         // A training step is not an inference workload: its headline shows
@@ -445,8 +445,13 @@ fn fleet<'a>(app: &App, f: &crate::tui::views::FleetData) -> Vec<Part<'a>> {
         ];
     };
     let what = format!(
-        " {} TP {} x {} replicas = {} devices",
-        o.hardware_id, o.layout.tp, o.replicas, o.devices
+        " {} {} {} TP {} x {} replicas = {} devices",
+        o.hardware_id,
+        o.precision.label(),
+        o.mode.name(),
+        o.layout.tp,
+        o.replicas,
+        o.devices
     );
     vec![
         part(what, title, 9).keep(),
