@@ -135,27 +135,50 @@ pub fn search(
                 continue;
             }
             for &mode in search.mode.modes() {
-                let mut best: Option<(FleetOption, Vec<FleetOption>)> = None;
-                for (pre, dec) in designs(hw, model, p, mode, spec, a) {
-                    // Regions with the same share have the same sizing:
-                    // each distinct rate is sized once.
+                // A design sized in every region (regions with the same
+                // share have the same sizing: each distinct rate once).
+                let sized = |pre: &Workload, dec: &Workload| -> Option<Sized> {
                     let mut parts: Vec<FleetOption> = Vec::with_capacity(specs.len());
                     for (k, s) in specs.iter().enumerate() {
                         let o = match specs[..k].iter().position(|x| x == s) {
                             Some(j) => Some(parts[j].clone()),
-                            None => size(i, hw, model, &pre, &dec, mode, s, a, idle_share),
+                            None => size(i, hw, model, pre, dec, mode, s, a, idle_share),
                         };
-                        match o {
-                            Some(o) => parts.push(o),
-                            None => break,
+                        parts.push(o?);
+                    }
+                    Some((combine(&parts, spec), parts))
+                };
+                let mut best: Option<Sized> = None;
+                let (pres, decs) = layouts(hw, model, p, spec, a);
+                match mode {
+                    Mode::Aggregated => {
+                        for d in &decs {
+                            keep(&mut best, sized(d, d));
                         }
                     }
-                    if parts.len() < specs.len() {
-                        continue;
-                    }
-                    let whole = combine(&parts, spec);
-                    if best.as_ref().is_none_or(|(b, _)| cheaper(&whole, b)) {
-                        best = Some((whole, parts));
+                    // The pools are sized apart (the prefill layout sets
+                    // TTFT and the prefill replicas, the decode layout the
+                    // ITL and the decode replicas) and their costs add, so
+                    // the cheapest pair is the cheapest decode layout beside
+                    // any prefill layout that works, then the cheapest
+                    // prefill layout beside it: P + D sizings, not P x D.
+                    Mode::Disaggregated => {
+                        let mut with: Option<usize> = None;
+                        for pre in &pres {
+                            for (k, d) in decs.iter().enumerate() {
+                                if keep(&mut best, sized(pre, d)) {
+                                    with = Some(k);
+                                }
+                            }
+                            if with.is_some() {
+                                break;
+                            }
+                        }
+                        if let Some(k) = with {
+                            for pre in &pres {
+                                keep(&mut best, sized(pre, &decs[k]));
+                            }
+                        }
                     }
                 }
                 per_design.extend(best);
@@ -208,22 +231,34 @@ pub fn front(options: &[FleetOption]) -> Vec<FleetOption> {
     out
 }
 
-/// The layouts worth sizing for a device, precision and mode: TP powers of
-/// two inside a node that split the heads, each with the fewest pipeline
-/// stages that hold what it must (a full sequence for a replica or a
-/// decode pool, one prompt for a prefill pool). A disaggregated design
-/// pairs every prefill layout with every decode layout.
-fn designs(
+/// A design's whole fleet and its regions' parts.
+type Sized = (FleetOption, Vec<FleetOption>);
+
+/// Keep `c` when it is cheaper than the best so far; true when kept.
+fn keep(best: &mut Option<Sized>, c: Option<Sized>) -> bool {
+    match c {
+        Some(c) if best.as_ref().is_none_or(|(b, _)| cheaper(&c.0, b)) => {
+            *best = Some(c);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The layouts worth sizing for a device and precision: TP powers of two
+/// inside a node that split the heads, each with the fewest pipeline
+/// stages that hold what it must: one prompt for a prefill pool, a full
+/// sequence for a replica or a decode pool. Returns (prefill, full).
+fn layouts(
     hw: &Hardware,
     model: &Model,
     p: &Precisions,
-    mode: Mode,
     spec: &FleetSpec,
     a: &Assumptions,
-) -> Vec<(Workload, Workload)> {
+) -> (Vec<Workload>, Vec<Workload>) {
     let req = spec.request;
     let base = p.apply(&Workload::default());
-    let layouts = |phase: Phase, context: f64| -> Vec<Workload> {
+    let of = |phase: Phase, context: f64| -> Vec<Workload> {
         let mut v = Vec::new();
         let mut tp = 1;
         while tp <= fit::max_tp(hw, model) {
@@ -245,16 +280,10 @@ fn designs(
         }
         v
     };
-    let full = layouts(Phase::Decode, req.prompt + req.output);
-    match mode {
-        Mode::Aggregated => full.iter().map(|w| (*w, *w)).collect(),
-        Mode::Disaggregated => {
-            let pre = layouts(Phase::Prefill, req.prompt);
-            pre.iter()
-                .flat_map(|p| full.iter().map(move |d| (*p, *d)))
-                .collect()
-        }
-    }
+    (
+        of(Phase::Prefill, req.prompt),
+        of(Phase::Decode, req.prompt + req.output),
+    )
 }
 
 /// One design sized at one region's rate; None when it cannot meet the SLAs.
@@ -520,6 +549,42 @@ mod tests {
                 .all(|w| w[1].cost_per_hour_usd >= w[0].cost_per_hour_usd
                     && w[1].ttft_s < w[0].ttft_s)
         );
+    }
+
+    #[test]
+    fn the_separable_search_of_the_pools_finds_the_cheapest_pair() {
+        // Every prefill layout beside every decode layout, sized directly,
+        // against the search's two passes: the same cheapest cost.
+        for (model, qps) in [(llama8(), 40.0), (llama70(), 300.0)] {
+            let s = spec(qps);
+            let p = Precisions::named(Precision::Bf16);
+            let (pres, decs) = layouts(&a100(), &model, &p, &s, &a());
+            let mut all = f64::INFINITY;
+            for pre in &pres {
+                for d in &decs {
+                    if let Some(o) =
+                        evaluate_disaggregated(0, &a100(), &model, pre, d, &s, &a(), 0.3)
+                            .unwrap()
+                            .filter(|o| super::super::meets(o, &s))
+                    {
+                        all = all.min(o.cost_per_hour_usd);
+                    }
+                }
+            }
+            let found = search(
+                &[a100()],
+                &model,
+                &one(Precision::Bf16, ModeChoice::Disaggregated),
+                &s,
+                &a(),
+                0.3,
+            )
+            .unwrap()
+            .best
+            .map_or(f64::INFINITY, |b| b.cost_per_hour_usd);
+            assert!(all.is_finite(), "{}", model.id);
+            assert_eq!(found, all, "{}", model.id);
+        }
     }
 
     #[test]
