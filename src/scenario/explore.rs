@@ -112,19 +112,9 @@ pub fn up_to(max: u64) -> Vec<u64> {
     v
 }
 
-/// "bf16,fp8,int4/fp8/fp8" read, or why not.
+/// "bf16,fp8,int4/fp8/fp8" read, or why not ([`Precisions::parse_list`]).
 pub fn parse_precisions(s: &str) -> Result<Vec<Precisions>, String> {
-    let mut v: Vec<Precisions> = Vec::new();
-    for x in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
-        let p = Precisions::parse(x)?;
-        if !v.contains(&p) {
-            v.push(p);
-        }
-    }
-    if v.is_empty() {
-        return Err("name at least one precision, e.g. bf16,fp8,int4".into());
-    }
-    Ok(v)
+    Precisions::parse_list(s)
 }
 
 /// The precisions as written: "bf16,fp8,int4".

@@ -272,6 +272,13 @@ pub fn continuous(
     })
 }
 
+/// Time to send a prompt's KV cache of `bytes` from a prefill to a decode
+/// replica over a network of `network` byte/s: the bytes at the link
+/// efficiency, plus one collective's launch and one hop.
+pub fn kv_transfer_s(bytes: f64, network: f64, a: &Assumptions) -> f64 {
+    bytes / (network * a.link_efficiency) + a.collective_s + a.link_latency_s
+}
+
 /// Prefill and decode on separate pools: prompts on prefill replicas at
 /// batch 1 (their own layout), the KV cache sent to a decode replica over
 /// the scale-out network, decode steps of B sequences there. Each pool is
@@ -354,7 +361,7 @@ pub fn disaggregated(
                 prefill_hw.id
             ))
         })?;
-        transfer_bytes / (link * a.link_efficiency) + a.collective_s + a.link_latency_s
+        kv_transfer_s(transfer_bytes, link, a)
     } else {
         0.0
     };

@@ -53,8 +53,7 @@ pub fn evaluate_disaggregated(
     }
     let prefill_s = roofline::time_step(hw, model, &pw, a)?.latency_s;
     let transfer_bytes = d.kv_cache_bytes(req.prompt, prefill.kv.bytes());
-    let transfer_s =
-        transfer_bytes / (network * a.link_efficiency) + a.collective_s + a.link_latency_s;
+    let transfer_s = super::super::batching::kv_transfer_s(transfer_bytes, network, a);
     let ttft_s = prefill_s + transfer_s;
     if ttft_s > spec.ttft_sla_s {
         return Ok(None);
