@@ -20,7 +20,9 @@ use super::error::{Result, SolverError};
 use super::roofline::{StepTime, time_cost};
 use super::serving::{Request, validate_request};
 use super::types::{Arch, Assumptions, Hardware, Model, Phase, Workload};
-use super::validation::{validate_assumptions, validate_hardware, validate_model};
+use super::validation::{
+    validate_assumptions, validate_hardware, validate_layout, validate_model, validate_workload,
+};
 
 /// Tokens one step of a continuous-batching server may hold, decode and
 /// prefill together (vLLM's `max_num_batched_tokens`). vLLM's chunked
@@ -167,6 +169,8 @@ pub fn continuous(
 ) -> Result<Continuous> {
     validate_hardware(hw)?;
     validate_model(model)?;
+    validate_workload(wl)?;
+    validate_layout(model, wl)?;
     validate_assumptions(a)?;
     check(b, req)?;
     let Arch::Decoder(_) = &model.arch else {
@@ -465,6 +469,25 @@ mod tests {
         assert_eq!(hot.prefill_per_step, 64.0);
         assert_eq!(hot.prefill_steps, 1.0);
         assert!(hot.ttft_s < cold.ttft_s && hot.itl_s < cold.itl_s);
+    }
+
+    #[test]
+    fn a_zero_or_nan_batch_is_refused_not_served() {
+        for batch in [0.0, f64::NAN, -4.0] {
+            let wl = Workload {
+                batch,
+                ..Workload::default()
+            };
+            let r = continuous(
+                &a100(),
+                &llama8(),
+                &wl,
+                &req(),
+                &Batching::default(),
+                &Assumptions::default(),
+            );
+            assert!(r.is_err(), "batch {batch}");
+        }
     }
 
     #[test]

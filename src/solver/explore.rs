@@ -241,6 +241,25 @@ pub fn explore(
     for hw in &axes.hardware {
         validate_hardware(hw)?;
     }
+    for (what, values) in [
+        ("batch", &axes.batch),
+        ("prompt", &axes.prompt),
+        ("output", &axes.output),
+    ] {
+        if let Some(v) = values
+            .iter()
+            .find(|v| !(v.is_finite() && **v >= 1.0 && **v <= 1e9))
+        {
+            return Err(SolverError::Unsupported(format!(
+                "a {what} of {v}: each must be a number from 1 to 1e9"
+            )));
+        }
+    }
+    if axes.tp.iter().chain(&axes.pp).any(|&d| d == 0) {
+        return Err(SolverError::Unsupported(
+            "a TP or PP degree of 0: each must be at least 1".into(),
+        ));
+    }
     let mut points = Vec::with_capacity(size);
     for (h, hw) in axes.hardware.iter().enumerate() {
         for (p, prec) in axes.precisions.iter().enumerate() {
@@ -610,6 +629,13 @@ mod tests {
         let two = [Objective::Itl, Objective::Itl];
         let e = explore(&m, &ax, &Limits::default(), &two, &a, 0.3).unwrap_err();
         assert!(e.to_string().contains("twice"), "{e}");
+        let mut zero = ax.clone();
+        zero.batch = vec![0.0];
+        let e = explore(&m, &zero, &Limits::default(), &[Objective::Itl], &a, 0.3).unwrap_err();
+        assert!(e.to_string().contains("batch of 0"), "{e}");
+        let mut nan = ax.clone();
+        nan.prompt = vec![f64::NAN];
+        assert!(explore(&m, &nan, &Limits::default(), &[Objective::Itl], &a, 0.3).is_err());
         let mut empty = ax.clone();
         empty.batch.clear();
         let e = explore(&m, &empty, &Limits::default(), &[Objective::Itl], &a, 0.3).unwrap_err();
