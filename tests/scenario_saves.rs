@@ -9,7 +9,9 @@ use ridgeline::catalog::profile;
 use ridgeline::scenario::{ExploreHardware, ExploreInputs};
 use ridgeline::scenario::{SynthTarget, written};
 use ridgeline::solver::Precisions;
-use ridgeline::solver::training::{Optimizer, Recompute, TokensToTrain, TrainingAssumptions};
+use ridgeline::solver::training::{
+    Attention, Optimizer, Recompute, TokensToTrain, TrainingAssumptions,
+};
 use ridgeline::solver::{Assumptions, Collective, Phase, Precision, Workload, fleet};
 use ridgeline::tui::app::Level;
 use ridgeline::tui::knobs::{Family, Knob, Profile, SweepAxis, TrainInputs, ViewInputs};
@@ -341,6 +343,11 @@ fn any_training() -> impl Strategy<Value = TrainInputs> {
             Just(TokensToTrain::Chinchilla),
             magnitude(0.0, 16.0).prop_map(TokensToTrain::Tokens),
         ],
+        (
+            prop::sample::select(Attention::ALL.to_vec()),
+            any::<bool>(),
+            0u32..=65536,
+        ),
     )
         .prop_map(
             |(
@@ -352,6 +359,7 @@ fn any_training() -> impl Strategy<Value = TrainInputs> {
                 micro_batch,
                 seq,
                 tokens,
+                (attention, dropout, edge_layers),
             )| {
                 TrainInputs {
                     devices,
@@ -362,6 +370,9 @@ fn any_training() -> impl Strategy<Value = TrainInputs> {
                     cp,
                     zero,
                     recompute,
+                    attention,
+                    dropout,
+                    edge_layers,
                     global_batch,
                     micro_batch,
                     seq,
@@ -383,9 +394,10 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
         magnitude(-3.0, 12.0),
         magnitude(0.0, 15.0),
         prop_oneof![Just(0.0), magnitude(-3.0, 7.0)],
+        prop_oneof![Just(1.0), 1.0..=16.0f64],
     )
         .prop_map(
-            |([dp, tp, ep, cp], device_mtbf_s, checkpoint_bandwidth, restart_s)| {
+            |([dp, tp, ep, cp], device_mtbf_s, checkpoint_bandwidth, restart_s, moe_capacity)| {
                 TrainingAssumptions {
                     dp_overlap: dp,
                     tp_overlap: tp,
@@ -394,6 +406,7 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
                     device_mtbf_s,
                     checkpoint_bandwidth,
                     restart_s,
+                    moe_capacity,
                 }
             },
         )

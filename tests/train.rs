@@ -29,6 +29,8 @@ const MEGATRON: &[&str] = &[
     "8",
     "--recompute",
     "full",
+    "--zero",
+    "0",
     "--global-batch",
     "3M",
     "--seq",
@@ -113,11 +115,15 @@ fn gpt3_flops_per_token_and_chinchilla_tokens_by_hand() {
     assert!((f(&v, "flops_per_token") - (6.0 * 175e9 + 12.0 * lhqt)).abs() < 1.0);
     assert!((f(&v, "hardware_flops_per_token") - (8.0 * 175e9 + 16.0 * lhqt)).abs() < 1.0);
     assert!((f(&v, "tokens_to_train") - 3.5e12).abs() < 1.0);
-    // 16 bytes per parameter over TP 8 x PP 8 without ZeRO: 175e9 / 64 *
-    // (2, 2, 12) bytes.
+    // 16 bytes per parameter without ZeRO on the first stage of PP 8, over
+    // TP 8: 96 / 8 = 12 layers of (175e9 - V h) / 96 parameters each, plus
+    // the input embedding V h = 50257 x 12288 (the last stage holds the
+    // tied table's copy: the same count), times (2, 2, 12) bytes.
+    let vh = 50257.0 * 12288.0;
+    let stage = (12.0 * (175e9 - vh) / 96.0 + vh) / 8.0;
     let mem = &v["memory_per_device_bytes"];
-    assert!((f(mem, "weights") - 175e9 / 64.0 * 2.0).abs() < 1.0);
-    assert!((f(mem, "optimizer") - 175e9 / 64.0 * 12.0).abs() < 1.0);
+    assert!((f(mem, "weights") - stage * 2.0).abs() < 1.0);
+    assert!((f(mem, "optimizer") - stage * 12.0).abs() < 1.0);
 }
 
 #[test]
@@ -130,6 +136,8 @@ fn one_device_on_the_ideal_profile_by_hand() {
         "llama-3.2-1b",
         "-H",
         "h100",
+        "--devices",
+        "1",
         "--global-batch",
         "8k",
         "--seq",
@@ -181,11 +189,25 @@ fn a_run_that_does_not_fit_says_so_with_fixes_and_no_cost() {
         "h100",
         "--devices",
         "8",
+        "--zero",
+        "0",
         "-f",
         "json",
     ]);
     assert_eq!(v["fits"], Value::Bool(false));
     assert!(v["cost_usd"].is_null() && v["time_to_train_s"].is_null());
+    // A step that does not fit does not run: its figures are only under
+    // the key that says so.
+    for k in [
+        "step_time_s",
+        "tokens_per_s",
+        "mfu",
+        "binding",
+        "elasticities",
+    ] {
+        assert!(v.get(k).is_none(), "{k} at the top of {v}");
+        assert!(v["does_not_fit_figures"].get(k).is_some(), "{k}");
+    }
     let fixes = v["fixes"].as_array().unwrap();
     assert!(fixes.iter().any(|x| x["change"] == "--zero 1"), "{fixes:?}");
     let out = ridgeline(&[
@@ -200,6 +222,49 @@ fn a_run_that_does_not_fit_says_so_with_fixes_and_no_cost() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("DOES NOT FIT"), "{text}");
     assert!(text.contains("To fit, change one of"), "{text}");
+    for figure in ["step time", "tokens/s", "MFU", "-bound", "elasticity"] {
+        assert!(
+            !text.contains(figure),
+            "{figure} shown for a run that does not fit: {text}"
+        );
+    }
+}
+
+#[test]
+fn the_command_and_the_training_view_share_their_defaults() {
+    // One question, both faces: `ridgeline train` with no layout flags and
+    // the Training view's opening inputs give the same run and figures.
+    use ridgeline::catalog::Catalog;
+    use ridgeline::scenario::TrainInputs;
+    let v = json(&["train", "-m", "llama-3.1-8b", "-H", "h100", "-f", "json"]);
+    let t = TrainInputs::default();
+    let layout = &v["layout"];
+    assert_eq!(layout["dp"].as_u64(), Some(t.devices as u64));
+    assert_eq!(layout["zero"].as_u64(), Some(t.zero as u64));
+    assert_eq!(layout["recompute"], t.recompute.name());
+    assert_eq!(layout["micro_batch"].as_u64(), Some(t.micro_batch as u64));
+    assert_eq!(f(&v, "global_batch_tokens"), t.global_batch);
+    assert_eq!(v["attention"], t.attention.name());
+    let cat = Catalog::builtin();
+    let hw = &cat.hardware("h100").unwrap().hw;
+    let model = &cat.model("llama-3.1-8b").unwrap().model;
+    assert_eq!(f(&v, "seq"), t.seq_for(model));
+    let a = cat.profile("default").unwrap().assumptions;
+    let run =
+        ridgeline::tui::views::training::run_of(&t, model, ridgeline::solver::Precision::Bf16)
+            .unwrap();
+    let tr = ridgeline::solver::training::evaluate(hw, model, &run, &a, &t.assumptions).unwrap();
+    assert_eq!(v["fits"], Value::Bool(tr.memory.fits));
+    assert!((f(&v["memory_per_device_bytes"], "total") / tr.memory.total() - 1.0).abs() < 1e-12);
+    assert!((f(&v, "step_time_s") / tr.step.step_time_s - 1.0).abs() < 1e-12);
+    // And both print them: the command's heading names the layout, ZeRO
+    // and recomputation it used.
+    let out = ridgeline(&["train", "-m", "llama-3.1-8b", "-H", "h100"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("dp 8 x tp 1") && text.contains("ZeRO 3, recompute none"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -465,6 +530,8 @@ fn megatron_lm_1t_on_3072_a100s_against_its_published_throughput() {
         "2048",
         "--recompute",
         "full",
+        "--zero",
+        "0",
         "-f",
         "json",
     ]);
@@ -481,10 +548,18 @@ fn llama_3_405b_on_h100s_against_its_published_mfu() {
     // and gradients, weights are not resharded after forward, gradients
     // are accumulated in FP32 over micro-batches and reduce-scattered (our
     // ZeRO 1's traffic); "we could pre-train Llama 3 on sequences of 8K
-    // tokens without activation checkpointing", which with flash
-    // attention is our `selective` (the score matrix is never stored);
-    // an interleaved schedule whose V is not given (v = 2 is our reading).
-    // The default profile predicts 45.5% and 37.9%: within 15%.
+    // tokens without activation checkpointing" (our `none`, with flash
+    // attention); one layer fewer on the first and last stages
+    // (`--edge-layers 1`); an interleaved schedule whose V is not given
+    // (v = 2 is our reading). The default profile predicts 46.5% and
+    // 38.7%: within 15%.
+    //
+    // The memory model still holds more than Meta's stack did: 109 GB and
+    // 81 GB on the second stage (8 layers x 22.5 and 16 micro-batches in
+    // flight at 533 MB each, and 13 GB of states) against 72 GB usable, so
+    // the figures are those of a step that does not fit (README
+    // "Training" says where the gap is). Before activations followed the
+    // model's shape and flash attention, it read 774 GB.
     for (devices, published) in [("8192", 0.43), ("16384", 0.41)] {
         let v = json(&[
             "train",
@@ -500,6 +575,8 @@ fn llama_3_405b_on_h100s_against_its_published_mfu() {
             "16",
             "--interleave",
             "2",
+            "--edge-layers",
+            "1",
             "--global-batch",
             "16M",
             "--seq",
@@ -507,16 +584,59 @@ fn llama_3_405b_on_h100s_against_its_published_mfu() {
             "--zero",
             "1",
             "--recompute",
-            "selective",
+            "none",
             "-f",
             "json",
         ]);
+        let step = if v["fits"] == Value::Bool(true) {
+            &v
+        } else {
+            &v["does_not_fit_figures"]
+        };
         assert!(
-            near(f(&v, "mfu"), published, 0.15),
+            near(f(step, "mfu"), published, 0.15),
             "{devices}: MFU {}",
-            f(&v, "mfu")
+            f(step, "mfu")
+        );
+        let total = f(&v["memory_per_device_bytes"], "total");
+        assert!(
+            total < 1.6 * f(&v, "memory_usable_bytes"),
+            "{devices}: {total}"
         );
     }
+}
+
+#[test]
+fn llama_3_70b_on_1024_h100s_fits_with_the_default_recomputation() {
+    // The layout of issue 17: TP 8 x PP 4 on 1,024 H100s with ZeRO 3, at
+    // the default recomputation (none) and 8k sequences. Each device's
+    // shard is about 70.6e9 / (8 x 4) parameters, its 16 bytes each sharded
+    // over DP 32 by ZeRO 3, and the first stage holds 4 micro-batches of
+    // its 20 layers (the issue read 247 GB before flash attention).
+    let v = json(&[
+        "train",
+        "-m",
+        "llama-3.1-70b",
+        "-H",
+        "h100",
+        "--devices",
+        "1024",
+        "--tp",
+        "8",
+        "--pp",
+        "4",
+        "--zero",
+        "3",
+        "-f",
+        "json",
+    ]);
+    assert_eq!(
+        v["fits"],
+        Value::Bool(true),
+        "{}",
+        v["memory_per_device_bytes"]
+    );
+    assert_eq!(v["layout"]["recompute"], "none");
 }
 
 /// PaLM 540B (Chowdhery et al. 2022, table 1 and section 2): 118 layers,

@@ -181,17 +181,19 @@ fn the_bars_tell_segments_apart_without_colour() {
     let s = screen(&a, 160, 48);
     assert!(s.is_ascii());
     // Each legend entry is its own character in ASCII: compute #,
-    // recompute %, optimizer o, overhead +; weights #, gradients %,
-    // optimizer state :, activations =, free space .
+    // optimizer o, overhead + (no recompute at the default, none); weights
+    // #, gradients %, optimizer state :, activations =, logits ~, ZeRO 3's
+    // gathered layers @, free space .
     for needle in [
         "# compute",
-        "% recompute",
         "o optimizer",
         "+ overhead",
         "# weights",
         "% gradients",
         ": optimizer",
         "= activations",
+        "~ logits",
+        "@ gathered layers",
         ". free",
     ] {
         assert!(s.contains(needle), "{needle}: {s}");

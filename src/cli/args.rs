@@ -672,6 +672,16 @@ pub enum CatalogAction {
     },
 }
 
+fn parse_moe_capacity(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if (1.0..=16.0).contains(&x) => Ok(x),
+        _ => Err(format!(
+            "{} is not a capacity factor from 1 (dropless) to 16, like 1.25",
+            echo(s)
+        )),
+    }
+}
+
 fn parse_zero(s: &str) -> Result<u8, String> {
     match s.trim() {
         "0" => Ok(0),
@@ -734,7 +744,30 @@ fn parse_op(s: &str) -> Result<crate::solver::collective::Op, String> {
 pub enum RecomputeArg {
     None,
     Selective,
+    /// Keep only matmul outputs (JAX's dots_saveable).
+    #[value(alias = "matmul")]
+    Dots,
     Full,
+}
+
+impl RecomputeArg {
+    pub fn solver(self) -> crate::solver::training::Recompute {
+        use crate::solver::training::Recompute;
+        match self {
+            RecomputeArg::None => Recompute::None,
+            RecomputeArg::Selective => Recompute::Selective,
+            RecomputeArg::Dots => Recompute::Dots,
+            RecomputeArg::Full => Recompute::Full,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AttentionArg {
+    /// FlashAttention: no score matrix kept.
+    Flash,
+    /// The score matrix kept (Megatron-LM before flash attention).
+    Eager,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -777,11 +810,11 @@ pub struct TrainArgs {
     /// Device id or alias.
     #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
     pub hardware: String,
-    /// Devices [default: dp x tp x pp x ep x cp]. With it and no --dp, dp is
+    /// Devices [default: 8, as the Training view; a replica's tp x pp x ep x cp when it needs more or does not divide 8]. With it and no --dp, dp is
     /// what the other degrees leave.
     #[arg(long, value_parser = parse_degree, allow_hyphen_values = true)]
     pub devices: Option<u32>,
-    /// Data-parallel degree [default: what --devices leaves, else 1].
+    /// Data-parallel degree [default: what the devices leave].
     #[arg(long, value_parser = parse_degree, allow_hyphen_values = true)]
     pub dp: Option<u32>,
     /// Tensor-parallel degree (with sequence parallelism).
@@ -799,18 +832,27 @@ pub struct TrainArgs {
     /// Context-parallel degree (ring attention).
     #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
     pub cp: u32,
-    /// ZeRO stage: 0, 1 (optimizer state), 2 (and gradients), 3 (and weights: FSDP).
-    #[arg(long, value_parser = parse_zero, default_value = "0", allow_hyphen_values = true)]
-    pub zero: u8,
-    /// Activation recomputation.
-    #[arg(long, value_enum, default_value = "none")]
-    pub recompute: RecomputeArg,
-    /// Tokens per optimizer step over all replicas; "4M" (M = 1024^2 tokens).
-    #[arg(long, value_parser = parse_global_batch, default_value = "4M", allow_hyphen_values = true)]
-    pub global_batch: f64,
-    /// Sequences per micro-batch.
-    #[arg(long, value_parser = parse_count, default_value = "1", allow_hyphen_values = true)]
-    pub micro_batch: u64,
+    /// ZeRO stage: 0, 1 (optimizer state), 2 (and gradients), 3 (and weights: FSDP) [default: 3, as the Training view].
+    #[arg(long, value_parser = parse_zero, allow_hyphen_values = true)]
+    pub zero: Option<u8>,
+    /// Activation recomputation [default: none, as the Training view].
+    #[arg(long, value_enum)]
+    pub recompute: Option<RecomputeArg>,
+    /// Attention kernel: flash keeps no score matrix [default: flash].
+    #[arg(long, value_enum)]
+    pub attention: Option<AttentionArg>,
+    /// Keep dropout masks (after attention and MLP; on the scores with eager attention).
+    #[arg(long)]
+    pub dropout: bool,
+    /// Layers fewer on the first and last pipeline stages (Llama 3: 1) [default: 0].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=65536))]
+    pub edge_layers: Option<u32>,
+    /// Tokens per optimizer step over all replicas; "4M" (M = 1024^2 tokens) [default: 4M, as the Training view].
+    #[arg(long, value_parser = parse_global_batch, allow_hyphen_values = true)]
+    pub global_batch: Option<f64>,
+    /// Sequences per micro-batch [default: 1, as the Training view].
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub micro_batch: Option<u64>,
     /// Tokens per sequence, "8k" (k = 1024) [default: the model's maximum context, at most 8k].
     #[arg(long, value_parser = parse_tokens, allow_hyphen_values = true)]
     pub seq: Option<u64>,
@@ -853,6 +895,9 @@ pub struct TrainArgs {
     /// Time to restart after a failure, "10min" [default].
     #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
     pub restart: Option<f64>,
+    /// Room per MoE expert over top-k copies of each token, 1 (dropless) to 16 [default 1].
+    #[arg(long, value_parser = parse_moe_capacity, allow_hyphen_values = true)]
+    pub moe_capacity: Option<f64>,
     /// Fraction of peak FLOP/s reached [default: the profile's].
     #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
     pub compute_eff: Option<f64>,

@@ -3,7 +3,7 @@
 //! the run's time, cost, energy, carbon and goodput), and with `--search`
 //! the layouts of the device count ranked by step time.
 
-use super::args::{Format, OptimizerArg, RecomputeArg, TokensArg, TrainArgs};
+use super::args::{AttentionArg, Format, OptimizerArg, RecomputeArg, TokensArg, TrainArgs};
 use super::collective::link_assumptions;
 use super::output::{Col, Fmt, Style, col, render_list, render_record, wrap};
 use super::{CliError, Out, write};
@@ -13,7 +13,7 @@ use crate::solver::training::layout::{self, Candidate};
 use crate::solver::training::run::{self, RunFigures};
 use crate::solver::training::step::{self, Knob};
 use crate::solver::training::{
-    self, Layout, Optimizer, Recompute, Training, TrainingAssumptions, TrainingRun,
+    self, Attention, DEFAULTS, Layout, Optimizer, Training, TrainingAssumptions, TrainingRun,
 };
 use crate::solver::{Assumptions, Hardware, units};
 use serde_json::{Map, Value, json};
@@ -25,7 +25,7 @@ pub(crate) fn layout_of(args: &TrainArgs) -> Result<Layout, CliError> {
         .iter()
         .fold(1u64, |n, &d| n.saturating_mul(d as u64));
     let dp = match (args.devices, args.dp) {
-        (None, None) => 1,
+        (None, None) => DEFAULTS.dp_for(inner),
         (None, Some(dp)) => dp,
         (Some(n), None) => {
             if !(n as u64).is_multiple_of(inner) {
@@ -64,25 +64,35 @@ pub(crate) fn layout_of(args: &TrainArgs) -> Result<Layout, CliError> {
     Ok(l)
 }
 
+/// The run of the flags, each flag not given taken from the training
+/// defaults the Training view opens on ([`DEFAULTS`]).
 fn run_of(args: &TrainArgs, seq: f64, layout: Layout) -> Result<TrainingRun, CliError> {
-    let micro_batch = u32::try_from(args.micro_batch)
-        .map_err(|_| CliError::Input("--micro-batch: at most 4294967295 sequences".into()))?;
+    let micro_batch = match args.micro_batch {
+        None => DEFAULTS.micro_batch,
+        Some(b) => u32::try_from(b)
+            .map_err(|_| CliError::Input("--micro-batch: at most 4294967295 sequences".into()))?,
+    };
     Ok(TrainingRun {
-        global_batch_tokens: args.global_batch,
+        global_batch_tokens: args.global_batch.unwrap_or(DEFAULTS.global_batch_tokens),
         micro_batch,
         seq,
         layout,
-        zero: args.zero,
-        recompute: match args.recompute {
-            RecomputeArg::None => Recompute::None,
-            RecomputeArg::Selective => Recompute::Selective,
-            RecomputeArg::Full => Recompute::Full,
-        },
+        zero: args.zero.unwrap_or(DEFAULTS.zero),
+        recompute: args
+            .recompute
+            .map_or(DEFAULTS.recompute, RecomputeArg::solver),
         precision: args.precision,
         optimizer: match args.optimizer {
             OptimizerArg::Adam => Optimizer::Adam,
             OptimizerArg::Adam8bit => Optimizer::Adam8bit,
         },
+        attention: match args.attention {
+            None => DEFAULTS.attention,
+            Some(AttentionArg::Flash) => Attention::Flash,
+            Some(AttentionArg::Eager) => Attention::Eager,
+        },
+        dropout: args.dropout,
+        edge_layers: args.edge_layers.unwrap_or(0),
     })
 }
 
@@ -106,6 +116,7 @@ fn training_assumptions(args: &TrainArgs) -> TrainingAssumptions {
         device_mtbf_s: args.mtbf.unwrap_or(d.device_mtbf_s),
         checkpoint_bandwidth: args.checkpoint_bandwidth.unwrap_or(d.checkpoint_bandwidth),
         restart_s: args.restart.unwrap_or(d.restart_s),
+        moe_capacity: args.moe_capacity.unwrap_or(d.moe_capacity),
     }
 }
 
@@ -193,9 +204,15 @@ fn record(
             "gradients": m.gradients,
             "optimizer": m.optimizer,
             "activations": m.activations,
+            "logits": m.logits,
+            "gathered": m.gathered,
             "total": m.total(),
         }),
     );
+    put("memory_stage", json!(m.stage.name()));
+    put("attention", json!(tr.run.attention.name()));
+    put("dropout", json!(tr.run.dropout));
+    put("edge_layers", json!(tr.run.edge_layers));
     put("memory_capacity_bytes", json!(m.capacity_bytes));
     put("memory_usable_bytes", json!(m.usable_bytes));
     put(
@@ -234,9 +251,7 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
     let model = &cat.model(&args.model)?.model;
     let region = cat.region(&args.region)?;
     let d = training::decoder(model)?;
-    let seq = args
-        .seq
-        .map_or((d.max_context as f64).clamp(1.0, 8192.0), |s| s as f64);
+    let seq = args.seq.map_or(DEFAULTS.seq_for(d), |s| s as f64);
     let layout = layout_of(args)?;
     let asked = run_of(args, seq, layout)?;
     let a = assumptions_of(cat, args)?;
@@ -274,7 +289,7 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
     let fixes = if tr.memory.fits {
         Vec::new()
     } else {
-        training::memory::fixes(hw, d, &tr.params, &run, &a)
+        training::memory::fixes(hw, d, &tr.params, &run, &a, &t)
     };
     rec.insert(
         "fixes".into(),
@@ -303,6 +318,17 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
             json!({"tried": s.tried, "fitting": s.fitting, "too_big": s.too_big, "no_link": s.no_link}),
         );
     }
+    if !tr.memory.fits {
+        // A step that does not fit does not run: its figures move under a
+        // key that says so, and the text shows the memory and the fixes.
+        let mut unfit = Map::new();
+        for k in STEP_KEYS {
+            if let Some(v) = rec.remove(*k) {
+                unfit.insert((*k).to_string(), v);
+            }
+        }
+        rec.insert("does_not_fit_figures".into(), Value::Object(unfit));
+    }
     let fmt = args.profile.format;
     if fmt == Format::Json {
         return write(out, &render_record(&rec, &[], fmt));
@@ -323,7 +349,12 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
         ));
         text.push('\n');
     }
-    text.push_str(&render_record(&flat(&rec), SUMMARY, fmt));
+    let summary: Vec<Col> = SUMMARY
+        .iter()
+        .filter(|c| tr.memory.fits || !STEP_KEYS.contains(&c.key) && !RUN_KEYS.contains(&c.key))
+        .copied()
+        .collect();
+    text.push_str(&render_record(&flat(&rec), &summary, fmt));
     if fmt != Format::Csv {
         text.push_str(&details(&tr, &el, &fixes, search.as_ref(), fmt, style));
     }
@@ -342,12 +373,16 @@ fn details(
 ) -> String {
     let mut text = String::new();
     let comm = comm_rows(tr);
-    if !comm.is_empty() {
+    // The step's collectives and elasticities are figures of a step that
+    // runs: none for one that does not fit.
+    if !comm.is_empty() && tr.memory.fits {
         text.push('\n');
         text.push_str(&render_list(&comm, COMM, fmt, style));
     }
-    text.push('\n');
-    text.push_str(&render_list(&elasticity_rows(el), ELASTICITY, fmt, style));
+    if tr.memory.fits {
+        text.push('\n');
+        text.push_str(&render_list(&elasticity_rows(el), ELASTICITY, fmt, style));
+    }
     if !fixes.is_empty() {
         text.push_str("\nTo fit, change one of:\n");
         for (f, bytes, fits) in fixes {
@@ -391,20 +426,25 @@ fn heading(name: &str, hw: &Hardware, tr: &Training, rf: &RunFigures, style: Sty
         s.compute_precision,
         r.optimizer.name()
     );
+    let bound = if tr.memory.fits {
+        format!("; {}", s.binding.bound())
+    } else {
+        String::new()
+    };
     h.push_str(&format!(
-        "global batch {} tokens = {} micro-batches of {} x {} tokens on {} data-parallel ranks; {}-bound\n",
+        "global batch {} tokens = {} micro-batches of {} x {} tokens on {} data-parallel ranks{bound}\n",
         units::format_count(s.step_tokens),
         units::format_count(s.micro_batches),
         r.micro_batch,
         units::format_tokens(r.seq),
         r.layout.data_ways(),
-        s.binding
     ));
     if !tr.memory.fits {
         let x = crate::solver::compare::Verdict::cross(style.ascii);
         h.push_str(&format!(
-            "{x} DOES NOT FIT: {} per device, {} usable; the run-level figures are left out\n",
+            "{x} DOES NOT FIT: {} per device on {}, {} usable; a step that does not fit does not run, so no step or run figures\n",
             units::format_bytes(tr.memory.total()),
+            tr.memory.stage.name(),
             units::format_bytes(tr.memory.usable_bytes)
         ));
     } else {
@@ -431,6 +471,37 @@ fn flat(rec: &Map<String, Value>) -> Map<String, Value> {
     m
 }
 
+/// The figures of a step, which a step that does not fit does not have
+/// (in JSON they move under `does_not_fit_figures`).
+const STEP_KEYS: &[&str] = &[
+    "step_time_s",
+    "tokens_per_s",
+    "mfu",
+    "hfu",
+    "compute_s",
+    "recompute_s",
+    "exposed_comm_s",
+    "comm",
+    "bubble_s",
+    "bubble_fraction",
+    "optimizer_s",
+    "overhead_s",
+    "binding",
+    "elasticities",
+    "critical_batch_tokens_per_device",
+];
+
+/// The run's figures (null in JSON when the step does not fit).
+const RUN_KEYS: &[&str] = &[
+    "days",
+    "device_hours",
+    "cost_usd",
+    "energy_kwh",
+    "co2_kg",
+    "goodput",
+    "checkpoint_interval_s",
+];
+
 const SUMMARY: &[Col] = &[
     col("step time", "step_time_s", Fmt::Time),
     col("  compute (with recompute)", "compute_s", Fmt::Time),
@@ -448,6 +519,8 @@ const SUMMARY: &[Col] = &[
     col("memory: gradients", "memory_gradients", Fmt::Bytes),
     col("memory: optimizer state", "memory_optimizer", Fmt::Bytes),
     col("memory: activations", "memory_activations", Fmt::Bytes),
+    col("memory: logits (last stage)", "memory_logits", Fmt::Bytes),
+    col("memory: gathered layers", "memory_gathered", Fmt::Bytes),
     col("memory: total per device", "memory_total", Fmt::Bytes),
     col(
         "memory: usable per device",

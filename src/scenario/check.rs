@@ -96,6 +96,9 @@ pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
             "cp",
             "zero",
             "recompute",
+            "attention",
+            "dropout",
+            "edge_layers",
             "global_batch",
             "micro_batch",
             "seq",
@@ -108,6 +111,7 @@ pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
             "mtbf",
             "checkpoint_bandwidth",
             "restart",
+            "moe_capacity",
         ],
     ),
     (

@@ -8,14 +8,16 @@
 use super::Scenario;
 use super::exact;
 use super::values::Problems;
-use crate::solver::training::{Layout, Optimizer, Recompute, TokensToTrain, TrainingAssumptions};
+use crate::solver::training::{
+    Attention, DEFAULTS, Layout, Optimizer, Recompute, TokensToTrain, TrainingAssumptions,
+};
 use crate::solver::units::{self, Kind};
 use crate::solver::{Arch, Model};
 use serde::{Deserialize, Serialize};
 
 /// The sequence a run uses when none is set: the model's context, at most
 /// this (as `ridgeline train` does).
-pub const AUTO_SEQ_MAX: f64 = 8192.0;
+pub const AUTO_SEQ_MAX: f64 = DEFAULTS.seq_max;
 /// Largest global batch, tokens (the command line's bound).
 pub const MAX_GLOBAL_BATCH: f64 = 1e12;
 /// Largest number of tokens to train on (the command line's bound).
@@ -38,6 +40,11 @@ pub struct TrainInputs {
     pub cp: u32,
     pub zero: u8,
     pub recompute: Recompute,
+    pub attention: Attention,
+    /// Dropout kept (a mask byte per element).
+    pub dropout: bool,
+    /// Layers fewer on the first and last pipeline stages.
+    pub edge_layers: u32,
     /// Tokens per optimizer step over all replicas.
     pub global_batch: f64,
     /// Sequences per micro-batch.
@@ -52,23 +59,26 @@ pub struct TrainInputs {
 }
 
 impl Default for TrainInputs {
-    /// Eight devices of data parallelism with ZeRO 3 and selective
-    /// recomputation, 4M tokens per step of 8k sequences, to Chinchilla's
-    /// 20 tokens per parameter with Adam and the solver's training
-    /// assumptions: what Llama 3.1 8B needs to fit on eight 80 GB devices
-    /// (ZeRO 1 leaves 80.7 GB per device).
+    /// The solver's training defaults ([`DEFAULTS`], which `ridgeline
+    /// train` takes too): eight devices of data parallelism with ZeRO 3,
+    /// FlashAttention and no recomputation, 4M tokens per step of the
+    /// model's context up to 8k, to Chinchilla's 20 tokens per parameter
+    /// with Adam and the solver's training assumptions.
     fn default() -> Self {
         TrainInputs {
-            devices: 8,
+            devices: DEFAULTS.devices,
             tp: 1,
             pp: 1,
             v: 1,
             ep: 1,
             cp: 1,
-            zero: 3,
-            recompute: Recompute::Selective,
-            global_batch: 4.0 * 1024.0 * 1024.0,
-            micro_batch: 1,
+            zero: DEFAULTS.zero,
+            recompute: DEFAULTS.recompute,
+            attention: DEFAULTS.attention,
+            dropout: false,
+            edge_layers: 0,
+            global_batch: DEFAULTS.global_batch_tokens,
+            micro_batch: DEFAULTS.micro_batch,
             seq: None,
             tokens: TokensToTrain::Chinchilla,
             optimizer: Optimizer::Adam,
@@ -118,7 +128,7 @@ impl TrainInputs {
     /// The sequence length for `model`: as set, or its context up to 8k.
     pub fn seq_for(&self, model: &Model) -> f64 {
         self.seq.unwrap_or(match &model.arch {
-            Arch::Decoder(d) => (d.max_context as f64).clamp(1.0, AUTO_SEQ_MAX),
+            Arch::Decoder(d) => DEFAULTS.seq_for(d),
             Arch::SinglePass(_) => AUTO_SEQ_MAX,
         })
     }
@@ -144,9 +154,17 @@ pub struct TrainingSection {
     pub cp: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zero: Option<u8>,
-    /// none | selective | full
+    /// none | selective | dots | full
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recompute: Option<String>,
+    /// flash | eager
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attention: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropout: Option<bool>,
+    /// Layers fewer on the first and last pipeline stages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge_layers: Option<u32>,
     /// Tokens per step: a number, or a string with M = 1024^2 ("4M").
     #[serde(
         default,
@@ -203,6 +221,13 @@ pub struct TrainingSection {
     /// Time to restart after a failure, "10min".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart: Option<String>,
+    /// Room per MoE expert over top-k copies of each token, 1 to 16.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "super::number"
+    )]
+    pub moe_capacity: Option<f64>,
 }
 
 impl TrainingSection {
@@ -217,6 +242,9 @@ impl TrainingSection {
             cp: Some(t.cp),
             zero: Some(t.zero),
             recompute: Some(t.recompute.name().into()),
+            attention: Some(t.attention.name().into()),
+            dropout: Some(t.dropout),
+            edge_layers: Some(t.edge_layers),
             global_batch: Some(t.global_batch),
             micro_batch: Some(t.micro_batch),
             seq: t.seq,
@@ -232,6 +260,7 @@ impl TrainingSection {
             mtbf: Some(exact::long_time(t.assumptions.device_mtbf_s)),
             checkpoint_bandwidth: Some(exact::bandwidth(t.assumptions.checkpoint_bandwidth)),
             restart: Some(exact::long_time(t.assumptions.restart_s)),
+            moe_capacity: Some(t.assumptions.moe_capacity),
         }
     }
 }
@@ -286,10 +315,32 @@ impl Scenario {
             Some(r) => Recompute::parse(r).unwrap_or_else(|| {
                 p.push(
                     "training.recompute",
-                    format!("recompute {r:?}? use none, selective or full"),
+                    format!("recompute {r:?}? use none, selective, dots or full"),
                 );
                 d.recompute
             }),
+        };
+        let attention = match s.attention.as_deref() {
+            None => d.attention,
+            Some(a) => Attention::parse(a).unwrap_or_else(|| {
+                p.push(
+                    "training.attention",
+                    format!("attention {a:?}? use flash or eager"),
+                );
+                d.attention
+            }),
+        };
+        let dropout = s.dropout.unwrap_or(d.dropout);
+        let edge_layers = match s.edge_layers {
+            None => d.edge_layers,
+            Some(x) if x <= MAX_DEVICES => x,
+            Some(x) => {
+                p.push(
+                    "training.edge_layers",
+                    format!("edge_layers must be from 0 to {MAX_DEVICES}, got {x}"),
+                );
+                d.edge_layers
+            }
         };
         let mut whole = |key: &str, v: Option<f64>, max: f64| -> Option<f64> {
             let x = v?;
@@ -344,6 +395,9 @@ impl Scenario {
             cp,
             zero,
             recompute,
+            attention,
+            dropout,
+            edge_layers,
             global_batch,
             micro_batch,
             seq,
@@ -421,6 +475,17 @@ fn assumptions(s: &TrainingSection, p: &mut Problems) -> TrainingAssumptions {
         true,
         "10min",
     );
+    let moe_capacity = match s.moe_capacity {
+        None => d.moe_capacity,
+        Some(x) if (1.0..=16.0).contains(&x) => x,
+        Some(x) => {
+            p.push(
+                "training.moe_capacity",
+                format!("moe_capacity must be from 1 (dropless) to 16, got {x}"),
+            );
+            d.moe_capacity
+        }
+    };
     TrainingAssumptions {
         dp_overlap,
         tp_overlap,
@@ -429,5 +494,6 @@ fn assumptions(s: &TrainingSection, p: &mut Problems) -> TrainingAssumptions {
         device_mtbf_s,
         checkpoint_bandwidth,
         restart_s,
+        moe_capacity,
     }
 }

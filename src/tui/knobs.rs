@@ -68,6 +68,8 @@ pub enum Knob {
     Cp,
     Zero,
     Recompute,
+    Attention,
+    EdgeLayers,
     GlobalBatch,
     MicroBatch,
     Seq,
@@ -814,7 +816,7 @@ const EXPLORE_KNOBS: [Knob; 17] = [
 /// The Training view's knobs: its own, then the region of its carbon, the
 /// number format, the assumptions it shares with the other views and its
 /// own assumptions.
-const TRAINING_KNOBS: [Knob; 27] = [
+const TRAINING_KNOBS: [Knob; 29] = [
     Knob::Devices,
     Knob::Dp,
     Knob::TrainTp,
@@ -824,6 +826,8 @@ const TRAINING_KNOBS: [Knob; 27] = [
     Knob::Cp,
     Knob::Zero,
     Knob::Recompute,
+    Knob::Attention,
+    Knob::EdgeLayers,
     Knob::Optimizer,
     Knob::GlobalBatch,
     Knob::MicroBatch,
@@ -859,6 +863,8 @@ impl Knob {
                 | Cp
                 | Zero
                 | Recompute
+                | Attention
+                | EdgeLayers
                 | GlobalBatch
                 | MicroBatch
                 | Seq

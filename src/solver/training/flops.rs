@@ -11,8 +11,9 @@
 //! Hardware FLOPs (what HFU counts) add what recomputation redoes: full
 //! recomputation a second forward pass, 2 N + 4 L H Q T (so 8 N + 16 L H Q
 //! T, Narayanan et al. 2021's 96 B s l h^2 (1 + s/6h + ...) per step);
-//! selective recomputation only the attention core's forward, 4 L H Q T
-//! (Korthikanti et al. 2022, section 5).
+//! selective recomputation (and `dots`, which keeps only the products'
+//! outputs) only the attention core's forward, 4 L H Q T (Korthikanti et
+//! al. 2022, section 5).
 
 use super::{Params, Recompute, TrainingRun};
 use crate::solver::types::Decoder;
@@ -38,7 +39,9 @@ impl Flops {
         let model = 6.0 * n + 12.0 * lhqt;
         let (extra, extra_attention) = match run.recompute {
             Recompute::None => (0.0, 0.0),
-            Recompute::Selective => (4.0 * lhqt, 4.0 * lhqt),
+            // Dots also recomputes norms and activation functions: their
+            // FLOPs are element-wise, a rounding error beside the products.
+            Recompute::Selective | Recompute::Dots => (4.0 * lhqt, 4.0 * lhqt),
             Recompute::Full => (2.0 * n + 4.0 * lhqt, 4.0 * lhqt),
         };
         Flops {

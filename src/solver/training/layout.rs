@@ -147,7 +147,7 @@ fn try_layout(
                     ..*base
                 };
                 out.tried += 1;
-                let mem = memory::memory(hw, d, params, &run, a);
+                let mem = memory::memory(hw, d, params, &run, a, t);
                 if !mem.fits {
                     out.too_big += 1;
                     continue;

@@ -1,40 +1,113 @@
 //! Bytes per device of a training step, and what to change when they do
 //! not fit.
 //!
-//! Weights, gradients and optimizer state: P_dev x (w, g, o) bytes, with
-//! P_dev = dense / (tp pp) + experts / (tp pp ep), each sharded over its
+//! **States.** Weights, gradients and optimizer state: P_dev x (w, g, o)
+//! bytes, with P_dev the parameters of the device's pipeline stage (its
+//! layers, plus the input embedding on the first stage and the output head
+//! on the last) over tp (and ep for routed experts), each sharded over its
 //! data-parallel group (dp ep cp for dense parameters, dp cp for experts)
 //! by the ZeRO stage: stage 1 shards the optimizer state, 2 also the
 //! gradients, 3 also the weights (Rajbhandari et al. 2020, ZeRO, figure 1).
 //! bf16 with Adam: w = g = 2, o = 4 (fp32 master) + 8 (moments) = 16 bytes
-//! per parameter.
+//! per parameter. ZeRO 3 gathers each layer's weights before using it and
+//! prefetches the next, so two layers are whole at once (Zhao et al. 2023,
+//! "PyTorch FSDP", section 3.3.1: backward prefetching keeps the current
+//! and the next unit).
 //!
-//! Activations (Korthikanti et al. 2022, equations 2-5): per layer and
-//! micro-batch s b h (34 + 5 a s / h) bytes at 16 bits without
-//! recomputation; sequence parallelism with tensor parallelism divides it
-//! by t; selective recomputation drops the 5 a s / h term; full
-//! recomputation keeps only each layer's 2 s b h input (and rebuilds one
-//! layer's full set in backward). Context parallelism gives each rank s / cp
-//! of the sequence. The first pipeline stage holds min(m, p) micro-batches
-//! of its L / p layers with 1F1B, p + (p - 1)/v with the interleaved
-//! schedule (Korthikanti et al., section 4.2.3). Other formats scale the
-//! 16-bit figure by their bytes / 2.
+//! **Activations** ([`layer_bytes`]): what one layer keeps for its
+//! backward pass, derived from the model's own shape in the manner of
+//! Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
+//! Transformer Models", section 4.1), term by term, per token of one
+//! micro-batch at 16 bits:
 //!
-//! Left out: the embedding and logits activations of the first and last
-//! stages, ZeRO-3's gathered layer buffer, and an MoE's per-expert
-//! activations (the dense figure is used).
+//! - the two norms' inputs, 2 h each (RMSNorm and LayerNorm keep their
+//!   input; the statistics are negligible);
+//! - the QKV projection's input, 2 h; the query, 2 a d_h; the keys and
+//!   values, 2 x 2 h_kv d_h (GQA keeps h_kv heads; MLA its latents as well,
+//!   2 (q_latent + kv_latent + rope), and heads of d_h + rope for Q and K);
+//! - the attention core: FlashAttention (Dao et al. 2022, section 3.1)
+//!   keeps only its output, 2 a d_h, and one fp32 log-sum-exp per head, 4 a;
+//!   eager attention also keeps the softmax output, 2 a s, and with dropout
+//!   its mask and output, 3 a s more (Korthikanti's 5 a s^2 b);
+//! - the MLP's input, 2 h, and its intermediates: a gated MLP (SwiGLU) keeps
+//!   the gate and up outputs and their product, 3 x 2 f; a plain one the
+//!   activation's input and output, 2 x 2 f;
+//! - an MoE layer instead keeps its router's fp32 logits, 4 E, and for each
+//!   of the c k copies a token is routed to (top-k, capacity factor c),
+//!   its dispatched input, the expert's intermediates and its output
+//!   (2 h + 6 f_e + 2 h), plus the shared experts' 6 f_s;
+//! - with dropout, one mask byte per element after the attention and the
+//!   MLP, 2 h.
+//!
+//! GPT-3's shape (plain MLP with f = 4h, a d_h = h, h_kv = a) with eager
+//! attention and dropout gives 34 h + 5 a s, Korthikanti's equation 1. With
+//! tensor and sequence parallelism every term divides by t (heads, FFN
+//! columns and sequence are split), but the keys and values of h_kv < t
+//! heads replicate. Context parallelism gives each rank s / cp of the
+//! sequence. Other formats scale the 16-bit terms by their bytes / 2.
+//!
+//! **Recomputation** ([`Recompute`]): `selective` recomputes the attention
+//! core (its scores, or flash's statistics); `dots` keeps only the outputs
+//! of the matrix products (layer input, Q, K, V, the out and down
+//! projections' outputs, the gate and up outputs) and recomputes norms,
+//! activation functions and the attention core, as JAX's `dots_saveable`
+//! policy does; `full` keeps each layer's input, 2 h, and rebuilds one
+//! layer's whole set in backward (never a score matrix under flash).
+//!
+//! **Pipeline stages.** Device i of p holds, with 1F1B, min(m, p - i)
+//! micro-batches of its layers; with v interleaved chunks, 2 (p - i - 1) +
+//! (v - 1) p + 1 chunks of L / (p v) layers (Megatron-LM's warm-up count;
+//! for the first stage this is Korthikanti's p + (p - 1) / v micro-batches,
+//! section 4.2.3). The first stage holds the input embedding; the last
+//! holds the output head (a copy of a tied table too) and, for the
+//! micro-batch in flight, the final norm's and head's inputs, 4 h, and the
+//! fp32 logits of the loss, 4 V (Korthikanti section 4.3). Stages may take
+//! `edge_layers` fewer layers on the first and last stage (Llama 3 took one
+//! off each, Dubey et al. 2024 section 3.3.2). The busiest of the first,
+//! second and last stages is the one that must fit.
 
-use super::{Layout, Params, Recompute, TrainingRun, dp_groups};
+use super::{Attention, Layout, Params, Recompute, TrainingAssumptions, TrainingRun, dp_groups};
 use crate::solver::types::{Assumptions, Decoder, Hardware};
 use std::fmt;
 
-/// Bytes per device and the fit.
+/// Which pipeline stage sets the memory per device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stage {
+    /// No pipeline: one stage holds everything.
+    Only,
+    First,
+    /// The second stage: the most layers with the most micro-batches in
+    /// flight when the first and last take fewer layers.
+    Second,
+    Last,
+}
+
+impl Stage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Only => "the only stage",
+            Stage::First => "the first stage",
+            Stage::Second => "the second stage",
+            Stage::Last => "the last stage",
+        }
+    }
+}
+
+/// Bytes per device and the fit, on the stage that needs the most.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrainingMemory {
     pub weights: f64,
     pub gradients: f64,
     pub optimizer: f64,
+    /// What the layers keep for backward (and one layer rebuilt under full
+    /// recomputation).
     pub activations: f64,
+    /// The last stage's final norm and head inputs and fp32 logits.
+    pub logits: f64,
+    /// ZeRO 3's gathered layers (the current and the prefetched one).
+    pub gathered: f64,
+    /// The stage these bytes are of.
+    pub stage: Stage,
     pub capacity_bytes: f64,
     /// capacity x usable fraction.
     pub usable_bytes: f64,
@@ -43,13 +116,24 @@ pub struct TrainingMemory {
 
 impl TrainingMemory {
     pub fn total(&self) -> f64 {
-        self.weights + self.gradients + self.optimizer + self.activations
+        self.weights
+            + self.gradients
+            + self.optimizer
+            + self.activations
+            + self.logits
+            + self.gathered
     }
 }
 
-/// Per-device bytes of weights, gradients and optimizer state: (w, g, o).
+/// Per-device bytes of weights, gradients and optimizer state of the
+/// busiest stage by parameters: (w, g, o).
 pub fn states(p: &Params, run: &TrainingRun) -> (f64, f64, f64) {
-    let (dense, experts) = p.per_device(&run.layout, p.layers);
+    let (dense, experts) = p.per_device(&run.layout, run.edge_layers);
+    states_of(dense, experts, run)
+}
+
+/// (w, g, o) of `dense` and `experts` parameters on one device before ZeRO.
+fn states_of(dense: f64, experts: f64, run: &TrainingRun) -> (f64, f64, f64) {
     let (gd, ge) = dp_groups(&run.layout);
     let sharded = |stage: u8| {
         if run.zero >= stage {
@@ -66,69 +150,249 @@ pub fn states(p: &Params, run: &TrainingRun) -> (f64, f64, f64) {
     )
 }
 
-/// Activation bytes of one layer and one micro-batch on one device.
-pub fn layer_activations(d: &Decoder, run: &TrainingRun, recompute: Recompute) -> f64 {
-    let l = &run.layout;
-    let s = run.seq / l.cp as f64;
-    let sbh = s * run.micro_batch as f64 * d.hidden as f64;
-    let scale = run.element_bytes() / 2.0 / l.tp as f64;
-    let per = match recompute {
-        Recompute::None => 34.0 + 5.0 * d.heads as f64 * s / d.hidden as f64,
-        Recompute::Selective => 34.0,
-        Recompute::Full => 2.0,
-    };
-    sbh * per * scale
+/// The widths of one layer that its activations follow, per token and
+/// device (elements).
+struct Widths {
+    hidden: f64,
+    query: f64,
+    /// One of K or V.
+    kv: f64,
+    /// The attention core's output (a d_h; MLA: a v_head).
+    out: f64,
+    /// MLA's latents kept (q_latent + kv_latent + rope), 0 otherwise.
+    latents: f64,
+    heads: f64,
 }
 
-/// Micro-batches whose activations the first stage holds at once.
-pub fn in_flight(l: &Layout, micro_batches: f64) -> f64 {
+fn widths(d: &Decoder, tp: f64) -> Widths {
+    let dh = d.head_dim as f64;
+    let heads = d.heads as f64 / tp;
+    match d.mla {
+        Some(m) => {
+            let r = m.rope_dim as f64;
+            Widths {
+                hidden: d.hidden as f64 / tp,
+                query: heads * (dh + r),
+                // K of d_h + rope and V of d_h per head: their mean width.
+                kv: heads * (dh + r / 2.0),
+                out: heads * dh,
+                latents: (m.q_latent as f64 + m.kv_latent as f64 + r) / tp,
+                heads,
+            }
+        }
+        None => Widths {
+            hidden: d.hidden as f64 / tp,
+            query: heads * dh,
+            // h_kv < t heads replicate: each rank keeps at least one.
+            kv: (d.kv_heads as f64 / tp).max(1.0) * dh,
+            out: heads * dh,
+            latents: 0.0,
+            heads,
+        },
+    }
+}
+
+/// Activation bytes one layer keeps per token of a micro-batch on one
+/// device at 16 bits (see the module's derivation), for a layer whose MLP
+/// is dense of width `ffn` (`moe` false) or routed.
+fn layer_bytes_per_token(
+    d: &Decoder,
+    run: &TrainingRun,
+    t: &TrainingAssumptions,
+    recompute: Recompute,
+    moe: bool,
+    ffn: f64,
+) -> f64 {
+    let tp = run.layout.tp as f64;
+    let s = run.seq / run.layout.cp as f64;
+    let w = widths(d, tp);
+    let h = w.hidden;
+    let f = ffn / tp;
+    let eager = run.attention == Attention::Eager;
+    let dropout = if run.dropout { 1.0 } else { 0.0 };
+    // Scores kept by eager attention: the softmax output, and with dropout
+    // its mask (1 byte) and output (2 bytes), per key.
+    let scores = if eager {
+        (2.0 + 3.0 * dropout) * w.heads * s
+    } else {
+        0.0
+    };
+    // FlashAttention's fp32 log-sum-exp, one per head; at 16 bits' scale
+    // it is 4 bytes whatever the format, so it is converted below.
+    let lse = if eager { 0.0 } else { 4.0 * w.heads };
+    let (router, routed, shared) = match (moe, d.moe) {
+        (true, Some(m)) => (
+            4.0 * m.experts as f64,
+            t.moe_capacity * m.top_k as f64,
+            m.shared_ffn as f64 / tp,
+        ),
+        _ => (0.0, 0.0, 0.0),
+    };
+    let gated = d.gated_mlp;
+    // The MLP's intermediates of a width-x MLP, kept whole (none,
+    // selective) or as matmul outputs (dots).
+    let mlp_all = |x: f64| if gated { 6.0 * x } else { 4.0 * x };
+    let mlp_dots = |x: f64| if gated { 4.0 * x } else { 2.0 * x };
+    let qkv = 2.0 * w.query + 4.0 * w.kv + 2.0 * w.latents;
+    let scale = run.element_bytes() / 2.0;
+    let sixteen = |x: f64| x * scale;
+    match recompute {
+        Recompute::None | Recompute::Selective => {
+            let core = if recompute == Recompute::None {
+                sixteen(scores) + lse
+            } else {
+                0.0
+            };
+            let mlp = if moe {
+                router + routed * sixteen(4.0 * h + mlp_all(f)) + sixteen(mlp_all(shared))
+            } else {
+                sixteen(mlp_all(f))
+            };
+            // Norm inputs (2 x 2h), QKV input (2h), Q K V (and latents),
+            // the attention output (2 a d_h), the MLP input (2h), dropout
+            // masks (2h), the core and the MLP.
+            sixteen(4.0 * h + 2.0 * h + qkv + 2.0 * w.out + 2.0 * h + dropout * 2.0 * h)
+                + core
+                + mlp
+        }
+        Recompute::Dots => {
+            let mlp = if moe {
+                router + routed * sixteen(2.0 * h + mlp_dots(f)) + sixteen(mlp_dots(shared))
+            } else {
+                sixteen(mlp_dots(f))
+            };
+            // Layer input (2h), Q K V, the out projection's output (2h),
+            // the down projection's output (2h), the gate and up outputs.
+            sixteen(2.0 * h + qkv + 2.0 * h + 2.0 * h) + mlp
+        }
+        Recompute::Full => sixteen(2.0 * h),
+    }
+}
+
+/// Activation bytes of one layer and one micro-batch on one device, the
+/// mean over the model's layers (an MoE's dense leading layers and its
+/// routed ones).
+pub fn layer_activations(
+    d: &Decoder,
+    run: &TrainingRun,
+    t: &TrainingAssumptions,
+    recompute: Recompute,
+) -> f64 {
+    let tokens = run.seq / run.layout.cp as f64 * run.micro_batch as f64;
+    let per_token = match d.moe {
+        None => layer_bytes_per_token(d, run, t, recompute, false, d.ffn as f64),
+        Some(m) => {
+            let l = d.layers.max(1) as f64;
+            let dense = (m.dense_layers as f64).min(l);
+            let dense_ffn = if m.dense_ffn > 0 { m.dense_ffn } else { d.ffn };
+            (dense * layer_bytes_per_token(d, run, t, recompute, false, dense_ffn as f64)
+                + (l - dense) * layer_bytes_per_token(d, run, t, recompute, true, d.ffn as f64))
+                / l
+        }
+    };
+    tokens * per_token
+}
+
+/// The last stage's extra activations for one micro-batch: the final norm's
+/// and the head's inputs (2 h each at 16 bits) and the loss's fp32 logits
+/// (4 V), over t.
+pub fn logits_bytes(d: &Decoder, run: &TrainingRun) -> f64 {
+    let l = &run.layout;
+    let tokens = run.seq / l.cp as f64 * run.micro_batch as f64;
+    let tp = l.tp as f64;
+    tokens * (4.0 * d.hidden as f64 / tp * run.element_bytes() / 2.0 + 4.0 * d.vocab as f64 / tp)
+}
+
+/// Micro-batches whose activations device `i` of the pipeline holds at
+/// once (in units of its whole stage): min(m, p - i) with 1F1B; with v
+/// interleaved chunks, 2 (p - i - 1) + (v - 1) p + 1 chunks, each 1/v of
+/// the stage.
+pub fn in_flight_at(l: &Layout, micro_batches: f64, i: u32) -> f64 {
     if l.pp <= 1 {
         return 1.0;
     }
     let p = l.pp as f64;
-    let held = if l.v > 1 {
-        p + (p - 1.0) / l.v as f64
+    let i = i.min(l.pp - 1) as f64;
+    let m = micro_batches.max(1.0);
+    if l.v > 1 {
+        let v = l.v as f64;
+        (2.0 * (p - i - 1.0) + (v - 1.0) * p + 1.0).min(m * v) / v
     } else {
-        p
-    };
-    held.min(micro_batches.max(1.0))
+        (p - i).min(m)
+    }
 }
 
-/// Activation bytes on the busiest device.
-pub fn activations(d: &Decoder, run: &TrainingRun) -> f64 {
-    let layers = run.layout.stage_layers(d.layers);
-    let kept = layer_activations(d, run, run.recompute)
-        * layers
-        * in_flight(&run.layout, run.micro_batches());
-    let rebuilt = if run.recompute == Recompute::Full {
-        layer_activations(d, run, Recompute::None)
-    } else {
-        0.0
-    };
-    kept + rebuilt
+/// Micro-batches the first stage holds at once: min(m, p) with 1F1B,
+/// p + (p - 1)/v interleaved.
+pub fn in_flight(l: &Layout, micro_batches: f64) -> f64 {
+    in_flight_at(l, micro_batches, 0)
 }
 
-/// Memory per device of `run` on `hw`.
+/// Memory per device of `run` on `hw`: the stage that needs the most of
+/// the first, the second and the last.
 pub fn memory(
     hw: &Hardware,
     d: &Decoder,
     p: &Params,
     run: &TrainingRun,
     a: &Assumptions,
+    t: &TrainingAssumptions,
 ) -> TrainingMemory {
-    let (weights, gradients, optimizer) = states(p, run);
-    let activations = activations(d, run);
+    let l = &run.layout;
+    let layer = layer_activations(d, run, t, run.recompute);
+    let rebuilt = if run.recompute == Recompute::Full {
+        layer_activations(d, run, t, Recompute::None)
+    } else {
+        0.0
+    };
+    let (gd, _) = dp_groups(l);
+    let gathered = if run.zero >= 3 && gd > 1 {
+        let (dense, experts) = p.layer_per_device(l);
+        2.0 * (dense + experts) * run.element_bytes()
+    } else {
+        0.0
+    };
+    let m = run.micro_batches();
     let usable = hw.memory_bytes * a.usable_memory;
-    let total = weights + gradients + optimizer + activations;
-    TrainingMemory {
-        weights,
-        gradients,
-        optimizer,
-        activations,
-        capacity_bytes: hw.memory_bytes,
-        usable_bytes: usable,
-        fits: total <= usable,
+    let stages: &[Stage] = match l.pp {
+        0 | 1 => &[Stage::Only],
+        2 => &[Stage::First, Stage::Last],
+        _ => &[Stage::First, Stage::Second, Stage::Last],
+    };
+    let mut best: Option<TrainingMemory> = None;
+    for &stage in stages {
+        let (layers, index) = match stage {
+            Stage::Only => (d.layers as f64, 0),
+            Stage::First => (l.edge_layers(d.layers, run.edge_layers), 0),
+            Stage::Second => (l.stage_layers_trimmed(d.layers, run.edge_layers), 1),
+            Stage::Last => (l.edge_layers(d.layers, run.edge_layers), l.pp - 1),
+        };
+        let (dense, experts) = p.on_stage(l, layers, stage);
+        let (weights, gradients, optimizer) = states_of(dense, experts, run);
+        let activations = layer * layers * in_flight_at(l, m, index) + rebuilt;
+        let logits = match stage {
+            Stage::Only | Stage::Last => logits_bytes(d, run),
+            _ => 0.0,
+        };
+        let mem = TrainingMemory {
+            weights,
+            gradients,
+            optimizer,
+            activations,
+            logits,
+            gathered,
+            stage,
+            capacity_bytes: hw.memory_bytes,
+            usable_bytes: usable,
+            fits: false,
+        };
+        if best.is_none_or(|b| mem.total() > b.total()) {
+            best = Some(mem);
+        }
     }
+    let mut mem = best.expect("at least one stage");
+    mem.fits = mem.total() <= usable;
+    mem
 }
 
 /// One change that lowers the memory per device.
@@ -167,11 +431,16 @@ pub fn fixes(
     p: &Params,
     run: &TrainingRun,
     a: &Assumptions,
+    t: &TrainingAssumptions,
 ) -> Vec<(Fix, f64, bool)> {
     let mut out = Vec::new();
+    let base = memory(hw, d, p, run, a, t).total();
     let mut try_run = |fix: Fix, r: TrainingRun| {
-        let m = memory(hw, d, p, &r, a);
-        out.push((fix, m.total(), m.fits));
+        let m = memory(hw, d, p, &r, a, t);
+        // A change that saves nothing is no fix.
+        if m.total() < base {
+            out.push((fix, m.total(), m.fits));
+        }
     };
     let (gd, _) = dp_groups(&run.layout);
     if run.zero < 3 && gd > 1 {
@@ -183,12 +452,7 @@ pub fn fixes(
             },
         );
     }
-    let next = match run.recompute {
-        Recompute::None => Some(Recompute::Selective),
-        Recompute::Selective => Some(Recompute::Full),
-        Recompute::Full => None,
-    };
-    if let Some(r) = next {
+    for r in Recompute::ALL.into_iter().filter(|&r| r > run.recompute) {
         try_run(
             Fix::Recompute(r),
             TrainingRun {
@@ -219,7 +483,7 @@ pub fn fixes(
             try_run(Fix::Tp(tp), TrainingRun { layout, ..*run });
         }
         let pp = l.pp * 2;
-        if pp * l.v <= d.layers && d.layers.is_multiple_of(pp * l.v) {
+        if pp * l.v <= d.layers {
             let layout = Layout {
                 pp,
                 dp: l.dp / 2,

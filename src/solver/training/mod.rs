@@ -87,14 +87,39 @@ impl Layout {
     /// layers (a stage count that does not divide the layers leaves some
     /// stages one layer short, as Llama 3's 126 layers on 16 stages do).
     pub fn stage_layers(&self, layers: u32) -> f64 {
+        self.stage_layers_trimmed(layers, 0)
+    }
+
+    /// Layers on a middle stage when the first and last stages take `trim`
+    /// fewer: v chunks of ceil((L + 2 trim) / (p v)) (all L without a
+    /// pipeline).
+    pub fn stage_layers_trimmed(&self, layers: u32, trim: u32) -> f64 {
+        if self.pp <= 1 {
+            return layers as f64;
+        }
         let chunks = self.pp.saturating_mul(self.v).max(1);
-        layers.div_ceil(chunks) as f64 * self.v as f64
+        let spread = layers.saturating_add(trim.saturating_mul(2));
+        spread.div_ceil(chunks) as f64 * self.v as f64
+    }
+
+    /// Layers on the first and on the last stage: a middle stage's less
+    /// `trim` (all L without a pipeline).
+    pub fn edge_layers(&self, layers: u32, trim: u32) -> f64 {
+        if self.pp <= 1 {
+            return layers as f64;
+        }
+        (self.stage_layers_trimmed(layers, trim) - trim as f64).max(0.0)
     }
 
     /// The busiest stage's layers over the average, L / p: 1 when the
     /// stages divide the layers.
     pub fn imbalance(&self, layers: u32) -> f64 {
-        self.stage_layers(layers) * self.pp as f64 / layers.max(1) as f64
+        self.imbalance_trimmed(layers, 0)
+    }
+
+    /// The same with `trim` fewer layers on the first and last stages.
+    pub fn imbalance_trimmed(&self, layers: u32, trim: u32) -> f64 {
+        self.stage_layers_trimmed(layers, trim) * self.pp as f64 / layers.max(1) as f64
     }
 }
 
@@ -112,31 +137,72 @@ impl fmt::Display for Layout {
     }
 }
 
-/// Activation recomputation (Korthikanti et al. 2022, "Reducing Activation
-/// Recomputation in Large Transformer Models").
+/// Activation recomputation: what each layer keeps for its backward pass
+/// and what it computes again ([`memory`] derives the bytes of each).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Recompute {
     /// Keep every activation.
     None,
-    /// Recompute only the attention core (softmax, dropout, the two
-    /// attention products): drops the 5 a s / h term.
+    /// Recompute only the attention core (Korthikanti et al. 2022,
+    /// "Reducing Activation Recomputation in Large Transformer Models",
+    /// section 5): its score matrix under eager attention; under
+    /// FlashAttention, which keeps no scores, it saves almost nothing.
     Selective,
+    /// Keep only the outputs of the matrix products and recompute norms,
+    /// activation functions and the attention core (JAX's `dots_saveable`
+    /// checkpoint policy).
+    Dots,
     /// Keep each layer's input and redo the whole forward pass in backward.
     Full,
 }
 
 impl Recompute {
-    pub const ALL: [Recompute; 3] = [Recompute::None, Recompute::Selective, Recompute::Full];
+    pub const ALL: [Recompute; 4] = [
+        Recompute::None,
+        Recompute::Selective,
+        Recompute::Dots,
+        Recompute::Full,
+    ];
     pub fn name(self) -> &'static str {
         match self {
             Recompute::None => "none",
             Recompute::Selective => "selective",
+            Recompute::Dots => "dots",
             Recompute::Full => "full",
         }
     }
     pub fn parse(s: &str) -> Option<Recompute> {
+        let s = s.trim().to_ascii_lowercase().replace('_', "-");
+        match s.as_str() {
+            "matmul" | "matmuls" | "dots-saveable" => Some(Recompute::Dots),
+            _ => Recompute::ALL.into_iter().find(|r| r.name() == s),
+        }
+    }
+}
+
+/// How the attention core keeps what its backward pass needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Attention {
+    /// FlashAttention (Dao et al. 2022): the output and one log-sum-exp per
+    /// head and token; the score matrix is recomputed tile by tile in
+    /// backward. What modern stacks run.
+    Flash,
+    /// The score matrix materialised and kept (Megatron-LM before flash
+    /// attention; Korthikanti et al.'s 5 a s^2 b with dropout).
+    Eager,
+}
+
+impl Attention {
+    pub const ALL: [Attention; 2] = [Attention::Flash, Attention::Eager];
+    pub fn name(self) -> &'static str {
+        match self {
+            Attention::Flash => "flash",
+            Attention::Eager => "eager",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Attention> {
         let s = s.trim().to_ascii_lowercase();
-        Recompute::ALL.into_iter().find(|r| r.name() == s)
+        Attention::ALL.into_iter().find(|a| a.name() == s)
     }
 }
 
@@ -193,6 +259,14 @@ pub struct TrainingRun {
     /// Format of the weights, gradients and activations, and of the math.
     pub precision: Precision,
     pub optimizer: Optimizer,
+    pub attention: Attention,
+    /// Dropout after the attention and the MLP (and on the scores under
+    /// eager attention): one mask byte per element kept. Off for modern
+    /// pre-training (Llama, Mistral, Qwen configs set it to 0).
+    pub dropout: bool,
+    /// Layers fewer on the first and last pipeline stages, which also hold
+    /// the embedding and the output head (Llama 3: one each).
+    pub edge_layers: u32,
 }
 
 impl Default for TrainingRun {
@@ -207,6 +281,9 @@ impl Default for TrainingRun {
             recompute: Recompute::None,
             precision: Precision::Bf16,
             optimizer: Optimizer::Adam,
+            attention: Attention::Flash,
+            dropout: false,
+            edge_layers: 0,
         }
     }
 }
@@ -244,6 +321,55 @@ impl TrainingRun {
     }
 }
 
+/// Where a practitioner starts, the one set of training defaults: what the
+/// Training view opens on and what `ridgeline train` takes for each flag
+/// not given. Eight devices of FSDP (ZeRO 3, PyTorch's and torchtitan's
+/// way to data-parallel training) with FlashAttention and no
+/// recomputation (Megatron-LM's default; the fixes of a run that does not
+/// fit name the recomputation that would), micro-batches of one sequence,
+/// 4M tokens per step (Llama 3's 405B ran 4M tokens per step at first,
+/// Dubey et al. 2024, section 3.4.1) of the model's context up to 8k.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Defaults {
+    pub devices: u32,
+    pub zero: u8,
+    pub recompute: Recompute,
+    pub micro_batch: u32,
+    pub global_batch_tokens: f64,
+    /// The sequence is the model's context, at most this.
+    pub seq_max: f64,
+    pub attention: Attention,
+}
+
+pub const DEFAULTS: Defaults = Defaults {
+    devices: 8,
+    zero: 3,
+    recompute: Recompute::None,
+    micro_batch: 1,
+    global_batch_tokens: 4.0 * 1024.0 * 1024.0,
+    seq_max: 8192.0,
+    attention: Attention::Flash,
+};
+
+impl Defaults {
+    /// The sequence a run of `d` uses when none is set.
+    pub fn seq_for(&self, d: &Decoder) -> f64 {
+        (d.max_context as f64).clamp(1.0, self.seq_max)
+    }
+
+    /// The data-parallel degree when neither devices nor dp is given:
+    /// what `devices` leaves after a replica of `inner` devices, or one
+    /// replica when a replica needs more (or does not divide them).
+    pub fn dp_for(&self, inner: u64) -> u32 {
+        if inner > 0 && inner <= self.devices as u64 && (self.devices as u64).is_multiple_of(inner)
+        {
+            (self.devices as u64 / inner) as u32
+        } else {
+            1
+        }
+    }
+}
+
 /// Named training assumptions, each overridable (`ridgeline train
 /// --dp-overlap ...`). The README's "Training" section gives the figure each
 /// default was checked against.
@@ -275,6 +401,12 @@ pub struct TrainingAssumptions {
     /// Time to restart after a failure (reschedule, reload the
     /// checkpoint), seconds.
     pub restart_s: f64,
+    /// Copies of each token an MoE layer's experts hold room for, over
+    /// top-k: 1 is dropless routing with balanced experts (Megatron-Core's
+    /// default, no capacity limit); a capacity factor of 1.25 pads each
+    /// expert's buffer by a quarter (Fedus et al. 2022, Switch Transformer,
+    /// section 2.2).
+    pub moe_capacity: f64,
 }
 
 /// Llama 3 (Dubey et al. 2024, "The Llama 3 Herd of Models", section
@@ -305,6 +437,7 @@ impl Default for TrainingAssumptions {
             device_mtbf_s: DEFAULT_DEVICE_MTBF_S,
             checkpoint_bandwidth: DEFAULT_CHECKPOINT_BANDWIDTH,
             restart_s: DEFAULT_RESTART_S,
+            moe_capacity: 1.0,
         }
     }
 }
@@ -373,6 +506,19 @@ pub fn validate(model: &Model, run: &TrainingRun) -> Result<()> {
             l.pp, l.v, d.layers, model.id
         )));
     }
+    if run.edge_layers > 0 {
+        if l.pp < 3 {
+            return Err(unsupported(
+                "fewer layers on the first and last stages (edge layers) need 3 or more pipeline stages",
+            ));
+        }
+        if l.edge_layers(d.layers, run.edge_layers) < 1.0 {
+            return Err(unsupported(format!(
+                "{} edge layers fewer leave the first and last of {} stages without a layer of the {} of {}",
+                run.edge_layers, l.pp, d.layers, model.id
+            )));
+        }
+    }
     if l.v > 1 && l.pp == 1 {
         return Err(unsupported(
             "interleaved stages (v > 1) need pipeline parallelism (pp > 1)",
@@ -437,6 +583,11 @@ pub struct Params {
     pub matmul_active: f64,
     /// Layers, for the pipeline's busiest stage.
     pub layers: u32,
+    /// One embedding table, V h.
+    pub embedding: f64,
+    /// Tables the model has: 1 when the head is tied to the input
+    /// embedding, 2 otherwise.
+    pub tables: f64,
 }
 
 impl Params {
@@ -450,15 +601,64 @@ impl Params {
             experts,
             matmul_active: d.active_params(model.params),
             layers: d.layers,
+            embedding: d.embedding_params(),
+            tables: if d.tied_embeddings { 1.0 } else { 2.0 },
         }
     }
 
-    /// Parameters on the busiest device before ZeRO: dense over tp x pp,
-    /// experts over tp x pp x ep, times the pipeline's imbalance for a
-    /// model of `layers` layers. Returns (dense, experts).
-    pub fn per_device(&self, l: &Layout, layers: u32) -> (f64, f64) {
-        let mp = l.tp as f64 * l.pp as f64 / l.imbalance(layers);
-        (self.dense / mp, self.experts / (mp * l.ep as f64))
+    /// Dense and expert parameters of one layer (the embeddings apart;
+    /// experts spread evenly over the layers).
+    pub fn per_layer(&self) -> (f64, f64) {
+        let l = self.layers.max(1) as f64;
+        (
+            ((self.dense - self.tables * self.embedding) / l).max(0.0),
+            self.experts / l,
+        )
+    }
+
+    /// One layer's (dense, experts) on one device: over tp, experts over
+    /// tp x ep.
+    pub fn layer_per_device(&self, l: &Layout) -> (f64, f64) {
+        let (dense, experts) = self.per_layer();
+        let tp = l.tp as f64;
+        (dense / tp, experts / (tp * l.ep as f64))
+    }
+
+    /// (dense, experts) on one device of `stage` holding `layers` layers,
+    /// before ZeRO: its layers, plus the input embedding on the first
+    /// stage and the output head (or a copy of the tied table) on the last;
+    /// everything over tp (vocabulary-parallel embeddings), experts over
+    /// tp x ep.
+    pub fn on_stage(&self, l: &Layout, layers: f64, stage: memory::Stage) -> (f64, f64) {
+        let (dense, experts) = self.layer_per_device(l);
+        let tables = match stage {
+            memory::Stage::Only => self.tables,
+            memory::Stage::First | memory::Stage::Last => 1.0,
+            memory::Stage::Second => 0.0,
+        };
+        (
+            layers * dense + tables * self.embedding / l.tp as f64,
+            layers * experts,
+        )
+    }
+
+    /// Parameters on the device with the most, before ZeRO, with `trim`
+    /// fewer layers on the first and last stages. Returns (dense, experts).
+    pub fn per_device(&self, l: &Layout, trim: u32) -> (f64, f64) {
+        if l.pp <= 1 {
+            return self.on_stage(l, self.layers as f64, memory::Stage::Only);
+        }
+        let edge = self.on_stage(l, l.edge_layers(self.layers, trim), memory::Stage::First);
+        let middle = self.on_stage(
+            l,
+            l.stage_layers_trimmed(self.layers, trim),
+            memory::Stage::Second,
+        );
+        if l.pp > 2 && middle.0 + middle.1 > edge.0 + edge.1 {
+            middle
+        } else {
+            edge
+        }
     }
 }
 
@@ -506,7 +706,7 @@ pub fn evaluate(
     let params = Params::of(model, d);
     let flops = flops::Flops::of(d, &params, run);
     let step = step::step(hw, d, &params, &flops, run, a, t)?;
-    let memory = memory::memory(hw, d, &params, run, a);
+    let memory = memory::memory(hw, d, &params, run, a, t);
     let critical = step::critical_batch(&step);
     Ok(Training {
         run: *run,
@@ -538,5 +738,12 @@ pub fn validate_training_assumptions(t: &TrainingAssumptions) -> Result<()> {
     super::error::positive("device MTBF", t.device_mtbf_s)?;
     super::error::positive("checkpoint bandwidth", t.checkpoint_bandwidth)?;
     super::error::non_negative("restart time", t.restart_s)?;
+    if !(1.0..=16.0).contains(&t.moe_capacity) {
+        return Err(SolverError::Invalid {
+            field: "MoE capacity factor",
+            value: t.moe_capacity,
+            expected: "a number from 1 to 16",
+        });
+    }
     Ok(())
 }

@@ -183,6 +183,24 @@ impl Term {
     }
 }
 
+impl Term {
+    /// "compute-bound", "communication-bound (TP all-reduces)", "bubble-bound".
+    pub fn bound(self) -> String {
+        let comm = |what: &str| format!("communication-bound ({what})");
+        match self {
+            Term::Compute => "compute-bound".into(),
+            Term::DpComm => comm("DP gradients"),
+            Term::TpComm => comm("TP all-reduces"),
+            Term::PpComm => comm("PP sends"),
+            Term::EpComm => comm("EP all-to-alls"),
+            Term::CpComm => comm("CP ring"),
+            Term::Bubble => "bubble-bound".into(),
+            Term::Optimizer => "optimizer-bound".into(),
+            Term::Overhead => "overhead-bound".into(),
+        }
+    }
+}
+
 impl fmt::Display for Term {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -281,7 +299,7 @@ pub fn step_on(
     let tokens_per_device = step_tokens / devices;
     let rate = mc.peak * compute_efficiency(a, mc.precision);
     // The busiest pipeline stage sets the pace.
-    let busiest = tokens_per_device * l.imbalance(d.layers) / rate;
+    let busiest = tokens_per_device * l.imbalance_trimmed(d.layers, run.edge_layers) / rate;
     let compute_s = f.hardware_per_token * busiest;
     let recompute_s = (f.hardware_per_token - f.model_per_token) * busiest;
     let attention_s = f.attention_per_token * busiest;
@@ -330,14 +348,34 @@ pub fn step_on(
         binding: Term::Compute,
         dp_window_s,
     };
-    s.binding = s
-        .terms()
-        .into_iter()
-        .fold((Term::Compute, f64::NEG_INFINITY), |best, (term, v)| {
-            if v > best.1 { (term, v) } else { best }
-        })
-        .0;
+    s.binding = binding(&s);
     Ok(s)
+}
+
+/// The term that binds: of compute, exposed communication (all collectives
+/// together: they share the step's critical path one after another), the
+/// bubble, the optimizer step and the overhead, the largest; when it is the
+/// communication, the collective with the most exposed time names it.
+/// Taking each collective alone would call a step compute-bound whose
+/// exposed collectives together outlast its compute.
+pub fn binding(s: &TrainingStep) -> Term {
+    let largest = |terms: &[(Term, f64)]| {
+        terms
+            .iter()
+            .fold((terms[0].0, f64::NEG_INFINITY), |best, &(term, v)| {
+                if v > best.1 { (term, v) } else { best }
+            })
+    };
+    let terms = s.terms();
+    let (comm, _) = largest(&terms[1..6]);
+    largest(&[
+        (Term::Compute, s.compute_s),
+        (comm, s.exposed_comm_s),
+        (Term::Bubble, s.bubble_s),
+        (Term::Optimizer, s.optimizer_s),
+        (Term::Overhead, s.overhead_s),
+    ])
+    .0
 }
 
 /// The communication of one step on one device, before overlap.
@@ -354,7 +392,7 @@ pub fn comms(
     let s_local = run.seq / l.cp as f64;
     let b = run.micro_batch as f64;
     let h = d.hidden as f64;
-    let layers = l.stage_layers(d.layers);
+    let layers = l.stage_layers_trimmed(d.layers, run.edge_layers);
     let full = run.recompute == Recompute::Full;
     let node = mc.per_node;
     // The job's slice: the devices it uses, up to one whole slice; groups
@@ -421,7 +459,7 @@ pub fn comms(
         )?;
     }
     let (gd, ge) = dp_groups(l);
-    let (dense, experts) = p.per_device(l, d.layers);
+    let (dense, experts) = p.per_device(l, run.edge_layers);
     // (op, bytes, how many per step); a count of 0 costs nothing.
     let ops = |bytes: f64| -> [(Op, f64, f64); 2] {
         match run.zero {

@@ -104,24 +104,184 @@ fn zero_stages_shard_optimizer_then_gradients_then_weights() {
 }
 
 #[test]
-fn activations_follow_korthikanti() {
-    // GPT-3 175B, s = 2048, b = 1, h = 12288, a = 96, no recomputation:
-    // s b h (34 + 5 a s / h) = 2048 * 12288 * (34 + 5 * 96 * 2048 / 12288)
+fn eager_attention_with_dropout_follows_korthikanti() {
+    // GPT-3 175B, s = 2048, b = 1, h = 12288, a = 96, a plain 4h MLP,
+    // eager attention with dropout (as Megatron-LM ran it), no
+    // recomputation: s b h (34 + 5 a s / h) (Korthikanti et al. 2022,
+    // equation 1) = 2048 * 12288 * (34 + 5 * 96 * 2048 / 12288)
     // = 2048 * 12288 * 114 = 2.869e9 bytes per layer; TP 8 with sequence
     // parallelism divides it by 8; selective keeps the 34; full keeps the
     // 2 s b h input.
-    let m = gpt(96, 12288, 96, 50_257);
+    let mut m = gpt(96, 12288, 96, 50_257);
+    if let Arch::Decoder(d) = &mut m.arch {
+        d.gated_mlp = false;
+    }
     let d = decoder(&m).unwrap();
     let run = TrainingRun {
         seq: 2048.0,
         global_batch_tokens: 2048.0 * 8.0,
         layout: layout(1, 8, 1),
+        attention: Attention::Eager,
+        dropout: true,
         ..TrainingRun::default()
     };
+    let t = TrainingAssumptions::default();
     let sbh = 2048.0 * 12288.0;
-    assert!((layer_activations(d, &run, Recompute::None) - sbh * 114.0 / 8.0).abs() < 1.0);
-    assert!((layer_activations(d, &run, Recompute::Selective) - sbh * 34.0 / 8.0).abs() < 1.0);
-    assert!((layer_activations(d, &run, Recompute::Full) - sbh * 2.0 / 8.0).abs() < 1.0);
+    let at = |r| layer_activations(d, &run, &t, r);
+    assert!((at(Recompute::None) - sbh * 114.0 / 8.0).abs() < 1.0);
+    assert!((at(Recompute::Selective) - sbh * 34.0 / 8.0).abs() < 1.0);
+    assert!((at(Recompute::Full) - sbh * 2.0 / 8.0).abs() < 1.0);
+}
+
+/// Llama 3 8B's shape: h 4096, 32 heads of 128, 8 KV heads, a SwiGLU MLP
+/// of 14336, 32 layers, a vocabulary of 128256, untied.
+fn llama_8b() -> Model {
+    let mut m = gpt(32, 4096, 32, 128_256);
+    m.params = 8.03e9;
+    if let Arch::Decoder(d) = &mut m.arch {
+        d.kv_heads = 8;
+        d.ffn = 14336;
+        d.tied_embeddings = false;
+    }
+    m
+}
+
+#[test]
+fn flash_attention_activations_follow_the_models_shape() {
+    // Per token and layer at 16 bits, FlashAttention, no dropout: norms'
+    // inputs 2 x 2h, QKV input 2h, Q 2 a d_h = 2h, K and V 2 x 2 h_kv d_h,
+    // output 2h, MLP input 2h, SwiGLU's gate, up and product 3 x 2f, the
+    // fp32 log-sum-exp 4a: 12 x 4096 + 4 x 1024 + 6 x 14336 + 4 x 32
+    // = 49152 + 4096 + 86016 + 128 = 139392 bytes; x 8192 tokens.
+    let m = llama_8b();
+    let d = decoder(&m).unwrap();
+    let t = TrainingAssumptions::default();
+    let run = TrainingRun {
+        layout: layout(8, 1, 1),
+        ..TrainingRun::default()
+    };
+    let at = |run: &TrainingRun, r| layer_activations(d, run, &t, r);
+    assert_eq!(at(&run, Recompute::None), 139_392.0 * 8192.0);
+    // Selective recomputes flash's statistics alone: 139392 - 128.
+    assert_eq!(at(&run, Recompute::Selective), 139_264.0 * 8192.0);
+    // Dots: layer input 2h, Q K V (2h + 4 x 1024), the out and down
+    // projections' outputs 2 x 2h, gate and up 2 x 2f:
+    // 6 x 4096 + 8192 + 4096 + 4 x 14336 = 94208.
+    assert_eq!(at(&run, Recompute::Dots), 94_208.0 * 8192.0);
+    // Full: the layer's input, 2h = 8192.
+    assert_eq!(at(&run, Recompute::Full), 8192.0 * 8192.0);
+    // TP 8 splits every term: 8 KV heads leave one per rank.
+    let tp8 = TrainingRun {
+        layout: layout(1, 8, 1),
+        ..run
+    };
+    assert_eq!(at(&tp8, Recompute::None), 139_392.0 / 8.0 * 8192.0);
+    // TP 16: the 8 KV heads replicate, one per rank (not half of one):
+    // 12 x 256 + 4 x 128 + 6 x 896 + 4 x 2 = 3072 + 512 + 5376 + 8 = 8968.
+    let tp16 = TrainingRun {
+        layout: layout(1, 16, 1),
+        ..run
+    };
+    assert_eq!(at(&tp16, Recompute::None), 8968.0 * 8192.0);
+    // Eager attention adds the softmax output, 2 a s = 2 x 32 x 8192 per
+    // token, and drops the log-sum-exp.
+    let eager = TrainingRun {
+        attention: Attention::Eager,
+        ..run
+    };
+    assert_eq!(
+        at(&eager, Recompute::None),
+        (139_264.0 + 2.0 * 32.0 * 8192.0) * 8192.0
+    );
+}
+
+#[test]
+fn the_last_stage_keeps_the_losss_fp32_logits() {
+    // Final norm and head inputs 2 x 2h at 16 bits and fp32 logits 4 V per
+    // token: 8192 x (4 x 4096 + 4 x 128256) = 8192 x 529408 bytes.
+    let m = llama_8b();
+    let d = decoder(&m).unwrap();
+    let run = TrainingRun::default();
+    assert_eq!(memory::logits_bytes(d, &run), 8192.0 * 529_408.0);
+    // One device holds everything: 32 layers of activations, the logits,
+    // and 16 bytes per parameter.
+    let tr = eval_on(&crate::solver::tests::a100(), &m, &run);
+    let mem = &tr.memory;
+    assert_eq!(mem.stage, memory::Stage::Only);
+    assert!((mem.activations - 32.0 * 139_392.0 * 8192.0).abs() < 1.0);
+    assert!((mem.weights + mem.gradients + mem.optimizer - 16.0 * 8.03e9).abs() < 1e3);
+    assert_eq!(mem.gathered, 0.0);
+}
+
+#[test]
+fn zero_3_holds_two_gathered_layers() {
+    // Per layer: (8.03e9 - 2 x 128256 x 4096) / 32 = 218.1M parameters;
+    // two of them whole at 2 bytes under ZeRO 3 over 8 ranks.
+    let m = llama_8b();
+    let run = TrainingRun {
+        layout: layout(8, 1, 1),
+        zero: 3,
+        global_batch_tokens: 8.0 * 8192.0,
+        ..TrainingRun::default()
+    };
+    let per_layer = (8.03e9 - 2.0 * 128_256.0 * 4096.0) / 32.0;
+    let mem = eval(&m, &run).memory;
+    assert!((mem.gathered - 2.0 * 2.0 * per_layer).abs() < 1.0);
+    let zero1 = eval(&m, &TrainingRun { zero: 1, ..run }).memory;
+    assert_eq!(zero1.gathered, 0.0);
+}
+
+#[test]
+fn pipeline_devices_hold_megatrons_warm_up_count() {
+    // Device i of p holds min(m, p - i) micro-batches with 1F1B; with v
+    // chunks, 2 (p - i - 1) + (v - 1) p + 1 chunks of 1/v of the stage:
+    // p 16, v 2: the first 47/2 = 23.5 (= p + (p - 1)/v), the second
+    // 45/2 = 22.5, the last 17/2 = 8.5.
+    let l = layout(1, 1, 16);
+    let v2 = Layout { v: 2, ..l };
+    assert_eq!(memory::in_flight_at(&v2, 32.0, 0), 23.5);
+    assert_eq!(memory::in_flight_at(&v2, 32.0, 1), 22.5);
+    assert_eq!(memory::in_flight_at(&v2, 32.0, 15), 8.5);
+    assert_eq!(memory::in_flight_at(&l, 32.0, 0), 16.0);
+    assert_eq!(memory::in_flight_at(&l, 32.0, 15), 1.0);
+    // Fewer micro-batches than the warm-up: all of them (m v chunks).
+    assert_eq!(memory::in_flight_at(&v2, 4.0, 0), 4.0);
+}
+
+#[test]
+fn edge_layers_come_off_the_first_and_last_stages() {
+    // Llama 3 405B: 126 layers, 16 stages, one layer fewer on each edge:
+    // middle stages hold ceil(128/16) = 8, the first and last 7, and
+    // 2 x 7 + 14 x 8 = 126.
+    let l = layout(1, 1, 16);
+    assert_eq!(l.stage_layers_trimmed(126, 1), 8.0);
+    assert_eq!(l.edge_layers(126, 1), 7.0);
+    assert_eq!(l.edge_layers(126, 0), 8.0);
+    // The pace is the busiest stage's, 8 x 16 / 126 of the average.
+    assert!((l.imbalance_trimmed(126, 1) - 128.0 / 126.0).abs() < 1e-15);
+}
+
+#[test]
+fn exposed_collectives_together_can_bind() {
+    // Each collective alone shorter than the compute, together longer:
+    // the step is communication-bound, named by its largest collective.
+    let m = llama_8b();
+    let run = TrainingRun {
+        layout: layout(8, 1, 1),
+        global_batch_tokens: 8.0 * 8192.0,
+        ..TrainingRun::default()
+    };
+    let mut s = eval(&m, &run).step;
+    s.compute_s = 1.0;
+    s.comm.dp.exposed_s = 0.6;
+    s.comm.tp.exposed_s = 0.7;
+    s.exposed_comm_s = 1.3;
+    s.bubble_s = 0.0;
+    assert_eq!(step::binding(&s), Term::TpComm);
+    assert_eq!(Term::TpComm.bound(), "communication-bound (TP all-reduces)");
+    s.comm.tp.exposed_s = 0.3;
+    s.exposed_comm_s = 0.9;
+    assert_eq!(step::binding(&s), Term::Compute);
 }
 
 #[test]

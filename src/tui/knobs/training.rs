@@ -9,7 +9,7 @@ use super::{Knob, MAX_DEGREE, train_assume};
 pub use crate::scenario::{
     AUTO_SEQ_MAX, MAX_GLOBAL_BATCH, MAX_MICRO_BATCH, MAX_TOKENS, TrainInputs,
 };
-use crate::solver::training::{Recompute, TokensToTrain};
+use crate::solver::training::{Attention, Recompute, TokensToTrain};
 use crate::solver::units::{self, Kind};
 use crate::solver::{Arch, Model};
 
@@ -25,6 +25,8 @@ pub fn label(k: Knob) -> &'static str {
         Knob::Cp => "CP",
         Knob::Zero => "ZeRO",
         Knob::Recompute => "recompute",
+        Knob::Attention => "attention",
+        Knob::EdgeLayers => "edge layers",
         Knob::GlobalBatch => "global batch",
         Knob::MicroBatch => "micro-batch",
         Knob::Seq => "sequence",
@@ -40,7 +42,9 @@ pub fn hint(k: Knob) -> &'static str {
         Knob::TrainTp | Knob::TrainPp | Knob::Ep | Knob::Cp => "devices, e.g. 2, 8",
         Knob::Interleave => "model chunks per stage (interleaved 1F1B), e.g. 1, 2",
         Knob::Zero => "0, 1 (optimizer), 2 (+ gradients), 3 (+ weights: FSDP)",
-        Knob::Recompute => "none, selective or full",
+        Knob::Recompute => "none, selective, dots (matmul outputs) or full",
+        Knob::Attention => "flash (no score matrix kept) or eager",
+        Knob::EdgeLayers => "layers fewer on the first and last PP stages, e.g. 1",
         Knob::GlobalBatch => "tokens per step, e.g. 4M (M = 1024^2)",
         Knob::MicroBatch => "sequences per micro-batch, e.g. 1, 2",
         Knob::Seq => "tokens, e.g. 4k, 8k; auto = the model's context up to 8k",
@@ -60,6 +64,8 @@ pub fn value(k: Knob, t: &TrainInputs) -> String {
         Knob::Cp => t.cp.to_string(),
         Knob::Zero => t.zero.to_string(),
         Knob::Recompute => t.recompute.name().into(),
+        Knob::Attention => t.attention.name().into(),
+        Knob::EdgeLayers => t.edge_layers.to_string(),
         Knob::GlobalBatch => units::format_tokens(t.global_batch),
         Knob::MicroBatch => t.micro_batch.to_string(),
         Knob::Seq => t.seq.map_or("auto".into(), units::format_tokens),
@@ -169,11 +175,25 @@ pub fn step(k: Knob, t: &TrainInputs, up: bool, model: Option<&Model>) -> TrainI
                 .position(|r| *r == t.recompute)
                 .unwrap_or(0);
             let j = if up {
-                (i + 1).min(2)
+                (i + 1).min(Recompute::ALL.len() - 1)
             } else {
                 i.saturating_sub(1)
             };
             n.recompute = Recompute::ALL[j];
+        }
+        Knob::Attention => {
+            n.attention = if up {
+                Attention::Eager
+            } else {
+                Attention::Flash
+            }
+        }
+        Knob::EdgeLayers => {
+            n.edge_layers = if up {
+                (t.edge_layers + 1).min(MAX_DEGREE)
+            } else {
+                t.edge_layers.saturating_sub(1)
+            }
         }
         Knob::GlobalBatch => n.global_batch = halve_or_double(t.global_batch, MAX_GLOBAL_BATCH),
         Knob::MicroBatch => {
@@ -249,7 +269,19 @@ pub fn parse(k: Knob, text: &str, t: &TrainInputs) -> Result<TrainInputs, String
         }
         Knob::Recompute => {
             n.recompute = Recompute::parse(s)
-                .ok_or_else(|| format!("recompute {s:?}? use none, selective or full"))?
+                .ok_or_else(|| format!("recompute {s:?}? use none, selective, dots or full"))?
+        }
+        Knob::Attention => {
+            n.attention =
+                Attention::parse(s).ok_or_else(|| format!("attention {s:?}? use flash or eager"))?
+        }
+        Knob::EdgeLayers => {
+            n.edge_layers = s
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|&x| x <= MAX_DEGREE)
+                .ok_or_else(|| format!("edge layers {s:?}? use a whole number such as 0 or 1"))?
         }
         Knob::GlobalBatch => {
             n.global_batch = whole("the global batch", MAX_GLOBAL_BATCH, Kind::Tokens)?
@@ -347,7 +379,12 @@ mod tests {
         let t = TrainInputs::default();
         assert_eq!(step(Knob::Zero, &t, true, None).zero, 3);
         assert_eq!(step(Knob::Zero, &t, false, None).zero, 2);
-        let full = step(Knob::Recompute, &t, true, None);
+        // From the default (none) up: selective, dots, full, and no further.
+        let sel = step(Knob::Recompute, &t, true, None);
+        assert_eq!(sel.recompute, Recompute::Selective);
+        let dots = step(Knob::Recompute, &sel, true, None);
+        assert_eq!(dots.recompute, Recompute::Dots);
+        let full = step(Knob::Recompute, &dots, true, None);
         assert_eq!(full.recompute, Recompute::Full);
         assert_eq!(
             step(Knob::Recompute, &full, true, None).recompute,

@@ -111,8 +111,8 @@ fn step_section(app: &App, d: &TrainingData, width: usize) -> Vec<Line<'static>>
         ),
         Span::styled(
             format!(
-                " · {}-bound · bubble {} of the pipeline",
-                s.binding,
+                " · {} · bubble {} of the pipeline",
+                s.binding.bound(),
                 units::format_percent(s.bubble_fraction)
             ),
             t.dim(),

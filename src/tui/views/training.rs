@@ -73,6 +73,9 @@ pub fn run_of(t: &TrainInputs, model: &Model, precision: Precision) -> Result<Tr
         recompute: t.recompute,
         precision,
         optimizer: t.optimizer,
+        attention: t.attention,
+        dropout: t.dropout,
+        edge_layers: t.edge_layers,
     })
 }
 
@@ -127,7 +130,7 @@ pub fn compute(
     let fixes = if tr.memory.fits {
         Vec::new()
     } else {
-        training::memory::fixes(hw, d, &tr.params, &run, a)
+        training::memory::fixes(hw, d, &tr.params, &run, a, &ta)
     };
     Ok(TrainingData {
         training: tr,

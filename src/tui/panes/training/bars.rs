@@ -43,7 +43,8 @@ pub fn step_segments(app: &App, d: &TrainingData) -> Vec<Segment> {
 }
 
 /// The segments of the memory bar: weights, gradients, optimizer state,
-/// activations and what is free of the usable memory.
+/// activations, the last stage's logits, ZeRO 3's gathered layers and what
+/// is free of the usable memory.
 pub fn memory_segments(app: &App, d: &TrainingData) -> Vec<Segment> {
     let t = app.theme();
     let m = &d.training.memory;
@@ -72,6 +73,18 @@ pub fn memory_segments(app: &App, d: &TrainingData) -> Vec<Segment> {
             value: m.activations,
             ch: '=',
             style: c(3),
+        },
+        Segment {
+            name: "logits",
+            value: m.logits,
+            ch: '~',
+            style: c(4),
+        },
+        Segment {
+            name: "gathered layers",
+            value: m.gathered,
+            ch: '@',
+            style: c(5),
         },
         Segment {
             name: "free",
