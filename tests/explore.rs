@@ -53,7 +53,7 @@ fn the_contract_holds_and_counts_add_up() {
             "batch",
             "itl_s",
             "ttft_s",
-            "tokens_per_s_per_device",
+            "output_tokens_per_s_per_device_with_prefill",
             "cost_per_million_tokens_usd",
             "energy_per_token_j",
             "devices",
@@ -84,7 +84,7 @@ fn no_feasible_configuration_beats_a_front_point() {
     let v = |p: &Value| {
         [
             num(p, "ttft_s"),
-            -num(p, "tokens_per_s_per_device"),
+            -num(p, "output_tokens_per_s_per_device_with_prefill"),
             num(p, "energy_per_token_j"),
         ]
     };
@@ -152,4 +152,95 @@ fn bad_input_exits_2_naming_the_flag() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{extra:?}: {err}");
     }
+}
+
+#[test]
+fn explore_defaults_to_the_model_every_other_command_does() {
+    let small = [
+        "explore", "-H", "h100", "--tp", "1", "-b", "1", "-f", "json",
+    ];
+    let eval = json(&["eval", "-f", "json"]);
+    assert_eq!(json(&small)["model"], eval["model"]);
+}
+
+#[test]
+fn throughput_per_device_counts_the_prompts_prefill_as_serve_times_it() {
+    // TP 8, batch 512 on H100s, 2k prompts and 256 output tokens (the
+    // defaults of both commands): the 1,644 tok/s per device was
+    // 512 / ITL / 8, decode alone.
+    let x = json(&[
+        "explore",
+        "-m",
+        "llama-3.1-70b",
+        "-H",
+        "h100",
+        "-p",
+        "bf16",
+        "--tp",
+        "8",
+        "-b",
+        "512",
+        "--objectives",
+        "throughput",
+        "-f",
+        "json",
+    ]);
+    let p = &x["front"][0];
+    let s = json(&[
+        "serve",
+        "-m",
+        "llama-3.1-70b",
+        "-H",
+        "h100",
+        "-p",
+        "bf16",
+        "--tp",
+        "8",
+        "--batch",
+        "512",
+        "-f",
+        "json",
+    ]);
+    let (ttft, itl) = (num(&s, "ttft_s"), num(&s, "itl_s"));
+    assert!((num(p, "ttft_s") / ttft - 1.0).abs() < 1e-12);
+    assert!((num(p, "itl_s") / itl - 1.0).abs() < 1e-12);
+    // 512 requests: 512 prefills alone, then the 255 decode steps after
+    // their first tokens, for 512 * 256 output tokens, over 8 devices.
+    let with_prefill = 512.0 * 256.0 / (512.0 * ttft + 255.0 * itl) / 8.0;
+    let got = num(p, "output_tokens_per_s_per_device_with_prefill");
+    assert!(
+        (got / with_prefill - 1.0).abs() < 1e-12,
+        "{got} vs {with_prefill}"
+    );
+    // Decode alone claims more than five times as much here.
+    assert!(512.0 / itl / 8.0 > 5.0 * got, "{got}");
+    // The table and the CSV name what the figure counts.
+    let table = String::from_utf8(
+        ridgeline(&[
+            "explore",
+            "-m",
+            "llama-3.1-70b",
+            "-H",
+            "h100",
+            "--tp",
+            "8",
+            "-b",
+            "512",
+            "--objectives",
+            "throughput",
+            "--wide",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert!(table.contains("out tok/s/dev w/ prefill"), "{table}");
+    let csv = String::from_utf8(
+        ridgeline(&["explore", "-H", "h100", "--tp", "1", "-b", "1", "-f", "csv"]).stdout,
+    )
+    .unwrap();
+    let head = csv.lines().next().unwrap();
+    assert!(
+        head.contains("output_tokens_per_s_per_device_with_prefill"),
+        "{head}"
+    );
 }

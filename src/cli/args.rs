@@ -76,8 +76,20 @@ pub enum Command {
 /// The model argument of a command: with the workload flags around it
 /// (whose weight precision defaults to the model's checkpoint), or alone.
 pub enum ModelArg<'a> {
-    Workload(&'a mut WorkloadArgs),
+    Workload {
+        model: &'a mut String,
+        prec: &'a mut PrecisionArgs,
+    },
     Alone(&'a mut String),
+}
+
+impl<'a> ModelArg<'a> {
+    fn workload(w: &'a mut WorkloadArgs) -> Self {
+        ModelArg::Workload {
+            model: &mut w.model,
+            prec: &mut w.prec,
+        }
+    }
 }
 
 impl Command {
@@ -86,16 +98,22 @@ impl Command {
     /// say whether it takes a model.
     pub fn model_arg(&mut self) -> Option<ModelArg<'_>> {
         match self {
-            Command::Eval(a) => Some(ModelArg::Workload(&mut a.workload)),
-            Command::Sens(a) => Some(ModelArg::Workload(&mut a.workload)),
-            Command::Synth(a) => Some(ModelArg::Workload(&mut a.workload)),
-            Command::Compare(a) => Some(ModelArg::Workload(&mut a.workload)),
-            Command::Sweep(a) => Some(ModelArg::Workload(&mut a.workload)),
-            Command::Serve(a) => Some(ModelArg::Workload(&mut a.workload)),
-            Command::Fleet(a) => Some(ModelArg::Workload(&mut a.workload)),
+            Command::Eval(a) => Some(ModelArg::workload(&mut a.workload)),
+            Command::Sens(a) => Some(ModelArg::workload(&mut a.workload)),
+            Command::Synth(a) => Some(ModelArg::workload(&mut a.workload)),
+            Command::Compare(a) => Some(ModelArg::workload(&mut a.workload)),
+            Command::Sweep(a) => Some(ModelArg::workload(&mut a.workload)),
+            Command::Serve(a) => Some(ModelArg::Workload {
+                model: &mut a.model,
+                prec: &mut a.prec,
+            }),
+            Command::Fleet(a) => Some(ModelArg::Workload {
+                model: &mut a.model,
+                prec: &mut a.prec,
+            }),
             Command::Train(a) => Some(ModelArg::Alone(&mut a.model)),
             Command::Explore(a) => Some(ModelArg::Alone(&mut a.model)),
-            Command::Ops(a) => Some(ModelArg::Workload(&mut a.workload)),
+            Command::Ops(a) => Some(ModelArg::workload(&mut a.workload)),
             Command::Zoo(_)
             | Command::Catalog(_)
             | Command::Validate(_)
@@ -389,24 +407,9 @@ impl TargetArg {
     }
 }
 
-/// The workload and the assumptions, shared by every evaluating subcommand.
+/// The precision flags: every command that evaluates a workload reads them.
 #[derive(Debug, Clone, Args)]
-pub struct WorkloadArgs {
-    /// Model id or alias (see `ridgeline zoo models`), or a Hugging Face
-    /// config.json or a downloaded model's folder (imported for this run).
-    #[arg(long, short = 'm', default_value = "llama-3.1-8b")]
-    pub model: String,
-    /// decode (one token per sequence) or prefill (the prompt).
-    #[arg(long, value_enum, default_value = "decode")]
-    pub phase: PhaseArg,
-    /// Sequences (decode), prompts (prefill) or samples; "8", "1k" [default 1].
-    /// `sweep` takes a range "1..512" (powers of two between).
-    #[arg(long, short = 'b', value_parser = parse_batch, allow_hyphen_values = true)]
-    pub batch: Option<BatchSpec>,
-    /// Tokens in the KV cache (decode) or prompt length (prefill); "4096",
-    /// "8k" (k = 1024: 8192 tokens).
-    #[arg(long, short = 's', value_parser = parse_context, default_value = "4096", allow_hyphen_values = true)]
-    pub context: u64,
+pub struct PrecisionArgs {
     /// Precision of weights, activations and KV cache at once.
     #[arg(long, short = 'p', value_parser = parse_precision)]
     pub precision: Option<Precision>,
@@ -419,16 +422,21 @@ pub struct WorkloadArgs {
     /// Precision of the KV cache (overrides --precision).
     #[arg(long, value_parser = parse_precision)]
     pub kv: Option<Precision>,
-    /// Tensor-parallel degree.
-    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
-    pub tp: u32,
-    /// Pipeline-parallel degree.
-    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
-    pub pp: u32,
-    /// Calibration profile: a named set of efficiencies and fixed costs
-    /// (`ridgeline zoo profiles`: default, roofline, ideal, ...).
-    #[arg(long, value_name = "NAME", default_value = "default")]
-    pub profile: String,
+}
+
+impl PrecisionArgs {
+    /// True when any precision flag was given.
+    pub fn any(&self) -> bool {
+        self.precision.is_some()
+            || self.weights.is_some()
+            || self.activations.is_some()
+            || self.kv.is_some()
+    }
+}
+
+/// The assumptions laid over `--profile`: every evaluating command reads them.
+#[derive(Debug, Clone, Args)]
+pub struct AssumeArgs {
     /// Set one assumption of the profile, e.g. "kernel_time=3us" or
     /// "collective=ring" (repeatable; `ridgeline zoo profiles` lists the keys).
     #[arg(long, value_name = "KEY=VALUE", value_parser = parse_assume, allow_hyphen_values = true)]
@@ -454,6 +462,49 @@ pub struct WorkloadArgs {
     /// Overlap of compute and memory: T = max + (1 - w) min [default: the profile's].
     #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
     pub overlap: Option<f64>,
+}
+
+/// The default model of every command that takes one.
+pub const DEFAULT_MODEL: &str = "llama-3.1-8b";
+/// The default calibration profile.
+pub const DEFAULT_PROFILE: &str = "default";
+/// The default context of `--context`, tokens.
+const DEFAULT_CONTEXT: u64 = 4096;
+
+/// The workload and the assumptions, shared by every evaluating subcommand
+/// that takes a phase and a context (`serve` and `fleet` take a request
+/// instead: `ServeArgs`, `FleetArgs`).
+#[derive(Debug, Clone, Args)]
+pub struct WorkloadArgs {
+    /// Model id or alias (see `ridgeline zoo models`), or a Hugging Face
+    /// config.json or a downloaded model's folder (imported for this run).
+    #[arg(long, short = 'm', default_value = DEFAULT_MODEL)]
+    pub model: String,
+    /// decode (one token per sequence) or prefill (the prompt).
+    #[arg(long, value_enum, default_value = "decode")]
+    pub phase: PhaseArg,
+    /// Sequences (decode), prompts (prefill) or samples; "8", "1k" [default 1].
+    /// `sweep` takes a range "1..512" (powers of two between).
+    #[arg(long, short = 'b', value_parser = parse_batch, allow_hyphen_values = true)]
+    pub batch: Option<BatchSpec>,
+    /// Tokens in the KV cache (decode) or prompt length (prefill); "4096",
+    /// "8k" (k = 1024: 8192 tokens).
+    #[arg(long, short = 's', value_parser = parse_context, default_value_t = DEFAULT_CONTEXT, allow_hyphen_values = true)]
+    pub context: u64,
+    #[command(flatten)]
+    pub prec: PrecisionArgs,
+    /// Tensor-parallel degree.
+    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
+    pub tp: u32,
+    /// Pipeline-parallel degree.
+    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
+    pub pp: u32,
+    /// Calibration profile: a named set of efficiencies and fixed costs
+    /// (`ridgeline zoo profiles`: default, roofline, ideal, ...).
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_PROFILE)]
+    pub profile: String,
+    #[command(flatten)]
+    pub knobs: AssumeArgs,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value = "table")]
     pub format: Format,
@@ -579,10 +630,35 @@ pub struct RequestArgs {
     pub idle_power: Option<f64>,
 }
 
+/// The flags `serve` reads: no phase and no context, since a request is
+/// prefilled (its `--prompt`) and then decoded (its `--output`) at the
+/// context those make.
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
+    /// Model id or alias (see `ridgeline zoo models`), or a Hugging Face
+    /// config.json or a downloaded model's folder (imported for this run).
+    #[arg(long, short = 'm', default_value = DEFAULT_MODEL)]
+    pub model: String,
+    /// Concurrent sequences of the replica; "8", "1k" [default 1].
+    #[arg(long, short = 'b', value_parser = parse_batch, allow_hyphen_values = true)]
+    pub batch: Option<BatchSpec>,
     #[command(flatten)]
-    pub workload: WorkloadArgs,
+    pub prec: PrecisionArgs,
+    /// Tensor-parallel degree.
+    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
+    pub tp: u32,
+    /// Pipeline-parallel degree.
+    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
+    pub pp: u32,
+    /// Calibration profile: a named set of efficiencies and fixed costs
+    /// (`ridgeline zoo profiles`: default, roofline, ideal, ...).
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_PROFILE)]
+    pub profile: String,
+    #[command(flatten)]
+    pub knobs: AssumeArgs,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
     #[command(flatten)]
     pub request: RequestArgs,
     /// Device id or alias.
@@ -595,10 +671,46 @@ pub struct ServeArgs {
     pub batching: super::serve_modes::BatchingArgs,
 }
 
+impl ServeArgs {
+    /// The workload flags of the replica, as the shared solver inputs read
+    /// them: decode at the request's full context (the serving model
+    /// replaces phase and context by the request's own).
+    pub fn workload_args(&self) -> WorkloadArgs {
+        WorkloadArgs {
+            model: self.model.clone(),
+            phase: PhaseArg::Decode,
+            batch: self.batch,
+            context: self.request.prompt.saturating_add(self.request.output),
+            prec: self.prec.clone(),
+            tp: self.tp,
+            pp: self.pp,
+            profile: self.profile.clone(),
+            knobs: self.knobs.clone(),
+            format: self.format,
+        }
+    }
+}
+
+/// The flags `fleet` reads: no layout, batch, phase or context, since the
+/// search picks the layout and batch of each replica and a request's
+/// `--prompt` and `--output` set both phases.
 #[derive(Debug, Clone, Args)]
 pub struct FleetArgs {
+    /// Model id or alias (see `ridgeline zoo models`), or a Hugging Face
+    /// config.json or a downloaded model's folder (imported for this run).
+    #[arg(long, short = 'm', default_value = DEFAULT_MODEL)]
+    pub model: String,
     #[command(flatten)]
-    pub workload: WorkloadArgs,
+    pub prec: PrecisionArgs,
+    /// Calibration profile: a named set of efficiencies and fixed costs
+    /// (`ridgeline zoo profiles`: default, roofline, ideal, ...).
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_PROFILE)]
+    pub profile: String,
+    #[command(flatten)]
+    pub knobs: AssumeArgs,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
     #[command(flatten)]
     pub request: RequestArgs,
     /// Requests per second ("1000", "1k").
@@ -636,6 +748,44 @@ pub struct FleetArgs {
     /// [default: equal shares].
     #[arg(long)]
     pub share: Option<String>,
+}
+
+impl FleetArgs {
+    /// The workload flags as the shared solver inputs read them: one
+    /// sequence on one device, decode at the request's full context (the
+    /// search sets the layout and batch of each replica itself).
+    pub fn workload_args(&self) -> WorkloadArgs {
+        WorkloadArgs {
+            model: self.model.clone(),
+            phase: PhaseArg::Decode,
+            batch: None,
+            context: self.request.prompt.saturating_add(self.request.output),
+            prec: self.prec.clone(),
+            tp: 1,
+            pp: 1,
+            profile: self.profile.clone(),
+            knobs: self.knobs.clone(),
+            format: self.format,
+        }
+    }
+}
+
+/// Why `serve` or `fleet` does not take a workload flag another command
+/// takes, and what it reads instead: said under clap's "unexpected
+/// argument" so the user learns the way to ask, not only the refusal.
+pub fn flag_not_read(command: &str, flag: &str) -> Option<&'static str> {
+    const REQUEST: &str = "each request is prefilled (its --prompt tokens) and then decoded (its --output tokens), so both phases and their context come from --prompt and --output";
+    match (command, flag) {
+        ("serve" | "fleet", "--phase") => Some(REQUEST),
+        ("serve" | "fleet", "--context" | "-s") => Some(REQUEST),
+        ("fleet", "--tp" | "--pp") => Some(
+            "it searches the tensor- and pipeline-parallel degrees of each replica itself; to evaluate one layout, use `ridgeline serve --tp N --pp N`",
+        ),
+        ("fleet", "--batch" | "-b") => Some(
+            "it sizes each replica's batch itself from --qps and the SLAs; to evaluate one batch, use `ridgeline serve --batch N`",
+        ),
+        _ => None,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

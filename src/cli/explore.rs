@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 #[derive(Debug, Clone, Args)]
 pub struct ExploreArgs {
     /// Model id or alias (a decoder; `ridgeline zoo models`).
-    #[arg(long, short = 'm', default_value = "llama-3.1-70b")]
+    #[arg(long, short = 'm', default_value = super::args::DEFAULT_MODEL)]
     pub model: String,
     /// Devices: comma-separated ids, a tier (cloud, workstation, edge,
     /// mobile, tiny), or "all".
@@ -44,8 +44,8 @@ pub struct ExploreArgs {
     #[arg(long, default_value = "256")]
     pub output: String,
     /// Objectives, two or three (one is allowed): itl, ttft, throughput
-    /// (tokens/s per device), cost ($ per million tokens), energy (J per
-    /// token), devices.
+    /// (output tokens/s per device, the prompts' prefill counted), cost ($
+    /// per million output tokens), energy (J per output token), devices.
     #[arg(long, default_value = "itl,cost")]
     pub objectives: String,
     /// Time-to-first-token limit ("200ms").
@@ -267,7 +267,12 @@ const COLS: [super::output::Col; 13] = [
     col("output", "output", Fmt::Tokens).opt(6),
     col("TTFT", "ttft_s", Fmt::Time),
     col("ITL", "itl_s", Fmt::Time),
-    col("tok/s/device", "tokens_per_s_per_device", Fmt::Num).opt(1),
+    col(
+        "out tok/s/dev w/ prefill",
+        "output_tokens_per_s_per_device_with_prefill",
+        Fmt::Num,
+    )
+    .opt(1),
     col("$/Mtok", "cost_per_million_tokens_usd", Fmt::Usd),
     col("J/token", "energy_per_token_j", Fmt::Num).opt(2),
     col("devices", "devices", Fmt::Int).opt(3),

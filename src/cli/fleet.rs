@@ -21,15 +21,16 @@ fn count(n: u64) -> String {
 }
 
 pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(), CliError> {
-    let model = cat.model(&a.workload.model)?;
+    let w = a.workload_args();
+    let model = cat.model(&w.model)?;
     let regions = regions(cat, &a.region)?;
     if regions.is_empty() {
         return Err(CliError::Input("--region: name at least one region".into()));
     }
     let entries = devices(cat, &a.hardware)?;
     let hws: Vec<_> = entries.iter().map(|e| e.hw.clone()).collect();
-    let wl = workload(&a.workload, 1);
-    let asm = assumptions(cat, &a.workload)?;
+    let wl = workload(&w, 1);
+    let asm = assumptions(cat, &w)?;
     let idle = a.request.idle_power.unwrap_or(DEFAULT_IDLE_SHARE);
     let spec = FleetSpec {
         qps: a.qps,
@@ -39,12 +40,7 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
         budget_usd_per_year: a.budget,
         max_utilization: a.max_utilization.unwrap_or(fleet::DEFAULT_MAX_UTILIZATION),
     };
-    let w = &a.workload;
-    let precisions = if w.precision.is_some()
-        || w.weights.is_some()
-        || w.activations.is_some()
-        || w.kv.is_some()
-    {
+    let precisions = if a.prec.any() {
         vec![Precisions::of(&wl)]
     } else {
         super::explore::list("precisions", &a.precisions, super::explore::precision)?
@@ -237,7 +233,7 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
         rec.insert("budget_verdict".into(), json!(budget_verdict(b, budget)));
     }
     rec.insert("unpriced_hardware".into(), json!(plan.unpriced));
-    let fmt = a.workload.format;
+    let fmt = w.format;
     if fmt == Format::Json {
         write(
             out,

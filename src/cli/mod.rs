@@ -184,12 +184,42 @@ pub fn parse_args() -> Cli {
             | ErrorKind::DisplayVersion
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
             _ => {
-                let text = sanitize_message(&e.render().to_string());
+                // clap's own tip for such a flag points at an unrelated one.
+                let text = match not_read_note(&e) {
+                    Some((command, flag, why)) => format!(
+                        "error: `{command}` does not take {flag}: {why}\n\nFor more information, try 'ridgeline {command} --help'.\n"
+                    ),
+                    None => sanitize_message(&e.render().to_string()),
+                };
                 let _ = std::io::stderr().write_all(text.as_bytes());
                 std::process::exit(2)
             }
         },
     }
+}
+
+/// For a flag a subcommand does not take but another does (`fleet --tp`),
+/// why it does not and what it reads instead.
+fn not_read_note(e: &clap::Error) -> Option<(String, String, &'static str)> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let flag = match e.get(ContextKind::InvalidArg)? {
+        ContextValue::String(s) => s.split('=').next().unwrap_or(s).to_string(),
+        _ => return None,
+    };
+    // The usage line names the subcommand: "Usage: ridgeline fleet ...".
+    let usage = match e.get(ContextKind::Usage)? {
+        ContextValue::StyledStr(s) => s.to_string(),
+        _ => return None,
+    };
+    let command = usage
+        .split_whitespace()
+        .skip_while(|w| *w != "ridgeline")
+        .nth(1)?;
+    let why = args::flag_not_read(command, &flag)?;
+    Some((command.to_string(), flag, why))
 }
 
 /// Escape control characters (newlines kept) and cut every quoted value
@@ -267,7 +297,7 @@ pub fn resolve_model(cat: &mut Catalog, command: &Command, err: Out) -> Result<C
         return Ok(command);
     };
     let name = match &arg {
-        args::ModelArg::Workload(w) => w.model.clone(),
+        args::ModelArg::Workload { model, .. } => model.to_string(),
         args::ModelArg::Alone(m) => m.to_string(),
     };
     let r = catalog::hf::load::resolve(cat, &name, None)
@@ -284,7 +314,7 @@ pub fn resolve_model(cat: &mut Catalog, command: &Command, err: Out) -> Result<C
     }
     let entry = cat.model(&r.id)?;
     match arg {
-        args::ModelArg::Workload(w) => {
+        args::ModelArg::Workload { model, prec: w } => {
             if let Some(p) = entry.weights
                 && w.weights.is_none()
                 && w.precision.is_none()
@@ -296,7 +326,7 @@ pub fn resolve_model(cat: &mut Catalog, command: &Command, err: Out) -> Result<C
                     entry.model.id
                 );
             }
-            w.model = r.id;
+            *model = r.id;
         }
         args::ModelArg::Alone(m) => *m = r.id,
     }
@@ -353,7 +383,8 @@ pub fn profile_assumptions(
 /// The assumptions from the flags: the profile, its `--assume` changes, then
 /// the named flags (`--compute-eff`, `--overhead`, ...).
 pub fn assumptions(cat: &Catalog, w: &WorkloadArgs) -> Result<Assumptions, CliError> {
-    let d = profile_assumptions(cat, &w.profile, &w.assume)?;
+    let d = profile_assumptions(cat, &w.profile, &w.knobs.assume)?;
+    let w = &w.knobs;
     Ok(Assumptions {
         compute_efficiency: w.compute_eff.unwrap_or(d.compute_efficiency),
         memory_efficiency: w.memory_eff.unwrap_or(d.memory_efficiency),
@@ -368,14 +399,15 @@ pub fn assumptions(cat: &Catalog, w: &WorkloadArgs) -> Result<Assumptions, CliEr
 
 /// The workload from the flags at batch `batch`.
 pub fn workload(w: &WorkloadArgs, batch: u64) -> Workload {
-    let base = w.precision.unwrap_or(Workload::default().weights);
+    let p = &w.prec;
+    let base = p.precision.unwrap_or(Workload::default().weights);
     Workload {
         phase: w.phase.into(),
         batch: batch as f64,
         context: w.context as f64,
-        weights: w.weights.unwrap_or(base),
-        activations: w.activations.unwrap_or(base),
-        kv: w.kv.unwrap_or(base),
+        weights: p.weights.unwrap_or(base),
+        activations: p.activations.unwrap_or(base),
+        kv: p.kv.unwrap_or(base),
         tp: w.tp,
         pp: w.pp,
     }

@@ -31,10 +31,11 @@ pub(crate) fn regions<'c>(cat: &'c Catalog, list: &str) -> Result<Vec<&'c Region
 
 pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(), CliError> {
     let hw = cat.hardware(&a.hardware)?;
-    let model = cat.model(&a.workload.model)?;
+    let w = a.workload_args();
+    let model = cat.model(&w.model)?;
     let region = cat.region(&a.region)?;
-    let wl = workload(&a.workload, single_batch(&a.workload)?);
-    let asm = assumptions(cat, &a.workload)?;
+    let wl = workload(&w, single_batch(&w)?);
+    let asm = assumptions(cat, &w)?;
     let req = request(&a.request);
     let s = serving::serve(&hw.hw, &model.model, &wl, &req, &asm)?;
     // Continuous batching when asked: its figures replace the static ones.
@@ -171,7 +172,7 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
             Fmt::Num,
         ),
     ];
-    let fmt = a.workload.format;
+    let fmt = w.format;
     let mut text = String::new();
     if matches!(fmt, Format::Table | Format::Markdown) {
         let mut head = String::new();
@@ -188,7 +189,7 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
             s.decode.bottleneck,
             region.name
         ));
-        head.push_str(&super::records::profile_line(&a.workload.profile));
+        head.push_str(&super::records::profile_line(&w.profile));
         if let (Some(b), Some(c)) = (&modes, &cont) {
             head.push_str(&serve_modes::text_head(c, b));
         }

@@ -5,7 +5,7 @@ use super::output::{Fmt, Style, col, render_list, wrap};
 use super::records::{num_or_null, workload_line};
 use super::{CliError, Out, assumptions, devices, single_batch, workload, write};
 use crate::catalog::Catalog;
-use crate::solver::{self, RankBy, Workload, units};
+use crate::solver::{self, NearestMiss, RankBy, Requirement, Resource, Shortfall, Workload, units};
 use serde_json::{Map, Value, json};
 
 pub(super) fn synth(
@@ -32,6 +32,28 @@ pub(super) fn synth(
         args::RankArg::Latency => RankBy::Latency,
     };
     let matches = solver::rank(&hws, &model.model, &wl, &asm, &target, by)?;
+    // When nothing meets it, the layout that comes closest and what it lacks.
+    let nearest = if matches.is_empty() {
+        solver::nearest_miss(&hws, &model.model, &wl, &asm, &target, a.comm_share)?
+    } else {
+        None
+    };
+    let floor = a
+        .min_tokens_per_s
+        .map(|r| format!(" with at least {} tokens/s", units::format_number(r)))
+        .unwrap_or_default();
+    let miss_line = nearest
+        .as_ref()
+        .map(|n| format!("nothing meets {target_text}{floor}; {}", miss_sentence(n)));
+    // The verdict on stderr names the nearest layout only; the text says the rest.
+    let miss_short = nearest.as_ref().map(|n| {
+        format!(
+            "nearest: {} at {}, {} over",
+            layout_label(&n.layout),
+            units::format_time(n.layout.latency_s),
+            percent(n.over())
+        )
+    });
     let match_recs: Vec<Map<String, Value>> = matches
         .iter()
         .map(|m| {
@@ -77,6 +99,10 @@ pub(super) fn synth(
         "matches".into(),
         Value::Array(match_recs.iter().cloned().map(Value::Object).collect()),
     );
+    rec.insert(
+        "nearest_miss".into(),
+        json!(nearest.as_ref().map(miss_record)),
+    );
     match a.workload.format {
         Format::Json => write(
             out,
@@ -114,6 +140,12 @@ pub(super) fn synth(
                         req.reason.clone().unwrap_or_default()
                     ));
                 }
+                if let Some(line) = &miss_line {
+                    s.push_str(line);
+                    s.push('\n');
+                    s = wrap(&s, style.width);
+                    return finish(out, s, &req, &target_text, &floor, miss_short.as_deref());
+                }
                 s.push_str(&format!(
                     "{} catalog layouts meet the target and fit",
                     matches.len()
@@ -142,20 +174,146 @@ pub(super) fn synth(
             write(out, &s)?;
         }
     }
-    if !req.feasible {
-        return Err(CliError::Verdict(format!(
-            "the target of {target_text} cannot be met: {}",
-            req.reason.unwrap_or_default()
-        )));
-    }
-    if matches.is_empty() {
-        let floor = a
-            .min_tokens_per_s
-            .map(|r| format!(" with at least {} tokens/s", units::format_number(r)))
-            .unwrap_or_default();
-        return Err(CliError::Verdict(format!(
-            "no catalog device meets {target_text}{floor} and fits"
-        )));
+    if matches.is_empty() || !req.feasible {
+        return verdict(&req, &target_text, &floor, miss_short.as_deref());
     }
     Ok(())
+}
+
+/// Write the text, then the verdict that nothing meets the target.
+fn finish(
+    out: Out,
+    s: String,
+    req: &Requirement,
+    target_text: &str,
+    floor: &str,
+    miss: Option<&str>,
+) -> Result<(), CliError> {
+    write(out, &s)?;
+    verdict(req, target_text, floor, miss)
+}
+
+/// Exit 3 with what was missed: the requirement's reason at the asked
+/// layout, and the nearest layout of the catalog when there is one.
+fn verdict(
+    req: &Requirement,
+    target_text: &str,
+    floor: &str,
+    miss: Option<&str>,
+) -> Result<(), CliError> {
+    let mut m = if req.feasible {
+        format!("no catalog device meets {target_text}{floor} and fits")
+    } else {
+        format!(
+            "the target of {target_text} cannot be met: {}",
+            req.reason.clone().unwrap_or_default()
+        )
+    };
+    if let Some(line) = miss {
+        m.push_str(&format!("; {line}"));
+    }
+    Err(CliError::Verdict(m))
+}
+
+/// "2 x h200-sxm (TP 2)", "1 x a100-sxm-80gb", "16 x b200 (TP 8 x PP 2)".
+fn layout_label(m: &solver::Match) -> String {
+    let (tp, pp) = (m.layout.tp, m.layout.pp);
+    let how = match (tp, pp) {
+        (1, 1) => String::new(),
+        (t, 1) => format!(" (TP {t})"),
+        (1, p) => format!(" (PP {p})"),
+        (t, p) => format!(" (TP {t} x PP {p})"),
+    };
+    format!("{} x {}{how}", m.devices(), m.hardware_id)
+}
+
+/// A requirement's figure in its unit.
+fn figure(r: Resource, v: f64) -> String {
+    match r {
+        Resource::PeakFlops => units::format_flops(v),
+        Resource::MemoryBandwidth | Resource::LinkBandwidth => units::format_bandwidth(v),
+        Resource::MemoryCapacity => units::format_bytes(v),
+    }
+}
+
+/// "nearest: 8 x h200-sxm (TP 8) at 6.1 ms, 22% over: memory bandwidth
+/// 22% short (needs 6.2 TB/s per device, has 4.8 TB/s); peak FLOP/s and
+/// memory enough".
+fn miss_sentence(n: &NearestMiss) -> String {
+    let mut s = format!(
+        "nearest: {} at {}, {} over",
+        layout_label(&n.layout),
+        units::format_time(n.layout.latency_s),
+        percent(n.over())
+    );
+    if !n.requirement.feasible {
+        s.push_str(&format!(
+            "; no hardware meets it at that layout: {}",
+            n.requirement.reason.clone().unwrap_or_default()
+        ));
+        return s;
+    }
+    let (short, met): (Vec<&Shortfall>, Vec<&Shortfall>) =
+        n.shortfalls.iter().partition(|x| x.short() > 0.0);
+    let short: Vec<String> = short
+        .iter()
+        .map(|x| {
+            format!(
+                "{} {} short (needs {} per device, has {})",
+                x.resource.name(),
+                percent(x.short()),
+                figure(x.resource, x.required),
+                figure(x.resource, x.has)
+            )
+        })
+        .collect();
+    let met: Vec<&str> = met.iter().map(|x| x.resource.name()).collect();
+    s.push_str(": ");
+    s.push_str(&short.join("; "));
+    if !met.is_empty() {
+        s.push_str(&format!("; {} enough", and_list(&met)));
+    }
+    s
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(v: &[&str]) -> String {
+    match v {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// A share as a whole percent, never "0%" for a real miss.
+fn percent(x: f64) -> String {
+    let p = x * 100.0;
+    if p > 0.0 && p < 1.0 {
+        "<1%".into()
+    } else {
+        format!("{p:.0}%")
+    }
+}
+
+/// The nearest miss as the JSON contract has it.
+fn miss_record(n: &NearestMiss) -> Value {
+    let m = &n.layout;
+    json!({
+        "hardware": m.hardware_id,
+        "devices": m.devices(),
+        "tp": m.layout.tp,
+        "pp": m.layout.pp,
+        "latency_s": m.latency_s,
+        "limit_s": n.limit_s,
+        "over": n.over(),
+        "cost_per_hour_usd": m.cost_per_hour_usd,
+        "feasible_at_layout": n.requirement.feasible,
+        "reason": n.requirement.reason,
+        "shortfalls": n.shortfalls.iter().map(|x| json!({
+            "resource": x.resource.key(),
+            "required": x.required,
+            "has": x.has,
+            "short": x.short(),
+        })).collect::<Vec<_>>(),
+    })
 }

@@ -5,6 +5,12 @@
 //! against the constraints, and the Pareto front of the feasible ones on
 //! two or three objectives.
 //!
+//! Throughput counts the prefill its prompts need, as a fleet is sized
+//! ([`super::serving::replica_capacity`]): a replica of B sequences
+//! completes 1 / (TTFT + (O - 1) ITL / B) requests a second, each of O
+//! output tokens, so B O output tokens take B TTFT + (O - 1) ITL. Its cost
+//! and energy per token are over that rate too.
+//!
 //! A configuration is feasible when its layout is valid (TP splits the
 //! heads, the links exist), its batch holds at full context (prompt +
 //! output) in usable memory, and it meets every constraint given. The
@@ -17,6 +23,7 @@ use super::economics;
 use super::error::{Result, SolverError};
 use super::fit;
 use super::roofline::time_step;
+use super::serving::replica_capacity;
 pub use super::types::Precisions;
 use super::types::{Arch, Assumptions, Hardware, Model, Phase, Workload};
 use super::validation::{validate_assumptions, validate_hardware, validate_model};
@@ -58,7 +65,7 @@ impl Objective {
         match self {
             Objective::Itl => "itl_s",
             Objective::Ttft => "ttft_s",
-            Objective::TokensPerDevice => "tokens_per_s_per_device",
+            Objective::TokensPerDevice => "output_tokens_per_s_per_device_with_prefill",
             Objective::Cost => "cost_per_million_tokens_usd",
             Objective::Energy => "energy_per_token_j",
             Objective::Devices => "devices",
@@ -76,7 +83,7 @@ impl Objective {
         match self {
             Objective::Itl => Some(f.itl_s),
             Objective::Ttft => Some(f.ttft_s),
-            Objective::TokensPerDevice => Some(f.tokens_per_s_per_device),
+            Objective::TokensPerDevice => Some(f.output_tokens_per_s_per_device),
             Objective::Cost => f.cost_per_million_tokens_usd,
             Objective::Energy => f.energy_per_token_j,
             Objective::Devices => Some(f.devices as f64),
@@ -144,12 +151,14 @@ pub struct Config {
 pub struct Figures {
     pub ttft_s: f64,
     pub itl_s: f64,
-    /// Output tokens per second of the replica, B / ITL, per device.
-    pub tokens_per_s_per_device: f64,
+    /// Output tokens per second of the replica with the prefill of every
+    /// prompt counted, per device: O x `serving::replica_capacity`, that
+    /// is B O / (B TTFT + (O - 1) ITL), over TP x PP devices.
+    pub output_tokens_per_s_per_device: f64,
     pub tokens_per_s_per_user: f64,
     pub cost_per_hour_usd: Option<f64>,
     pub cost_per_million_tokens_usd: Option<f64>,
-    /// Power at full load over tokens per second.
+    /// Power at full load over the output tokens per second above.
     pub energy_per_token_j: Option<f64>,
     pub devices: u32,
 }
@@ -389,12 +398,14 @@ fn judge(
         return (Verdict::Invalid, None);
     };
     let devices = tp * pp;
-    let tokens_per_s = batch / d.latency_s;
+    // Output tokens/s of the replica, its prompts' prefill counted: the
+    // requests/s a fleet sizes replicas by, O tokens each.
+    let tokens_per_s = output * replica_capacity(p.latency_s, d.latency_s, batch, output);
     let e = economics::economics(hw, devices, tokens_per_s, 1.0, idle_share);
     let f = Figures {
         ttft_s: p.latency_s,
         itl_s: d.latency_s,
-        tokens_per_s_per_device: tokens_per_s / devices as f64,
+        output_tokens_per_s_per_device: tokens_per_s / devices as f64,
         tokens_per_s_per_user: 1.0 / d.latency_s,
         cost_per_hour_usd: e.cost_per_hour_usd,
         cost_per_million_tokens_usd: e.cost_per_million_tokens_usd,
@@ -482,6 +493,62 @@ mod tests {
             prompt: vec![2048.0],
             output: vec![256.0],
         }
+    }
+
+    #[test]
+    fn throughput_counts_the_prefill_of_every_prompt_by_hand() {
+        // Llama-3.1-8B in bf16 on one ideal A100 (312 TFLOP/s, 2.039 TB/s,
+        // no overheads), B = 4 sequences, P = 2048 prompt tokens, O = 256
+        // output tokens.
+        //
+        // Prefill of one prompt (batch 1, S = 2048): params without the
+        // input embedding 8.03e9 - 128,256 * 4,096 = 7,504,663,424;
+        // FLOPs 2 * 7,504,663,424 * 2048 + causal attention
+        // 2 * 32 layers * 32 heads * 128 * 2048^2 = 30,739,101,384,704 +
+        // 1,099,511,627,776 = 31,838,613,012,480, at 312e12 = 102.047 ms;
+        // its bytes (15.0 GB of weights, 0.27 GB of KV written) take
+        // about 7.5 ms: compute-bound, TTFT = 102.047 ms.
+        //
+        // A decode step of 4 at the mean context 2048 + 128 = 2176:
+        // weights 7,504,663,424 * 2 B = 15,009,326,848 B; KV read
+        // 4 * 2176 * 131,072 B = 1,140,850,688 B; activations
+        // 32 * 4 * (8 * 4096 + 2 * 14,336) * 2 B = 15,728,640 B; in all
+        // 16,165,906,176 B at 2.039e12 B/s = 7.9284 ms. Its FLOPs, about
+        // 65 GFLOP, take 0.2 ms: memory-bound, ITL = 7.9284 ms.
+        //
+        // Four requests take 4 prefills and the 255 decode steps after
+        // their first tokens: 4 * 102.047 + 255 * 7.9284 = 408.19 + 2021.73
+        // = 2429.92 ms for 4 * 256 = 1024 output tokens: 421.4 tok/s on one
+        // device. Decode alone would claim 4 / 7.9284 ms = 504.5 tok/s.
+        let ttft = 31_838_613_012_480.0 / 312e12;
+        let itl = 16_165_906_176.0 / 2.039e12;
+        let axes = Axes {
+            hardware: vec![a100()],
+            precisions: vec![Precisions::named(Precision::Bf16)],
+            tp: vec![1],
+            pp: vec![1],
+            batch: vec![4.0],
+            prompt: vec![2048.0],
+            output: vec![256.0],
+        };
+        let x = explore(
+            &llama8(),
+            &axes,
+            &Limits::default(),
+            &[Objective::Itl, Objective::TokensPerDevice],
+            &Assumptions::ideal(),
+            0.3,
+        )
+        .unwrap();
+        let f = x.points[0].figures.unwrap();
+        assert!((f.ttft_s / ttft - 1.0).abs() < 1e-9, "{}", f.ttft_s);
+        assert!((f.itl_s / itl - 1.0).abs() < 1e-9, "{}", f.itl_s);
+        let by_hand = 1024.0 / (4.0 * ttft + 255.0 * itl);
+        assert!((f.output_tokens_per_s_per_device / by_hand - 1.0).abs() < 1e-9);
+        assert!((f.output_tokens_per_s_per_device - 421.4).abs() < 0.05);
+        // The A100's $2/hour over that rate: 2 / (421.4 * 3600) * 1e6.
+        let cost = 2.0 / (by_hand * 3600.0) * 1e6;
+        assert!((f.cost_per_million_tokens_usd.unwrap() / cost - 1.0).abs() < 1e-9);
     }
 
     #[test]

@@ -33,7 +33,10 @@ pub mod validation;
 pub use error::SolverError;
 pub use roofline::{Bottleneck, Evaluation, MemoryFit, Note, Parallelism, evaluate};
 pub use sensitivity::{Param, Sensitivity, sensitivity};
-pub use synthesis::{Match, RankBy, Requirement, Target, rank, synthesize};
+pub use synthesis::{
+    Match, NearestMiss, RankBy, Requirement, Resource, Shortfall, Target, nearest_miss, rank,
+    synthesize,
+};
 pub use types::*;
 
 #[cfg(test)]

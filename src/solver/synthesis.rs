@@ -272,15 +272,31 @@ fn layout_match(
     target: &Target,
     tp: u32,
 ) -> Option<Match> {
+    let (m, limit) = layout_run(i, hw, model, wl, a, target, tp)?;
+    (m.latency_s <= limit).then_some(m)
+}
+
+/// The layout of `tp` with the fewest stages that fit, evaluated, with the
+/// latency it must meet (the target, tightened by a throughput floor);
+/// None when no stage count holds it.
+fn layout_run(
+    i: usize,
+    hw: &Hardware,
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+    target: &Target,
+    tp: u32,
+) -> Option<(Match, f64)> {
     let pp = fit::fewest_stages(hw, model, wl, a, tp)?;
     let layout = Workload { tp, pp, ..*wl };
     let e = roofline::evaluate_unchecked(hw, model, &layout, a).ok()?;
-    let limit = effective_target(target, e.cost.tokens);
-    if !e.memory.fits || e.latency_s > limit {
+    if !e.memory.fits {
         return None;
     }
+    let limit = effective_target(target, e.cost.tokens);
     let devices = layout.tp.saturating_mul(layout.pp);
-    Some(Match {
+    let m = Match {
         device: i,
         hardware_id: hw.id.clone(),
         layout: Parallelism {
@@ -290,7 +306,169 @@ fn layout_match(
         latency_s: e.latency_s,
         tokens_per_s: e.tokens_per_s,
         cost_per_hour_usd: hw.price_per_hour_usd.map(|p| p * devices as f64),
-    })
+    };
+    Some((m, limit))
+}
+
+/// A requirement of the target at one layout, and what a device has of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resource {
+    PeakFlops,
+    MemoryBandwidth,
+    MemoryCapacity,
+    LinkBandwidth,
+}
+
+impl Resource {
+    pub fn name(self) -> &'static str {
+        match self {
+            Resource::PeakFlops => "peak FLOP/s",
+            Resource::MemoryBandwidth => "memory bandwidth",
+            Resource::MemoryCapacity => "memory",
+            Resource::LinkBandwidth => "link bandwidth",
+        }
+    }
+    /// The JSON key.
+    pub fn key(self) -> &'static str {
+        match self {
+            Resource::PeakFlops => "peak_flops",
+            Resource::MemoryBandwidth => "memory_bandwidth",
+            Resource::MemoryCapacity => "memory_capacity",
+            Resource::LinkBandwidth => "link_bandwidth",
+        }
+    }
+}
+
+/// One requirement against a device's figure (per device, SI units).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shortfall {
+    pub resource: Resource,
+    pub required: f64,
+    pub has: f64,
+}
+
+impl Shortfall {
+    /// The share of the requirement missing: 1 - has / required, 0 when met.
+    pub fn short(&self) -> f64 {
+        if self.has >= self.required {
+            0.0
+        } else {
+            1.0 - self.has / self.required
+        }
+    }
+}
+
+/// The layout that comes closest to a target nothing meets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NearestMiss {
+    pub layout: Match,
+    /// The latency it had to meet (the target, or tighter under a
+    /// throughput floor).
+    pub limit_s: f64,
+    /// The least hardware per device at its layout ([`synthesize`]); when
+    /// infeasible, its reason says why no device of that layout can.
+    pub requirement: Requirement,
+    /// Each requirement against the device, in [`Resource`] order (link
+    /// bandwidth only when the layout communicates).
+    pub shortfalls: Vec<Shortfall>,
+}
+
+impl NearestMiss {
+    /// How far over its limit the latency is, as a share (0.22 = 22% over).
+    pub fn over(&self) -> f64 {
+        self.layout.latency_s / self.limit_s - 1.0
+    }
+}
+
+/// When no layout in `devices` meets `target` (see [`rank`]), the one that
+/// fits and comes closest (least latency over its limit; then the
+/// cheaper), with the requirement at its layout and how far the device
+/// falls short of each part. None when some layout meets the target, or
+/// no layout of any device holds the workload.
+pub fn nearest_miss(
+    devices: &[Hardware],
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+    target: &Target,
+    comm_share: f64,
+) -> Result<Option<NearestMiss>> {
+    roofline::validate_model(model)?;
+    roofline::validate_workload(wl)?;
+    roofline::validate_assumptions(a)?;
+    error::positive("target latency", target.latency_s)?;
+    let mut best: Option<(Match, f64)> = None;
+    for (i, hw) in devices.iter().enumerate() {
+        if roofline::validate_hardware(hw).is_err() {
+            continue;
+        }
+        let mut tp = 1;
+        while tp <= fit::max_tp(hw, model) {
+            if fit::tp_splits(model, tp)
+                && let Some((m, limit)) = layout_run(i, hw, model, wl, a, target, tp)
+            {
+                if m.latency_s <= limit {
+                    return Ok(None);
+                }
+                let ratio = m.latency_s / limit;
+                let closer = best.as_ref().is_none_or(|(b, bl)| {
+                    let r = b.latency_s / bl;
+                    let cost = |x: &Match| x.cost_per_hour_usd.unwrap_or(f64::INFINITY);
+                    ratio < r || (ratio == r && cost(&m) < cost(b))
+                });
+                if closer {
+                    best = Some((m, limit));
+                }
+            }
+            tp *= 2;
+        }
+    }
+    let Some((m, limit_s)) = best else {
+        return Ok(None);
+    };
+    let hw = &devices[m.device];
+    let at = Workload {
+        tp: m.layout.tp,
+        pp: m.layout.pp,
+        ..*wl
+    };
+    let requirement = synthesize(model, &at, a, target, comm_share)?;
+    let mut shortfalls = Vec::new();
+    if requirement.feasible {
+        let peak = hw
+            .peaks
+            .resolve(requirement.compute_precision)
+            .map_or(0.0, |(_, p)| p);
+        shortfalls.push(Shortfall {
+            resource: Resource::PeakFlops,
+            required: requirement.required_flops_per_s,
+            has: peak,
+        });
+        shortfalls.push(Shortfall {
+            resource: Resource::MemoryBandwidth,
+            required: requirement.required_memory_bandwidth,
+            has: hw.memory_bandwidth,
+        });
+    }
+    shortfalls.push(Shortfall {
+        resource: Resource::MemoryCapacity,
+        required: requirement.required_memory_bytes,
+        has: hw.memory_bytes,
+    });
+    if let Some(l) = requirement.required_link_bandwidth {
+        shortfalls.push(Shortfall {
+            resource: Resource::LinkBandwidth,
+            required: l,
+            // The slower link the layout uses: beyond a node, the network.
+            has: roofline::link_for(hw, at.tp.saturating_mul(at.pp)).unwrap_or(0.0),
+        });
+    }
+    Ok(Some(NearestMiss {
+        layout: m,
+        limit_s,
+        requirement,
+        shortfalls,
+    }))
 }
 
 fn sort_matches(v: &mut [Match], by: RankBy) {
@@ -306,5 +484,91 @@ fn sort_matches(v: &mut [Match], by: RankBy) {
                 .total_cmp(&b.latency_s)
                 .then(cost(a).total_cmp(&cost(b)))
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::tests::{a100, llama70};
+
+    fn decode_70b() -> Workload {
+        Workload::default() // decode, B = 1, S = 4096, bf16
+    }
+
+    #[test]
+    fn the_nearest_miss_by_hand() {
+        // Llama-3.1-70B decode (B 1, S 4096, bf16) on ideal A100s (no fixed
+        // costs, overlap 1, every efficiency 1), target 6 ms.
+        //
+        // The fastest layout is TP 8. Per rank it streams weights
+        // 138,998,653,696 / 8 = 17,374,831,712 B, KV 1,342,177,280 / 8 =
+        // 167,772,160 B and activations 80 * (8 * 8192 (not split) + 2 *
+        // 28,672 / 8) * 2 B = 11,632,640 B: 17,554,236,512 B at 2.039e12 B/s
+        // = 8.6093 ms (its 18.7 GFLOP take 0.06 ms). Its 160 ring
+        // all-reduces of 16,384 B over 8 ranks send 2 * 7/8 * 16,384 =
+        // 28,672 B each at 300e9 B/s: 15.29 us. T = 8.6246 ms, 43.7% over.
+        let bytes = 17_554_236_512.0;
+        let link_bytes = 160.0 * 28_672.0;
+        let t = bytes / 2.039e12 + link_bytes / 300e9;
+        let a = Assumptions::ideal();
+        let target = Target {
+            latency_s: 0.006,
+            min_tokens_per_s: None,
+        };
+        let n = nearest_miss(&[a100()], &llama70(), &decode_70b(), &a, &target, 0.1)
+            .unwrap()
+            .expect("nothing meets 6 ms");
+        assert_eq!((n.layout.layout.tp, n.layout.layout.pp), (8, 1));
+        assert!(
+            (n.layout.latency_s / t - 1.0).abs() < 1e-9,
+            "{}",
+            n.layout.latency_s
+        );
+        assert!((n.over() - (t / 0.006 - 1.0)).abs() < 1e-9);
+        assert!((n.over() - 0.4374).abs() < 1e-3);
+        // The requirement at TP 8 with 10% of the 6 ms for communication:
+        // 5.4 ms for the roofline term (overlap 1: T = max), so bandwidth
+        // 17,554,236,512 B / 5.4 ms = 3.251 TB/s against the A100's 2.039:
+        // 37.3% short. FLOP/s 18.7e9 / 5.4 ms = 3.5 TFLOP/s of 312: met.
+        // Link 4,587,520 B / 0.6 ms = 7.6 GB/s of 300: met. Memory
+        // 17.6 GB of 80 GB: met.
+        let by = |r: Resource| *n.shortfalls.iter().find(|s| s.resource == r).unwrap();
+        let bw = by(Resource::MemoryBandwidth);
+        assert!((bw.required / (bytes / 5.4e-3) - 1.0).abs() < 1e-9);
+        assert!((bw.short() - (1.0 - 2.039e12 * 5.4e-3 / bytes)).abs() < 1e-9);
+        assert!((bw.short() - 0.373).abs() < 1e-3);
+        assert!((by(Resource::LinkBandwidth).required / (link_bytes / 0.6e-3) - 1.0).abs() < 1e-9);
+        for r in [
+            Resource::PeakFlops,
+            Resource::MemoryCapacity,
+            Resource::LinkBandwidth,
+        ] {
+            assert_eq!(by(r).short(), 0.0, "{r:?}");
+        }
+    }
+
+    #[test]
+    fn no_nearest_miss_when_a_layout_meets_the_target() {
+        // TP 8 takes 8.62 ms (above): a 10 ms target is met.
+        let target = Target {
+            latency_s: 0.010,
+            min_tokens_per_s: None,
+        };
+        let a = Assumptions::ideal();
+        let n = nearest_miss(&[a100()], &llama70(), &decode_70b(), &a, &target, 0.1).unwrap();
+        assert!(n.is_none());
+        assert!(
+            !rank(
+                &[a100()],
+                &llama70(),
+                &decode_70b(),
+                &a,
+                &target,
+                RankBy::Cost
+            )
+            .unwrap()
+            .is_empty()
+        );
     }
 }

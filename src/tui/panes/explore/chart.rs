@@ -40,7 +40,7 @@ pub fn axis_name(o: Objective) -> &'static str {
     match o {
         Objective::Itl => "ITL (time per token, lower is better)",
         Objective::Ttft => "TTFT (time to first token, lower is better)",
-        Objective::TokensPerDevice => "tok/s per device (higher is better)",
+        Objective::TokensPerDevice => "output tok/s per device, prefill counted (higher is better)",
         Objective::Cost => "$ per million tokens (lower is better)",
         Objective::Energy => "J per token (lower is better)",
         Objective::Devices => "devices (fewer is better)",
