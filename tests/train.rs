@@ -206,7 +206,7 @@ fn a_run_that_does_not_fit_says_so_with_fixes_and_no_cost() {
         "elasticities",
     ] {
         assert!(v.get(k).is_none(), "{k} at the top of {v}");
-        assert!(v["does_not_fit_figures"].get(k).is_some(), "{k}");
+        assert!(v["as_asked_does_not_fit"].get(k).is_some(), "{k}");
     }
     let fixes = v["fixes"].as_array().unwrap();
     assert!(fixes.iter().any(|x| x["change"] == "--zero 1"), "{fixes:?}");
@@ -591,7 +591,7 @@ fn llama_3_405b_on_h100s_against_its_published_mfu() {
         let step = if v["fits"] == Value::Bool(true) {
             &v
         } else {
-            &v["does_not_fit_figures"]
+            &v["as_asked_does_not_fit"]
         };
         assert!(
             near(f(step, "mfu"), published, 0.15),

@@ -29,6 +29,11 @@ mod embedded {
 }
 
 /// The built-in theme files (name, text), for the TUI.
+/// The device and model every face opens on when none is named: the
+/// workbench's selection and each command's `-H` and `-m` default.
+pub const DEFAULT_HARDWARE: &str = "h100-sxm";
+pub const DEFAULT_MODEL: &str = "llama-3.1-8b";
+
 pub fn builtin_themes() -> &'static [(&'static str, &'static str)] {
     embedded::THEMES
 }

@@ -465,7 +465,7 @@ pub struct AssumeArgs {
 }
 
 /// The default model of every command that takes one.
-pub const DEFAULT_MODEL: &str = "llama-3.1-8b";
+pub use crate::catalog::{DEFAULT_HARDWARE, DEFAULT_MODEL};
 /// The default calibration profile.
 pub const DEFAULT_PROFILE: &str = "default";
 /// The default context of `--context`, tokens.
@@ -515,7 +515,7 @@ pub struct EvalArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
     /// Device id or alias (see `ridgeline zoo hardware`).
-    #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// Exit with code 3 when the workload does not fit in memory.
     #[arg(long)]
@@ -527,7 +527,7 @@ pub struct OpsArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
     /// Device id or alias (see `ridgeline zoo hardware`).
-    #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
 }
 
@@ -536,7 +536,7 @@ pub struct SensArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
     /// Device id or alias.
-    #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// The finite step for the "change for +p%" column: "10%" or "0.1" (a
     /// bare "10" is refused as ambiguous).
@@ -608,7 +608,7 @@ pub struct SweepArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
     /// Comma-separated device ids, or "all".
-    #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// Sweep the context instead of the batch: "1k..128k" (k = 1024;
     /// powers of two between).
@@ -662,7 +662,7 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub request: RequestArgs,
     /// Device id or alias.
-    #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// Grid region for carbon (`ridgeline zoo regions`).
     #[arg(long, default_value = "us-east")]
@@ -955,10 +955,10 @@ pub struct ProfileArgs {
 pub struct TrainArgs {
     /// Model id or alias (a decoder; `ridgeline zoo models`), or a Hugging
     /// Face config.json or a downloaded model's folder.
-    #[arg(long, short = 'm', default_value = "llama-3.1-8b")]
+    #[arg(long, short = 'm', default_value = DEFAULT_MODEL)]
     pub model: String,
     /// Device id or alias.
-    #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// Devices [default: 8, as the Training view; a replica's tp x pp x ep x cp when it needs more or does not divide 8]. With it and no --dp, dp is
     /// what the other degrees leave.
@@ -1076,7 +1076,7 @@ pub struct CollectiveArgs {
     #[arg(long, value_parser = parse_degree, allow_hyphen_values = true)]
     pub devices: u32,
     /// Device id or alias.
-    #[arg(long = "hardware", short = 'H', default_value = "h100-sxm")]
+    #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// Algorithm [default: the profile's]; auto takes the faster of ring and tree on each level.
     #[arg(long, value_enum)]

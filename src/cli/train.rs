@@ -327,7 +327,7 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
                 unfit.insert((*k).to_string(), v);
             }
         }
-        rec.insert("does_not_fit_figures".into(), Value::Object(unfit));
+        rec.insert("as_asked_does_not_fit".into(), Value::Object(unfit));
     }
     let fmt = args.profile.format;
     if fmt == Format::Json {
@@ -472,7 +472,7 @@ fn flat(rec: &Map<String, Value>) -> Map<String, Value> {
 }
 
 /// The figures of a step, which a step that does not fit does not have
-/// (in JSON they move under `does_not_fit_figures`).
+/// (in JSON they move under `as_asked_does_not_fit`).
 const STEP_KEYS: &[&str] = &[
     "step_time_s",
     "tokens_per_s",

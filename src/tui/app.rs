@@ -15,9 +15,8 @@ use crate::solver::{
 use ratatui::style::Style;
 use ratatui_textarea::TextArea;
 
-/// Device and model the workbench opens on.
-pub const DEFAULT_HARDWARE: &str = "h100-sxm";
-pub const DEFAULT_MODEL: &str = "llama-3.1-8b";
+/// Device and model the workbench opens on (the command line's defaults too).
+pub use crate::catalog::{DEFAULT_HARDWARE, DEFAULT_MODEL};
 /// The +10% step of the sensitivity table.
 pub const PERTURB: f64 = 0.1;
 
