@@ -178,7 +178,7 @@ pub struct Analysis {
     /// When the workload does not fit as asked: the sensitivity on the
     /// fewest devices that hold it (the configuration the plot and status
     /// show), else None.
-    pub at_fit_sens: Option<Sensitivity>,
+    pub at_fit_sens: Option<Box<Sensitivity>>,
     /// The other phase (prefill beside decode), for decoders.
     pub other_phase: Option<Evaluation>,
     /// The selected device first, then the marked ones.
@@ -201,7 +201,7 @@ impl Analysis {
         if self.sens.base.memory.fits {
             Some(&self.sens)
         } else {
-            self.at_fit_sens.as_ref()
+            self.at_fit_sens.as_deref()
         }
     }
     /// The comparison row of the device the analysis is about.
@@ -732,7 +732,9 @@ impl App {
                     pp: run.parallelism.pp,
                     ..wl
                 };
-                solver::sensitivity(hw, model, &w, &a, PERTURB).ok()
+                solver::sensitivity(hw, model, &w, &a, PERTURB)
+                    .ok()
+                    .map(Box::new)
             });
         Ok(Analysis {
             hw: self.hw,
