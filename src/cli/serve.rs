@@ -1,7 +1,7 @@
 //! `ridgeline serve`: serving figures of one replica, money and carbon.
 
 use super::args::{Format, RequestArgs, ServeArgs};
-use super::output::{Fmt, Style, col, render_record, wrap};
+use super::output::{Fmt, Style, col, render_list, render_record, wrap};
 use super::records::{
     SERVE_RUN_KEYS as RUN_KEYS, layout_flags, on_fewest_line, set_aside, verdict_key,
 };
@@ -248,6 +248,32 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
         Some(_) => serve_modes::continuous_cols(COLS, 4),
         None => COLS.to_vec(),
     };
+    if fmt == Format::Csv {
+        // One row, saying which configuration it is of; none when nothing runs.
+        let mut cols = cols;
+        cols.extend([
+            col("configuration", "configuration", Fmt::Text),
+            col("tp", "tp", Fmt::Int),
+            col("pp", "pp", Fmt::Int),
+        ]);
+        let row = match (fits, &running) {
+            (true, _) => {
+                let mut m = r.clone();
+                m.insert("configuration".into(), json!("as asked"));
+                m.insert("tp".into(), json!(wl.tp));
+                m.insert("pp".into(), json!(wl.pp));
+                Some(m)
+            }
+            (false, Some(m)) => {
+                let mut m = m.clone();
+                m.insert("configuration".into(), json!("fewest devices that hold it"));
+                Some(m)
+            }
+            (false, None) => None,
+        };
+        let rows: Vec<Map<String, Value>> = row.into_iter().collect();
+        return write(out, &render_list(&rows, &cols, fmt, style));
+    }
     match (fmt, fits, &running) {
         (Format::Json, ..) | (_, true, _) => text.push_str(&render_record(&r, &cols, fmt)),
         (_, false, Some(m)) => {
