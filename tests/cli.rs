@@ -63,6 +63,67 @@ fn eval_70b_on_one_a100_says_it_needs_two_then_tp2_gives_a_latency() {
 }
 
 #[test]
+fn eval_sens_and_ops_give_the_verdict_then_the_figures_on_two_which_are_tp2s() {
+    // Llama 3.1 70B bf16 on one A100 80GB: 141.1 GB of weights > 72 GB
+    // usable, so it needs 2 (TP 2). The figures each command shows are
+    // those of asking for TP 2 outright.
+    let asked = ["-m", "llama-3.1-70b", "-H", "a100", "-f", "json"];
+    let tp2 = [&asked[..], &["--tp", "2"]].concat();
+    let e = json(&[&["eval"], &asked[..]].concat());
+    let e2 = json(&[&["eval"], &tp2[..]].concat());
+    assert_eq!(e["fits"], false);
+    assert_eq!(e["verdict"], "needs_more_devices");
+    assert!(
+        e.get("latency_s").is_none() && e.get("mfu").is_none(),
+        "{e}"
+    );
+    let at = &e["at_min_devices_to_fit"];
+    assert_eq!(
+        (at["tp"].as_u64(), at["devices"].as_u64()),
+        (Some(2), Some(2))
+    );
+    assert_eq!(at["latency_s"], e2["latency_s"]);
+    assert_eq!(at["tokens_per_s"], e2["tokens_per_s"]);
+    // The figures as asked are kept, under a key that says they do not fit.
+    let aside = e["as_asked_does_not_fit"]["latency_s"].as_f64().unwrap();
+    assert!(aside > e2["latency_s"].as_f64().unwrap());
+
+    let s = json(&[&["sens"], &asked[..]].concat());
+    let s2 = json(&[&["sens"], &tp2[..]].concat());
+    assert!(s.get("elasticities").is_none(), "{s}");
+    assert_eq!(
+        s["at_min_devices_to_fit"]["elasticities"],
+        s2["elasticities"]
+    );
+    let o = json(&[&["ops"], &asked[..]].concat());
+    let o2 = json(&[&["ops"], &tp2[..]].concat());
+    assert!(o.get("ops").is_none(), "{o}");
+    assert_eq!(o["at_min_devices_to_fit"]["totals"], o2["totals"]);
+
+    // In text, the verdict comes first and the step time only after the
+    // line that says where it runs.
+    for cmd in ["eval", "sens", "ops"] {
+        let out = ridgeline(&[cmd, "-m", "llama-3.1-70b", "-H", "a100"]);
+        let t = String::from_utf8_lossy(&out.stdout);
+        let verdict = t.find("DOES NOT FIT").unwrap();
+        let label = t
+            .find("on 2 x a100-sxm-80gb (TP 2), the fewest devices that hold it:")
+            .unwrap_or_else(|| panic!("{cmd}: {t}"));
+        let step = ridgeline::solver::units::format_time(e2["latency_s"].as_f64().unwrap());
+        let first = t
+            .find(&step)
+            .unwrap_or_else(|| panic!("{cmd}: {step} in {t}"));
+        assert!(verdict < label && label < first, "{cmd}: {t}");
+        let as_asked = ridgeline::solver::units::format_time(aside);
+        assert!(!t.contains(&as_asked), "{cmd}: {as_asked} in {t}");
+    }
+    // --require-fit still refuses it (exit 3), after the same output.
+    let out = ridgeline(&["eval", "-m", "llama-3.1-70b", "-H", "a100", "--require-fit"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("on 2 x a100-sxm-80gb"));
+}
+
+#[test]
 fn eval_json_has_every_contract_key() {
     let v = json(&["eval", "-m", "llama-3.1-8b", "-H", "h100", "-f", "json"]);
     for k in [
@@ -213,10 +274,15 @@ fn compare_and_sweep_list_eval_objects() {
     let a = v.as_array().unwrap();
     assert_eq!(a.len(), 11);
     assert_eq!(a[10]["batch"], 512.0);
-    assert!(
-        a.iter()
-            .all(|x| x.get("hardware").is_some() && x.get("latency_s").is_some())
-    );
+    // A batch that fits has its latency at the top level; one that does not
+    // keeps it only under `as_asked_does_not_fit` (104 fits, 128 does not).
+    assert!(a.iter().all(|x| {
+        let fits = x["fits"].as_bool().unwrap();
+        x.get("hardware").is_some()
+            && x.get("latency_s").is_some() == fits
+            && x["as_asked_does_not_fit"].get("latency_s").is_some() != fits
+    }));
+    assert_eq!(a.iter().filter(|x| x["fits"] == false).count(), 3);
 
     let v = json(&[
         "sweep",
@@ -634,8 +700,9 @@ fn single_pass_models_report_samples_or_images_per_second() {
 fn serve_shows_only_a_replica_that_runs() {
     // Llama-3.1-70B bf16 on one A100 80GB does not fit at 2048 + 256 tokens:
     // the text shows the verdict and the figures on the two A100s that hold
-    // it, never the figures as asked; JSON keeps them (the contract) beside
-    // `verdict`, with no cost for what does not run.
+    // it, never the figures as asked; JSON keeps them only under
+    // `as_asked_does_not_fit` beside `verdict`, with no cost for what does
+    // not run.
     let v = json(&["serve", "-m", "llama-3.1-70b", "-H", "a100", "-f", "json"]);
     assert_eq!(v["fits"], false);
     assert_eq!(v["verdict"], "needs_more_devices");
@@ -651,7 +718,9 @@ fn serve_shows_only_a_replica_that_runs() {
         text.contains("needs 2 devices") && text.contains("(--tp 2)"),
         "{text}"
     );
-    let asked = ridgeline::solver::units::format_time(v["ttft_s"].as_f64().unwrap());
+    assert!(v.get("ttft_s").is_none() && v.get("tokens_per_s").is_none());
+    let aside = &v["as_asked_does_not_fit"];
+    let asked = ridgeline::solver::units::format_time(aside["ttft_s"].as_f64().unwrap());
     let there = ridgeline::solver::units::format_time(at["ttft_s"].as_f64().unwrap());
     assert!(!text.contains(&asked) && text.contains(&there), "{text}");
 }

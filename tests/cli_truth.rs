@@ -102,19 +102,22 @@ fn compare_marks_a_device_that_does_not_fit_and_shows_no_latency_or_cost_as_if_i
     assert!(t.is_ascii(), "{t}");
     assert!(t.contains("x needs 2"), "{t}");
 
-    // JSON keeps the contract keys and adds the verdict and the figures at
-    // the fewest devices that fit.
+    // JSON keeps the verdict's keys, adds the verdict and the figures at
+    // the fewest devices that fit, and keeps the figures as asked only
+    // under a key that says they do not fit.
     let v = json(&compare(&[]));
     let a = row(&v, "a100-sxm-40gb");
     for k in [
-        "latency_s",
-        "tokens_per_s",
         "fits",
         "min_devices_to_fit",
         "max_batch",
         "memory_required_bytes",
     ] {
         assert!(a.get(k).is_some(), "{k}");
+    }
+    for k in ["latency_s", "tokens_per_s", "mfu"] {
+        assert!(a.get(k).is_none(), "{k}: {a}");
+        assert!(a["as_asked_does_not_fit"].get(k).is_some(), "{k}: {a}");
     }
     assert_eq!(a["fits"], false);
     assert_eq!(a["verdict"], "needs_more_devices");

@@ -3,11 +3,15 @@
 
 use super::args::{Format, OpsArgs};
 use super::output::{Col, Fmt, Style, col, render_list, wrap};
-use super::records::{fit_sentence, headline, num_or_null, profile_line};
+use super::records::{
+    NO_FIGURES, fit_sentence, headline, num_or_null, on_fewest_line, profile_line, set_aside,
+    verdict_key,
+};
 use super::{CliError, Out, assumptions, single_batch, workload, write};
 use crate::catalog::Catalog;
+use crate::solver::compare::{self, Verdict};
 use crate::solver::ops::{Breakdown, Op, StepModel, breakdown};
-use crate::solver::{self, Model, units};
+use crate::solver::{self, Model, Parallelism, Workload, units};
 use serde_json::{Map, Value, json};
 
 /// The table's columns; a narrow terminal drops the compute and memory
@@ -31,39 +35,130 @@ pub(super) fn ops(cat: &Catalog, a: &OpsArgs, style: Style, out: Out) -> Result<
     let wl = workload(&a.workload, single_batch(&a.workload)?);
     let asm = assumptions(cat, &a.workload)?;
     let b = breakdown(&hw.hw, &model.model, &wl, &asm)?;
-    let rows: Vec<Map<String, Value>> = b.ops.iter().map(|o| op_record(o, &model.model)).collect();
+    let e = solver::evaluate(&hw.hw, &model.model, &wl, &asm)?;
+    let c = compare::assess(&hw.hw, &model.model, &wl, &asm, e.clone());
+    let fits = c.verdict.fits();
+    // When it does not fit, the breakdown shown is of the fewest devices
+    // that hold it (as the workbench's Operators view), labelled.
+    let run = match (c.verdict, &c.at_fit) {
+        (Verdict::Needs(p), Some(_)) => {
+            let w = Workload {
+                tp: p.tp,
+                pp: p.pp,
+                ..wl
+            };
+            breakdown(&hw.hw, &model.model, &w, &asm)
+                .ok()
+                .map(|b| (p, b))
+        }
+        _ => None,
+    };
+    let rows_of = |b: &Breakdown| -> Vec<Map<String, Value>> {
+        b.ops.iter().map(|o| op_record(o, &model.model)).collect()
+    };
     let fmt = a.workload.format;
     match fmt {
         Format::Json => {
-            let e = solver::evaluate(&hw.hw, &model.model, &wl, &asm)?;
+            let whole = |b: &Breakdown| -> Map<String, Value> {
+                let mut m = Map::new();
+                m.insert(
+                    "ops".into(),
+                    Value::Array(rows_of(b).into_iter().map(Value::Object).collect()),
+                );
+                m.insert("totals".into(), Value::Object(totals_record(b)));
+                m.insert("roof".into(), roof_record(b));
+                m
+            };
             let mut rec = Map::new();
             rec.insert("hardware".into(), json!(hw.hw.id));
             rec.insert("model".into(), json!(model.model.id));
-            rec.insert(
-                "ops".into(),
-                Value::Array(rows.into_iter().map(Value::Object).collect()),
-            );
-            rec.insert("totals".into(), Value::Object(totals_record(&b)));
-            rec.insert("roof".into(), roof_record(&b));
+            rec.extend(whole(&b));
             rec.insert("fits".into(), json!(e.memory.fits));
+            rec.insert("verdict".into(), json!(verdict_key(c.verdict)));
+            let at = run.as_ref().map(|(p, b)| {
+                let mut m = Map::new();
+                m.insert("tp".into(), json!(p.tp));
+                m.insert("pp".into(), json!(p.pp));
+                m.insert("devices".into(), json!(p.devices()));
+                m.extend(whole(b));
+                Value::Object(m)
+            });
+            rec.insert("at_min_devices_to_fit".into(), json!(at));
+            if !fits {
+                set_aside(&mut rec, &["ops", "totals", "roof"]);
+            }
             write(
                 out,
                 &(serde_json::to_string_pretty(&Value::Object(rec)).unwrap_or_default() + "\n"),
             )
         }
-        Format::Csv => write(out, &render_list(&rows, COLS, fmt, style)),
+        Format::Csv => {
+            // Each row says which configuration it is of.
+            let (shown, which, p) = match (&run, fits) {
+                (_, true) => (
+                    Some(&b),
+                    "as asked",
+                    Parallelism {
+                        tp: wl.tp,
+                        pp: wl.pp,
+                    },
+                ),
+                (Some((p, b)), false) => (Some(b), "fewest devices that hold it", *p),
+                (None, false) => (
+                    None,
+                    "",
+                    Parallelism {
+                        tp: wl.tp,
+                        pp: wl.pp,
+                    },
+                ),
+            };
+            let rows: Vec<Map<String, Value>> = shown
+                .map(&rows_of)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|mut r| {
+                    r.insert("configuration".into(), json!(which));
+                    r.insert("tp".into(), json!(p.tp));
+                    r.insert("pp".into(), json!(p.pp));
+                    r
+                })
+                .collect();
+            let mut cols = COLS.to_vec();
+            cols.extend([
+                col("configuration", "configuration", Fmt::Text),
+                col("tp", "tp", Fmt::Int),
+                col("pp", "pp", Fmt::Int),
+            ]);
+            write(out, &render_list(&rows, &cols, fmt, style))
+        }
         Format::Table | Format::Markdown => {
-            let e = solver::evaluate(&hw.hw, &model.model, &wl, &asm)?;
             let mut head = headline(hw, model, &wl);
             head.push_str(&fit_sentence(&e, hw, &wl));
             head.push_str(&profile_line(&a.workload.profile));
             let mut s = wrap(&head, style.width);
             s.push('\n');
-            let mut shown: Vec<Map<String, Value>> = rows.iter().map(shown_row).collect();
-            shown.push(fixed_row(&b));
-            s.push_str(&render_list(&shown, COLS, fmt, style));
-            s.push('\n');
-            s.push_str(&wrap(&summary(&b), style.width));
+            let shown = if fits {
+                Some(&b)
+            } else {
+                match &run {
+                    Some((p, b)) => {
+                        s.push_str(&wrap(&on_fewest_line(*p, hw), style.width));
+                        Some(b)
+                    }
+                    None => {
+                        s.push_str(NO_FIGURES);
+                        None
+                    }
+                }
+            };
+            if let Some(b) = shown {
+                let mut rows: Vec<Map<String, Value>> = rows_of(b).iter().map(shown_row).collect();
+                rows.push(fixed_row(b));
+                s.push_str(&render_list(&rows, COLS, fmt, style));
+                s.push('\n');
+                s.push_str(&wrap(&summary(b), style.width));
+            }
             write(out, &s)
         }
     }

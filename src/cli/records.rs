@@ -173,6 +173,97 @@ pub(crate) fn fit_sentence(e: &Evaluation, hw: &HardwareEntry, wl: &Workload) ->
     )
 }
 
+/// The keys of an evaluation record that are figures of a step as if it
+/// ran: a configuration that does not fit keeps them only under
+/// [`NOT_FIT_KEY`], never at the top level.
+pub(crate) const RUN_KEYS: &[&str] = &[
+    "latency_s",
+    "latency_s_low",
+    "latency_s_high",
+    "compute_s",
+    "memory_s",
+    "comm_s",
+    "overhead_s",
+    "tokens_per_s",
+    "tokens_per_s_low",
+    "tokens_per_s_high",
+    "bottleneck",
+    "mfu",
+    "mbu",
+    "explanation",
+];
+
+/// The keys of a serving record that are figures of a replica as if it
+/// ran (static and continuous batching).
+pub(crate) const SERVE_RUN_KEYS: &[&str] = &[
+    "ttft_s",
+    "ttft_s_low",
+    "ttft_s_high",
+    "itl_s",
+    "itl_s_low",
+    "itl_s_high",
+    "e2e_s",
+    "e2e_s_low",
+    "e2e_s_high",
+    "tokens_per_s",
+    "tokens_per_s_low",
+    "tokens_per_s_high",
+    "tokens_per_s_per_user",
+    "power_w",
+    "energy_per_token_j",
+    "prefill_bottleneck",
+    "decode_bottleneck",
+    "wait_s",
+    "prefill_s",
+    "requests_per_s",
+    "prefill_tokens_per_step",
+    "prefill_room_tokens",
+    "prefill_room_utilization",
+    "prefill_steps",
+    "tokens_per_target_step",
+];
+
+/// Where the JSON of a configuration that does not fit keeps the figures
+/// it would have if it ran: its name says they are not an answer.
+pub(crate) const NOT_FIT_KEY: &str = "as_asked_does_not_fit";
+
+/// Move `keys` of a record that does not fit from the top level to
+/// [`NOT_FIT_KEY`] (absent keys are skipped).
+pub(crate) fn set_aside(r: &mut Map<String, Value>, keys: &[&str]) {
+    let mut aside = Map::new();
+    for k in keys {
+        if let Some(v) = r.shift_remove(*k) {
+            aside.insert((*k).to_string(), v);
+        }
+    }
+    r.insert(NOT_FIT_KEY.into(), Value::Object(aside));
+}
+
+/// "2 x a100-sxm-80gb (TP 2)", "8 x h100-sxm (TP 4 x PP 2)": a layout on
+/// a device, as the labels of figures at the fewest devices read.
+pub(crate) fn layout_label(p: solver::Parallelism, hw: &HardwareEntry) -> String {
+    let layout = if p.pp == 1 {
+        format!("TP {}", p.tp)
+    } else {
+        format!("TP {} x PP {}", p.tp, p.pp)
+    };
+    format!("{} x {} ({layout})", p.devices(), hw.hw.id)
+}
+
+/// The line above figures at the fewest devices that hold a configuration
+/// that does not fit: "on 2 x a100-sxm-80gb (TP 2), the fewest devices
+/// that hold it:".
+pub(crate) fn on_fewest_line(p: solver::Parallelism, hw: &HardwareEntry) -> String {
+    format!(
+        "on {}, the fewest devices that hold it:\n",
+        layout_label(p, hw)
+    )
+}
+
+/// The line that stands for figures when no layout holds a configuration
+/// (the verdict above it says why).
+pub(crate) const NO_FIGURES: &str = "no figures: no layout holds it, so nothing runs\n";
+
 /// "--tp 2" or "--tp 4 --pp 2".
 pub(crate) fn layout_flags(p: solver::Parallelism) -> String {
     if p.pp == 1 {
@@ -213,8 +304,12 @@ pub(crate) fn at_fit_record(c: &Compared, hw: &HardwareEntry) -> Value {
 
 /// Add the verdict keys to an evaluation record: `verdict`,
 /// `cost_per_million_tokens_usd` (only when it fits) and
-/// `at_min_devices_to_fit`.
+/// `at_min_devices_to_fit`; a record that does not fit has its figures
+/// set aside under [`NOT_FIT_KEY`].
 pub(crate) fn add_verdict(r: &mut Map<String, Value>, c: &Compared, hw: &HardwareEntry) {
+    if !c.verdict.fits() {
+        set_aside(r, RUN_KEYS);
+    }
     r.insert("verdict".into(), json!(verdict_key(c.verdict)));
     r.insert(
         "cost_per_million_tokens_usd".into(),

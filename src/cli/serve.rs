@@ -1,8 +1,10 @@
 //! `ridgeline serve`: serving figures of one replica, money and carbon.
 
 use super::args::{Format, RequestArgs, ServeArgs};
-use super::output::{Fmt, Style, col, render_record, wrap};
-use super::records::{layout_flags, verdict_key};
+use super::output::{Fmt, Style, col, render_list, render_record, wrap};
+use super::records::{
+    SERVE_RUN_KEYS as RUN_KEYS, layout_flags, on_fewest_line, set_aside, verdict_key,
+};
 use super::serve_modes;
 use super::{CliError, Out, assumptions, single_batch, workload, write};
 use crate::catalog::{Catalog, Region};
@@ -143,6 +145,9 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
         m
     });
     r.insert("at_min_devices_to_fit".into(), json!(running));
+    if !fits {
+        set_aside(&mut r, RUN_KEYS);
+    }
     const COLS: &[super::output::Col] = &[
         col("time to first token", "ttft_s", Fmt::Time),
         col("  error band", "ttft_s", Fmt::TimeBand),
@@ -180,13 +185,28 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
             "{} on {}: weights {} / activations {} / KV {}, TP {} x PP {}\n",
             model.model.name, hw.hw.name, wl.weights, wl.activations, wl.kv, wl.tp, wl.pp
         ));
+        // The bounds are of the replica whose figures are shown.
+        let bounds = match (fits, &running) {
+            (true, _) => format!(
+                "; prefill is {}-bound, decode {}-bound",
+                s.prefill.bottleneck, s.decode.bottleneck
+            ),
+            (false, Some(_)) => at_fit
+                .as_ref()
+                .map(|(_, x)| {
+                    format!(
+                        "; on the fewest devices prefill is {}-bound, decode {}-bound",
+                        x.prefill.bottleneck, x.decode.bottleneck
+                    )
+                })
+                .unwrap_or_default(),
+            (false, None) => String::new(),
+        };
         head.push_str(&format!(
-            "prompt {} tokens, output {} tokens, {} concurrent sequences; prefill is {}-bound, decode {}-bound; carbon for {}\n",
+            "prompt {} tokens, output {} tokens, {} concurrent sequences{bounds}; carbon for {}\n",
             units::format_tokens(req.prompt),
             units::format_tokens(req.output),
             units::format_count(wl.batch),
-            s.prefill.bottleneck,
-            s.decode.bottleneck,
             region.name
         ));
         head.push_str(&super::records::profile_line(&w.profile));
@@ -229,9 +249,40 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
         Some(_) => serve_modes::continuous_cols(COLS, 4),
         None => COLS.to_vec(),
     };
+    if fmt == Format::Csv {
+        // One row, saying which configuration it is of; none when nothing runs.
+        let mut cols = cols;
+        cols.extend([
+            col("configuration", "configuration", Fmt::Text),
+            col("tp", "tp", Fmt::Int),
+            col("pp", "pp", Fmt::Int),
+        ]);
+        let row = match (fits, &running) {
+            (true, _) => {
+                let mut m = r.clone();
+                m.insert("configuration".into(), json!("as asked"));
+                m.insert("tp".into(), json!(wl.tp));
+                m.insert("pp".into(), json!(wl.pp));
+                Some(m)
+            }
+            (false, Some(m)) => {
+                let mut m = m.clone();
+                m.insert("configuration".into(), json!("fewest devices that hold it"));
+                Some(m)
+            }
+            (false, None) => None,
+        };
+        let rows: Vec<Map<String, Value>> = row.into_iter().collect();
+        return write(out, &render_list(&rows, &cols, fmt, style));
+    }
     match (fmt, fits, &running) {
         (Format::Json, ..) | (_, true, _) => text.push_str(&render_record(&r, &cols, fmt)),
-        (_, false, Some(m)) => text.push_str(&render_record(m, &cols, fmt)),
+        (_, false, Some(m)) => {
+            if let Some((p, _)) = &at_fit {
+                text.push_str(&wrap(&on_fewest_line(*p, hw), style.width));
+            }
+            text.push_str(&render_record(m, &cols, fmt))
+        }
         (_, false, None) => {}
     }
     write(out, &text)

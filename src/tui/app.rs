@@ -174,6 +174,10 @@ pub struct Analysis {
     pub assumptions: Assumptions,
     /// Sensitivity, with the base evaluation inside.
     pub sens: Sensitivity,
+    /// When the workload does not fit as asked: the sensitivity on the
+    /// fewest devices that hold it (the configuration the plot and status
+    /// show), else None.
+    pub at_fit_sens: Option<Box<Sensitivity>>,
     /// The other phase (prefill beside decode), for decoders.
     pub other_phase: Option<Evaluation>,
     /// The selected device first, then the marked ones.
@@ -189,6 +193,15 @@ pub struct Analysis {
 impl Analysis {
     pub fn eval(&self) -> &Evaluation {
         &self.sens.base
+    }
+    /// The sensitivity of the configuration that runs: as asked when it
+    /// fits, else on the fewest devices that hold it; None when nothing does.
+    pub fn running_sens(&self) -> Option<&Sensitivity> {
+        if self.sens.base.memory.fits {
+            Some(&self.sens)
+        } else {
+            self.at_fit_sens.as_deref()
+        }
     }
     /// The comparison row of the device the analysis is about.
     pub fn selected(&self) -> Option<&Compared> {
@@ -705,12 +718,30 @@ impl App {
         };
         let devices = self.shown_devices();
         let cmp = views::compare_devices(self, &devices, Some((self.hw, &sens)));
+        // Where it does not fit, the elasticities of the configuration that
+        // runs (the one the plot and status show).
+        let at_fit_sens = cmp
+            .rows
+            .iter()
+            .find(|c| c.hw == self.hw && !c.fits())
+            .and_then(|c| c.running())
+            .and_then(|run| {
+                let w = Workload {
+                    tp: run.parallelism.tp,
+                    pp: run.parallelism.pp,
+                    ..wl
+                };
+                solver::sensitivity(hw, model, &w, &a, PERTURB)
+                    .ok()
+                    .map(Box::new)
+            });
         Ok(Analysis {
             hw: self.hw,
             model: self.model,
             workload: wl,
             assumptions: a,
             sens,
+            at_fit_sens,
             other_phase,
             compare: cmp.rows,
             baseline: cmp.baseline,

@@ -366,6 +366,8 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
                     workload: wl,
                     assumptions: a,
                     sens,
+                    // The Sensitivity pane reads the selection's analysis.
+                    at_fit_sens: None,
                     other_phase: None,
                     compare,
                     baseline: cmp.baseline,

@@ -32,14 +32,12 @@ pub fn rows_needed(app: &App) -> u16 {
     let Some((an, _)) = app.shown() else {
         return 2;
     };
+    let Some(sens) = an.running_sens() else {
+        return 3;
+    };
     let words = Words::for_model(&app.catalog.models[an.model]);
-    let params = an
-        .sens
-        .rows
-        .iter()
-        .filter(|r| shown(r.param, words))
-        .count() as u16;
-    let step = an.sens.precision_step.is_some() as u16;
+    let params = sens.rows.iter().filter(|r| shown(r.param, words)).count() as u16;
+    let step = sens.precision_step.is_some() as u16;
     2 + 1 + params + step + 4
 }
 
@@ -50,12 +48,42 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         frame.render_widget(b, area);
         return;
     };
-    let s = &an.sens;
     let mut extra = stale_marker(app);
-    extra.push(Span::styled(
-        format!("+{}% step ", units::format_number(s.perturb * 100.0)),
-        t.dim(),
-    ));
+    // The configuration the elasticities are of: as asked when it fits,
+    // else the fewest devices that hold it (as the plot and status line).
+    let Some(s) = an.running_sens() else {
+        let b = block(app, Pane::Sensitivity, extra);
+        let inner = b.inner(area);
+        frame.render_widget(b, area);
+        let lines = wrap_spans(
+            Line::from(Span::styled(
+                " no layout holds it: nothing runs, so no elasticities",
+                t.error(),
+            )),
+            inner.width as usize,
+        );
+        super::lines(frame.buffer_mut(), inner, &lines);
+        return;
+    };
+    let used: usize = 4
+        + app.pane_title(Pane::Sensitivity).chars().count()
+        + extra.iter().map(|x| x.width()).sum::<usize>()
+        + if app.zoom && app.focus == Pane::Sensitivity {
+            12
+        } else {
+            0
+        };
+    let mut room = (area.width as usize).saturating_sub(used);
+    if !an.sens.base.memory.fits {
+        let hw = &app.catalog.hardware[an.hw].hw.id;
+        let on = on_label(s.base.parallelism, hw, room);
+        room = room.saturating_sub(on.chars().count());
+        extra.push(Span::styled(on, t.title(false)));
+    }
+    let step = format!("+{}% step ", units::format_number(s.perturb * 100.0));
+    if step.chars().count() <= room {
+        extra.push(Span::styled(step, t.dim()));
+    }
     let b = block(app, Pane::Sensitivity, extra);
     let inner = b.inner(area);
     frame.render_widget(b, area);
@@ -181,6 +209,26 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     }
 }
 
+/// The title's label of the configuration that runs, the longest that
+/// fits `room` cells: "on 2 x a100-sxm-80gb (TP 2) ", "on 2 (TP 2) ",
+/// "on 2 ".
+pub fn on_label(p: crate::solver::Parallelism, hw: &str, room: usize) -> String {
+    let layout = if p.pp == 1 {
+        format!("TP {}", p.tp)
+    } else {
+        format!("TP {} x PP {}", p.tp, p.pp)
+    };
+    let n = p.devices();
+    [
+        format!("on {n} x {hw} ({layout}) "),
+        format!("on {n} ({layout}) "),
+        format!("on {n} "),
+    ]
+    .into_iter()
+    .find(|l| l.chars().count() <= room)
+    .unwrap_or_else(|| format!("on {n} "))
+}
+
 /// A line broken at spaces into lines of at most `width` cells, each word
 /// keeping its style; continuation lines are indented by two.
 fn wrap_spans(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
@@ -234,7 +282,25 @@ pub fn step_label(p: &PrecisionStep, words: Words) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::bar;
+    use super::{bar, on_label};
+    use crate::solver::Parallelism;
+
+    #[test]
+    fn the_label_of_what_runs_shortens_to_its_room() {
+        let p = Parallelism { tp: 2, pp: 1 };
+        // "on 2 x a100-sxm-80gb (TP 2) " is 28 cells, "on 2 (TP 2) " 12.
+        assert_eq!(
+            on_label(p, "a100-sxm-80gb", 28),
+            "on 2 x a100-sxm-80gb (TP 2) "
+        );
+        assert_eq!(on_label(p, "a100-sxm-80gb", 27), "on 2 (TP 2) ");
+        assert_eq!(on_label(p, "a100-sxm-80gb", 5), "on 2 ");
+        let q = Parallelism { tp: 4, pp: 2 };
+        assert_eq!(
+            on_label(q, "h100-sxm", 99),
+            "on 8 x h100-sxm (TP 4 x PP 2) "
+        );
+    }
 
     #[test]
     fn bars_point_the_right_way() {
