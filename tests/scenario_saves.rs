@@ -395,9 +395,17 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
         magnitude(0.0, 15.0),
         prop_oneof![Just(0.0), magnitude(-3.0, 7.0)],
         prop_oneof![Just(1.0), 1.0..=16.0f64],
+        prop_oneof![Just(1.0), 0.01..=1.0f64],
     )
         .prop_map(
-            |([dp, tp, ep, cp], device_mtbf_s, checkpoint_bandwidth, restart_s, moe_capacity)| {
+            |(
+                [dp, tp, ep, cp],
+                device_mtbf_s,
+                checkpoint_bandwidth,
+                restart_s,
+                moe_capacity,
+                attention_efficiency,
+            )| {
                 TrainingAssumptions {
                     dp_overlap: dp,
                     tp_overlap: tp,
@@ -407,6 +415,7 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
                     checkpoint_bandwidth,
                     restart_s,
                     moe_capacity,
+                    attention_efficiency,
                 }
             },
         )

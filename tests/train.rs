@@ -81,10 +81,12 @@ fn train_json_holds_the_contract() {
 
 #[test]
 fn the_step_is_the_sum_of_its_terms() {
-    // T = compute + exposed communication + bubble + optimizer + overhead;
-    // tokens/s = tokens per step / T; the exposed total is the kinds' sum.
+    // T = compute + element-wise + exposed communication + bubble +
+    // optimizer + overhead; tokens/s = tokens per step / T; the exposed
+    // total is the kinds' sum.
     let v = json(MEGATRON);
     let sum = f(&v, "compute_s")
+        + f(&v, "elementwise_s")
         + f(&v, "exposed_comm_s")
         + f(&v, "bubble_s")
         + f(&v, "optimizer_s")
@@ -146,6 +148,8 @@ fn one_device_on_the_ideal_profile_by_hand() {
         "4",
         "--profile",
         "ideal",
+        "--attention-eff",
+        "1",
         "-f",
         "json",
     ]);

@@ -1045,6 +1045,9 @@ pub struct TrainArgs {
     /// Time to restart after a failure, "10min" [default].
     #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
     pub restart: Option<f64>,
+    /// Fraction of peak FLOP/s the attention kernels reach in training [default 0.6, FlashAttention-2's 50-73% on A100].
+    #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
+    pub attention_eff: Option<f64>,
     /// Room per MoE expert over top-k copies of each token, 1 (dropless) to 16 [default 1].
     #[arg(long, value_parser = parse_moe_capacity, allow_hyphen_values = true)]
     pub moe_capacity: Option<f64>,

@@ -117,6 +117,7 @@ fn training_assumptions(args: &TrainArgs) -> TrainingAssumptions {
         checkpoint_bandwidth: args.checkpoint_bandwidth.unwrap_or(d.checkpoint_bandwidth),
         restart_s: args.restart.unwrap_or(d.restart_s),
         moe_capacity: args.moe_capacity.unwrap_or(d.moe_capacity),
+        attention_efficiency: args.attention_eff.unwrap_or(d.attention_efficiency),
     }
 }
 
@@ -177,6 +178,7 @@ fn record(
     );
     put("compute_s", json!(s.compute_s));
     put("recompute_s", json!(s.recompute_s));
+    put("elementwise_s", json!(s.elementwise_s));
     put("exposed_comm_s", json!(s.exposed_comm_s));
     let mut comm = Map::new();
     for (name, c) in s.comm.named() {
@@ -480,6 +482,7 @@ const STEP_KEYS: &[&str] = &[
     "hfu",
     "compute_s",
     "recompute_s",
+    "elementwise_s",
     "exposed_comm_s",
     "comm",
     "bubble_s",
@@ -506,6 +509,7 @@ const SUMMARY: &[Col] = &[
     col("step time", "step_time_s", Fmt::Time),
     col("  compute (with recompute)", "compute_s", Fmt::Time),
     col("  recompute share of it", "recompute_s", Fmt::Time),
+    col("  element-wise kernels", "elementwise_s", Fmt::Time),
     col("  exposed communication", "exposed_comm_s", Fmt::Time),
     col("  pipeline bubble", "bubble_s", Fmt::Time),
     col("  optimizer step", "optimizer_s", Fmt::Time),

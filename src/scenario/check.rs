@@ -112,6 +112,7 @@ pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
             "checkpoint_bandwidth",
             "restart",
             "moe_capacity",
+            "attention_efficiency",
         ],
     ),
     (

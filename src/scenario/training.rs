@@ -221,6 +221,13 @@ pub struct TrainingSection {
     /// Time to restart after a failure, "10min".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart: Option<String>,
+    /// Fraction of peak the attention kernels reach, above 0 and at most 1.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "super::number"
+    )]
+    pub attention_efficiency: Option<f64>,
     /// Room per MoE expert over top-k copies of each token, 1 to 16.
     #[serde(
         default,
@@ -261,6 +268,7 @@ impl TrainingSection {
             checkpoint_bandwidth: Some(exact::bandwidth(t.assumptions.checkpoint_bandwidth)),
             restart: Some(exact::long_time(t.assumptions.restart_s)),
             moe_capacity: Some(t.assumptions.moe_capacity),
+            attention_efficiency: Some(t.assumptions.attention_efficiency),
         }
     }
 }
@@ -486,6 +494,17 @@ fn assumptions(s: &TrainingSection, p: &mut Problems) -> TrainingAssumptions {
             d.moe_capacity
         }
     };
+    let attention_efficiency = match s.attention_efficiency {
+        None => d.attention_efficiency,
+        Some(x) if x > 0.0 && x <= 1.0 => x,
+        Some(x) => {
+            p.push(
+                "training.attention_efficiency",
+                format!("attention_efficiency must be above 0 and at most 1 (0.6 is 60% of peak), got {x}"),
+            );
+            d.attention_efficiency
+        }
+    };
     TrainingAssumptions {
         dp_overlap,
         tp_overlap,
@@ -495,5 +514,6 @@ fn assumptions(s: &TrainingSection, p: &mut Problems) -> TrainingAssumptions {
         checkpoint_bandwidth,
         restart_s,
         moe_capacity,
+        attention_efficiency,
     }
 }

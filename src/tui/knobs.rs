@@ -80,6 +80,7 @@ pub enum Knob {
     TpOverlap,
     EpOverlap,
     CpOverlap,
+    AttentionEff,
     Mtbf,
     CheckpointBw,
     Restart,
@@ -816,7 +817,7 @@ const EXPLORE_KNOBS: [Knob; 17] = [
 /// The Training view's knobs: its own, then the region of its carbon, the
 /// number format, the assumptions it shares with the other views and its
 /// own assumptions.
-const TRAINING_KNOBS: [Knob; 29] = [
+const TRAINING_KNOBS: [Knob; 30] = [
     Knob::Devices,
     Knob::Dp,
     Knob::TrainTp,
@@ -843,6 +844,7 @@ const TRAINING_KNOBS: [Knob; 29] = [
     Knob::TpOverlap,
     Knob::EpOverlap,
     Knob::CpOverlap,
+    Knob::AttentionEff,
     Knob::Mtbf,
     Knob::CheckpointBw,
     Knob::Restart,

@@ -407,6 +407,13 @@ pub struct TrainingAssumptions {
     /// expert's buffer by a quarter (Fedus et al. 2022, Switch Transformer,
     /// section 2.2).
     pub moe_capacity: f64,
+    /// Fraction of peak FLOP/s the attention core (FlashAttention's forward
+    /// and backward kernels) reaches, for the bf16 math the profile's
+    /// compute efficiency is of. 0.6: FlashAttention-2 reaches "50-73% of
+    /// the theoretical maximum FLOPs/s on A100" (Dao 2023, abstract) and
+    /// FlashAttention-3 75% in the forward pass on H100 (Shah et al. 2024,
+    /// abstract), its backward less.
+    pub attention_efficiency: f64,
 }
 
 /// Llama 3 (Dubey et al. 2024, "The Llama 3 Herd of Models", section
@@ -423,6 +430,8 @@ pub const DEFAULT_DEVICE_MTBF_S: f64 = 50_000.0 * 3600.0;
 /// 16,384 GPUs is 0.43 GB/s per device (the sustained rate would be
 /// 0.12 GB/s).
 pub const DEFAULT_CHECKPOINT_BANDWIDTH: f64 = 0.4e9;
+/// See [`TrainingAssumptions::attention_efficiency`].
+pub const DEFAULT_ATTENTION_EFFICIENCY: f64 = 0.6;
 /// A round ten minutes to notice a failure, reschedule and reload: an
 /// assumption, not a measurement.
 pub const DEFAULT_RESTART_S: f64 = 600.0;
@@ -438,6 +447,7 @@ impl Default for TrainingAssumptions {
             checkpoint_bandwidth: DEFAULT_CHECKPOINT_BANDWIDTH,
             restart_s: DEFAULT_RESTART_S,
             moe_capacity: 1.0,
+            attention_efficiency: DEFAULT_ATTENTION_EFFICIENCY,
         }
     }
 }
@@ -738,6 +748,7 @@ pub fn validate_training_assumptions(t: &TrainingAssumptions) -> Result<()> {
     super::error::positive("device MTBF", t.device_mtbf_s)?;
     super::error::positive("checkpoint bandwidth", t.checkpoint_bandwidth)?;
     super::error::non_negative("restart time", t.restart_s)?;
+    super::error::fraction("attention efficiency", t.attention_efficiency)?;
     if !(1.0..=16.0).contains(&t.moe_capacity) {
         return Err(SolverError::Invalid {
             field: "MoE capacity factor",

@@ -157,6 +157,7 @@ impl Comms {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Term {
     Compute,
+    Elementwise,
     DpComm,
     TpComm,
     PpComm,
@@ -171,6 +172,7 @@ impl Term {
     pub fn name(self) -> &'static str {
         match self {
             Term::Compute => "compute",
+            Term::Elementwise => "elementwise",
             Term::DpComm => "dp-comm",
             Term::TpComm => "tp-comm",
             Term::PpComm => "pp-comm",
@@ -189,6 +191,7 @@ impl Term {
         let comm = |what: &str| format!("communication-bound ({what})");
         match self {
             Term::Compute => "compute-bound".into(),
+            Term::Elementwise => "memory-bound (element-wise kernels)".into(),
             Term::DpComm => comm("DP gradients"),
             Term::TpComm => comm("TP all-reduces"),
             Term::PpComm => comm("PP sends"),
@@ -221,6 +224,9 @@ pub struct TrainingStep {
     pub compute_s: f64,
     /// The recomputation's part of `compute_s`.
     pub recompute_s: f64,
+    /// The element-wise kernels' memory traffic (norms, residual adds,
+    /// activation functions, the loss), serial with the products.
+    pub elementwise_s: f64,
     pub comm: Comms,
     pub exposed_comm_s: f64,
     pub bubble_s: f64,
@@ -239,9 +245,10 @@ pub struct TrainingStep {
 
 impl TrainingStep {
     /// Each term with its seconds, in the order of the step.
-    pub fn terms(&self) -> [(Term, f64); 9] {
+    pub fn terms(&self) -> [(Term, f64); 10] {
         [
             (Term::Compute, self.compute_s),
+            (Term::Elementwise, self.elementwise_s),
             (Term::DpComm, self.comm.dp.exposed_s),
             (Term::TpComm, self.comm.tp.exposed_s),
             (Term::PpComm, self.comm.pp.exposed_s),
@@ -297,24 +304,36 @@ pub fn step_on(
     let m = run.micro_batches();
     let step_tokens = run.step_tokens();
     let tokens_per_device = step_tokens / devices;
-    let rate = mc.peak * compute_efficiency(a, mc.precision);
-    // The busiest pipeline stage sets the pace.
-    let busiest = tokens_per_device * l.imbalance_trimmed(d.layers, run.edge_layers) / rate;
-    let compute_s = f.hardware_per_token * busiest;
-    let recompute_s = (f.hardware_per_token - f.model_per_token) * busiest;
-    let attention_s = f.attention_per_token * busiest;
+    let eff = compute_efficiency(a, mc.precision);
+    let rate = mc.peak * eff;
+    // The attention core runs at its own efficiency (the low-precision
+    // factor applies to it as to the products).
+    let attention_rate = mc.peak * t.attention_efficiency * eff / a.compute_efficiency;
+    // The busiest pipeline stage sets the pace: its tokens' share of the
+    // model's work.
+    let tokens = tokens_per_device * l.imbalance_trimmed(d.layers, run.edge_layers);
+    let gemm = f.hardware_per_token - f.attention_per_token;
+    let gemm_recompute = f.hardware_per_token - f.model_per_token - f.attention_recompute_per_token;
+    let attention_s = f.attention_per_token * tokens / attention_rate;
+    let compute_s = gemm * tokens / rate + attention_s;
+    let recompute_s =
+        gemm_recompute * tokens / rate + f.attention_recompute_per_token * tokens / attention_rate;
+    let elementwise_s = super::flops::elementwise_bytes_per_token(d, run) * tokens
+        / (mc.memory_bandwidth * a.memory_efficiency);
+    // The kernels of the passes: what collectives can hide behind.
+    let work_s = compute_s + elementwise_s;
     let dp_window_s = match run.zero {
-        0 | 1 => f.backward_share() * compute_s / m,
-        2 => f.backward_share() * compute_s,
-        _ => compute_s,
+        0 | 1 => f.backward_share() * work_s / m,
+        2 => f.backward_share() * work_s,
+        _ => work_s,
     };
     let mut c = comms(mc, d, p, run, a)?;
     c.dp.exposed_s = exposed(c.dp.time_s, t.dp_overlap, dp_window_s);
-    c.tp.exposed_s = exposed(c.tp.time_s, t.tp_overlap, compute_s);
-    c.ep.exposed_s = exposed(c.ep.time_s, t.ep_overlap, compute_s);
+    c.tp.exposed_s = exposed(c.tp.time_s, t.tp_overlap, work_s);
+    c.ep.exposed_s = exposed(c.ep.time_s, t.ep_overlap, work_s);
     c.cp.exposed_s = exposed(c.cp.time_s, t.cp_overlap, attention_s);
     c.pp.exposed_s = c.pp.time_s;
-    let pipeline = compute_s + c.tp.exposed_s + c.ep.exposed_s + c.cp.exposed_s + c.pp.exposed_s;
+    let pipeline = work_s + c.tp.exposed_s + c.ep.exposed_s + c.cp.exposed_s + c.pp.exposed_s;
     let bubble_s = if l.pp > 1 {
         (l.pp as f64 - 1.0) / (l.v as f64 * m) * pipeline
     } else {
@@ -325,7 +344,7 @@ pub fn step_on(
     let moved = opt_params * (2.0 * run.optimizer_bytes() + 2.0 * run.element_bytes());
     let optimizer_s = moved / (mc.memory_bandwidth * a.memory_efficiency);
     let exposed_comm_s = c.exposed();
-    let step_time_s = compute_s + exposed_comm_s + bubble_s + optimizer_s + a.overhead_s;
+    let step_time_s = work_s + exposed_comm_s + bubble_s + optimizer_s + a.overhead_s;
     let per_peak = tokens_per_device / (step_time_s * mc.peak);
     let mut s = TrainingStep {
         micro_batches: m,
@@ -335,6 +354,7 @@ pub fn step_on(
         compute_precision: mc.precision,
         compute_s,
         recompute_s,
+        elementwise_s,
         comm: c,
         exposed_comm_s,
         bubble_s,
@@ -366,10 +386,17 @@ pub fn binding(s: &TrainingStep) -> Term {
                 if v > best.1 { (term, v) } else { best }
             })
     };
-    let terms = s.terms();
-    let (comm, _) = largest(&terms[1..6]);
+    let c = &s.comm;
+    let (comm, _) = largest(&[
+        (Term::DpComm, c.dp.exposed_s),
+        (Term::TpComm, c.tp.exposed_s),
+        (Term::PpComm, c.pp.exposed_s),
+        (Term::EpComm, c.ep.exposed_s),
+        (Term::CpComm, c.cp.exposed_s),
+    ]);
     largest(&[
         (Term::Compute, s.compute_s),
+        (Term::Elementwise, s.elementwise_s),
         (comm, s.exposed_comm_s),
         (Term::Bubble, s.bubble_s),
         (Term::Optimizer, s.optimizer_s),

@@ -395,11 +395,16 @@ fn full_recomputation_matches_megatrons_flop_count() {
 
 #[test]
 fn one_device_step_by_hand() {
-    // A 1.2B GPT (24 layers, h 2048, 16 heads, V 50000) on one ideal A100,
-    // 8 sequences of 1024 tokens: N = 12 * 24 * 2048^2 + 50000 * 2048 =
-    // 1.31e9; 6N + 12 * 24 * 2048 * 1024 = 7.87e9 + 6.04e8 FLOPs per token;
-    // x 8192 tokens / 312e12 = compute. Optimizer: 14 * 2 + ... = P (2 o +
-    // 2 e) = P * 28 bytes over 2039 GB/s. No communication, no bubble.
+    // A 1.2B GPT (24 layers, h 2048, 16 heads of 128, a SwiGLU MLP of
+    // 8192, V 50000) on one ideal A100, 8 sequences of 1024 tokens: N = 12
+    // * 24 * 2048^2 + 50000 * 2048 = 1.31e9; 6N FLOPs per token at the
+    // peak, 312e12, and the attention's 12 * 24 * 2048 * 1024 at 0.6 of it
+    // (the default attention efficiency), x 8192 tokens. Element-wise
+    // traffic per token and layer, forward: 10h + 2 (2048 + 2048) + 3 x
+    // 8192 = 53248 elements; x 3 passes x 2 bytes x 24 layers, plus the
+    // loss's 12 V: 7,667,712 + 600,000 bytes over 2039 GB/s. Optimizer: P
+    // (2 o + 2 e) = P * 28 bytes over 2039 GB/s. No communication, no
+    // bubble.
     let m = gpt(24, 2048, 16, 50_000);
     let run = TrainingRun {
         seq: 1024.0,
@@ -409,14 +414,19 @@ fn one_device_step_by_hand() {
     };
     let t = eval(&m, &run);
     let n = 12.0 * 24.0 * 2048.0 * 2048.0 + 50_000.0 * 2048.0;
-    let per_token = 6.0 * n + 12.0 * 24.0 * 2048.0 * 1024.0;
-    assert!((t.step.compute_s - per_token * 8192.0 / 312e12).abs() < 1e-12);
+    let attention = 12.0 * 24.0 * 2048.0 * 1024.0;
+    let compute = 6.0 * n * 8192.0 / 312e12 + attention * 8192.0 / (0.6 * 312e12);
+    assert!((t.step.compute_s / compute - 1.0).abs() < 1e-12);
+    let elementwise = (7_667_712.0 + 600_000.0) * 8192.0 / 2.039e12;
+    assert!((t.step.elementwise_s / elementwise - 1.0).abs() < 1e-12);
     assert!((t.step.optimizer_s - n * 28.0 / 2.039e12).abs() < 1e-12);
     assert_eq!(t.step.exposed_comm_s, 0.0);
     assert_eq!(t.step.bubble_s, 0.0);
-    let total = t.step.compute_s + t.step.optimizer_s;
+    let total = t.step.compute_s + t.step.elementwise_s + t.step.optimizer_s;
     assert!((t.step.step_time_s - total).abs() < 1e-15);
-    assert!((t.step.mfu - t.step.compute_s / total).abs() < 1e-12);
+    // MFU counts the model's FLOPs at the peak: 6N + 12 L H Q T.
+    let mfu = (6.0 * n + attention) * 8192.0 / (total * 312e12);
+    assert!((t.step.mfu / mfu - 1.0).abs() < 1e-12);
     assert_eq!(t.step.binding, Term::Compute);
 }
 
@@ -689,8 +699,9 @@ fn an_moe_counts_active_parameters_and_shards_experts_over_ep() {
 
 #[test]
 fn elasticities_of_a_compute_bound_step() {
-    // One device: T = compute + optimizer; d ln T / d ln peak = -compute/T,
-    // d ln T / d ln BW = -optimizer/T; no link: 0.
+    // One device: T = compute + element-wise + optimizer; d ln T / d ln
+    // peak = -compute/T, d ln T / d ln BW = -(element-wise + optimizer)/T;
+    // no link: 0.
     let m = gpt(24, 2048, 16, 50_000);
     let run = TrainingRun {
         seq: 1024.0,
@@ -713,7 +724,8 @@ fn elasticities_of_a_compute_bound_step() {
     let get = |k: Knob| e.iter().find(|x| x.0 == k).unwrap().1;
     let share = t.step.compute_s / t.step.step_time_s;
     assert!((get(Knob::PeakFlops) + share).abs() < 1e-3);
-    assert!((get(Knob::MemoryBandwidth) + t.step.optimizer_s / t.step.step_time_s).abs() < 1e-3);
+    let memory = t.step.elementwise_s + t.step.optimizer_s;
+    assert!((get(Knob::MemoryBandwidth) + memory / t.step.step_time_s).abs() < 1e-3);
     assert_eq!(get(Knob::ScaleOut), 0.0);
 }
 

@@ -22,12 +22,13 @@ const RESTART_S: (f64, f64) = (60.0, 1000.0 * HOUR);
 const OVERLAP_STEP: f64 = 0.1;
 
 /// These knobs.
-pub const KNOBS: [Knob; 8] = [
+pub const KNOBS: [Knob; 9] = [
     Knob::Optimizer,
     Knob::DpOverlap,
     Knob::TpOverlap,
     Knob::EpOverlap,
     Knob::CpOverlap,
+    Knob::AttentionEff,
     Knob::Mtbf,
     Knob::CheckpointBw,
     Knob::Restart,
@@ -45,6 +46,7 @@ pub fn label(k: Knob) -> &'static str {
         Knob::TpOverlap => "TP overlap",
         Knob::EpOverlap => "EP overlap",
         Knob::CpOverlap => "CP overlap",
+        Knob::AttentionEff => "attention eff",
         Knob::Mtbf => "device MTBF",
         Knob::CheckpointBw => "ckpt write",
         _ => "restart",
@@ -57,6 +59,7 @@ pub fn hint(k: Knob) -> &'static str {
         Knob::DpOverlap => "share of DP/FSDP comm hidden behind backward, e.g. 1, 50%",
         Knob::TpOverlap | Knob::EpOverlap => "share hidden behind compute, e.g. 0, 0.5",
         Knob::CpOverlap => "share of the ring hidden behind attention, e.g. 1, 50%",
+        Knob::AttentionEff => "fraction of peak the attention kernels reach, e.g. 0.6",
         Knob::Mtbf => "mean time between failures of one device, e.g. 50000h",
         Knob::CheckpointBw => "checkpoint write per device, e.g. 400MB/s, 2GB/s",
         _ => "time lost to restart after a failure, e.g. 10min, 0",
@@ -70,6 +73,7 @@ fn overlap(k: Knob, a: &mut TrainingAssumptions) -> Option<&mut f64> {
         Knob::TpOverlap => Some(&mut a.tp_overlap),
         Knob::EpOverlap => Some(&mut a.ep_overlap),
         Knob::CpOverlap => Some(&mut a.cp_overlap),
+        Knob::AttentionEff => Some(&mut a.attention_efficiency),
         _ => None,
     }
 }
@@ -82,6 +86,7 @@ pub fn value(k: Knob, t: &TrainInputs) -> String {
         Knob::TpOverlap => units::format_percent(a.tp_overlap),
         Knob::EpOverlap => units::format_percent(a.ep_overlap),
         Knob::CpOverlap => units::format_percent(a.cp_overlap),
+        Knob::AttentionEff => units::format_percent(a.attention_efficiency),
         Knob::Mtbf => format!("{} h", units::format_number(a.device_mtbf_s / HOUR)),
         Knob::CheckpointBw => units::format_bandwidth(a.checkpoint_bandwidth),
         _ => units::format_time(a.restart_s),
@@ -111,8 +116,14 @@ pub fn step(k: Knob, t: &TrainInputs, up: bool) -> TrainInputs {
         } else {
             *o - OVERLAP_STEP
         };
-        // Hundredths: ten steps from 0 land on 100% exactly.
-        *o = ((v * 100.0).round() / 100.0).clamp(0.0, 1.0);
+        // Hundredths: ten steps from 0 land on 100% exactly. An
+        // efficiency stays above zero.
+        let lo = if k == Knob::AttentionEff {
+            OVERLAP_STEP
+        } else {
+            0.0
+        };
+        *o = ((v * 100.0).round() / 100.0).clamp(lo, 1.0);
         return n;
     }
     match k {
@@ -136,6 +147,11 @@ pub fn parse(k: Knob, text: &str, t: &TrainInputs) -> Result<TrainInputs, String
     let what = label(k);
     if let Some(o) = overlap(k, a) {
         let v = units::parse(s, Kind::Fraction).map_err(|e| e.to_string())?;
+        if k == Knob::AttentionEff && !(v > 0.0 && v <= 1.0) {
+            return Err(format!(
+                "{what} is a fraction of peak above 0 and at most 1 (60%), got {s:?}"
+            ));
+        }
         if !(0.0..=1.0).contains(&v) {
             return Err(format!(
                 "{what} is a share from 0 to 1 (0% to 100%), got {s:?}"

@@ -277,10 +277,11 @@ mod tests {
         ] {
             let (_, d) = figures(&t);
             let s = &d.training.step;
-            // compute less recompute, recompute, the exposed collectives,
+            // compute less recompute, recompute, element-wise, the exposed collectives,
             // bubble, optimizer and overhead: the step's own sum.
             let parts = (s.compute_s - s.recompute_s)
                 + s.recompute_s
+                + s.elementwise_s
                 + s.comm.exposed()
                 + s.bubble_s
                 + s.optimizer_s
