@@ -43,6 +43,7 @@ fn main() {
     emit(&mut out, "MODELS", "catalog/models");
     emit(&mut out, "PROFILES", "catalog/profiles");
     emit(&mut out, "MEASUREMENTS", "catalog/measurements");
+    emit(&mut out, "TRAINING", "catalog/training");
     emit(&mut out, "THEMES", "themes");
     println!("cargo:rerun-if-changed=catalog/regions.toml");
     let dest = Path::new(&env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("embedded.rs");

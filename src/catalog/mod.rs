@@ -14,6 +14,7 @@ pub mod hf;
 pub mod limits;
 mod names;
 pub mod profile;
+pub mod training_runs;
 pub mod write;
 
 use crate::solver::{Hardware, Model, Precision};
@@ -189,6 +190,17 @@ impl Named for Measurement {
     fn set_aliases(&mut self, _: Vec<String>) {}
 }
 
+impl Named for training_runs::TrainingMeasurement {
+    const WHAT: &'static str = "training run";
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn aliases(&self) -> &[String] {
+        &[]
+    }
+    fn set_aliases(&mut self, _: Vec<String>) {}
+}
+
 impl Named for Region {
     const WHAT: &'static str = "region";
     fn id(&self) -> &str {
@@ -212,6 +224,8 @@ pub struct Catalog {
     pub profiles: Vec<ProfileEntry>,
     /// Published measurements the model is checked against.
     pub measurements: Vec<Measurement>,
+    /// Published training runs the training model is checked against.
+    pub training_runs: Vec<training_runs::TrainingMeasurement>,
     /// Problems: each one skipped an entry, a name or a file.
     pub diagnostics: Vec<Diagnostic>,
     /// Not problems: user entries that replace built-in ones.
@@ -221,6 +235,7 @@ pub struct Catalog {
     region_names: Names,
     profile_names: Names,
     measurement_names: Names,
+    training_run_names: Names,
     /// True while the built-in files are added.
     adding_builtin: bool,
 }
@@ -233,6 +248,7 @@ enum List {
     Regions,
     Profiles,
     Measurements,
+    TrainingRuns,
 }
 
 impl List {
@@ -243,6 +259,7 @@ impl List {
             List::Regions => "region",
             List::Profiles => "profile",
             List::Measurements => "measurement",
+            List::TrainingRuns => "run",
         }
     }
 }
@@ -294,19 +311,28 @@ impl Catalog {
         for (name, text) in embedded::MEASUREMENTS {
             self.add_file(name, text, List::Measurements);
         }
+        for (name, text) in embedded::TRAINING {
+            self.add_file(name, text, List::TrainingRuns);
+        }
         self.adding_builtin = false;
-        let Some(sub) = dir.map(|d| d.join("measurements")) else {
+        let Some(dir) = dir else {
             return;
         };
-        match files::toml_files_checked(&sub) {
-            Ok(paths) => {
-                for path in paths {
-                    self.add_path(&path, List::Measurements);
+        for (sub, list) in [
+            ("measurements", List::Measurements),
+            ("training", List::TrainingRuns),
+        ] {
+            let sub = dir.join(sub);
+            match files::toml_files_checked(&sub) {
+                Ok(paths) => {
+                    for path in paths {
+                        self.add_path(&path, list);
+                    }
                 }
-            }
-            Err(e) => {
-                let d = sub.display().to_string();
-                self.diag(&d, 1, 1, format!("cannot list the directory: {e}"));
+                Err(e) => {
+                    let d = sub.display().to_string();
+                    self.diag(&d, 1, 1, format!("cannot list the directory: {e}"));
+                }
             }
         }
     }
@@ -466,6 +492,17 @@ impl Catalog {
                         f,
                         src,
                         |c| (&mut c.measurements, &mut c.measurement_names),
+                        problems,
+                    )
+                }
+                List::TrainingRuns => {
+                    let mut f = Fields::new(table, at, key, training_runs::RUN_KEYS);
+                    let c = training_runs::run(&mut f, src.file);
+                    self.take(
+                        c,
+                        f,
+                        src,
+                        |c| (&mut c.training_runs, &mut c.training_run_names),
                         problems,
                     )
                 }

@@ -157,9 +157,19 @@ pub struct ValidateArgs {
     /// README "Against published measurements" quotes).
     #[arg(long)]
     pub summary: bool,
+    /// Serving measurements (catalog/measurements) or published training
+    /// runs (catalog/training), each predicted with its source left out.
+    #[arg(long, value_enum, default_value = "serve")]
+    pub kind: ValidateKind,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value = "table")]
     pub format: Format,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ValidateKind {
+    Serve,
+    Train,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

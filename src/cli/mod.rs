@@ -20,6 +20,7 @@ mod sweep;
 mod synth;
 mod train;
 pub mod validate;
+pub mod validate_train;
 mod zoo;
 
 pub use records::{eval_record, hardware_record, model_record};

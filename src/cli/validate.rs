@@ -281,6 +281,9 @@ pub(super) fn validate(
     style: Style,
     out: Out,
 ) -> Result<(), CliError> {
+    if a.kind == super::args::ValidateKind::Train {
+        return super::validate_train::validate_train(cat, a, style, out);
+    }
     if a.summary {
         return write(out, &summary_table(cat));
     }

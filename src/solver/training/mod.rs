@@ -12,6 +12,7 @@
 pub mod flops;
 pub mod layout;
 pub mod memory;
+pub mod predict;
 pub mod run;
 pub mod step;
 

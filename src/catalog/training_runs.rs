@@ -1,0 +1,228 @@
+//! Published training runs (`catalog/training/*.toml`, `[[run]]`): what a
+//! source measured of one training configuration, with the exact layout,
+//! so that `ridgeline validate --kind train` can predict it. Every row is a
+//! run that happened, so the fit verdict must agree that it fits.
+
+use super::convert::{Converted, names, source, year};
+use super::fields::Fields;
+use crate::solver::Precision;
+use crate::solver::training::{Attention, Layout, Optimizer, Recompute, TrainingRun};
+
+pub use crate::solver::training::predict::{MfuFlops, Quantity as TrainMetric};
+
+/// The key a metric is written with.
+pub fn metric_key(m: TrainMetric) -> &'static str {
+    match m {
+        TrainMetric::TokensPerSecondPerDevice => "tokens_per_s_per_device",
+        TrainMetric::Mfu(_) => "mfu",
+        TrainMetric::StepTime => "step_time_s",
+        TrainMetric::PeakMemory => "peak_memory_bytes",
+    }
+}
+
+/// One published training run.
+#[derive(Debug, Clone)]
+pub struct TrainingMeasurement {
+    pub id: String,
+    pub model: String,
+    pub hardware: String,
+    pub stack: String,
+    pub stack_version: String,
+    pub year: u16,
+    pub source: String,
+    pub quote: String,
+    pub metric: TrainMetric,
+    pub value: f64,
+    pub run: TrainingRun,
+    pub notes: Option<String>,
+    pub origin: String,
+}
+
+impl TrainingMeasurement {
+    /// The source a leave-one-source-out check holds out together: the
+    /// address without its fragment or line anchor, so the rows of one
+    /// table are one source.
+    pub fn source_key(&self) -> &str {
+        self.source.split('#').next().unwrap_or(&self.source)
+    }
+}
+
+pub const RUN_KEYS: &[&str] = &[
+    "id",
+    "model",
+    "hardware",
+    "stack",
+    "stack_version",
+    "year",
+    "source",
+    "quote",
+    "metric",
+    "value",
+    "mfu_flops",
+    "memory_kind",
+    "devices",
+    "dp",
+    "tp",
+    "pp",
+    "v",
+    "cp",
+    "ep",
+    "zero",
+    "recompute",
+    "attention",
+    "micro_batch",
+    "global_batch",
+    "seq",
+    "precision",
+    "edge_layers",
+    "optimizer",
+    "notes",
+];
+
+/// Read one `[[run]]`.
+pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement>> {
+    let (id, _) = names(f, "run", false);
+    let text = |f: &mut Fields, key| f.string(key).map(|(s, _)| s);
+    let model = text(f, "model");
+    let hardware = text(f, "hardware");
+    let stack = text(f, "stack");
+    let stack_version = text(f, "stack_version");
+    let year = year(f);
+    let source = source(f, "source");
+    let quote = text(f, "quote");
+    let metric_name = f.string("metric");
+    let value = f.number(
+        "value",
+        1e-9..=1e16,
+        "a positive number in the metric's unit",
+    );
+    let mfu_flops = f.opt_string("mfu_flops");
+    let _memory_kind = f.opt_string("memory_kind");
+    let metric = metric_name.and_then(|(s, at)| match s.as_str() {
+        "tokens_per_s_per_device" => Some(TrainMetric::TokensPerSecondPerDevice),
+        "step_time_s" => Some(TrainMetric::StepTime),
+        "peak_memory_bytes" => Some(TrainMetric::PeakMemory),
+        "mfu" => match mfu_flops.as_ref().map(|(m, at)| (MfuFlops::parse(m), *at)) {
+            Some((Some(m), _)) => Some(TrainMetric::Mfu(m)),
+            Some((None, at)) => {
+                f.problem(at, "mfu_flops must be 6n, 6n+12lhqt or 6n+6lhqt");
+                None
+            }
+            None => {
+                f.problem(at, "an mfu needs mfu_flops: 6n, 6n+12lhqt or 6n+6lhqt");
+                None
+            }
+        },
+        _ => {
+            f.problem(
+                at,
+                format!(
+                    "unknown metric {s:?}; use tokens_per_s_per_device, mfu, step_time_s or peak_memory_bytes"
+                ),
+            );
+            None
+        }
+    });
+    let degree = |f: &mut Fields, key| f.opt_whole(key, 1..=65_536).map_or(1, |(v, _)| v);
+    let devices = f.whole("devices", 1..=65_536);
+    let dp = degree(f, "dp");
+    let tp = degree(f, "tp");
+    let pp = degree(f, "pp");
+    let v = degree(f, "v");
+    let cp = degree(f, "cp");
+    let ep = degree(f, "ep");
+    let zero = f.whole("zero", 0..=3);
+    let recompute = f.string("recompute").and_then(|(s, at)| {
+        let r = Recompute::parse(&s);
+        if r.is_none() {
+            f.problem(at, "recompute must be none, selective, dots or full");
+        }
+        r
+    });
+    let attention = match f.opt_string("attention") {
+        None => Some(Attention::Flash),
+        Some((s, at)) => {
+            let a = Attention::parse(&s);
+            if a.is_none() {
+                f.problem(at, "attention must be flash or eager");
+            }
+            a
+        }
+    };
+    let optimizer = match f.opt_string("optimizer") {
+        None => Some(Optimizer::Adam),
+        Some((s, at)) => {
+            let o = Optimizer::parse(&s);
+            if o.is_none() {
+                f.problem(at, "optimizer must be adam or adam-8bit");
+            }
+            o
+        }
+    };
+    let micro_batch = f.whole("micro_batch", 1..=65_536);
+    let global_batch = f.number("global_batch", 1.0..=1e12, "tokens per optimizer step");
+    let seq = f.number("seq", 1.0..=1e9, "tokens per sequence");
+    let precision = f.string("precision").and_then(|(s, at)| {
+        let p = Precision::parse(&s);
+        if p.is_none() {
+            f.problem(at, format!("unknown precision {s:?}"));
+        }
+        p
+    });
+    let edge_layers = f.opt_whole("edge_layers", 0..=65_536).map_or(0, |(v, _)| v);
+    let notes = f.opt_string("notes");
+    let layout = Layout {
+        dp,
+        tp,
+        pp,
+        ep,
+        cp,
+        v,
+    };
+    if let Some((n, at)) = devices
+        && layout.devices() != n as u64
+    {
+        f.problem(
+            at,
+            format!(
+                "devices {n} is not dp x tp x pp x cp x ep = {}",
+                layout.devices()
+            ),
+        );
+    }
+    if f.has_problems() {
+        return None;
+    }
+    let (id, id_at) = id?;
+    Some(Converted {
+        entry: TrainingMeasurement {
+            id,
+            model: model?,
+            hardware: hardware?,
+            stack: stack?,
+            stack_version: stack_version?,
+            year: year?,
+            source: source?,
+            quote: quote?,
+            metric: metric?,
+            value: value?.0,
+            run: TrainingRun {
+                global_batch_tokens: global_batch?.0,
+                micro_batch: micro_batch?.0,
+                seq: seq?.0,
+                layout,
+                zero: zero?.0 as u8,
+                recompute: recompute?,
+                precision: precision?,
+                optimizer: optimizer?,
+                attention: attention?,
+                dropout: false,
+                edge_layers,
+            },
+            notes: notes.map(|n| n.0),
+            origin: origin.to_string(),
+        },
+        id_at,
+        alias_at: Vec::new(),
+    })
+}

@@ -1,0 +1,345 @@
+//! `ridgeline validate --kind train`: every published training run of the
+//! catalog (`catalog/training/*.toml`), predicted twice: with the
+//! profile's compute efficiency, and leaving its source out (eta_c fitted
+//! per device and number format on the other sources' runs,
+//! [`predict::leave_one_source_out`]).
+//! The second is the figure that measures prediction; every run ran, so a
+//! run judged not to fit is a wrong verdict and is counted.
+
+use super::args::{Format, ValidateArgs};
+use super::output::{Col, Fmt, Style, col, render_list};
+use super::{CliError, Out, profile_assumptions, write};
+use crate::catalog::Catalog;
+use crate::catalog::training_runs::{TrainMetric, TrainingMeasurement, metric_key};
+use crate::solver::calibration::error;
+use crate::solver::training::TrainingAssumptions;
+use crate::solver::training::predict::{self, Case, Predicted};
+use crate::solver::{Assumptions, units};
+use serde_json::{Map, Value, json};
+
+/// One run and what the model makes of it.
+#[derive(Debug, Clone)]
+pub struct CheckedRun<'c> {
+    pub run: &'c TrainingMeasurement,
+    /// With the profile's compute efficiency.
+    pub profile: Result<Predicted, String>,
+    /// With eta_c fitted without this run's source (None: no other source
+    /// to fit on, or no prediction).
+    pub held_out: Option<(f64, Predicted)>,
+}
+
+/// Median and worst |error| of `errs`.
+pub fn median_worst(errs: &[f64]) -> (f64, f64) {
+    let mut e: Vec<f64> = errs.iter().map(|x| x.abs()).collect();
+    e.sort_by(f64::total_cmp);
+    let n = e.len();
+    let median = match n {
+        0 => 0.0,
+        _ if n % 2 == 1 => e[n / 2],
+        _ => (e[n / 2 - 1] + e[n / 2]) / 2.0,
+    };
+    (median, e.last().copied().unwrap_or(0.0))
+}
+
+/// Predict every training run of `cat` with `a`.
+pub fn check_runs<'c>(cat: &'c Catalog, a: &Assumptions) -> Vec<CheckedRun<'c>> {
+    let t = TrainingAssumptions::default();
+    let runs = &cat.training_runs;
+    let mut sources: Vec<&str> = runs.iter().map(|r| r.source_key()).collect();
+    sources.sort_unstable();
+    sources.dedup();
+    // eta_c is fitted per device and number format: an fp8 run's products
+    // reach another share of another peak than a bf16 run's.
+    let group = |r: &TrainingMeasurement| format!("{} {}", r.hardware, r.run.precision.name());
+    let mut devices: Vec<String> = runs.iter().map(group).collect();
+    devices.sort_unstable();
+    devices.dedup();
+    let resolved: Vec<Result<Case, String>> = runs
+        .iter()
+        .map(|r| {
+            let hw = &cat.hardware(&r.hardware).map_err(|e| e.to_string())?.hw;
+            let model = &cat.model(&r.model).map_err(|e| e.to_string())?.model;
+            Ok(Case {
+                hw,
+                model,
+                run: &r.run,
+                quantity: r.metric,
+                measured: r.value,
+                source: sources.binary_search(&r.source_key()).unwrap_or(0),
+                device: devices.binary_search(&group(r)).unwrap_or(0),
+            })
+        })
+        .collect();
+    let cases: Vec<Case> = resolved
+        .iter()
+        .filter_map(|c| c.as_ref().ok().copied())
+        .collect();
+    let etas = predict::leave_one_source_out(&cases, a, &t);
+    let mut fitted = cases.iter().zip(etas);
+    runs.iter()
+        .zip(&resolved)
+        .map(|(r, c)| match c {
+            Err(e) => CheckedRun {
+                run: r,
+                profile: Err(e.clone()),
+                held_out: None,
+            },
+            Ok(c) => {
+                let (_, eta) = fitted.next().expect("one fit per resolved case");
+                let profile = predict::predict(c.hw, c.model, c.run, c.quantity, a, &t)
+                    .map_err(|e| e.to_string());
+                let held_out = eta.and_then(|eta| {
+                    let a = Assumptions {
+                        compute_efficiency: eta,
+                        ..*a
+                    };
+                    predict::predict(c.hw, c.model, c.run, c.quantity, &a, &t)
+                        .ok()
+                        .map(|p| (eta, p))
+                });
+                CheckedRun {
+                    run: r,
+                    profile,
+                    held_out,
+                }
+            }
+        })
+        .collect()
+}
+
+fn value_text(m: TrainMetric, v: f64) -> String {
+    match m {
+        TrainMetric::TokensPerSecondPerDevice => format!("{} tok/s", units::format_number(v)),
+        TrainMetric::Mfu(_) => units::format_percent(v),
+        TrainMetric::StepTime => units::format_time(v),
+        TrainMetric::PeakMemory => units::format_bytes(v),
+    }
+}
+
+fn record(c: &CheckedRun) -> Map<String, Value> {
+    let r = c.run;
+    let mut m = Map::new();
+    m.insert("id".into(), json!(r.id));
+    m.insert("stack".into(), json!(r.stack));
+    m.insert("model".into(), json!(r.model));
+    m.insert("hardware".into(), json!(r.hardware));
+    m.insert("devices".into(), json!(r.run.layout.devices()));
+    m.insert("layout".into(), json!(r.run.layout.to_string()));
+    m.insert("metric".into(), json!(metric_key(r.metric)));
+    m.insert("measured".into(), json!(r.value));
+    m.insert("measured_text".into(), json!(value_text(r.metric, r.value)));
+    m.insert("source".into(), json!(r.source));
+    match &c.profile {
+        Ok(p) => {
+            let e = error(p.value, r.value);
+            m.insert("predicted_profile".into(), json!(p.value));
+            m.insert("error_profile".into(), json!(e));
+            m.insert(
+                "error_profile_text".into(),
+                json!(format!("{:+.0}%", e * 100.0)),
+            );
+            m.insert("fits".into(), json!(p.fits));
+            m.insert("fits_text".into(), json!(if p.fits { "yes" } else { "NO" }));
+        }
+        Err(e) => {
+            m.insert("problem".into(), json!(e));
+            m.insert("error_profile_text".into(), json!("-"));
+            m.insert("fits_text".into(), json!("-"));
+        }
+    }
+    match &c.held_out {
+        Some((eta, p)) => {
+            let e = error(p.value, r.value);
+            m.insert("held_out_compute_efficiency".into(), json!(eta));
+            m.insert("predicted_held_out".into(), json!(p.value));
+            m.insert(
+                "predicted_text".into(),
+                json!(value_text(r.metric, p.value)),
+            );
+            m.insert("error_held_out".into(), json!(e));
+            m.insert(
+                "error_held_out_text".into(),
+                json!(format!("{:+.0}%", e * 100.0)),
+            );
+        }
+        None => {
+            m.insert("predicted_text".into(), json!("-"));
+            m.insert("error_held_out_text".into(), json!("-"));
+        }
+    }
+    m
+}
+
+const COLS: &[Col] = &[
+    col("training run", "id", Fmt::Text),
+    col("measured", "measured_text", Fmt::Text),
+    col("held out", "predicted_text", Fmt::Text),
+    col("error", "error_held_out_text", Fmt::Text),
+    col("profile", "error_profile_text", Fmt::Text).opt(1),
+    col("fits", "fits_text", Fmt::Text),
+];
+
+/// The summary of a set of checked runs: (count, median, worst) of the
+/// held-out and the profile's errors over the speed figures, and the runs
+/// judged not to fit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrainSummary {
+    pub held_out: (usize, f64, f64),
+    pub profile: (usize, f64, f64),
+    pub memory: (usize, f64, f64),
+    pub not_fitting: usize,
+    pub runs: usize,
+}
+
+pub fn summarize(checked: &[CheckedRun]) -> TrainSummary {
+    let speed = |c: &&CheckedRun| c.run.metric.is_throughput();
+    let held: Vec<f64> = checked
+        .iter()
+        .filter(speed)
+        .filter_map(|c| c.held_out.map(|(_, p)| error(p.value, c.run.value)))
+        .collect();
+    let prof: Vec<f64> = checked
+        .iter()
+        .filter(speed)
+        .filter_map(|c| c.profile.as_ref().ok().map(|p| error(p.value, c.run.value)))
+        .collect();
+    let mem: Vec<f64> = checked
+        .iter()
+        .filter(|c| !c.run.metric.is_throughput())
+        .filter_map(|c| c.profile.as_ref().ok().map(|p| error(p.value, c.run.value)))
+        .collect();
+    let tri = |v: &[f64]| {
+        let (m, w) = median_worst(v);
+        (v.len(), m, w)
+    };
+    TrainSummary {
+        held_out: tri(&held),
+        profile: tri(&prof),
+        memory: tri(&mem),
+        not_fitting: checked
+            .iter()
+            .filter(|c| c.profile.as_ref().is_ok_and(|p| !p.fits))
+            .count(),
+        runs: checked.len(),
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// The Markdown table README "Against published training runs" quotes
+/// (`ridgeline validate --kind train --summary`; a test keeps them equal).
+pub fn summary_table(cat: &Catalog, a: &Assumptions, profile: &str) -> String {
+    let s = summarize(&check_runs(cat, a));
+    let cell = |(n, m, w): (usize, f64, f64)| {
+        if n == 0 {
+            "-".to_string()
+        } else {
+            format!("{n} | {} / {}", pct(m), pct(w))
+        }
+    };
+    format!(
+        "| training runs ({} from {} sources) | figures | median / worst |error| |\n|---|---:|---:|\n\
+         | speed, each source predicted with eta_c fitted on the others | {} |\n\
+         | speed, the `{profile}` profile's eta_c | {} |\n\
+         | memory per device, the `{profile}` profile | {} |\n\
+         | published runs judged not to fit | {} | |\n",
+        s.runs,
+        source_count(cat),
+        cell(s.held_out),
+        cell(s.profile),
+        cell(s.memory),
+        s.not_fitting,
+    )
+}
+
+fn source_count(cat: &Catalog) -> usize {
+    let mut v: Vec<&str> = cat.training_runs.iter().map(|r| r.source_key()).collect();
+    v.sort_unstable();
+    v.dedup();
+    v.len()
+}
+
+pub(super) fn validate_train(
+    cat: &Catalog,
+    a: &ValidateArgs,
+    style: Style,
+    out: Out,
+) -> Result<(), CliError> {
+    let name = a.profile.clone().unwrap_or_else(|| "default".to_string());
+    let asm = profile_assumptions(cat, &name, &a.assume)?;
+    if a.summary {
+        return write(out, &summary_table(cat, &asm, &name));
+    }
+    let checked = check_runs(cat, &asm);
+    let s = summarize(&checked);
+    let records: Vec<Map<String, Value>> = checked.iter().map(record).collect();
+    let tri = |(n, m, w): (usize, f64, f64)| json!({"count": n, "median_abs_error": m, "worst_abs_error": w});
+    let text = match a.format {
+        Format::Json => {
+            let v = json!({
+                "kind": "train",
+                "profile": name,
+                "runs": records,
+                "summary": {
+                    "held_out": tri(s.held_out),
+                    "profile": tri(s.profile),
+                    "memory": tri(s.memory),
+                    "not_fitting": s.not_fitting,
+                },
+            });
+            serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+        }
+        Format::Csv => {
+            let cols: Vec<Col> = [
+                "id",
+                "stack",
+                "model",
+                "hardware",
+                "devices",
+                "metric",
+                "measured",
+                "predicted_held_out",
+                "error_held_out",
+                "predicted_profile",
+                "error_profile",
+                "fits",
+            ]
+            .into_iter()
+            .map(|k| col(k, k, Fmt::Num))
+            .collect();
+            render_list(&records, &cols, Format::Csv, style)
+        }
+        Format::Table | Format::Markdown => {
+            let mut t = format!(
+                "{} published training runs; held out = predicted with the compute efficiency fitted on the other sources' runs (per device where they have one); profile = the `{name}` profile's\n",
+                checked.len()
+            );
+            t = super::output::wrap(&t, style.width);
+            t.push_str(&render_list(&records, COLS, a.format, style));
+            t.push('\n');
+            let line = |what: &str, (n, m, w): (usize, f64, f64)| {
+                format!(
+                    "{what} ({n}): median |error| {}, worst {}\n",
+                    pct(m),
+                    pct(w)
+                )
+            };
+            t.push_str(&line("speed, held out", s.held_out));
+            t.push_str(&line("speed, profile", s.profile));
+            t.push_str(&line("memory per device, profile", s.memory));
+            t.push_str(&format!(
+                "published runs judged not to fit: {} of {}\n",
+                s.not_fitting, s.runs
+            ));
+            for c in &checked {
+                if let Err(e) = &c.profile {
+                    t.push_str(&format!("no prediction for {}: {e}\n", c.run.id));
+                }
+            }
+            t
+        }
+    };
+    write(out, &text)
+}

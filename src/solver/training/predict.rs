@@ -1,0 +1,286 @@
+//! What the training model says of a published run, and the check of the
+//! model on sources it was not fitted to.
+//!
+//! [`predict`] gives a run's figure in the unit a source reports it.
+//! [`leave_one_source_out`] judges the one value fitted on training runs,
+//! the compute efficiency eta_c of the products, per device: for each
+//! source, eta_c is fitted (per device when the other sources have runs on
+//! it, else over all of them) on every other source's throughput figures,
+//! and this source's runs are predicted with it. A figure that agrees only
+//! with its own fitting data is no prediction; this one is scored only on
+//! data it did not see.
+
+use super::{TrainingAssumptions, TrainingRun, evaluate};
+use crate::solver::error::Result;
+use crate::solver::types::{Assumptions, Hardware, Model};
+
+/// What a source reports of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Quantity {
+    TokensPerSecondPerDevice,
+    /// Model FLOPs utilisation under the source's count of FLOPs.
+    Mfu(MfuFlops),
+    StepTime,
+    /// Memory per device, bytes.
+    PeakMemory,
+}
+
+impl Quantity {
+    /// A figure of the step's speed (what eta_c is fitted on).
+    pub fn is_throughput(self) -> bool {
+        !matches!(self, Quantity::PeakMemory)
+    }
+}
+
+/// The FLOPs per token a source's MFU counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MfuFlops {
+    /// 6 N: the parameters alone.
+    SixN,
+    /// 6 N + 12 L H Q T: PaLM's count, the whole score matrix.
+    Palm,
+    /// 6 N + 6 L H Q T: the causal half.
+    Causal,
+}
+
+impl MfuFlops {
+    pub fn parse(s: &str) -> Option<MfuFlops> {
+        match s.trim() {
+            "6n" => Some(MfuFlops::SixN),
+            "6n+12lhqt" => Some(MfuFlops::Palm),
+            "6n+6lhqt" => Some(MfuFlops::Causal),
+            _ => None,
+        }
+    }
+}
+
+/// A prediction of one figure, and whether the run fits in memory (every
+/// published run ran, so `false` is a wrong verdict).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Predicted {
+    pub value: f64,
+    pub fits: bool,
+}
+
+/// `run` on `hw` in the unit of `q`. A run the model judges not to fit is
+/// still predicted (it ran), and says so in `fits`.
+pub fn predict(
+    hw: &Hardware,
+    model: &Model,
+    run: &TrainingRun,
+    q: Quantity,
+    a: &Assumptions,
+    t: &TrainingAssumptions,
+) -> Result<Predicted> {
+    let tr = evaluate(hw, model, run, a, t)?;
+    let s = &tr.step;
+    let per_device = s.tokens_per_s / tr.devices() as f64;
+    // FLOPs per token of the attention at PaLM's count (12 L H Q T).
+    let attention = tr.flops.model_per_token - 6.0 * tr.params.matmul_active;
+    let mfu = |flops: f64| flops * per_device / s.peak_flops;
+    let value = match q {
+        Quantity::TokensPerSecondPerDevice => per_device,
+        Quantity::StepTime => s.step_time_s,
+        Quantity::PeakMemory => tr.memory.total(),
+        Quantity::Mfu(MfuFlops::Palm) => s.mfu,
+        Quantity::Mfu(MfuFlops::SixN) => mfu(6.0 * tr.params.matmul_active),
+        Quantity::Mfu(MfuFlops::Causal) => mfu(6.0 * tr.params.matmul_active + attention / 2.0),
+    };
+    Ok(Predicted {
+        value,
+        fits: tr.memory.fits,
+    })
+}
+
+/// One published run as the check sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Case<'a> {
+    pub hw: &'a Hardware,
+    pub model: &'a Model,
+    pub run: &'a TrainingRun,
+    pub quantity: Quantity,
+    pub measured: f64,
+    /// Which source: runs of one source are held out together.
+    pub source: usize,
+    /// Which device (eta_c is fitted per device).
+    pub device: usize,
+}
+
+/// |ln(predicted / measured)| of a case at compute efficiency `eta`.
+fn log_error(c: &Case, eta: f64, a: &Assumptions, t: &TrainingAssumptions) -> Option<f64> {
+    let a = Assumptions {
+        compute_efficiency: eta,
+        ..*a
+    };
+    let p = predict(c.hw, c.model, c.run, c.quantity, &a, t).ok()?;
+    let r = p.value / c.measured;
+    // A step time is the inverse of a rate: the same error either way.
+    (r.is_finite() && r > 0.0).then(|| r.ln().abs())
+}
+
+/// Lower and upper bounds of a fitted compute efficiency.
+pub const FIT_RANGE: (f64, f64) = (0.2, 1.0);
+
+/// The eta_c in [`FIT_RANGE`] that minimises the mean |ln error| over
+/// `cases`' throughput figures (golden-section search; the error is
+/// unimodal in eta_c as every throughput grows with it); None without any.
+pub fn fit_efficiency(cases: &[&Case], a: &Assumptions, t: &TrainingAssumptions) -> Option<f64> {
+    let used: Vec<&&Case> = cases
+        .iter()
+        .filter(|c| c.quantity.is_throughput())
+        .collect();
+    if used.is_empty() {
+        return None;
+    }
+    let cost = |eta: f64| -> f64 {
+        let errs: Vec<f64> = used
+            .iter()
+            .filter_map(|c| log_error(c, eta, a, t))
+            .collect();
+        if errs.is_empty() {
+            f64::INFINITY
+        } else {
+            errs.iter().sum::<f64>() / errs.len() as f64
+        }
+    };
+    let (mut lo, mut hi) = FIT_RANGE;
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    let mut x1 = hi - g * (hi - lo);
+    let mut x2 = lo + g * (hi - lo);
+    let (mut f1, mut f2) = (cost(x1), cost(x2));
+    for _ in 0..40 {
+        if f1 <= f2 {
+            hi = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = hi - g * (hi - lo);
+            f1 = cost(x1);
+        } else {
+            lo = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = lo + g * (hi - lo);
+            f2 = cost(x2);
+        }
+    }
+    Some((lo + hi) / 2.0)
+}
+
+/// For each case, the compute efficiency fitted without its source: on the
+/// other sources' runs on the same device when there are any, else on all
+/// the other sources' runs; None when no other source has a throughput
+/// figure.
+pub fn leave_one_source_out(
+    cases: &[Case],
+    a: &Assumptions,
+    t: &TrainingAssumptions,
+) -> Vec<Option<f64>> {
+    let mut by_source: Vec<usize> = cases.iter().map(|c| c.source).collect();
+    by_source.sort_unstable();
+    by_source.dedup();
+    let mut out = vec![None; cases.len()];
+    for &src in &by_source {
+        let others: Vec<&Case> = cases.iter().filter(|c| c.source != src).collect();
+        let global = fit_efficiency(&others, a, t);
+        let mut per_device: Vec<(usize, Option<f64>)> = Vec::new();
+        for (i, c) in cases.iter().enumerate().filter(|(_, c)| c.source == src) {
+            let eta = match per_device.iter().find(|(d, _)| *d == c.device) {
+                Some((_, e)) => *e,
+                None => {
+                    let same: Vec<&Case> = others
+                        .iter()
+                        .copied()
+                        .filter(|o| o.device == c.device && o.quantity.is_throughput())
+                        .collect();
+                    let e = fit_efficiency(&same, a, t).or(global);
+                    per_device.push((c.device, e));
+                    e
+                }
+            };
+            out[i] = eta;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::tests::{a100, llama8};
+    use crate::solver::training::Layout;
+
+    fn run(dp: u32) -> TrainingRun {
+        TrainingRun {
+            layout: Layout {
+                dp,
+                ..Layout::default()
+            },
+            global_batch_tokens: dp as f64 * 4.0 * 4096.0,
+            seq: 4096.0,
+            zero: 3,
+            ..TrainingRun::default()
+        }
+    }
+
+    #[test]
+    fn the_fit_finds_the_efficiency_that_made_the_figures() {
+        // Figures made at eta_c = 0.55 by the model itself: the fit finds
+        // 0.55 again (to the golden-section's tolerance), and leaving either
+        // source out finds it from the other.
+        let hw = a100();
+        let model = llama8();
+        let t = TrainingAssumptions::default();
+        let a = Assumptions::default();
+        let made = Assumptions {
+            compute_efficiency: 0.55,
+            ..a
+        };
+        let runs = [run(8), run(16), run(64)];
+        let q = Quantity::TokensPerSecondPerDevice;
+        let cases: Vec<Case> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Case {
+                hw: &hw,
+                model: &model,
+                run: r,
+                quantity: q,
+                measured: predict(&hw, &model, r, q, &made, &t).unwrap().value,
+                source: i.min(1),
+                device: 0,
+            })
+            .collect();
+        let all: Vec<&Case> = cases.iter().collect();
+        let eta = fit_efficiency(&all, &a, &t).unwrap();
+        assert!((eta - 0.55).abs() < 1e-4, "{eta}");
+        for eta in leave_one_source_out(&cases, &a, &t) {
+            assert!((eta.unwrap() - 0.55).abs() < 1e-4);
+        }
+        // Memory figures are not fitted on.
+        let mem = Case {
+            quantity: Quantity::PeakMemory,
+            ..cases[0]
+        };
+        assert_eq!(fit_efficiency(&[&mem], &a, &t), None);
+    }
+
+    #[test]
+    fn mfu_under_each_count_of_flops() {
+        // The same step: MFU at PaLM's count is the step's own; 6N alone is
+        // smaller by the attention's 12 L H Q T; the causal count keeps half
+        // of it.
+        let hw = a100();
+        let model = llama8();
+        let t = TrainingAssumptions::default();
+        let a = Assumptions::default();
+        let r = run(8);
+        let at = |m| {
+            predict(&hw, &model, &r, Quantity::Mfu(m), &a, &t)
+                .unwrap()
+                .value
+        };
+        let (palm, six, causal) = (at(MfuFlops::Palm), at(MfuFlops::SixN), at(MfuFlops::Causal));
+        assert!(six < causal && causal < palm);
+        assert!(((palm + six) / 2.0 / causal - 1.0).abs() < 1e-12);
+    }
+}
