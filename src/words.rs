@@ -80,6 +80,36 @@ impl Words {
     }
 }
 
+/// A fleet design in words, the same in both faces: "prefill 112 x TP 4 +
+/// decode 52 x TP 1 = 500 devices" for pools, "126 x TP 4 = 504 devices"
+/// for replicas; never a disaggregated design as replicas of one layout.
+pub fn fleet_design(o: &crate::solver::fleet::FleetOption) -> String {
+    let layout = |l: &crate::solver::Parallelism| {
+        if l.pp > 1 {
+            format!("TP {} x PP {}", l.tp, l.pp)
+        } else {
+            format!("TP {}", l.tp)
+        }
+    };
+    let n = |x: u64| crate::solver::units::format_count(x as f64);
+    match &o.pools {
+        Some(p) => format!(
+            "prefill {} x {} + decode {} x {} = {} devices",
+            n(p.prefill.replicas),
+            layout(&p.prefill.layout),
+            n(p.decode.replicas),
+            layout(&p.decode.layout),
+            n(o.devices)
+        ),
+        None => format!(
+            "{} x {} = {} devices",
+            n(o.replicas),
+            layout(&o.layout),
+            n(o.devices)
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -251,9 +251,13 @@ proptest! {
         let (dev, other) = (&cat.hardware[h].hw.id, &cat.hardware[h2].hw.id);
         let model = &cat.models[m].model.id;
         let (b, c, t, p) = (batch.to_string(), context.to_string(), tp.to_string(), pp.to_string());
+        // `serve` takes a request (prompt and output), not a context.
         let workload = |cmd: &str, hw: &str| -> Vec<String> {
-            [cmd, "-m", model, "-H", hw, "-b", &b, "--context", &c, "--tp", &t, "--pp", &p]
+            let context: &[&str] = if cmd == "serve" { &["--prompt", &c] } else { &["--context", &c] };
+            [cmd, "-m", model, "-H", hw, "-b", &b]
                 .iter()
+                .chain(context)
+                .chain(&["--tp", &t, "--pp", &p])
                 .map(|s| s.to_string())
                 .collect()
         };

@@ -232,6 +232,41 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
     if let (Some(b), Some(budget)) = (&plan.best, spec.budget_usd_per_year) {
         rec.insert("budget_verdict".into(), json!(budget_verdict(b, budget)));
     }
+    // Over budget (or nothing meets the SLAs within it): what would fit,
+    // one requirement at a time, found by the same search.
+    let relaxed = match spec.budget_usd_per_year {
+        Some(budget)
+            if plan
+                .best
+                .as_ref()
+                .is_none_or(|b| b.cost_per_year_usd() > budget) =>
+        {
+            fleet::within_budget(&hws, &model.model, &search, &spec, budget, &asm, idle)?
+        }
+        _ => Vec::new(),
+    };
+    if spec.budget_usd_per_year.is_some() {
+        rec.insert(
+            "within_budget_if".into(),
+            Value::Array(
+                relaxed
+                    .iter()
+                    .map(|r| {
+                        json!({
+                            "change": r.change.key(),
+                            "value": r.value,
+                            "design": design_words(&r.design),
+                            "hardware": r.design.hardware_id,
+                            "precision": r.design.precision.label(),
+                            "mode": r.design.mode.name(),
+                            "devices": r.design.devices,
+                            "cost_per_year_usd": r.design.cost_per_year_usd(),
+                        })
+                    })
+                    .collect(),
+            ),
+        );
+    }
     rec.insert("unpriced_hardware".into(), json!(plan.unpriced));
     let fmt = w.format;
     if fmt == Format::Json {
@@ -308,6 +343,12 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
                             _ => String::new(),
                         }
                     ));
+                    if !relaxed.is_empty() {
+                        s.push_str("within the budget, one change at a time:\n");
+                        for r in &relaxed {
+                            s.push_str(&format!("  {}\n", relaxation_words(r, &spec)));
+                        }
+                    }
                     let (regs, total, _) = region_recs();
                     let figs = |r: &Value| {
                         let f = |k: &str| r[k].as_f64().map_or("-".into(), units::format_number);
@@ -381,6 +422,44 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
         ))),
         Some(_) => Ok(()),
     }
+}
+
+pub use crate::words::fleet_design as design_words;
+
+/// "at most 612 requests/s: fp8 disaggregated on mi300x, prefill ... =
+/// 306 devices, $4.98M/year".
+pub fn relaxation_words(r: &fleet::Relaxation, spec: &FleetSpec) -> String {
+    let what = match r.change {
+        fleet::Relax::Qps => format!(
+            "at most {} requests/s (not {})",
+            units::format_number(r.value),
+            units::format_number(spec.qps)
+        ),
+        fleet::Relax::Prompt => format!(
+            "prompts of at most {} tokens (not {})",
+            units::format_tokens(r.value),
+            units::format_tokens(spec.request.prompt)
+        ),
+        fleet::Relax::Ttft => format!(
+            "TTFT up to {} (not {})",
+            units::format_time(r.value),
+            units::format_time(spec.ttft_sla_s)
+        ),
+        fleet::Relax::Itl => format!(
+            "inter-token up to {} (not {})",
+            units::format_time(r.value),
+            units::format_time(spec.itl_sla_s)
+        ),
+        fleet::Relax::OneRegion => "one region carrying the whole load".to_string(),
+    };
+    format!(
+        "{what}: {} {} on {}, {}, {}/year",
+        r.design.precision.label(),
+        r.design.mode.name(),
+        r.design.hardware_id,
+        design_words(&r.design),
+        units::format_usd(r.design.cost_per_year_usd())
+    )
 }
 
 /// "nothing is within the $5M/year budget: the cheapest is $8.1M/year,

@@ -19,8 +19,10 @@ use super::roofline::{self, Parallelism};
 use super::serving::{self, Request};
 use super::types::{Assumptions, Hardware, Model, Phase, Precisions, Workload};
 
+mod budget;
 mod disagg;
 mod search;
+pub use budget::{Relax, Relaxation, within_budget};
 pub use disagg::evaluate_disaggregated;
 pub use search::{ModeChoice, RegionalPlan, Search, front, search};
 

@@ -445,13 +445,10 @@ fn fleet<'a>(app: &App, f: &crate::tui::views::FleetData) -> Vec<Part<'a>> {
         ];
     };
     let what = format!(
-        " {} {} {} TP {} x {} replicas = {} devices",
+        " {} {} {}",
         o.hardware_id,
         o.precision.label(),
-        o.mode.name(),
-        o.layout.tp,
-        o.replicas,
-        o.devices
+        crate::words::fleet_design(o)
     );
     vec![
         part(what, title, 9).keep(),
@@ -460,9 +457,10 @@ fn fleet<'a>(app: &App, f: &crate::tui::views::FleetData) -> Vec<Part<'a>> {
             t.accent(),
             7,
         ),
+        // The budget verdict stays at any width, as a fit verdict does.
         match o.within_budget {
-            Some(true) => part("within budget".into(), t.ok(), 6),
-            Some(false) => part("OVER BUDGET".into(), t.error(), 6),
+            Some(true) => part("within budget".into(), t.ok(), 6).keep(),
+            Some(false) => part("OVER BUDGET".into(), t.error(), 6).keep(),
             None => part("no budget".into(), t.dim(), 2),
         },
     ]

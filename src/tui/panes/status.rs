@@ -7,6 +7,7 @@ use super::headline;
 use super::text::{self, fit_parts};
 use crate::tui::action::Command;
 use crate::tui::app::{App, Level, Mode};
+use crate::tui::views::View;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -28,9 +29,15 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 ascii,
             );
             if let Some(view) = headline::view(app) {
-                // The view's answer first, the shared selection's below it.
+                // The view's answer first, the shared selection's below it,
+                // unless the view answers another question than the
+                // selection's step (a fleet, a training run): then a
+                // verdict of a configuration the view does not show would
+                // read as the view's.
                 lines.push(fit_parts(view, sep(), width, ascii));
-                lines.push(head);
+                if !matches!(app.view, View::Fleet | View::Training) {
+                    lines.push(head);
+                }
             } else {
                 lines.push(head);
                 let why = explain(app, an);
