@@ -200,6 +200,10 @@ pub fn fit(s: &str, n: usize) -> Option<String> {
     let (pre, num, unit) = split(s)?;
     let negative = pre.contains('-');
     let value: f64 = num.parse().ok()?;
+    if !value.is_finite() {
+        // "180e306": three digits of the largest double, past it.
+        return Some(no_room(n));
+    }
     let signed = if negative { -value } else { value };
     let prefix = PREFIXES.iter().find(|(p, _)| *p == unit).map(|p| p.1);
     let keep = pre.replace('-', "");
