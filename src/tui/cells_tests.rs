@@ -129,7 +129,7 @@ fn drawn_cells(a: &App, (w, h): (u16, u16)) -> Vec<(String, String)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     /// Every view's tables, from random states: every cell whole.
     #[test]

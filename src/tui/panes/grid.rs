@@ -126,7 +126,7 @@ pub mod seen {
     }
 
     /// `drawn` as it lands in `w` columns (what `set_line` keeps).
-    pub(super) fn record(given: &Line, drawn: &Line, w: u16) {
+    pub(in crate::tui::panes) fn record(given: &Line, drawn: &Line, w: u16) {
         CELLS.with(|c| {
             if let Some(v) = c.borrow_mut().as_mut() {
                 let mut kept = String::new();

@@ -69,7 +69,14 @@ pub fn group(app: &App, title: &str, rows: &[(&str, Figure)], width: usize) -> V
         };
         // The value whole (told shorter if it must be, never cut): the
         // label gives way, after a whole word.
-        let value = super::cell::fit(&value, width.saturating_sub(3)).unwrap_or(value);
+        let given = value;
+        let value = super::cell::fit(&given, width.saturating_sub(3)).unwrap_or(given.clone());
+        #[cfg(test)]
+        super::grid::seen::record(
+            &Line::from(given.as_str()),
+            &Line::from(value.as_str()),
+            width.saturating_sub(3) as u16,
+        );
         let lw = width.saturating_sub(value.chars().count() + 2).max(1);
         let room = lw.saturating_sub(2);
         let label = if super::text::width(label) > room {
