@@ -207,7 +207,8 @@ const BECAUSE_MIN: u16 = 40;
 /// The latency column with its band: "7.78 ms (7.0-8.6)".
 const BANDED_LATENCY: u16 = 17;
 
-fn layout(width: u16) -> Layout {
+/// The columns at `width`; the because column only when `because` allows.
+fn layout(width: u16, because: bool) -> Layout {
     // device, latency, tokens/s (9: "samples/s"), speedup, binding (8:
     // "overhead"), [e peak, e BW], $/M tok, [because]
     let base = [right(8), right(9), right(7), left(8)];
@@ -217,7 +218,7 @@ fn layout(width: u16) -> Layout {
     let narrow = fixed(&base) + cost.width + 1;
     let with_el = narrow + fixed(&el);
     let elasticities = width >= with_el + DEVICE_MIN;
-    let because_column = width > with_el + DEVICE_MIN + BECAUSE_MIN;
+    let because_column = because && width > with_el + DEVICE_MIN + BECAUSE_MIN;
     // What the because column can spare widens the latency for its band.
     let bands = width > with_el + DEVICE_MIN + BECAUSE_MIN + BANDED_LATENCY - 8;
     let mut cols = vec![if because_column {
@@ -269,16 +270,30 @@ enum Shape {
 /// The indent of a sentence under its row.
 const UNDER: &str = "    ";
 
-fn shape(l: &Layout, width: u16, room: usize, because: &[String], ascii: bool) -> Shape {
+/// The columns and how the lines are shared at `width` with `room` lines
+/// for the rows: a because column when it is wide enough and every row's
+/// sentence fits beside it, else the sentences under the rows.
+fn shape(width: u16, room: usize, because: &[String], ascii: bool) -> (Layout, Shape) {
     let lines = |b: &String, w: usize| text::wrap(b, w, ascii).len();
+    let l = layout(width, true);
     if l.because_column {
         let w = l.widths.last().copied().unwrap_or(0) as usize;
-        let heights = because.iter().map(|b| lines(b, w).max(1)).collect();
-        return Shape::Blocks {
-            beside: true,
-            heights,
-        };
+        let heights: Vec<usize> = because.iter().map(|b| lines(b, w).max(1)).collect();
+        if heights.iter().sum::<usize>() <= room {
+            let beside = Shape::Blocks {
+                beside: true,
+                heights,
+            };
+            return (l, beside);
+        }
     }
+    let l = layout(width, false);
+    (l, shape_under(width, room, because, ascii))
+}
+
+/// [`Shape`] without a because column.
+fn shape_under(width: u16, room: usize, because: &[String], ascii: bool) -> Shape {
+    let lines = |b: &String, w: usize| text::wrap(b, w, ascii).len();
     let under = (width as usize).saturating_sub(UNDER.len());
     let heights: Vec<usize> = because.iter().map(|b| 1 + lines(b, under)).collect();
     if heights.iter().sum::<usize>() <= room {
@@ -298,7 +313,7 @@ fn shape(l: &Layout, width: u16, room: usize, because: &[String], ascii: bool) -
 /// else a line a row and the longest sentence once (what `draw` does).
 pub fn wanted_lines(because: &[String], width: u16, most: u16, ascii: bool) -> u16 {
     let room = most.saturating_sub(1) as usize;
-    let lines = match shape(&layout(width), width, room, because, ascii) {
+    let lines = match shape(width, room, because, ascii).1 {
         Shape::Blocks { heights, .. } => heights.iter().sum::<usize>(),
         Shape::Rows { below } => because.len() + below,
     };
@@ -329,7 +344,11 @@ pub fn draw(
     selected: Option<usize>,
 ) -> u16 {
     let t = app.theme();
-    let l = layout(area.width);
+    let n = an.order.len();
+    let rows: Vec<RowText> = an.order.iter().map(|&i| row_text(app, an, i)).collect();
+    let because: Vec<String> = rows.iter().map(|r| r.because.clone()).collect();
+    let room = area.height.saturating_sub(1) as usize;
+    let (l, shape) = shape(area.width, room, &because, app.ascii);
     // The device cell: the cursor, the device's marks on the plot, its id.
     let rate = Words::for_model(&app.catalog.models[an.model]).rate();
     let pad = 2 + plot::marks::legend_symbol(0, app.ascii).chars().count() + 1;
@@ -344,12 +363,8 @@ pub fn draw(
     }
     let head: Vec<Line> = head.into_iter().map(Line::from).collect();
     grid::row(buf, area, area.y, &l.cols, &l.widths, &head, Some(t.dim()));
-    let n = an.order.len();
-    let rows: Vec<RowText> = an.order.iter().map(|&i| row_text(app, an, i)).collect();
-    let because: Vec<String> = rows.iter().map(|r| r.because.clone()).collect();
-    let room = area.height.saturating_sub(1) as usize;
     let sel = selected.unwrap_or(0).min(n.saturating_sub(1));
-    let (heights, beside, below) = match shape(&l, area.width, room, &because, app.ascii) {
+    let (heights, beside, below) = match shape {
         Shape::Blocks { beside, heights } => (heights, beside, 0),
         Shape::Rows { below } => (vec![1; n], false, below),
     };
@@ -507,5 +522,68 @@ fn draw_row(
         let w = w.min(area.right().saturating_sub(x));
         let text = text::clip(&r.fit, w as usize, app.ascii);
         buf.set_line(x, y, &Line::from(Span::styled(text, t.error())), w);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three rows with the A100 -> H100 sentence: 113 characters.
+    fn three() -> Vec<String> {
+        let s = "h100-sxm vs a100-sxm-80gb: 1.64x memory bandwidth, memory-bound both; \
+                 fixed costs, 18% of the step, do not shrink";
+        vec![s.to_string(); 3]
+    }
+
+    #[test]
+    fn sentences_wrap_whole_where_there_is_room_for_them() {
+        let b = three();
+        // 158 columns (the Compare pane at 160): the because column is what
+        // 23 + 17 + 9 + 7 + 8 + 6 + 6 + 13 columns and 8 gaps leave, 61;
+        // the sentence takes three lines there: "... bandwidth," (51, with
+        // "memory-bound" 64), "memory-bound ... do not" (55), "shrink".
+        let (l, s) = shape(158, 9, &b, false);
+        assert!(l.because_column);
+        assert_eq!(*l.widths.last().unwrap(), 61);
+        assert_eq!(
+            s,
+            Shape::Blocks {
+                beside: true,
+                heights: vec![3, 3, 3]
+            }
+        );
+        // 8 lines: 9 do not fit beside; under its row in 154 columns a
+        // sentence takes one line, so two lines a row.
+        let (l, s) = shape(158, 8, &b, false);
+        assert!(!l.because_column);
+        assert_eq!(
+            s,
+            Shape::Blocks {
+                beside: false,
+                heights: vec![2, 2, 2]
+            }
+        );
+        // 5 lines: not beside; under its row a sentence takes one line of
+        // 154 (2 x 3 = 6 > 5), so a line a row and the selected row's
+        // sentence under them, in one line.
+        let (l, s) = shape(158, 5, &b, false);
+        assert!(!l.because_column);
+        assert_eq!(s, Shape::Rows { below: 1 });
+        // 78 columns (80x24): under each row in 74 columns, two lines (69 up
+        // to "both;", then 43): 3 lines a row, 9 in all.
+        let (_, s) = shape(78, 9, &b, false);
+        assert_eq!(
+            s,
+            Shape::Blocks {
+                beside: false,
+                heights: vec![3, 3, 3]
+            }
+        );
+        assert_eq!(shape(78, 8, &b, false).1, Shape::Rows { below: 2 });
+        // What the table asks for: the header and the 9 lines, or the
+        // header, three rows and the two lines of the selected one.
+        assert_eq!(wanted_lines(&b, 78, 10, false), 10);
+        assert_eq!(wanted_lines(&b, 78, 9, false), 6);
     }
 }
