@@ -190,3 +190,71 @@ proptest! {
         }
     }
 }
+
+/// The text of `r` on a drawn buffer, line by line joined with spaces,
+/// runs of spaces as one.
+fn text_in(buf: &Buffer, r: Rect) -> String {
+    let mut out = String::new();
+    for y in r.top()..r.bottom() {
+        for x in r.left()..r.right() {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push(' ');
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The A100 -> H100 -> H200 scenario in the Generations view, at 80x24,
+/// 100x30 and 160x48, zoomed or not, with the cursor on each row in turn:
+/// the selected row's "because" sentence is on screen whole (every word,
+/// in order, wrapped at word boundaries), and no sentence in the table is
+/// cut short with an ellipsis.
+#[test]
+fn because_sentences_are_whole_at_every_size_zoomed_or_not() {
+    use super::app::Pane;
+    use super::panes::{comparison, generations};
+    for (w, h) in [(80, 24), (100, 30), (160, 48)] {
+        for zoom in [false, true] {
+            for ascii in [false, true] {
+                let mut a = App::new(
+                    Catalog::builtin(),
+                    Settings {
+                        ascii,
+                        ..Settings::default()
+                    },
+                );
+                let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("assets/scenarios/a100-h100-h200.toml");
+                a.open_scenario(&path).unwrap();
+                update(&mut a, Action::Do(Command::View5));
+                a.focus = Pane::View;
+                if zoom {
+                    update(&mut a, Action::Do(Command::Zoom));
+                }
+                for row in 0..3 {
+                    a.view_scroll = row;
+                    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+                    t.draw(|f| render(&a, f)).unwrap();
+                    let buf = t.backend().buffer().clone();
+                    let pane = super::ui::layout(&a, Rect::new(0, 0, w, h)).view.unwrap();
+                    let inner = Rect::new(pane.x + 1, pane.y + 1, pane.width - 2, pane.height - 2);
+                    let (an, _) = generations::chart_area(&a, pane).unwrap();
+                    let because = comparison::becauses(&a, an);
+                    let table = generations::table_area(inner, &because, ascii);
+                    let shown = text_in(&buf, table);
+                    let at = format!("{w}x{h} zoom {zoom} ascii {ascii} row {row}");
+                    let sentence = because[row]
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    assert!(
+                        shown.contains(&sentence),
+                        "{at}: {sentence:?} not whole in {shown:?}"
+                    );
+                    let e = super::panes::text::ellipsis(ascii);
+                    assert!(!shown.contains(e), "{at}: a sentence cut in {shown:?}");
+                }
+            }
+        }
+    }
+}
