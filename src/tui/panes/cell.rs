@@ -12,6 +12,7 @@
 
 use crate::solver::units;
 use ratatui::text::{Line, Span};
+use std::borrow::Cow;
 
 /// What a cell holds when no digit of its number fits: the spreadsheet's
 /// "column too narrow".
@@ -239,10 +240,15 @@ fn figure_word(w: &str) -> bool {
 /// A cell's line in at most `n` columns: unchanged when it fits; a figure
 /// told shorter ([`fit`]); a text cut at `n` unless the cut falls inside
 /// a figure, which then goes whole (the cell ends before it).
-pub fn fit_line<'a>(line: &Line<'a>, n: usize) -> Line<'a> {
+pub fn fit_line<'l, 'a>(line: &'l Line<'a>, n: usize) -> Cow<'l, Line<'a>> {
     if line.width() <= n {
-        return line.clone();
+        return Cow::Borrowed(line);
     }
+    Cow::Owned(refit_line(line, n))
+}
+
+/// [`fit_line`] of a line wider than `n`.
+fn refit_line<'a>(line: &Line<'a>, n: usize) -> Line<'a> {
     let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
     let style = line
         .spans
@@ -381,7 +387,8 @@ mod tests {
     #[test]
     fn a_text_ends_before_a_figure_it_would_cut() {
         let cut = |s: &str, n| {
-            let l = fit_line(&Line::from(s.to_string()), n);
+            let given = Line::from(s.to_string());
+            let l = fit_line(&given, n);
             l.spans
                 .iter()
                 .map(|s| s.content.to_string())

@@ -98,7 +98,7 @@ pub fn row(
             break;
         }
         let right = cols.get(i).is_some_and(|c| c.right);
-        let cell = &super::cell::fit_line(cell, w as usize);
+        let cell = &*super::cell::fit_line(cell, w as usize);
         #[cfg(test)]
         seen::record(&cells[i], cell, w);
         let off = if right {
