@@ -258,3 +258,26 @@ fn because_sentences_are_whole_at_every_size_zoomed_or_not() {
         }
     }
 }
+
+/// The Compare pane's hint with no device marked, at 80x24 where the pane
+/// fills the screen: the sentence (92 columns, the pane 78) wraps whole onto a second
+/// line rather than ending at "and th".
+#[test]
+fn the_compare_hint_wraps_whole_at_80_columns() {
+    use super::app::Pane;
+    let mut a = App::new(Catalog::builtin(), Settings::default());
+    a.focus = Pane::Compare;
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    t.draw(|f| render(&a, f)).unwrap();
+    let pane = super::ui::layout(&a, Rect::new(0, 0, 80, 24))
+        .compare
+        .unwrap();
+    let inner = Rect::new(pane.x + 1, pane.y + 1, pane.width - 2, pane.height - 2);
+    let shown = text_in(t.backend().buffer(), inner);
+    assert!(
+        shown.contains(
+            "space marks devices in the Hardware list: their roofs overlay the plot and they line up here"
+        ),
+        "{shown}"
+    );
+}
