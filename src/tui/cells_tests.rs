@@ -3,7 +3,9 @@
 //! narrow and wide sizes, zoomed or not): no cell cuts a number. Each cell
 //! `grid::row` draws is recorded as given and as drawn, and the drawn one
 //! is the given one whole, the same figure told shorter, or the no-room
-//! mark (`panes::cell::check_whole`).
+//! mark (`panes::cell::check_whole`); the serving groups' values too.
+//! And sentences are whole: the comparison's "because" lines and the
+//! Compare pane's hint, at 80x24, 100x30 and 160x48, zoomed or not.
 
 use super::action::{Action, Command};
 use super::app::{App, Settings};
