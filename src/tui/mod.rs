@@ -19,6 +19,8 @@ pub mod update;
 pub mod views;
 
 #[cfg(test)]
+mod cells_tests;
+#[cfg(test)]
 mod snapshot_tests;
 
 pub use action::{Action, Command};

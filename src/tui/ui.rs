@@ -170,10 +170,12 @@ pub fn layout(app: &App, area: Rect) -> Areas {
 /// the table keep what they need (and most of the screen); the pickers
 /// give way first, then the comparison.
 fn roofline_layout(app: &App, area: Rect, body: Rect, a: &mut Areas) {
-    let rows = if app.marked.is_empty() {
-        1
-    } else {
-        app.shown_devices().len() as u16 + 1
+    // The comparison's rows with their because sentences, wrapped whole.
+    let rows = match app.shown() {
+        Some((an, _)) if !app.marked.is_empty() => {
+            panes::comparison::wanted_height(app, an, area.width.saturating_sub(2), body.height / 4)
+        }
+        _ => 1,
     };
     let middle_min = panes::sensitivity::rows_needed(app)
         .max(panes::plot::MIN_PANE_ROWS)

@@ -8,8 +8,7 @@ use crate::tui::action::Command;
 use crate::tui::app::{App, Pane};
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::text::Span;
-use ratatui::widgets::Paragraph;
+use ratatui::text::{Line, Span};
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let t = app.theme();
@@ -31,9 +30,20 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     if app.marked.is_empty() {
         let k = app.keymap.first_key(Command::Mark);
         let hint = format!(
-            " {k} marks devices in the Hardware list: their roofs overlay the plot and they line up here"
+            "{k} marks devices in the Hardware list: their roofs overlay the plot and they line up here"
         );
-        frame.render_widget(Paragraph::new(Span::styled(hint, t.dim())), inner);
+        // Wrapped whole, a line at a time (the pane may be one line high:
+        // then the first line, ending after a whole word).
+        let lines: Vec<Line> = super::text::fit(
+            &hint,
+            inner.width.saturating_sub(1) as usize,
+            inner.height as usize,
+            app.ascii,
+        )
+        .into_iter()
+        .map(|l| Line::from(Span::styled(format!(" {l}"), t.dim())))
+        .collect();
+        super::text::draw_lines(frame.buffer_mut(), inner, &lines, app.ascii);
         return;
     }
     let selected = (app.focus == Pane::Compare && !app.in_bar).then_some(app.view_scroll);

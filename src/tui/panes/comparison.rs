@@ -207,7 +207,8 @@ const BECAUSE_MIN: u16 = 40;
 /// The latency column with its band: "7.78 ms (7.0-8.6)".
 const BANDED_LATENCY: u16 = 17;
 
-fn layout(width: u16) -> Layout {
+/// The columns at `width`; the because column only when `because` allows.
+fn layout(width: u16, because: bool) -> Layout {
     // device, latency, tokens/s (9: "samples/s"), speedup, binding (8:
     // "overhead"), [e peak, e BW], $/M tok, [because]
     let base = [right(8), right(9), right(7), left(8)];
@@ -217,7 +218,7 @@ fn layout(width: u16) -> Layout {
     let narrow = fixed(&base) + cost.width + 1;
     let with_el = narrow + fixed(&el);
     let elasticities = width >= with_el + DEVICE_MIN;
-    let because_column = width > with_el + DEVICE_MIN + BECAUSE_MIN;
+    let because_column = because && width > with_el + DEVICE_MIN + BECAUSE_MIN;
     // What the because column can spare widens the latency for its band.
     let bands = width > with_el + DEVICE_MIN + BECAUSE_MIN + BANDED_LATENCY - 8;
     let mut cols = vec![if because_column {
@@ -251,19 +252,86 @@ fn col_x(area: Rect, widths: &[u16], i: usize) -> u16 {
     area.x + widths.iter().take(i).map(|w| w + 1).sum::<u16>()
 }
 
-/// Lines the table wants for `n` rows at `width`, within `most`: the
-/// header and each row, with its because line when there is room for all
-/// of them and no because column, else with two lines for the selected
-/// row's (what `draw` does).
-pub fn wanted_height(n: usize, width: u16, most: u16) -> u16 {
-    let n = n as u16;
-    if layout(width).because_column {
-        1 + n
-    } else if 2 * n < most {
-        1 + 2 * n
-    } else {
-        1 + n + 2
+/// How the rows and their because sentences share the lines. A sentence
+/// is never cut: it wraps at word boundaries onto as many lines as it
+/// takes, and where there is no room for every row's, only the selected
+/// row's is shown, whole.
+#[derive(Debug, Clone, PartialEq)]
+enum Shape {
+    /// Each row with its sentence: beside it in the because column
+    /// (`beside`), or under it indented; the lines each row takes.
+    Blocks { beside: bool, heights: Vec<usize> },
+    /// A line a row, and under the table the selected row's sentence in
+    /// up to `below` lines (the most any row's takes, so the table does not
+    /// jump as the cursor moves).
+    Rows { below: usize },
+}
+
+/// The indent of a sentence under its row.
+const UNDER: &str = "    ";
+
+/// The columns and how the lines are shared at `width` with `room` lines
+/// for the rows: a because column when it is wide enough and every row's
+/// sentence fits beside it, else the sentences under the rows.
+fn shape(width: u16, room: usize, because: &[String], ascii: bool) -> (Layout, Shape) {
+    let lines = |b: &String, w: usize| text::wrap(b, w, ascii).len();
+    let l = layout(width, true);
+    if l.because_column {
+        let w = l.widths.last().copied().unwrap_or(0) as usize;
+        let heights: Vec<usize> = because.iter().map(|b| lines(b, w).max(1)).collect();
+        if heights.iter().sum::<usize>() <= room {
+            let beside = Shape::Blocks {
+                beside: true,
+                heights,
+            };
+            return (l, beside);
+        }
     }
+    let l = layout(width, false);
+    (l, shape_under(width, room, because, ascii))
+}
+
+/// [`Shape`] without a because column.
+fn shape_under(width: u16, room: usize, because: &[String], ascii: bool) -> Shape {
+    let lines = |b: &String, w: usize| text::wrap(b, w, ascii).len();
+    let under = (width as usize).saturating_sub(UNDER.len());
+    let heights: Vec<usize> = because.iter().map(|b| 1 + lines(b, under)).collect();
+    if heights.iter().sum::<usize>() <= room {
+        return Shape::Blocks {
+            beside: false,
+            heights,
+        };
+    }
+    let w = (width as usize).saturating_sub(1);
+    Shape::Rows {
+        below: because.iter().map(|b| lines(b, w)).max().unwrap_or(0),
+    }
+}
+
+/// Lines a table of rows with these because sentences wants at `width`,
+/// within `most`: the header and each row with its sentence when all fit,
+/// else a line a row and the longest sentence once (what `draw` does).
+pub fn wanted_lines(because: &[String], width: u16, most: u16, ascii: bool) -> u16 {
+    let room = most.saturating_sub(1) as usize;
+    let lines = match shape(width, room, because, ascii).1 {
+        Shape::Blocks { heights, .. } => heights.iter().sum::<usize>(),
+        Shape::Rows { below } => because.len() + below,
+    };
+    1 + lines as u16
+}
+
+/// The because sentences of `an`'s rows, in display order.
+pub fn becauses(app: &App, an: &Analysis) -> Vec<String> {
+    an.order
+        .iter()
+        .map(|&i| row_text(app, an, i).because)
+        .collect()
+}
+
+/// Lines the table of `an` wants at `width`, within `most` (see
+/// [`wanted_lines`]).
+pub fn wanted_height(app: &App, an: &Analysis, width: u16, most: u16) -> u16 {
+    wanted_lines(&becauses(app, an), width, most, app.ascii)
 }
 
 /// Draw the table into `area`; `selected` is the cursor's display row when
@@ -276,7 +344,11 @@ pub fn draw(
     selected: Option<usize>,
 ) -> u16 {
     let t = app.theme();
-    let l = layout(area.width);
+    let n = an.order.len();
+    let rows: Vec<RowText> = an.order.iter().map(|&i| row_text(app, an, i)).collect();
+    let because: Vec<String> = rows.iter().map(|r| r.because.clone()).collect();
+    let room = area.height.saturating_sub(1) as usize;
+    let (l, shape) = shape(area.width, room, &because, app.ascii);
     // The device cell: the cursor, the device's marks on the plot, its id.
     let rate = Words::for_model(&app.catalog.models[an.model]).rate();
     let pad = 2 + plot::marks::legend_symbol(0, app.ascii).chars().count() + 1;
@@ -291,56 +363,83 @@ pub fn draw(
     }
     let head: Vec<Line> = head.into_iter().map(Line::from).collect();
     grid::row(buf, area, area.y, &l.cols, &l.widths, &head, Some(t.dim()));
-    let n = an.order.len();
-    // A because line under each row when there is room; else only the
-    // selected row's, at the bottom (one or two lines: the rows come first).
-    let room = area.height.saturating_sub(1) as usize;
-    let lines_under = !l.because_column && room >= 2 * n;
-    let below = if l.because_column || lines_under {
-        0
-    } else if room > n {
-        (room - n).min(2)
-    } else if room >= 4 {
-        1
-    } else {
-        0
+    let sel = selected.unwrap_or(0).min(n.saturating_sub(1));
+    let (heights, beside, below) = match shape {
+        Shape::Blocks { beside, heights } => (heights, beside, 0),
+        Shape::Rows { below } => (vec![1; n], false, below),
     };
-    // More rows than lines: a window that keeps the cursor in view, and a
-    // line saying which rows it shows (in place of a because line if need be).
-    let mut fit_rows = room - below;
-    let pager = !lines_under && n > fit_rows && room >= 2;
-    let below = if pager && below > 0 {
-        below - 1
-    } else {
-        if pager {
-            fit_rows -= 1;
-        }
+    // The rows that fit with the lines under the table; more rows than
+    // lines: a window that keeps the cursor in view, and a line saying which
+    // rows it shows. The sentence under the table goes when it would leave
+    // fewer than three rows.
+    let fits = |first: usize, last: usize, avail: usize| {
+        heights[first..=last].iter().sum::<usize>() <= avail
+    };
+    let all = n == 0 || fits(0, n - 1, room.saturating_sub(below));
+    let below = if all || room >= below + 1 + 3 {
         below
+    } else {
+        0
     };
-    let first = super::scroll_offset(selected.unwrap_or(0), n, fit_rows);
+    let avail = if all {
+        room - below
+    } else {
+        room.saturating_sub(below + 1)
+    };
+    // The cursor's row in the middle of the window where it can be: up to
+    // half the lines above it, and no room left empty below the last row.
+    let mut first = sel;
+    while first > 0 && heights[first - 1..sel].iter().sum::<usize>() <= avail / 2 {
+        first -= 1;
+    }
+    while first > 0 && fits(first - 1, n - 1, avail) {
+        first -= 1;
+    }
     let mut y = area.y + 1;
-    for (pos, &i) in an.order.iter().enumerate().skip(first) {
-        if y >= area.bottom() || (!lines_under && pos - first >= fit_rows) {
+    let mut last = first;
+    for pos in first..n {
+        if pos > first && !fits(first, pos, avail) {
             break;
         }
-        let r = row_text(app, an, i);
+        let r = &rows[pos];
+        let i = an.order[pos];
         let c = &an.compare[i];
-        let sel = selected == Some(pos);
-        draw_row(app, an, c, i, &r, buf, area, y, &l, sel);
-        y += 1;
-        if lines_under && y < area.bottom() {
-            let line = Line::from(Span::styled(format!("    {}", r.because), t.dim()));
-            text::draw_line(buf, area, y, &line, app.ascii);
-            y += 1;
+        let is_sel = selected == Some(pos);
+        draw_row(app, an, c, i, r, buf, area, y, &l, is_sel);
+        if heights[pos] > 1 || beside {
+            if beside {
+                let w = l.widths.last().copied().unwrap_or(0);
+                let x = col_x(area, &l.widths, l.widths.len() - 1);
+                let col = Rect::new(
+                    x,
+                    area.y,
+                    w.min(area.right().saturating_sub(x)),
+                    area.height,
+                );
+                for (k, line) in text::wrap(&r.because, w as usize, app.ascii)
+                    .into_iter()
+                    .enumerate()
+                {
+                    let line = Line::from(Span::styled(line, t.dim()));
+                    text::draw_line(buf, col, y + k as u16, &line, app.ascii);
+                }
+            } else {
+                let w = (area.width as usize).saturating_sub(UNDER.len());
+                for (k, line) in text::wrap(&r.because, w, app.ascii).into_iter().enumerate() {
+                    let line = Line::from(Span::styled(format!("{UNDER}{line}"), t.dim()));
+                    text::draw_line(buf, area, y + 1 + k as u16, &line, app.ascii);
+                }
+            }
         }
+        y += heights[pos] as u16;
+        last = pos;
     }
-    if pager && y < area.bottom() {
-        let shown = fit_rows.min(n - first);
+    if !all && y < area.bottom() {
         let k = |c| app.keymap.first_key(c);
         let more = format!(
             " {}-{} of {n} devices: {}/{} scroll, {} zooms",
             first + 1,
-            first + shown,
+            last + 1,
             k(Command::Up),
             k(Command::Down),
             k(Command::Zoom)
@@ -354,15 +453,12 @@ pub fn draw(
         );
         y += 1;
     }
-    if !l.because_column
-        && !lines_under
-        && below > 0
-        && let Some(pos) = selected.or(Some(0)).filter(|p| *p < n)
-    {
-        let r = row_text(app, an, an.order[pos]);
-        let left = area.bottom().saturating_sub(y) as usize;
+    if below > 0 && n > 0 {
         let w = area.width.saturating_sub(1) as usize;
-        for line in text::fit(&r.because, w, left.min(2), app.ascii) {
+        for line in text::wrap(&rows[sel].because, w, app.ascii) {
+            if y >= area.bottom() {
+                break;
+            }
             let line = Line::from(Span::styled(format!(" {line}"), t.dim()));
             text::draw_line(buf, area, y, &line, app.ascii);
             y += 1;
@@ -418,13 +514,6 @@ fn draw_row(
         cells.push(r.e_bw.clone().into());
     }
     cells.push(r.cost.clone().into());
-    if l.because_column {
-        let w = l.widths.last().copied().unwrap_or(0) as usize;
-        cells.push(Line::from(Span::styled(
-            text::clip(&r.because, w, app.ascii),
-            t.dim(),
-        )));
-    }
     let style = selected.then(|| t.selected());
     grid::row(buf, area, y, &l.cols, &l.widths, &cells, style);
     if !fits {
@@ -433,5 +522,68 @@ fn draw_row(
         let w = w.min(area.right().saturating_sub(x));
         let text = text::clip(&r.fit, w as usize, app.ascii);
         buf.set_line(x, y, &Line::from(Span::styled(text, t.error())), w);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three rows with the A100 -> H100 sentence: 113 characters.
+    fn three() -> Vec<String> {
+        let s = "h100-sxm vs a100-sxm-80gb: 1.64x memory bandwidth, memory-bound both; \
+                 fixed costs, 18% of the step, do not shrink";
+        vec![s.to_string(); 3]
+    }
+
+    #[test]
+    fn sentences_wrap_whole_where_there_is_room_for_them() {
+        let b = three();
+        // 158 columns (the Compare pane at 160): the because column is what
+        // 23 + 17 + 9 + 7 + 8 + 6 + 6 + 13 columns and 8 gaps leave, 61;
+        // the sentence takes three lines there: "... bandwidth," (51, with
+        // "memory-bound" 64), "memory-bound ... do not" (55), "shrink".
+        let (l, s) = shape(158, 9, &b, false);
+        assert!(l.because_column);
+        assert_eq!(*l.widths.last().unwrap(), 61);
+        assert_eq!(
+            s,
+            Shape::Blocks {
+                beside: true,
+                heights: vec![3, 3, 3]
+            }
+        );
+        // 8 lines: 9 do not fit beside; under its row in 154 columns a
+        // sentence takes one line, so two lines a row.
+        let (l, s) = shape(158, 8, &b, false);
+        assert!(!l.because_column);
+        assert_eq!(
+            s,
+            Shape::Blocks {
+                beside: false,
+                heights: vec![2, 2, 2]
+            }
+        );
+        // 5 lines: not beside; under its row a sentence takes one line of
+        // 154 (2 x 3 = 6 > 5), so a line a row and the selected row's
+        // sentence under them, in one line.
+        let (l, s) = shape(158, 5, &b, false);
+        assert!(!l.because_column);
+        assert_eq!(s, Shape::Rows { below: 1 });
+        // 78 columns (80x24): under each row in 74 columns, two lines (69 up
+        // to "both;", then 43): 3 lines a row, 9 in all.
+        let (_, s) = shape(78, 9, &b, false);
+        assert_eq!(
+            s,
+            Shape::Blocks {
+                beside: false,
+                heights: vec![3, 3, 3]
+            }
+        );
+        assert_eq!(shape(78, 8, &b, false).1, Shape::Rows { below: 2 });
+        // What the table asks for: the header and the 9 lines, or the
+        // header, three rows and the two lines of the selected one.
+        assert_eq!(wanted_lines(&b, 78, 10, false), 10);
+        assert_eq!(wanted_lines(&b, 78, 9, false), 6);
     }
 }

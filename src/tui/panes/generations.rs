@@ -56,14 +56,17 @@ fn table_width(inner: Rect) -> u16 {
     }
 }
 
-/// Lines the table and the binding line under it want for `n` devices.
-fn wanted(inner: Rect, n: usize) -> u16 {
+/// Lines the table and the binding line under it want for rows with
+/// these because sentences.
+fn wanted(inner: Rect, because: &[String], ascii: bool) -> u16 {
+    // What `split` can give it: the table decides between a sentence under
+    // every row and the selected row's alone by the room it will have.
     let most = if inner.width >= SIDE_WIDTH {
         inner.height
     } else {
-        inner.height / 2 + 1
+        (inner.height / 2 + 1).min(inner.height.saturating_sub(plot::MIN_CHART_ROWS))
     };
-    comparison::wanted_height(n, table_width(inner), most.saturating_sub(1)) + 1
+    comparison::wanted_lines(because, table_width(inner), most.saturating_sub(1), ascii) + 1
 }
 
 /// Where the plot and the table go inside the pane: side by side from 130
@@ -79,9 +82,10 @@ pub fn split(inner: Rect, wanted: u16) -> (Rect, Rect) {
     super::stacked(inner, th)
 }
 
-/// The table's area in a pane of `inner` for `n` devices.
-pub fn table_area(inner: Rect, n: usize) -> Rect {
-    split(inner, wanted(inner, n)).1
+/// The table's area in a pane of `inner` for rows with these because
+/// sentences.
+pub fn table_area(inner: Rect, because: &[String], ascii: bool) -> Rect {
+    split(inner, wanted(inner, because, ascii)).1
 }
 
 /// The chart's area in the view's pane drawn at `pane`, with the
@@ -91,8 +95,11 @@ pub fn chart_area(app: &App, pane: Rect) -> Option<(&crate::tui::app::Analysis, 
         return None;
     };
     let inner = super::block(app, crate::tui::app::Pane::View, vec![]).inner(pane);
-    let n = g.analysis.compare.len();
-    Some((&g.analysis, split(inner, wanted(inner, n)).0))
+    let because = comparison::becauses(app, &g.analysis);
+    Some((
+        &g.analysis,
+        split(inner, wanted(inner, &because, app.ascii)).0,
+    ))
 }
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
@@ -116,13 +123,19 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     };
     let an = &g.analysis;
     let verdict = verdict(app, an);
-    let (plot_area, table_area) = split(inner, wanted(inner, an.compare.len()));
+    let because = comparison::becauses(app, an);
+    let (plot_area, table_area) = split(inner, wanted(inner, &because, app.ascii));
     if plot_area.height >= plot::MIN_CHART_ROWS && plot_area.width >= 20 {
         plot::draw_chart(app, an, frame, plot_area);
     }
     let selected = (app.focus == Pane::View && !app.in_bar).then_some(app.view_scroll);
     let buf = frame.buffer_mut();
-    let used = comparison::draw(app, an, buf, table_area, selected);
+    // The binding line keeps its line under the table.
+    let rows_area = Rect {
+        height: table_area.height.saturating_sub(1),
+        ..table_area
+    };
+    let used = comparison::draw(app, an, buf, rows_area, selected);
     let vy = table_area.y + used;
     if vy < table_area.bottom() {
         text::draw_line(
@@ -141,19 +154,31 @@ mod tests {
 
     #[test]
     fn the_plot_keeps_its_rows_and_the_table_takes_what_it_wants() {
+        // The sentence of the A100 -> H100 comparison: 113 characters, two
+        // lines at 78 - 1 = 77 columns (75 up to "fixed", then 37).
+        let s = "h100-sxm vs a100-sxm-80gb: 1.64x memory bandwidth, memory-bound both; \
+                 fixed costs, 18% of the step, do not shrink";
+        assert_eq!(text::wrap(s, 77, false).len(), 2);
         // 80x24: the view's inner area is 78x18. Eight devices want a
-        // header, a row each and the selected row's two because lines, and
-        // the binding line: 1 + 8 + 2 + 1 = 12 lines; half the pane is 10
-        // and the plot keeps 9, so the table gets 9 (it scrolls).
+        // header, a row each and two lines for the selected row's sentence,
+        // and the binding line: 1 + 8 + 2 + 1 = 12 lines; half the pane is
+        // 10 and the plot keeps 9, so the table gets 9 (it scrolls).
         let inner = Rect::new(1, 2, 78, 18);
-        assert_eq!(wanted(inner, 8), 12);
-        let (chart, table) = split(inner, wanted(inner, 8));
+        let eight = vec![s.to_string(); 8];
+        assert_eq!(wanted(inner, &eight, false), 12);
+        let (chart, table) = split(inner, wanted(inner, &eight, false));
         assert_eq!(chart, Rect::new(1, 2, 78, 9));
         assert_eq!(table, Rect::new(1, 11, 78, 9));
-        // Three devices: each row with its because line under it (2 x 3 = 6
-        // lines fit under the 9 the table may take), 1 + 6 + 1 = 8 lines;
-        // the chart gets the other 10.
-        let (chart, table) = split(inner, wanted(inner, 3));
+        // Three devices: a row and its two lines of sentence each is 1 + 9
+        // lines, more than the 9 - 1 the table may take, so a line a row
+        // and the selected row's sentence: 1 + 3 + 2 + 1 = 7; the chart
+        // gets the other 11.
+        let three = vec![s.to_string(); 3];
+        let (chart, table) = split(inner, wanted(inner, &three, false));
+        assert_eq!((chart.height, table.height), (11, 7));
+        // A short sentence (one line under its row): 1 + 2 x 3 + 1 = 8.
+        let short = vec!["b200: the baseline".to_string(); 3];
+        let (chart, table) = split(inner, wanted(inner, &short, false));
         assert_eq!((chart.height, table.height), (10, 8));
     }
 }

@@ -73,7 +73,8 @@ pub fn keep(cols: &[Col], total: u16, min: u16) -> &[Col] {
 }
 
 /// One row at line `y` of `area`: the row style first (so the cells' own
-/// styles show through), then each cell clipped to its column.
+/// styles show through), then each cell fitted to its column
+/// (`cell::fit_line`): a number told shorter, never cut.
 pub fn row(
     buf: &mut Buffer,
     area: Rect,
@@ -97,6 +98,9 @@ pub fn row(
             break;
         }
         let right = cols.get(i).is_some_and(|c| c.right);
+        let cell = &*super::cell::fit_line(cell, w as usize);
+        #[cfg(test)]
+        seen::record(&cells[i], cell, w);
         let off = if right {
             w.saturating_sub(cell.width() as u16)
         } else {
@@ -104,6 +108,44 @@ pub fn row(
         };
         buf.set_line(x + off, y, cell, w - off);
         x = x.saturating_add(w + 1);
+    }
+}
+
+/// What the tables drew, for the tests: each cell as given and as drawn.
+#[cfg(test)]
+pub mod seen {
+    use ratatui::text::Line;
+    use std::cell::RefCell;
+
+    thread_local! {
+        static CELLS: RefCell<Option<Vec<(String, String)>>> = const { RefCell::new(None) };
+    }
+
+    fn text(l: &Line) -> String {
+        l.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    /// `drawn` as it lands in `w` columns (what `set_line` keeps).
+    pub(in crate::tui::panes) fn record(given: &Line, drawn: &Line, w: u16) {
+        CELLS.with(|c| {
+            if let Some(v) = c.borrow_mut().as_mut() {
+                let mut kept = String::new();
+                for ch in text(drawn).chars() {
+                    if super::super::text::width(&format!("{kept}{ch}")) > w as usize {
+                        break;
+                    }
+                    kept.push(ch);
+                }
+                v.push((text(given), kept));
+            }
+        });
+    }
+
+    /// The cells drawn while `f` runs.
+    pub fn cells(f: impl FnOnce()) -> Vec<(String, String)> {
+        CELLS.with(|c| *c.borrow_mut() = Some(Vec::new()));
+        f();
+        CELLS.with(|c| c.borrow_mut().take().unwrap_or_default())
     }
 }
 

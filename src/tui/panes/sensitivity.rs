@@ -2,7 +2,7 @@
 //! a bar, the binding constraint lit; then headroom and fit margin.
 
 use super::grid::{self, left, right};
-use super::{block, percent, stale_marker};
+use super::{block, cell, percent, stale_marker};
 use crate::solver::sensitivity::PrecisionStep;
 use crate::solver::{Param, units};
 use crate::tui::app::{App, Pane};
@@ -111,7 +111,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         };
         let cells: Vec<Line> = vec![
             label.into(),
-            units::format_number(r.elasticity).into(),
+            cell::number(r.elasticity, widths[1] as usize).into(),
             percent(r.finite_change).into(),
             Line::from(vec![
                 Span::styled(neg, Style::new().fg(t.speeds)),

@@ -67,7 +67,23 @@ pub fn group(app: &App, title: &str, rows: &[(&str, Figure)], width: usize) -> V
             }
             _ => f.value.clone(),
         };
+        // The value whole (told shorter if it must be, never cut): the
+        // label gives way, after a whole word.
+        let given = value;
+        let value = super::cell::fit(&given, width.saturating_sub(3)).unwrap_or(given.clone());
+        #[cfg(test)]
+        super::grid::seen::record(
+            &Line::from(given.as_str()),
+            &Line::from(value.as_str()),
+            width.saturating_sub(3) as u16,
+        );
         let lw = width.saturating_sub(value.chars().count() + 2).max(1);
+        let room = lw.saturating_sub(2);
+        let label = if super::text::width(label) > room {
+            super::text::clip(label, room, app.ascii)
+        } else {
+            label.to_string()
+        };
         out.push(Line::from(vec![
             Span::styled(
                 format!("  {label:<lw$}", lw = lw.saturating_sub(1)),
@@ -334,4 +350,40 @@ fn memory_bar(
     }
     let legend = super::text::clip_line(Line::from(legend), area.width as usize, app.ascii);
     lines(buf, area, &[legend, Line::from(bar)]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::tui::app::Settings;
+
+    fn text(l: &Line) -> String {
+        l.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn a_value_stays_whole_and_the_label_gives_way() {
+        let app = App::new(Catalog::builtin(), Settings::default());
+        let rows = [
+            ("tokens/s, all sequences", "1.23M".to_string().into()),
+            ("$ per million tokens", "$-2.33e-5".to_string().into()),
+        ];
+        // 20 columns: two of indent, the label padded to 20 - 5 - 2 - 1 =
+        // 12 and "1.23M" (5), the last column left free; the label keeps a
+        // space before the value, so it is cut to 11 after a whole word:
+        // "tokens/s, …".
+        let lines = group(&app, "Throughput", &rows, 20);
+        assert_eq!(text(&lines[1]), "  tokens/s, … 1.23M");
+        // "$-2.33e-5" (9) fits 20 - 3 = 17; the label gets 20 - 9 - 4 = 7:
+        // "$ per …".
+        assert_eq!(text(&lines[2]), "  $ per … $-2.33e-5");
+        // 10 columns: the value in 7 ("$-2e-5", six: fewer digits, never
+        // cut), no room left for the label.
+        let lines = group(&app, "Throughput", &rows, 10);
+        assert_eq!(text(&lines[2]), "   $-2e-5");
+        for l in &lines[1..] {
+            assert!(l.width() <= 10, "{:?}", text(l));
+        }
+    }
 }

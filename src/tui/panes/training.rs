@@ -319,6 +319,7 @@ fn ranking_section(
     app: &App,
     d: &TrainingData,
     cursor: usize,
+    width: usize,
 ) -> (Vec<Line<'static>>, Option<usize>) {
     let t = app.theme();
     let k = |c| app.keymap.first_key(c);
@@ -356,36 +357,52 @@ fn ranking_section(
         )));
         return (out, None);
     };
-    out.push(Line::from(Span::styled(
-        format!(
-            "   {:<24} {:<14} {:>8} {:>6}  why slower",
-            "layout", "ZeRO recompute", "step", "MFU"
-        ),
-        t.dim(),
-    )));
     let picked = training::picked(d, cursor);
     let current = &d.training.run;
     let mut at = None;
+    let mut cells: Vec<Vec<String>> = vec![
+        [
+            "",
+            "layout",
+            "mb",
+            "ZeRO",
+            "recompute",
+            "step",
+            "MFU",
+            "why slower",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
     for (i, c) in s.ranked.iter().enumerate() {
-        let mut lay = layout_text(&c.run.layout);
-        lay.push_str(&format!(" mb {}", c.run.micro_batch));
         let why = match training::loses_by(best.step_time_s, c.step_time_s) {
             None if i == 0 => "fastest".to_string(),
             None => "ties the fastest".to_string(),
             Some(x) => format!("+{} · {}", units::format_percent(x), c.binding),
         };
-        let here = c.run == *current;
-        let mark = match (picked == Some(i), here) {
+        let mark = match (picked == Some(i), c.run == *current) {
             (true, _) => ">",
             (false, true) => "*",
             _ => " ",
         };
-        let text = format!(
-            " {mark} {lay:<24} {:<14} {:>8} {:>6}  {why}",
-            format!("{} {}", c.run.zero, c.run.recompute.name()),
+        cells.push(vec![
+            mark.to_string(),
+            layout_text(&c.run.layout),
+            c.run.micro_batch.to_string(),
+            c.run.zero.to_string(),
+            c.run.recompute.name().to_string(),
             units::format_time(c.step_time_s),
             units::format_percent(c.mfu),
-        );
+            why,
+        ]);
+    }
+    let mut rows = ranking_rows(&cells, width).into_iter();
+    out.push(Line::from(Span::styled(
+        rows.next().unwrap_or_default(),
+        t.dim(),
+    )));
+    for (i, (text, c)) in rows.zip(&s.ranked).enumerate() {
+        let here = c.run == *current;
         let style = if picked == Some(i) && app.focus == crate::tui::app::Pane::View {
             t.selected()
         } else if here {
@@ -406,6 +423,57 @@ fn ranking_section(
         t.dim(),
     )));
     (out, at)
+}
+
+/// The ranking's columns (the mark, layout, micro-batch, ZeRO stage,
+/// recompute, step, MFU, why slower) as lines of at most `width` columns
+/// where they fit: each column as wide as its widest cell, the numbers and
+/// their headers right-aligned, text left-aligned, and the room a wide pane
+/// has spread between the columns (up to three spaces apart). The last
+/// column, a sentence, takes what is left (`draw_lines` ends it after a
+/// whole word).
+pub fn ranking_rows(cells: &[Vec<String>], width: usize) -> Vec<String> {
+    const RIGHT: [bool; 8] = [false, false, true, true, false, true, true, false];
+    let n = RIGHT.len();
+    let w: Vec<usize> = (0..n)
+        .map(|k| {
+            cells
+                .iter()
+                .map(|r| super::text::width(r.get(k).map_or("", |s| s)))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    // A space of indent and one after the mark; the other gaps widen with
+    // the room.
+    let fixed: usize = 2 + w.iter().sum::<usize>();
+    let gap = (1..=3)
+        .rev()
+        .find(|g| fixed + g * (n - 2) <= width)
+        .unwrap_or(1);
+    cells
+        .iter()
+        .map(|r| {
+            let mut line = String::from(" ");
+            for (k, right) in RIGHT.iter().enumerate() {
+                let c = r.get(k).map_or("", |s| s.as_str());
+                let pad = w[k].saturating_sub(super::text::width(c));
+                if k > 0 {
+                    line.push_str(&" ".repeat(if k == 1 { 1 } else { gap }));
+                }
+                if k == n - 1 {
+                    line.push_str(c);
+                } else if *right {
+                    line.push_str(&" ".repeat(pad));
+                    line.push_str(c);
+                } else {
+                    line.push_str(c);
+                    line.push_str(&" ".repeat(pad));
+                }
+            }
+            line.trim_end().to_string()
+        })
+        .collect()
 }
 
 /// Sections drawn into one column: the first line shown keeps the cursor's
@@ -456,7 +524,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let two = inner.width >= TWO_COLUMNS;
     let half = if two { inner.width / 2 } else { inner.width };
     let w = half as usize;
-    let (rank, at) = ranking_section(app, d, cursor);
+    let right_w = if two { inner.width - half } else { inner.width };
+    let (rank, at) = ranking_section(app, d, cursor, right_w as usize);
     let sections = vec![
         (0, step_section(app, d, w)),
         (1, memory_section(app, d, w)),
@@ -500,6 +569,83 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn ranked() -> Vec<Vec<String>> {
+        [
+            [
+                "",
+                "layout",
+                "mb",
+                "ZeRO",
+                "recompute",
+                "step",
+                "MFU",
+                "why slower",
+            ],
+            [
+                ">",
+                "dp 8 tp 1 pp 1",
+                "1",
+                "2",
+                "none",
+                "43.9 s",
+                "70%",
+                "fastest",
+            ],
+            [
+                " ",
+                "dp 1 tp 2 pp 2 v 2 ep 2",
+                "16",
+                "3",
+                "selective",
+                "1.2 min",
+                "9.87%",
+                "+64% · memory",
+            ],
+        ]
+        .iter()
+        .map(|r| r.map(String::from).to_vec())
+        .collect()
+    }
+
+    #[test]
+    fn the_ranking_aligns_its_columns_and_spreads_into_the_room() {
+        // Column widths: mark 1, layout 23 ("dp 1 tp 2 pp 2 v 2 ep 2"), mb 2,
+        // ZeRO 4, recompute 9, step 7 ("1.2 min"), MFU 5, why 13 ("+64% ·
+        // memory"): 64, and a space of indent and one after the mark: 66.
+        // The six other gaps take one space each at 72 columns, two at 78,
+        // three at 84.
+        let at = |w| ranking_rows(&ranked(), w);
+        let rows = at(72);
+        assert_eq!(
+            rows,
+            vec![
+                "   layout                  mb ZeRO recompute    step   MFU why slower",
+                " > dp 8 tp 1 pp 1           1    2 none       43.9 s   70% fastest",
+                "   dp 1 tp 2 pp 2 v 2 ep 2 16    3 selective 1.2 min 9.87% +64% · memory",
+            ]
+        );
+        // Every number ends where its header ends.
+        for head in ["mb", "ZeRO", "step", "MFU"] {
+            let end = rows[0].find(head).unwrap() + head.len();
+            for r in &rows[1..] {
+                let c = r.as_bytes()[end - 1] as char;
+                assert!(c.is_ascii_alphanumeric() || c == '%', "{head} in {r:?}");
+                assert_eq!(
+                    r.as_bytes().get(end).copied(),
+                    Some(b' '),
+                    "{head} in {r:?}"
+                );
+            }
+        }
+        // The widest row, the last, is 72 wide at one space apart.
+        let widest = |w| at(w)[2].chars().count();
+        assert_eq!(widest(72), 72);
+        assert_eq!(widest(77), 72, "two spaces apart need 78");
+        assert_eq!(widest(78), 72 + 6);
+        assert_eq!(widest(84), 72 + 12);
+        assert_eq!(widest(200), 72 + 12, "three spaces at most");
+    }
 
     #[test]
     fn long_times_read_in_hours_and_days() {

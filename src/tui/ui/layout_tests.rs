@@ -134,7 +134,8 @@ fn chart_and_others(a: &App, area: Rect) -> (Rect, Vec<Rect>) {
         let pane = areas.view.expect("the view is on screen");
         let (an, chart) = generations::chart_area(a, pane).unwrap();
         let inner = Rect::new(pane.x + 1, pane.y + 1, pane.width - 2, pane.height - 2);
-        others.push(generations::table_area(inner, an.compare.len()));
+        let because = crate::tui::panes::comparison::becauses(a, an);
+        others.push(generations::table_area(inner, &because, a.ascii));
         (chart, others)
     }
 }
@@ -346,23 +347,27 @@ fn a_long_generations_table_scrolls_under_the_plot() {
         cmd(&mut a, Command::NextFamily);
     }
     a.focus = Pane::View;
-    // 80x24: 7 of the 12 rows under the header, and a line saying which.
+    // 80x24: the table has 9 lines: the binding line, the header, then 7
+    // for 12 rows, so a line a row, the selected row's sentence whole under
+    // them (two lines: the longest sentence wraps once at 77 columns) and a
+    // line saying which rows show: 7 - 2 - 1 = 4 rows.
     let (s, _) = screen(&a, 80, 24);
-    assert!(s.contains("1-7 of 12 devices"), "{s}");
+    assert!(s.contains("1-4 of 12 devices"), "{s}");
     // The window follows the cursor and keeps it in the middle: on the
-    // sixth row (index 5), seven rows from index 5 - 7/2 = 2, rows 3-9.
+    // sixth row (index 5), four rows from index 5 - 4/2 = 3, rows 4-7.
     for _ in 0..5 {
         cmd(&mut a, Command::Down);
     }
     let (s, _) = screen(&a, 80, 24);
     assert!(
-        s.contains("3-9 of 12 devices") && s.contains("h100-sxm"),
+        s.contains("4-7 of 12 devices") && s.contains("h200-sxm"),
         "{s}"
     );
+    // The last row: the window ends at it, rows 12 - 4 + 1 = 9 to 12.
     cmd(&mut a, Command::Bottom);
     let (s, _) = screen(&a, 80, 24);
     assert!(
-        s.contains("6-12 of 12 devices") && s.contains("l40s"),
+        s.contains("9-12 of 12 devices") && s.contains("l40s"),
         "{s}"
     );
 }
