@@ -10,8 +10,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// Where the global flags (--catalog, --ascii, --wide) come in a help
-/// page: after a subcommand's own options (numbered from 0 as declared).
-const GLOBAL_ORDER: usize = 1000;
+/// page: after a subcommand's own options (numbered from 0 as declared)
+/// and before -h and -V (which clap puts at 999).
+const GLOBAL_ORDER: usize = 900;
 
 /// The width `--help` wraps at when standard output is not a terminal (on
 /// one, the terminal's width up to `max_term_width`).
