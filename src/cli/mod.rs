@@ -211,7 +211,7 @@ pub fn parse_args() -> Cli {
 
 /// The command line with the width its help wraps at: on a terminal,
 /// clap measures it (up to `max_term_width`); elsewhere `COLUMNS` when set,
-/// else 80 columns, as the tables.
+/// else 80 columns, and no narrower than 40, as the tables.
 pub fn help_width(
     command: clap::Command,
     terminal: bool,
@@ -223,7 +223,8 @@ pub fn help_width(
     let width = columns
         .and_then(|c| c.trim().parse::<usize>().ok())
         .filter(|&c| c > 0)
-        .unwrap_or(args::HELP_WIDTH);
+        .unwrap_or(args::HELP_WIDTH)
+        .max(40);
     command.term_width(width)
 }
 
