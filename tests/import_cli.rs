@@ -61,6 +61,8 @@ fn zoo_ids(config: &Path) -> Vec<String> {
 fn import_prints_what_it_derived_and_the_keys_it_used() {
     let cfg = config_dir("text");
     let (out, _) = ok(&cfg, &["import", &fixture("deepseek-v3")]);
+    // The report wraps at 80 columns: compare with the spacing evened.
+    let even = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     // `deepseek-v3` is a built-in id: the import takes the next free one.
     assert!(
         out.starts_with("added model `deepseek-v3-imported`"),
@@ -81,16 +83,32 @@ fn import_prints_what_it_derived_and_the_keys_it_used() {
         "  first_k_dense_replace = 3",
         "  quantization_config.quant_method = \"fp8\"",
     ] {
-        assert!(out.contains(want), "missing {want:?} in\n{out}");
+        assert!(
+            even(&out).contains(&even(want)),
+            "missing {want:?} in\n{out}"
+        );
     }
+    assert!(out.lines().all(|l| l.chars().count() <= 80), "{out}");
+    // With --wide nothing is wrapped.
+    let (wide, _) = ok(
+        &cfg,
+        &["import", &fixture("deepseek-v3"), "--id", "dsv3", "--wide"],
+    );
+    assert!(
+        wide.contains(
+            "experts     256 routed, top 8, 2048 wide; shared 2048 wide; 3 dense layer(s) of 18432\n"
+        ),
+        "{wide}"
+    );
     // A key the file leaves out is listed with where its value comes from.
     let (out, _) = ok(&cfg, &["import", &fixture("gemma-3-4b-it"), "--id", "g3"]);
     assert!(
-        out.contains(
-            "text_config.num_attention_heads = 8  (not in the file: Gemma3TextConfig default)"
+        even(&out).contains(
+            "text_config.num_attention_heads = 8 (not in the file: Gemma3TextConfig default)"
         ),
         "{out}"
     );
+    assert!(out.lines().all(|l| l.chars().count() <= 80), "{out}");
     assert!(
         out.contains("window      1024 tokens on 29 of 34 layers"),
         "{out}"

@@ -9,6 +9,15 @@ use crate::solver::{Phase, Precision};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// Where the global flags (--catalog, --ascii, --wide) come in a help
+/// page: after a subcommand's own options (numbered from 0 as declared)
+/// and before -h and -V (which clap puts at 999).
+const GLOBAL_ORDER: usize = 900;
+
+/// The width `--help` wraps at when standard output is not a terminal (on
+/// one, the terminal's width up to `max_term_width`).
+pub const HELP_WIDTH: usize = 80;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "ridgeline",
@@ -19,15 +28,15 @@ use std::path::PathBuf;
 )]
 pub struct Cli {
     /// A catalog directory (hardware/*.toml, models/*.toml, regions.toml) to lay over the built-in one.
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", display_order = GLOBAL_ORDER)]
     pub catalog: Option<PathBuf>,
     /// Draw with plain ASCII (no Braille or box drawing); tables mark what
     /// does not fit with "x" rather than "✗".
-    #[arg(long, global = true)]
+    #[arg(long, global = true, display_order = GLOBAL_ORDER + 1)]
     pub ascii: bool,
     /// Tables show every column. Without it a table fits the terminal
     /// ($COLUMNS, else 80 columns) by leaving out its optional columns.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, display_order = GLOBAL_ORDER + 2)]
     pub wide: bool,
     /// Theme name for the workbench (dark, light, high-contrast, mono, or a user theme).
     #[arg(long, value_name = "NAME")]
@@ -133,9 +142,26 @@ pub struct ImportArgs {
     /// built-in model has that id].
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
-    /// Output format: table (text) or json.
+    /// Output format: table (text) or json (one record: no CSV or Markdown
+    /// table of rows).
     #[arg(long, short = 'f', value_enum, default_value = "table")]
-    pub format: Format,
+    pub format: RecordFormat,
+}
+
+/// The formats of a command that prints one record, not rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RecordFormat {
+    Table,
+    Json,
+}
+
+impl From<RecordFormat> for Format {
+    fn from(f: RecordFormat) -> Format {
+        match f {
+            RecordFormat::Table => Format::Table,
+            RecordFormat::Json => Format::Json,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Args)]
@@ -1086,7 +1112,7 @@ pub struct CollectiveArgs {
     #[arg(long, value_parser = |s: &str| positive(s, Kind::Bytes), allow_hyphen_values = true)]
     pub bytes: f64,
     /// Ranks taking part, placed one after another from the first node.
-    #[arg(long, value_parser = parse_degree, allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = parse_degree, allow_hyphen_values = true)]
     pub devices: u32,
     /// Device id or alias.
     #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]

@@ -1,7 +1,7 @@
 //! `ridgeline eval`: one workload on one device.
 
 use super::args::{self, Format};
-use super::output::{Col, Fmt, Style, col, render_list, render_record};
+use super::output::{Col, Fmt, Style, col, render_list, render_record, wrap};
 use super::records::{
     NO_FIGURES, RUN_KEYS, eval_record, fit_sentence, headline, in_words, on_fewest_line,
     profile_line, set_aside, verdict_key,
@@ -48,7 +48,12 @@ const EVAL_COLS: &[Col] = &[
     col("max batch at this context", "max_batch", Fmt::Int),
 ];
 
-pub(super) fn eval(cat: &Catalog, a: &args::EvalArgs, out: Out) -> Result<(), CliError> {
+pub(super) fn eval(
+    cat: &Catalog,
+    a: &args::EvalArgs,
+    style: Style,
+    out: Out,
+) -> Result<(), CliError> {
     let hw = cat.hardware(&a.hardware)?;
     let model = cat.model(&a.workload.model)?;
     let wl = workload(&a.workload, single_batch(&a.workload)?);
@@ -87,14 +92,16 @@ pub(super) fn eval(cat: &Catalog, a: &args::EvalArgs, out: Out) -> Result<(), Cl
     let cols = in_words(EVAL_COLS, Words::for_model(model));
     let s = match fmt {
         Format::Table | Format::Markdown => {
-            let mut s = headline(hw, model, &wl);
-            s.push_str(&fit_sentence(&e, hw, &wl));
-            s.push_str(&profile_line(&a.workload.profile));
+            // The prose wraps at the width (the key/value rows fit it).
+            let w = style.width;
+            let mut s = wrap(&headline(hw, model, &wl), w);
+            s.push_str(&wrap(&fit_sentence(&e, hw, &wl), w));
+            s.push_str(&wrap(&profile_line(&a.workload.profile), w));
             s.push('\n');
             let with_notes = |s: &mut String, e: &solver::Evaluation| {
-                s.push_str(&format!("\n{}\n", e.explanation()));
+                s.push_str(&wrap(&format!("\n{}\n", e.explanation()), w));
                 for n in &e.notes {
-                    s.push_str(&format!("note: {n}\n"));
+                    s.push_str(&wrap(&format!("note: {n}\n"), w));
                 }
             };
             if fits {
@@ -112,7 +119,7 @@ pub(super) fn eval(cat: &Catalog, a: &args::EvalArgs, out: Out) -> Result<(), Cl
                 s.push('\n');
                 match (c.verdict, run, &run_rec) {
                     (Verdict::Needs(p), Some(r), Some(m)) => {
-                        s.push_str(&on_fewest_line(p, hw));
+                        s.push_str(&wrap(&on_fewest_line(p, hw), w));
                         s.push_str(&render_record(m, &cols, fmt));
                         with_notes(&mut s, r);
                     }

@@ -232,13 +232,16 @@ pub fn explore(cat: &Catalog, a: &ExploreArgs, style: Style, out: Out) -> Result
         Format::Csv if a.all => render_list(&all(), &COLS, a.format, style),
         Format::Csv => render_list(&front, &COLS, a.format, style),
         Format::Table | Format::Markdown => {
-            let mut s = format!(
-                "{}: {} configurations evaluated, {} feasible, {} on the front ({})\n",
-                model.name,
-                x.evaluated,
-                x.feasible,
-                x.front.len(),
-                names.join(" vs ")
+            let mut s = wrap(
+                &format!(
+                    "{}: {} configurations evaluated, {} feasible, {} on the front ({})\n",
+                    model.name,
+                    x.evaluated,
+                    x.feasible,
+                    x.front.len(),
+                    names.join(" vs ")
+                ),
+                style.width,
             );
             if x.front.is_empty() {
                 s += &wrap(

@@ -20,12 +20,13 @@ use std::path::{Path, PathBuf};
 pub const FILE: &str = "imported.toml";
 
 /// Run `ridgeline import`.
-pub fn import(cli: &super::args::Cli, a: &ImportArgs, out: Out, err: Out) -> Result<(), CliError> {
-    if matches!(a.format, Format::Csv | Format::Markdown) {
-        return Err(CliError::Input(
-            "import: -f takes table or json here (one record, not a table of rows)".into(),
-        ));
-    }
+pub fn import(
+    cli: &super::args::Cli,
+    a: &ImportArgs,
+    style: super::output::Style,
+    out: Out,
+    err: Out,
+) -> Result<(), CliError> {
     let dir = super::catalog_dir(cli)?.ok_or_else(|| {
         CliError::Input(
             "import: there is no config directory to write to; set RIDGELINE_CONFIG_DIR or give --catalog DIR".into(),
@@ -55,7 +56,7 @@ pub fn import(cli: &super::args::Cli, a: &ImportArgs, out: Out, err: Out) -> Res
         ))
     })?;
     let action = if replaced { "replaced" } else { "added" };
-    match a.format {
+    match Format::from(a.format) {
         Format::Json => {
             let mut rec = record(&imported, &who);
             rec.insert("file".into(), json!(written.file.display().to_string()));
@@ -76,7 +77,7 @@ pub fn import(cli: &super::args::Cli, a: &ImportArgs, out: Out, err: Out) -> Res
             s.push_str(&summary(&imported, &who.id).join("\n"));
             s.push('\n');
             s.push_str(&keys_used(&imported.derivation));
-            write(out, &s)
+            write(out, &super::output::wrap(&s, style.width))
         }
     }
 }

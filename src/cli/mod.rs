@@ -123,7 +123,7 @@ pub fn run(cli: &Cli, command: &Command, out: Out, err: Out) -> i32 {
         Command::Catalog(args::CatalogArgs {
             action: args::CatalogAction::Check { dir },
         }) => catalog_check::catalog_check(cli, dir.as_deref(), out),
-        Command::Import(a) => import::import(cli, a, out, err),
+        Command::Import(a) => import::import(cli, a, style, out, err),
         other => load_catalog(cli, other, err).and_then(|mut cat| {
             let command = resolve_model(&mut cat, other, err)?;
             dispatch(&cat, &command, style, out)
@@ -176,9 +176,19 @@ fn terminal_width() -> Option<usize> {
 /// escaped and cut to 80 characters (clap echoes it whole and raw), and
 /// exits with status 2; help and version print as usual.
 pub fn parse_args() -> Cli {
-    use clap::Parser;
     use clap::error::ErrorKind;
-    match Cli::try_parse() {
+    use clap::{CommandFactory, FromArgMatches};
+    use std::io::IsTerminal;
+    let mut command = help_width(
+        Cli::command(),
+        std::io::stdout().is_terminal(),
+        std::env::var("COLUMNS").ok(),
+    );
+    let parsed = command
+        .try_get_matches_from_mut(std::env::args_os())
+        .and_then(|m| Cli::from_arg_matches(&m))
+        .map_err(|e| e.format(&mut command));
+    match parsed {
         Ok(c) => c,
         Err(e) => match e.kind() {
             ErrorKind::DisplayHelp
@@ -197,6 +207,25 @@ pub fn parse_args() -> Cli {
             }
         },
     }
+}
+
+/// The command line with the width its help wraps at: on a terminal,
+/// clap measures it (up to `max_term_width`); elsewhere `COLUMNS` when set,
+/// else 80 columns, and no narrower than 40, as the tables.
+pub fn help_width(
+    command: clap::Command,
+    terminal: bool,
+    columns: Option<String>,
+) -> clap::Command {
+    if terminal {
+        return command;
+    }
+    let width = columns
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+        .unwrap_or(args::HELP_WIDTH)
+        .max(40);
+    command.term_width(width)
 }
 
 /// For a flag a subcommand does not take but another does (`fleet --tp`),
@@ -267,7 +296,7 @@ pub fn sanitize_message(text: &str) -> String {
 
 fn dispatch(cat: &Catalog, command: &Command, style: Style, out: Out) -> Result<(), CliError> {
     match command {
-        Command::Eval(a) => eval::eval(cat, a, out),
+        Command::Eval(a) => eval::eval(cat, a, style, out),
         Command::Sens(a) => sens::sens(cat, a, style, out),
         Command::Synth(a) => synth::synth(cat, a, style, out),
         Command::Compare(a) => compare::compare(cat, a, style, out),

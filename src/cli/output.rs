@@ -57,14 +57,19 @@ pub enum Fmt {
     NumBand,
 }
 
-/// One column: header, JSON key, format, and whether a narrow text table
-/// may drop it (0: always kept; otherwise the higher, the sooner dropped).
+/// One column: header, JSON key, format, whether a narrow text table
+/// may drop it (0: always kept; otherwise the higher, the sooner dropped)
+/// and whether it may break its cells over several lines.
 #[derive(Debug, Clone, Copy)]
 pub struct Col {
     pub header: &'static str,
     pub key: &'static str,
     pub fmt: Fmt,
     pub optional: u8,
+    /// A long text (an id): when the table is still too wide once the
+    /// optional columns are gone, its cells break after a `-` (or, with
+    /// none, anywhere) onto lines of their own, indented two spaces.
+    pub breaks: bool,
 }
 
 pub const fn col(header: &'static str, key: &'static str, fmt: Fmt) -> Col {
@@ -73,6 +78,7 @@ pub const fn col(header: &'static str, key: &'static str, fmt: Fmt) -> Col {
         key,
         fmt,
         optional: 0,
+        breaks: false,
     }
 }
 
@@ -82,6 +88,14 @@ impl Col {
     pub const fn opt(self, rank: u8) -> Col {
         Col {
             optional: rank,
+            ..self
+        }
+    }
+
+    /// A narrow text table may break this column's cells over lines.
+    pub const fn breaks(self) -> Col {
+        Col {
+            breaks: true,
             ..self
         }
     }
@@ -282,7 +296,10 @@ pub fn render_list(
                     |v: &[String]| -> Vec<String> { keep.iter().map(|&i| v[i].clone()).collect() };
                 let rows: Vec<Vec<String>> = rows.iter().map(|r| pick(r)).collect();
                 let right: Vec<bool> = keep.iter().map(|&i| right[i]).collect();
-                let mut t = text_table(&pick(&headers), &rows, &right);
+                let breaks: Vec<bool> = keep.iter().map(|&i| cols[i].breaks).collect();
+                let headers = pick(&headers);
+                let rows = broken_rows(&headers, rows, &breaks, style.width);
+                let mut t = text_table(&headers, &rows, &right);
                 let dropped: Vec<&str> = (0..cols.len())
                     .filter(|i| !keep.contains(i))
                     .map(|i| cols[i].header)
@@ -330,6 +347,96 @@ fn fitting_columns(
         keep.remove(pos);
     }
     keep
+}
+
+/// The narrowest a broken column gets: below this a cell reads as
+/// fragments, and the table is left wider than asked instead.
+const MIN_BROKEN: usize = 16;
+
+/// The rows of a text table still wider than `width` with its optional
+/// columns gone: the cells of the breakable columns that do not fit the
+/// room left by the others are broken after a `-` (anywhere when there is
+/// none in reach), the first piece in the row, each further piece on a
+/// line of its own under it, indented two spaces, the other cells blank.
+fn broken_rows(
+    headers: &[String],
+    rows: Vec<Vec<String>>,
+    breaks: &[bool],
+    width: usize,
+) -> Vec<Vec<String>> {
+    let w = widths(headers, &rows);
+    let total = w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
+    let over = total.saturating_sub(width);
+    let n_break = breaks.iter().filter(|b| **b).count();
+    if over == 0 || n_break == 0 {
+        return rows;
+    }
+    // Share the excess between the breakable columns, widest first.
+    let mut room: Vec<usize> = w.clone();
+    let mut left = over;
+    while left > 0 {
+        let Some(i) = (0..room.len())
+            .filter(|&i| breaks[i] && room[i] > MIN_BROKEN.max(headers[i].chars().count()))
+            .max_by_key(|&i| (room[i], std::cmp::Reverse(i)))
+        else {
+            break;
+        };
+        room[i] -= 1;
+        left -= 1;
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        let pieces: Vec<Vec<String>> = r
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if breaks[i] {
+                    break_cell(c, room[i])
+                } else {
+                    vec![c.clone()]
+                }
+            })
+            .collect();
+        let lines = pieces.iter().map(Vec::len).max().unwrap_or(1);
+        for k in 0..lines {
+            out.push(
+                pieces
+                    .iter()
+                    .map(|p| p.get(k).cloned().unwrap_or_default())
+                    .collect(),
+            );
+        }
+    }
+    out
+}
+
+/// A cell cut into pieces of at most `room` characters (the second and
+/// later indented two spaces, counted), each ending after a `-` when one
+/// is in reach.
+fn break_cell(text: &str, room: usize) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= room {
+        return vec![text.to_string()];
+    }
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    while start < chars.len() {
+        let indent = if pieces.is_empty() { 0 } else { 2 };
+        let fit = room.saturating_sub(indent).max(1);
+        let end = if chars.len() - start <= fit {
+            chars.len()
+        } else {
+            // The last `-` within reach, else a hard cut.
+            (start + 1..=start + fit)
+                .rev()
+                .find(|&e| chars[e - 1] == '-')
+                .unwrap_or(start + fit)
+        };
+        let piece: String = chars[start..end].iter().collect();
+        pieces.push(format!("{}{piece}", " ".repeat(indent)));
+        start = end;
+    }
+    pieces
 }
 
 /// Render one record as key/value rows.
@@ -485,6 +592,53 @@ mod tests {
         // Markdown keeps every column.
         let t = render_list(&[r], &cols, Format::Markdown, style);
         assert!(t.starts_with("| A | B | C |"), "{t}");
+    }
+
+    #[test]
+    fn a_long_id_breaks_after_a_dash_or_anywhere_when_there_is_none() {
+        // "aaaa-bbbb-" is the longest start of at most 10 ending in '-';
+        // the rest, "cccc", fits 10 - 2 of indent.
+        assert_eq!(break_cell("aaaa-bbbb-cccc", 10), ["aaaa-bbbb-", "  cccc"]);
+        // No dash: cut at 5, then 3 a line after the indent of 2.
+        assert_eq!(
+            break_cell("abcdefghijkl", 5),
+            ["abcde", "  fgh", "  ijk", "  l"]
+        );
+        assert_eq!(break_cell("short", 10), ["short"]);
+    }
+
+    #[test]
+    fn a_table_too_wide_without_its_optional_columns_breaks_its_ids() {
+        let mut r = Map::new();
+        r.insert("id".into(), json!("first-second-third-fourth-fifth"));
+        r.insert("v".into(), json!("1234567890"));
+        let cols = [
+            col("id", "id", Fmt::Text).breaks(),
+            col("value", "v", Fmt::Text),
+        ];
+        // 31 + 2 + 10 = 43 columns; at 30 the id gets 30 - 12 = 18:
+        // "first-second-" (13, the last '-' within 18), then "  third-fourth-"
+        // (15 of 18), then "  fifth"; the column is as wide as its widest
+        // piece, 15, so the value starts at 15 + 2.
+        let style = Style {
+            ascii: true,
+            width: 30,
+        };
+        let t = render_list(std::slice::from_ref(&r), &cols, Format::Table, style);
+        assert!(t.lines().all(|l| l.chars().count() <= 30), "{t}");
+        assert!(
+            t.ends_with("first-second-    1234567890\n  third-fourth-\n  fifth\n"),
+            "{t}"
+        );
+        let wide = Style {
+            width: usize::MAX,
+            ..style
+        };
+        let t = render_list(&[r], &cols, Format::Table, wide);
+        assert!(
+            t.contains("first-second-third-fourth-fifth  1234567890"),
+            "{t}"
+        );
     }
 
     #[test]

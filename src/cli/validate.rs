@@ -4,7 +4,7 @@
 //! ones held out, and all.
 
 use super::args::{Format, SplitArg, ValidateArgs};
-use super::output::{Col, Fmt, Style, col, render_list};
+use super::output::{Col, Fmt, Style, col, render_list, wrap};
 use super::{CliError, Out, profile_assumptions, write};
 use crate::catalog::{Catalog, Measurement, ProfileEntry};
 use crate::solver::calibration::{self, Prediction, Summary};
@@ -163,7 +163,7 @@ fn record(c: &Checked) -> Map<String, Value> {
 }
 
 const COLS: &[Col] = &[
-    col("measurement", "id", Fmt::Text),
+    col("measurement", "id", Fmt::Text).breaks(),
     col("measured", "measured_text", Fmt::Text),
     col("predicted", "predicted_text", Fmt::Text),
     col("error", "error_text", Fmt::Text),
@@ -368,13 +368,16 @@ pub(super) fn validate(
             render_list(&records, &cols, Format::Csv, style)
         }
         Format::Table | Format::Markdown => {
-            let mut s = format!(
-                "{} published measurements, predicted with {} profile (error = predicted / measured - 1; band = the prediction's low-high)\n",
-                checked.len(),
-                match &a.profile {
-                    Some(p) => format!("the `{p}`"),
-                    None => profile_name.clone(),
-                }
+            let mut s = wrap(
+                &format!(
+                    "{} published measurements, predicted with {} profile (error = predicted / measured - 1; band = the prediction's low-high)\n",
+                    checked.len(),
+                    match &a.profile {
+                        Some(p) => format!("the `{p}`"),
+                        None => profile_name.clone(),
+                    }
+                ),
+                style.width,
             );
             s.push_str(&render_list(&records, COLS, a.format, style));
             s.push('\n');
@@ -396,7 +399,10 @@ pub(super) fn validate(
             }
             for c in &shown {
                 if let Err(e) = &c.prediction {
-                    s.push_str(&format!("no prediction for {}: {e}\n", c.measurement.id));
+                    s.push_str(&wrap(
+                        &format!("no prediction for {}: {e}\n", c.measurement.id),
+                        style.width,
+                    ));
                 }
             }
             s
