@@ -130,3 +130,107 @@ fn deepseek_v3_at_batch_one_is_several_times_off_until_its_fixed_costs_are_count
     // The stack's profile adds its fitted per-MoE-layer cost.
     assert!((predict("sglang") / m.value - 1.0).abs() < 0.05);
 }
+
+/// The training runs of the catalog, predicted with the `default` profile.
+fn training() -> (Catalog, ridgeline::solver::Assumptions) {
+    let cat = catalog();
+    let a = cat.profile("default").unwrap().assumptions;
+    (cat, a)
+}
+
+#[test]
+fn at_least_forty_training_runs_from_six_sources_are_shipped_and_predicted() {
+    use ridgeline::cli::validate_train::check_runs;
+    let (cat, a) = training();
+    assert!(cat.diagnostics.is_empty(), "{:?}", cat.diagnostics);
+    let runs = &cat.training_runs;
+    assert!(runs.len() >= 40, "{}", runs.len());
+    let distinct =
+        |f: &dyn Fn(&ridgeline::catalog::training_runs::TrainingMeasurement) -> String| {
+            let mut v: Vec<String> = runs.iter().map(f).collect();
+            v.sort();
+            v.dedup();
+            v.len()
+        };
+    assert!(distinct(&|r| r.origin.clone()) >= 6);
+    assert!(distinct(&|r| r.hardware.clone()) >= 6);
+    // Every run is predicted but PaLM's across two TPU v4 pods (the
+    // catalog has no network between pods), as README says.
+    for c in check_runs(&cat, &a) {
+        match &c.profile {
+            Ok(_) => {}
+            Err(e) => {
+                assert!(c.run.id.starts_with("palm-paper"), "{}: {e}", c.run.id);
+                assert!(e.contains("no scale-out network"), "{e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
+    use ridgeline::cli::validate_train::{check_runs, summary_table};
+    use ridgeline::solver::calibration::error;
+    let (cat, a) = training();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    // Regenerate with `ridgeline validate --kind train --summary`.
+    let table = summary_table(&cat, &a, "default");
+    assert!(readme.contains(&table), "README differs from:\n{table}");
+    let checked = check_runs(&cat, &a);
+    let err = |id: &str| {
+        let c = checked.iter().find(|c| c.run.id == id).unwrap();
+        error(c.profile.as_ref().unwrap().value, c.run.value)
+    };
+    // "every llm-foundry MPT run on H100 is predicted more than 10% too
+    // fast, every dense Megatron-Bridge run on the same device more than
+    // 10% too slow".
+    for c in &checked {
+        let r = c.run;
+        let e = c.profile.as_ref().map(|p| error(p.value, r.value));
+        if r.origin.contains("llm-foundry") && r.hardware == "h100-sxm" {
+            assert!(e.clone().unwrap() > 0.10, "{}", r.id);
+        }
+        if r.origin.contains("megatron-bridge")
+            && r.hardware == "h100-sxm"
+            && !r.model.contains("qwen3")
+        {
+            assert!(e.unwrap() < -0.10, "{}", r.id);
+        }
+    }
+    // "Qwen3-30B-A3B ... more than 3x too fast and DeepSeek-V3 on B200 1.7x".
+    for c in checked
+        .iter()
+        .filter(|c| c.run.model.starts_with("qwen3-30b"))
+    {
+        assert!(
+            error(c.profile.as_ref().unwrap().value, c.run.value) > 2.0,
+            "{}",
+            c.run.id
+        );
+    }
+    let ds = err("mbridge-2602-deepseek-v3-b200-mxfp8-pp16-ep8");
+    assert!((1.65..1.75).contains(&(1.0 + ds)), "{ds}");
+    // "10 of the 65 runs are judged not to fit", those README names.
+    let mut unfit: Vec<&str> = checked
+        .iter()
+        .filter(|c| c.profile.as_ref().is_ok_and(|p| !p.fits))
+        .map(|c| c.run.id.as_str())
+        .collect();
+    unfit.sort();
+    assert_eq!(
+        unfit,
+        [
+            "llama3-paper-405b-h100-16384-tp8-pp16-dp128",
+            "llama3-paper-405b-h100-8192-tp8-pp16-dp64",
+            "llmfoundry-mpt-1b-h100-bf16-fsdp64-s2048",
+            "maxtext-llama2-70b-v5p-512-fsdp-s4096",
+            "maxtext-mixtral-8x7b-v5p-256-fsdp-s4096",
+            "mbridge-2511-deepseek-v3-gb200-bf16-pp4-vp4-ep64",
+            "torchtitan-llama3.1-8b-h100-fsdp128-bf16-mem",
+            "torchtitan-llama3.1-8b-h100-fsdp128-bf16-tps",
+            "tpurecipes-llama3.1-8b-v6e-256-fsdp-s8192",
+            "tpurecipes-llama3.1-8b-v6e-8-fsdp-s8192",
+        ]
+    );
+}

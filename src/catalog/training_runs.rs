@@ -40,10 +40,10 @@ pub struct TrainingMeasurement {
 
 impl TrainingMeasurement {
     /// The source a leave-one-source-out check holds out together: the
-    /// address without its fragment or line anchor, so the rows of one
-    /// table are one source.
+    /// file it comes from (one file a publication, whose several pages or
+    /// tables are one source).
     pub fn source_key(&self) -> &str {
-        self.source.split('#').next().unwrap_or(&self.source)
+        &self.origin
     }
 }
 

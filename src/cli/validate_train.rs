@@ -240,7 +240,7 @@ pub fn summary_table(cat: &Catalog, a: &Assumptions, profile: &str) -> String {
         }
     };
     format!(
-        "| training runs ({} from {} sources) | figures | median / worst |error| |\n|---|---:|---:|\n\
+        "| training runs ({} from {} sources) | figures | median / worst error |\n|---|---:|---:|\n\
          | speed, each source predicted with eta_c fitted on the others | {} |\n\
          | speed, the `{profile}` profile's eta_c | {} |\n\
          | memory per device, the `{profile}` profile | {} |\n\
