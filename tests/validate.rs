@@ -189,7 +189,7 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
         let r = c.run;
         let e = c.profile.as_ref().map(|p| error(p.value, r.value));
         if r.origin.contains("llm-foundry") && r.hardware == "h100-sxm" {
-            assert!(e.clone().unwrap() > 0.10, "{}", r.id);
+            assert!(e.unwrap() > 0.10, "{}", r.id);
         }
         if r.origin.contains("megatron-bridge")
             && r.hardware == "h100-sxm"
