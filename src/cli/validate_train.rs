@@ -171,7 +171,7 @@ fn record(c: &CheckedRun) -> Map<String, Value> {
 }
 
 const COLS: &[Col] = &[
-    col("training run", "id", Fmt::Text),
+    col("training run", "id", Fmt::Text).breaks(),
     col("measured", "measured_text", Fmt::Text),
     col("held out", "predicted_text", Fmt::Text),
     col("error", "error_held_out_text", Fmt::Text),
@@ -335,7 +335,10 @@ pub(super) fn validate_train(
             ));
             for c in &checked {
                 if let Err(e) = &c.profile {
-                    t.push_str(&format!("no prediction for {}: {e}\n", c.run.id));
+                    t.push_str(&super::output::wrap(
+                        &format!("no prediction for {}: {e}\n", c.run.id),
+                        style.width,
+                    ));
                 }
             }
             t
