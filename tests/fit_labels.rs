@@ -13,10 +13,10 @@
 //!
 //! The command line runs in-process (`cli::run`), as tests/no_panic.rs does.
 
-use clap::Parser;
+mod common;
+
 use proptest::prelude::*;
 use ridgeline::catalog::Catalog;
-use ridgeline::cli::{self, args::Cli};
 use serde_json::Value;
 
 /// A catalog directory with nothing in it, so only the built-in catalog is read.
@@ -26,19 +26,11 @@ fn empty_catalog() -> String {
     d.display().to_string()
 }
 
-/// Run a command line in-process: its exit code and standard output.
+/// Run a command line in-process over the built-in catalog alone.
 fn run(args: &[String]) -> (i32, String) {
-    let mut full = vec![
-        "ridgeline".to_string(),
-        "--catalog".to_string(),
-        empty_catalog(),
-    ];
+    let mut full = vec!["--catalog".to_string(), empty_catalog()];
     full.extend(args.iter().cloned());
-    let cli = Cli::try_parse_from(&full).unwrap_or_else(|e| panic!("{full:?}: {e}"));
-    let command = cli.command.as_ref().unwrap();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = cli::run(&cli, command, &mut out, &mut err);
-    (code, String::from_utf8(out).unwrap())
+    common::cli::in_process(&full)
 }
 
 /// The keys of a figure of a configuration as if it ran.

@@ -5,20 +5,11 @@
 //! text, Markdown and CSV name no step time, throughput, MFU or binding
 //! term. The command line runs in-process (`cli::run`).
 
-use clap::Parser;
-use proptest::prelude::*;
-use ridgeline::cli::{self, args::Cli};
-use serde_json::Value;
+mod common;
 
-fn run(args: &[String]) -> (i32, String) {
-    let mut full = vec!["ridgeline".to_string()];
-    full.extend(args.iter().cloned());
-    let cli = Cli::try_parse_from(&full).unwrap_or_else(|e| panic!("{full:?}: {e}"));
-    let command = cli.command.as_ref().unwrap();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = cli::run(&cli, command, &mut out, &mut err);
-    (code, String::from_utf8(out).unwrap())
-}
+use common::cli::in_process as run;
+use proptest::prelude::*;
+use serde_json::Value;
 
 /// The step's and the run's figures: none of them may show for a run that
 /// does not fit.

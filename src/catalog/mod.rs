@@ -318,23 +318,8 @@ impl Catalog {
         let Some(dir) = dir else {
             return;
         };
-        for (sub, list) in [
-            ("measurements", List::Measurements),
-            ("training", List::TrainingRuns),
-        ] {
-            let sub = dir.join(sub);
-            match files::toml_files_checked(&sub) {
-                Ok(paths) => {
-                    for path in paths {
-                        self.add_path(&path, list);
-                    }
-                }
-                Err(e) => {
-                    let d = sub.display().to_string();
-                    self.diag(&d, 1, 1, format!("cannot list the directory: {e}"));
-                }
-            }
-        }
+        self.add_dir(&dir.join("measurements"), List::Measurements);
+        self.add_dir(&dir.join("training"), List::TrainingRuns);
     }
 
     /// The built-in catalog with the files of `dir` (hardware/*.toml,
@@ -373,20 +358,25 @@ impl Catalog {
             ("models", List::Models),
             ("profiles", List::Profiles),
         ] {
-            let sub = dir.join(sub);
-            match files::toml_files_checked(&sub) {
-                Ok(paths) => {
-                    for path in paths {
-                        self.add_path(&path, list);
-                    }
-                }
-                Err(e) => {
-                    let d = sub.display().to_string();
-                    self.diag(&d, 1, 1, format!("cannot list the directory: {e}"));
-                }
-            }
+            self.add_dir(&dir.join(sub), list);
         }
         self.add_path(&dir.join("regions.toml"), List::Regions);
+    }
+
+    /// Add every `*.toml` file of `sub` to `list`; a directory that is not
+    /// there is no problem, one that cannot be listed is reported.
+    fn add_dir(&mut self, sub: &Path, list: List) {
+        match files::toml_files_checked(sub) {
+            Ok(paths) => {
+                for path in paths {
+                    self.add_path(&path, list);
+                }
+            }
+            Err(e) => {
+                let d = sub.display().to_string();
+                self.diag(&d, 1, 1, format!("cannot list the directory: {e}"));
+            }
+        }
     }
 
     /// Read one user file (a regular file within the size limit) and add

@@ -34,3 +34,25 @@ pub fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
+
+/// Run a command line in-process (`cli::run`, after `ridgeline`): its exit
+/// code and standard output.
+pub fn in_process(args: &[String]) -> (i32, String) {
+    use clap::Parser;
+    use ridgeline::cli::{self, args::Cli};
+    let mut full = vec!["ridgeline".to_string()];
+    full.extend(args.iter().cloned());
+    let cli = Cli::try_parse_from(&full).unwrap_or_else(|e| panic!("{full:?}: {e}"));
+    let command = cli.command.as_ref().unwrap();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = cli::run(&cli, command, &mut out, &mut err);
+    (code, String::from_utf8(out).unwrap())
+}
+
+/// The JSON a command prints, whatever its exit status (a verdict exits 3
+/// with its figures).
+pub fn json_any(args: &[&str]) -> Value {
+    let out = ridgeline(args);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
