@@ -916,3 +916,24 @@ fn the_readme_works_the_capstone_through_as_fleet_prints_it() {
         assert!(section.contains(&phrase), "README lacks {phrase:?}");
     }
 }
+
+#[test]
+fn serve_gives_ttft_of_one_prompt_and_of_the_whole_static_batch() {
+    // Static batching prefills the batch's 8 prompts in one step, and each
+    // request waits for all of them: at least one prompt's time, at most
+    // eight (the fixed costs are paid once), and with one sequence the two
+    // are the same. End to end adds (O - 1) inter-token steps to each.
+    let v = json(&["serve", "-b", "8", "-f", "json"]);
+    let f = |k: &str| v[k].as_f64().unwrap();
+    assert!(f("ttft_batch_s") > f("ttft_s") && f("ttft_batch_s") <= 8.0 * f("ttft_s"));
+    let o = f("output_tokens");
+    assert!((f("e2e_batch_s") - (f("ttft_batch_s") + (o - 1.0) * f("itl_s"))).abs() < 1e-12);
+    let one = json(&["serve", "-b", "1", "-f", "json"]);
+    assert_eq!(one["ttft_batch_s"], one["ttft_s"]);
+    let out = ridgeline(&["serve", "-b", "8"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("time to first token, one prompt") && text.contains("whole static batch"),
+        "{text}"
+    );
+}

@@ -197,6 +197,8 @@ pub(crate) const RUN_KEYS: &[&str] = &[
 /// ran (static and continuous batching).
 pub(crate) const SERVE_RUN_KEYS: &[&str] = &[
     "ttft_s",
+    "ttft_batch_s",
+    "e2e_batch_s",
     "ttft_s_low",
     "ttft_s_high",
     "itl_s",

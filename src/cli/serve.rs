@@ -70,8 +70,10 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
         put("prompt_tokens", json!(req.prompt));
         put("output_tokens", json!(req.output));
         put("ttft_s", json!(s.ttft_s));
+        put("ttft_batch_s", json!(s.ttft_batch_s));
         put("itl_s", json!(s.itl_s));
         put("e2e_s", json!(s.e2e_s));
+        put("e2e_batch_s", json!(s.e2e_batch_s));
         for (key, (lo, hi)) in [
             ("ttft_s", s.ttft_range()),
             ("itl_s", s.itl_range()),
@@ -149,12 +151,14 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
         set_aside(&mut r, RUN_KEYS);
     }
     const COLS: &[super::output::Col] = &[
-        col("time to first token", "ttft_s", Fmt::Time),
+        col("time to first token, one prompt", "ttft_s", Fmt::Time),
         col("  error band", "ttft_s", Fmt::TimeBand),
+        col("  whole static batch", "ttft_batch_s", Fmt::Time),
         col("inter-token latency", "itl_s", Fmt::Time),
         col("  error band", "itl_s", Fmt::TimeBand),
         col("end-to-end request", "e2e_s", Fmt::Time),
         col("  error band", "e2e_s", Fmt::TimeBand),
+        col("  whole static batch", "e2e_batch_s", Fmt::Time),
         col("tokens/s per user", "tokens_per_s_per_user", Fmt::Num),
         col("tokens/s, all sequences", "tokens_per_s", Fmt::Num),
         col("KV cache per token", "kv_bytes_per_token", Fmt::Bytes),

@@ -38,9 +38,18 @@ pub struct Serving {
     pub prefill: Evaluation,
     /// A decode step of B sequences at context P + O / 2.
     pub decode: Evaluation,
+    /// Time to first token of one prompt prefilled alone (a server that
+    /// admits each request as it comes: continuous batching).
     pub ttft_s: f64,
+    /// Time to first token when the B prompts of a static batch are
+    /// prefilled together in one step: every request of the batch waits
+    /// for all of them.
+    pub ttft_batch_s: f64,
     pub itl_s: f64,
+    /// ttft_s + (O - 1) x itl_s.
     pub e2e_s: f64,
+    /// ttft_batch_s + (O - 1) x itl_s.
+    pub e2e_batch_s: f64,
     /// KV cache of one token over the whole model (all devices).
     pub kv_bytes_per_token: f64,
     /// KV cache of one full sequence, P + O tokens.
@@ -142,6 +151,15 @@ pub fn serve(
         ..*wl
     };
     let prefill = roofline::evaluate(hw, model, &prefill_wl, a)?;
+    let ttft_batch_s = if wl.batch > 1.0 {
+        let batch = Workload {
+            batch: wl.batch,
+            ..prefill_wl
+        };
+        roofline::evaluate(hw, model, &batch, a)?.latency_s
+    } else {
+        prefill.latency_s
+    };
     let decode = roofline::evaluate(hw, model, &decode_wl, a)?;
     let footprint = cost::footprint(model, &full);
     let usable_bytes = hw.memory_bytes * a.usable_memory;
@@ -151,8 +169,10 @@ pub fn serve(
     Ok(Serving {
         request: *req,
         ttft_s,
+        ttft_batch_s,
         itl_s,
         e2e_s: ttft_s + (req.output - 1.0).max(0.0) * itl_s,
+        e2e_batch_s: ttft_batch_s + (req.output - 1.0).max(0.0) * itl_s,
         kv_bytes_per_token: kv_tok,
         kv_bytes_per_sequence: d.kv_cache_bytes(req.prompt + req.output, wl.kv.bytes()),
         max_concurrent: fit::max_batch(hw, model, &full, a),
