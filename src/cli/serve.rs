@@ -151,7 +151,7 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
         set_aside(&mut r, RUN_KEYS);
     }
     const COLS: &[super::output::Col] = &[
-        col("time to first token, one prompt", "ttft_s", Fmt::Time),
+        col("time to first token", "ttft_s", Fmt::Time),
         col("  error band", "ttft_s", Fmt::TimeBand),
         col("  whole static batch", "ttft_batch_s", Fmt::Time),
         col("inter-token latency", "itl_s", Fmt::Time),

@@ -204,16 +204,20 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             t.error(),
         ))
     };
-    let latency = group(
-        app,
-        "Latency",
-        &[
-            ("time to first token", time(s.ttft_s, s.ttft_range())),
-            ("inter-token latency", time(s.itl_s, s.itl_range())),
-            ("end-to-end request", time(s.e2e_s, s.e2e_range())),
-        ],
-        w,
-    );
+    // Static batching prefills the batch's prompts together: a request
+    // waits for all of them (the command line's `ttft_batch_s`).
+    let scaled = |(lo, hi): (f64, f64), r: f64| (lo * r, hi * r);
+    let mut rows = vec![("time to first token", time(s.ttft_s, s.ttft_range()))];
+    if s.decode.batch > 1.0 {
+        let r = s.ttft_batch_s / s.ttft_s;
+        rows.push((
+            "  whole static batch",
+            time(s.ttft_batch_s, scaled(s.ttft_range(), r)),
+        ));
+    }
+    rows.push(("inter-token latency", time(s.itl_s, s.itl_range())));
+    rows.push(("end-to-end request", time(s.e2e_s, s.e2e_range())));
+    let latency = group(app, "Latency", &rows, w);
     let throughput = group(
         app,
         "Throughput",
