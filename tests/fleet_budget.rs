@@ -78,13 +78,13 @@ fn over_budget_names_the_largest_rate_and_the_longest_prompt_that_fit() {
     assert!(cheapest_per_year(&with("--prompt", &format!("{prompt}"))) <= 5e6);
     assert!(cheapest_per_year(&with("--prompt", &format!("{}", prompt + 64.0))) > 5e6);
     // No SLA up to 100 times looser, nor one region, brings it within
-    // (README "The capstone worked through" says so).
+    // (docs/scenarios.md says so).
     for k in ["ttft_s", "itl_s", "regions"] {
         assert!(relax.iter().all(|r| r["change"] != k), "{k}: {relax:?}");
     }
-    // README "The capstone worked through" quotes the two figures.
+    // docs/scenarios.md quotes the two figures.
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/scenarios.md")).unwrap();
     let prose = readme.replace('\n', " ");
     let with_commas = |x: f64| {
         let n = x.round() as u64;
@@ -101,7 +101,10 @@ fn over_budget_names_the_largest_rate_and_the_longest_prompt_that_fit() {
             with_commas(prompt)
         ),
     ] {
-        assert!(prose.contains(&quoted), "README does not say {quoted:?}");
+        assert!(
+            prose.contains(&quoted),
+            "docs/scenarios.md does not say {quoted:?}"
+        );
     }
     // A disaggregated design reads as its pools.
     for r in relax.iter().filter(|r| r["mode"] == "disaggregated") {

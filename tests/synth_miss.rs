@@ -131,11 +131,14 @@ fn fixed_costs_over_the_target_are_said_at_the_nearest_layout() {
 #[test]
 fn the_readme_quotes_the_nearest_miss_as_the_program_prints_it() {
     let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let readme = flat(include_str!("../README.md"));
+    let readme = flat(include_str!("../docs/command-line.md"));
     let (_, out, _) = run(&[]);
     let out = flat(&out);
     let start = out.find("nothing meets 8ms itl").expect("the miss line");
     let line = &out[start..];
     let quoted = format!("(\"{line}\")");
-    assert!(readme.contains(&quoted), "README should quote {quoted}");
+    assert!(
+        readme.contains(&quoted),
+        "docs/command-line.md should quote {quoted}"
+    );
 }

@@ -510,7 +510,7 @@ fn megatron_lm_1t_on_3072_a100s_against_its_published_throughput() {
     // recomputation", so the 52% is our HFU. DP = 3072 / (8 x 64) = 6;
     // 3072 x 2048 tokens = 6M. Micro-batch 1 and v = 2 (the chunks per
     // stage are not given) are our reading. The default profile predicts 60.9%:
-    // within 20% of the published 52% (README "Training" has the table).
+    // within 20% of the published 52% (docs/training.md has the table).
     let dir = megatron_catalog();
     let v = json(&[
         "--catalog",
@@ -689,7 +689,7 @@ fn palm_540b_on_one_tpu_v4_pod_against_its_published_mfu() {
     // half the batch (the same work per chip): TP 12, FSDP (ZeRO 3) 256,
     // full recomputation, on the 12x16x16 slice of the v4 torus (TP the
     // 12 ring, FSDP the two 16 rings). The default profile predicts
-    // 38.8%: within 20% of 46.2% (README "Training" has the table).
+    // 38.8%: within 20% of 46.2% (docs/training.md has the table).
     let dir = palm_catalog();
     let v = json(&[
         "--catalog",
@@ -748,10 +748,10 @@ fn with_search_a_refused_layout_gives_way_to_the_fastest_found() {
 
 #[test]
 fn the_readme_table_of_published_runs_quotes_what_train_prints() {
-    // README "Against published training runs": each predicted figure as
+    // docs/training.md: each predicted figure as
     // `train` prints it (regenerate the table after a change to the model).
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/training.md")).unwrap();
     let row = |start: &str| -> String {
         let i = readme.find(start).unwrap_or_else(|| panic!("{start}"));
         readme[i..].lines().next().unwrap().to_string()

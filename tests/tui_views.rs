@@ -602,15 +602,16 @@ fn signals_give_the_conventional_exit_status() {
 #[test]
 fn the_readme_key_table_is_the_keymap() {
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/workbench.md"))
+            .unwrap();
     let (_, rest) = readme
         .split_once("<!-- keys:begin -->\n")
-        .expect("README has the key table");
+        .expect("docs/workbench.md has the key table");
     let (table, _) = rest.split_once("<!-- keys:end -->").unwrap();
     let want = ridgeline::tui::keymap::Keymap::default().markdown();
     assert_eq!(
         table, want,
-        "regenerate the README's key table from Keymap::default().markdown()"
+        "regenerate docs/workbench.md's key table from Keymap::default().markdown()"
     );
 }
 

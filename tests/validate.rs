@@ -98,9 +98,10 @@ fn the_readme_quotes_the_summary_as_validate_prints_it() {
     // Regenerate with `ridgeline validate --summary` after a change to the
     // model, a profile or a measurement.
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/validation.md"))
+            .unwrap();
     let table = summary_table(&catalog());
-    assert!(readme.contains(&table), "README differs from:\n{table}");
+    assert!(readme.contains(&table), "page differs from:\n{table}");
 }
 
 #[test]
@@ -173,10 +174,10 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
     use ridgeline::solver::calibration::error;
     let (cat, a) = training();
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/training.md")).unwrap();
     // Regenerate with `ridgeline validate --kind train --summary`.
     let table = summary_table(&cat, &a, "default");
-    assert!(readme.contains(&table), "README differs from:\n{table}");
+    assert!(readme.contains(&table), "page differs from:\n{table}");
     let checked = check_runs(&cat, &a);
     let err = |id: &str| {
         let c = checked.iter().find(|c| c.run.id == id).unwrap();

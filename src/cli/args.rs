@@ -180,7 +180,7 @@ pub struct ValidateArgs {
     #[arg(long, value_enum, default_value = "all")]
     pub split: SplitArg,
     /// Only the summary, per profile and stack, as a Markdown table (what
-    /// README "Against published measurements" quotes).
+    /// docs/validation.md quotes).
     #[arg(long)]
     pub summary: bool,
     /// Serving measurements (catalog/measurements) or published training

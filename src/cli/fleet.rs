@@ -12,6 +12,15 @@ use crate::solver::units;
 use serde_json::{Map, Value, json};
 
 /// A count in full below 100k, with a prefix beyond ("1.07G").
+/// "1 replica", "82 replicas".
+fn replicas(n: u64) -> String {
+    if n == 1 {
+        "1 replica".to_string()
+    } else {
+        format!("{} replicas", count(n))
+    }
+}
+
 fn count(n: u64) -> String {
     if n < 100_000 {
         n.to_string()
@@ -293,8 +302,8 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
                 Some(b) => {
                     let layout = match &b.pools {
                         None => format!(
-                            "{} replicas of {} x {} (TP {} x PP {}) = {} devices; each replica has {} sequences in flight (its {} req/s x end-to-end), batch {} (room for {})",
-                            count(b.replicas),
+                            "{} of {} x {} (TP {} x PP {}) = {} devices; each replica has {} sequences in flight (its {} req/s x end-to-end), batch {} (room for {})",
+                            replicas(b.replicas),
                             b.layout.devices(),
                             b.hardware_id,
                             b.layout.tp,
@@ -306,13 +315,13 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
                             count(b.max_batch),
                         ),
                         Some(p) => format!(
-                            "prefill pool {} replicas of {} x {} (TP {} x PP {}), decode pool {} replicas of {} x {} (TP {} x PP {}, batch {}) = {} devices, {:.2} prefill devices per decode device",
-                            count(p.prefill.replicas),
+                            "prefill pool {} of {} x {} (TP {} x PP {}), decode pool {} of {} x {} (TP {} x PP {}, batch {}) = {} devices, {:.2} prefill devices per decode device",
+                            replicas(p.prefill.replicas),
                             p.prefill.layout.devices(),
                             b.hardware_id,
                             p.prefill.layout.tp,
                             p.prefill.layout.pp,
-                            count(p.decode.replicas),
+                            replicas(p.decode.replicas),
                             p.decode.layout.devices(),
                             b.hardware_id,
                             p.decode.layout.tp,
@@ -366,10 +375,10 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
                     }
                     for r in &regs {
                         s.push_str(&format!(
-                            "  {}: {} req/s, {} replicas, {} devices, {}/hour, {}\n",
+                            "  {}: {} req/s, {}, {} devices, {}/hour, {}\n",
                             r["region"].as_str().unwrap_or("?"),
                             units::format_number(r["qps"].as_f64().unwrap_or(0.0)),
-                            r["replicas"].as_u64().unwrap_or(0),
+                            replicas(r["replicas"].as_u64().unwrap_or(0)),
                             r["devices"].as_u64().unwrap_or(0),
                             units::format_usd(r["cost_per_hour_usd"].as_f64().unwrap_or(0.0)),
                             figs(r)

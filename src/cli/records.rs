@@ -8,7 +8,7 @@ use crate::solver::{self, Arch, Evaluation, Workload, units};
 use crate::words::Words;
 use serde_json::{Map, Value, json};
 
-/// An evaluation as a JSON record: the contract keys first (README), then more.
+/// An evaluation as a JSON record: the contract keys first (docs/command-line.md), then more.
 pub fn eval_record(
     e: &Evaluation,
     hw: &HardwareEntry,

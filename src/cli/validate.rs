@@ -220,12 +220,12 @@ fn pct(x: f64) -> String {
     }
 }
 
-/// The Markdown table README "Against published measurements" quotes: for
+/// The Markdown table docs/validation.md quotes: for
 /// each stack's own profile (and per stack), then every measurement with
 /// `default`, `roofline` and `ideal`, the median and worst |error| on the
 /// fitted and held-out halves and how many held-out measurements fall
 /// inside their band. `ridgeline validate --summary` prints it; a test
-/// keeps the README equal to it.
+/// keeps the page equal to it.
 pub fn summary_table(cat: &Catalog) -> String {
     let mut s = String::from(
         "| profile | predicted | fitted half: median / worst | held out: median / worst | held out inside the band |\n|---|---:|---:|---:|---:|\n",

@@ -228,7 +228,7 @@ fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
-/// The Markdown table README "Against published training runs" quotes
+/// The Markdown table docs/training.md quotes
 /// (`ridgeline validate --kind train --summary`; a test keeps them equal).
 pub fn summary_table(cat: &Catalog, a: &Assumptions, profile: &str) -> String {
     let s = summarize(&check_runs(cat, a));

@@ -1,6 +1,6 @@
 //! What one step of a workload costs, before any hardware is involved:
 //! FLOPs, bytes moved, bytes held, and bytes communicated, per tensor-parallel
-//! rank. The formulas follow solver.md; README "Model" cites their sources.
+//! rank. The formulas follow solver.md; docs/model.md cites their sources.
 
 use super::types::{Arch, Decoder, Layer, Model, Phase, SinglePass, Workload};
 

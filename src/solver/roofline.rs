@@ -403,7 +403,7 @@ pub fn work(c: &StepCost, wl: &Workload, math: Precision, a: &Assumptions) -> Wo
 /// fixed costs in it, plus band_devices times log2 of the devices, plus
 /// band_quantized when weights or math are 8-bit or narrower. The
 /// profile's band terms come from the spread of its calibration residuals
-/// (README "Against published measurements").
+/// (docs/validation.md, "Against published measurements").
 pub fn band(fixed_share: f64, devices: u32, quantized: bool, a: &Assumptions) -> f64 {
     a.band_base
         + a.band_fixed * fixed_share.clamp(0.0, 1.0)

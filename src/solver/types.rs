@@ -717,7 +717,7 @@ impl Collective {
     }
 }
 
-/// Named, overridable assumptions. See README "Model" for the measurements
+/// Named, overridable assumptions. See docs/model.md and docs/validation.md for the measurements
 /// each default was checked against. The calibrated profiles
 /// (`catalog/profiles/*.toml`) are sets of these values with sources;
 /// [`Assumptions::default`] is the plain roofline of the `roofline` profile,
@@ -783,7 +783,7 @@ pub struct Assumptions {
     pub band_quantized: f64,
 }
 
-/// Defaults of the plain roofline; the README's "Model" section gives the
+/// Defaults of the plain roofline; docs/model.md gives the
 /// measurements behind them.
 pub const DEFAULT_COMPUTE_EFFICIENCY: f64 = 0.7;
 pub const DEFAULT_MEMORY_EFFICIENCY: f64 = 0.7;

@@ -346,7 +346,7 @@ impl Keymap {
 }
 
 impl Keymap {
-    /// The key table as Markdown, for the README (a test keeps the README's
+    /// The key table as Markdown, for docs/workbench.md (a test keeps its
     /// copy equal to it).
     pub fn markdown(&self) -> String {
         let mut out = String::from("| keys | what |\n|---|---|\n");

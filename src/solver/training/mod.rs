@@ -6,7 +6,7 @@
 //! [`memory`] (bytes per device and the fit), [`step`] (step time: compute,
 //! exposed communication, pipeline bubble, optimizer, overhead; the critical
 //! batch; elasticities), [`run`] (tokens to train, cost, energy, goodput
-//! with failures) and [`layout`] (the search over layouts). The README's
+//! with failures) and [`layout`] (the search over layouts). docs/training.md
 //! "Training" section gives every formula with its source.
 
 pub mod flops;
@@ -372,7 +372,7 @@ impl Defaults {
 }
 
 /// Named training assumptions, each overridable (`ridgeline train
-/// --dp-overlap ...`). The README's "Training" section gives the figure each
+/// --dp-overlap ...`). docs/training.md gives the figure each
 /// default was checked against.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrainingAssumptions {

@@ -1,6 +1,6 @@
 //! The help screen: the keys, generated from the keymap so they cannot
 //! drift from it, then the glossary and how to read the sensitivity table
-//! (the README's glossary is [`glossary_markdown`], kept equal by a test).
+//! (docs/workbench.md's glossary is [`glossary_markdown`], kept equal by a test).
 
 use super::clamp_rect;
 use crate::tui::app::App;
@@ -73,7 +73,7 @@ pub const READING_SENSITIVITY: &[&str] = &[
     "The precision row is a discrete step (weights and KV one format narrower), so it has a change and no elasticity.",
 ];
 
-/// The glossary as the README shows it: a table of the terms, then how to
+/// The glossary as docs/workbench.md shows it: a table of the terms, then how to
 /// read the sensitivity table.
 pub fn glossary_markdown() -> String {
     let mut out = String::from("| term | meaning |\n|---|---|\n");
@@ -196,17 +196,18 @@ mod tests {
 
     #[test]
     fn the_readme_glossary_is_the_programs() {
-        let readme =
-            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-                .unwrap();
+        let readme = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/workbench.md"),
+        )
+        .unwrap();
         let (_, rest) = readme
             .split_once("<!-- glossary:begin -->\n")
-            .expect("README has the glossary");
+            .expect("docs/workbench.md has the glossary");
         let (table, _) = rest.split_once("<!-- glossary:end -->").unwrap();
         assert_eq!(
             table,
             glossary_markdown(),
-            "regenerate the README's glossary from help::glossary_markdown()"
+            "regenerate docs/workbench.md's glossary from help::glossary_markdown()"
         );
     }
 
@@ -230,7 +231,7 @@ mod tests {
     }
 
     /// `cargo test --lib print_glossary -- --ignored --nocapture` prints the
-    /// glossary to paste into the README.
+    /// glossary to paste into docs/workbench.md.
     #[test]
     #[ignore]
     fn print_glossary() {
