@@ -162,6 +162,12 @@ fn imports_are_added_and_replaced_by_id_keeping_every_other_entry() {
         &["import", &fixture("qwen3-0.6b"), "--id", "q", "-f", "json"],
     );
     assert_eq!(v["action"], "replaced");
+    // The replaced entry came from another config.json: said.
+    assert!(
+        v["note"].as_str().unwrap().contains("qwen3-8b"),
+        "{}",
+        v["note"]
+    );
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.starts_with(mine), "{text}");
     assert_eq!(text.matches("[[model]]").count(), 3, "{text}");
@@ -429,4 +435,47 @@ fn the_same_config_twice_is_one_entry_a_different_one_two() {
     // --id still adds the same config under another id when asked to.
     let v = json(&cfg, &["import", &q8, "--id", "q8-copy", "-f", "json"]);
     assert_eq!(v["action"], "added");
+}
+
+/// Two folders of the same name hold different configs: the derived id is
+/// the same, so the second replaces the first (an id decides), and says
+/// which file the replaced entry came from and how to keep both.
+#[test]
+fn a_different_config_under_the_same_derived_id_says_what_it_replaces() {
+    let cfg = config_dir("same-id");
+    let (a, b) = (cfg.join("run1/ckpt"), cfg.join("run2/ckpt"));
+    for (dir, from) in [(&a, "qwen3-8b"), (&b, "qwen3-0.6b")] {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::copy(fixture(from) + "/config.json", dir.join("config.json")).unwrap();
+    }
+    let v = json(&cfg, &["import", &a.display().to_string(), "-f", "json"]);
+    assert_eq!((v["id"].as_str(), v["note"].as_str()), (Some("ckpt"), None));
+    let v = json(&cfg, &["import", &b.display().to_string(), "-f", "json"]);
+    assert_eq!(
+        (v["id"].as_str(), v["action"].as_str()),
+        (Some("ckpt"), Some("replaced"))
+    );
+    let note = v["note"].as_str().unwrap();
+    assert!(
+        note.contains("run1") && note.contains("another --id keeps both"),
+        "{note}"
+    );
+    // Kept both when asked: the 8B back under its own id.
+    let v = json(
+        &cfg,
+        &[
+            "import",
+            &a.display().to_string(),
+            "--id",
+            "ckpt-8b",
+            "-f",
+            "json",
+        ],
+    );
+    assert_eq!(v["action"], "added");
+    let ids = zoo_ids(&cfg);
+    assert!(
+        ids.contains(&"ckpt".into()) && ids.contains(&"ckpt-8b".into()),
+        "{ids:?}"
+    );
 }

@@ -139,7 +139,18 @@ fn identity(
     let mut note = None;
     match (id, existing) {
         (_, None) => {}
-        (_, Some(e)) if ours(&e.origin) && e.model.id == who.id => {}
+        (_, Some(e)) if ours(&e.origin) && e.model.id == who.id => {
+            // The same id from another config.json: replaced, as an id
+            // decides, but said (a moved folder, a newer snapshot, or a
+            // different model in a folder of the same name).
+            if e.source != who.source {
+                note = Some(format!(
+                    "`{}` was imported from {}; this config replaces it (another --id keeps both)",
+                    who.id,
+                    printable(&e.source)
+                ));
+            }
+        }
         (None, Some(_)) => {
             let free = free_id(cat, &who.id, target);
             note = Some(format!(
