@@ -1,8 +1,8 @@
 //! Facts the README states that the program can check: how many views the
 //! workbench has (and their order), the catalog's counts, the published
-//! measurements, every subcommand in the synopsis, and the main screen at
-//! 120x36 as the workbench draws it. A count that drifts fails here, with
-//! what the README should say.
+//! measurements and training runs, every subcommand in the synopsis, and
+//! the main screen at 120x36 as the workbench draws it. A count that
+//! drifts fails here, with what the README should say.
 
 use clap::CommandFactory;
 use ridgeline::catalog::Catalog;
@@ -82,7 +82,7 @@ fn the_view_table_lists_every_view_in_key_order() {
 }
 
 #[test]
-fn the_catalog_counts_are_the_builtin_catalogs() {
+fn the_catalog_measurement_and_training_run_counts_are_the_catalogs() {
     let text = readme();
     let c = Catalog::builtin();
     let said = format!(
@@ -105,6 +105,19 @@ fn the_catalog_counts_are_the_builtin_catalogs() {
         format!("ships {n} published measurements"),
         format!("all {n} measurements"),
         format!("the {n} measurements are read only"),
+    ] {
+        assert!(text.contains(&phrase), "README should say {phrase:?}");
+    }
+    // The training runs, and the files (one a source) they come from.
+    let runs = m.training_runs.len();
+    let mut files: Vec<&str> = m.training_runs.iter().map(|r| r.source_key()).collect();
+    files.sort_unstable();
+    files.dedup();
+    let sources = files.len();
+    for phrase in [
+        format!("ships {runs} published training runs from {sources} sources"),
+        format!("training runs ({runs} from {sources} sources)"),
+        format!("of the {runs} runs"),
     ] {
         assert!(text.contains(&phrase), "README should say {phrase:?}");
     }
