@@ -385,6 +385,10 @@ fn an_id_given_names_the_model_unless_a_name_is_given() {
     let out = run(&cfg, &["import", &path, "--id", "x", "--name", " "]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--name is empty"));
+    // So is one with a line break in it, naming the character.
+    let out = run(&cfg, &["import", &path, "--id", "x", "--name", "a\nb"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("U+000A"));
     assert_eq!(std::fs::read_to_string(imports_file(&cfg)).unwrap(), before);
 }
 

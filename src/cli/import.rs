@@ -105,7 +105,15 @@ fn identity(
                     .into(),
             ));
         }
-        Some(n) => Some(n.to_string()),
+        Some(n) => {
+            if let Some(c) = n.chars().find(|c| c.is_control()) {
+                return Err(CliError::Input(format!(
+                    "import: --name contains the control character U+{:04X}; give plain text (no tabs, line breaks or escape sequences)",
+                    u32::from(c)
+                )));
+            }
+            Some(n.to_string())
+        }
         None => None,
     };
     if let Some(n) = &given_name {
