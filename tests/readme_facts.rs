@@ -184,3 +184,72 @@ fn the_main_screen_is_the_one_the_workbench_draws() {
 fn print_main_screen() {
     print!("{}", main_screen());
 }
+
+/// Whether `got` is `want` line for line, where a `...` line of `want`
+/// stands for any lines (none included) up to the next line it gives.
+fn matches(want: &[&str], got: &[&str]) -> Result<(), String> {
+    let (mut w, mut g) = (0, 0);
+    while w < want.len() {
+        if want[w] == "..." {
+            let Some(next) = want.get(w + 1) else {
+                return Ok(());
+            };
+            let Some(at) = got[g..].iter().position(|l| l == next) else {
+                return Err(format!("no line {next:?} after line {g}"));
+            };
+            g += at;
+            w += 1;
+            continue;
+        }
+        match got.get(g) {
+            Some(l) if *l == want[w] => {}
+            other => return Err(format!("line {g}: README {:?}, printed {other:?}", want[w])),
+        }
+        w += 1;
+        g += 1;
+    }
+    if g < got.len() {
+        return Err(format!("printed more from line {g}: {:?}", got[g]));
+    }
+    Ok(())
+}
+
+#[test]
+fn the_matcher_skips_only_where_told() {
+    assert!(matches(&["a", "...", "d"], &["a", "b", "c", "d"]).is_ok());
+    assert!(matches(&["a", "..."], &["a", "b"]).is_ok());
+    assert!(matches(&["a", "...", "d"], &["a", "b"]).is_err());
+    assert!(matches(&["a", "b"], &["a", "c"]).is_err());
+    assert!(matches(&["a"], &["a", "b"]).is_err());
+}
+
+/// Every example of the README that starts `$ ridgeline ARGS` is what the
+/// binary prints for ARGS (no user catalog, 80 columns), `...` standing for
+/// lines left out.
+#[test]
+fn every_command_example_is_what_the_command_prints() {
+    let text = readme();
+    let mut seen = 0;
+    for block in text.split("```text\n").skip(1) {
+        let block = block.split_once("```\n").map_or(block, |(b, _)| b);
+        let Some((first, rest)) = block.split_once('\n') else {
+            continue;
+        };
+        let Some(args) = first.strip_prefix("$ ridgeline ") else {
+            continue;
+        };
+        let args: Vec<&str> = args.split_whitespace().collect();
+        let out = common::cli::ridgeline(&args);
+        let printed = String::from_utf8_lossy(&out.stdout);
+        let got: Vec<&str> = printed.lines().map(str::trim_end).collect();
+        let want: Vec<&str> = rest.lines().collect();
+        if let Err(e) = matches(&want, &got) {
+            panic!(
+                "README's `ridgeline {}`: {e}; it prints:\n{printed}",
+                args.join(" ")
+            );
+        }
+        seen += 1;
+    }
+    assert!(seen >= 4, "{seen} examples");
+}
