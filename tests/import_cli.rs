@@ -162,6 +162,12 @@ fn imports_are_added_and_replaced_by_id_keeping_every_other_entry() {
         &["import", &fixture("qwen3-0.6b"), "--id", "q", "-f", "json"],
     );
     assert_eq!(v["action"], "replaced");
+    // The replaced entry came from another config.json: said.
+    assert!(
+        v["note"].as_str().unwrap().contains("qwen3-8b"),
+        "{}",
+        v["note"]
+    );
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.starts_with(mine), "{text}");
     assert_eq!(text.matches("[[model]]").count(), 3, "{text}");
@@ -313,4 +319,167 @@ fn a_path_imported_before_is_its_catalog_entry() {
         &["eval", "--model", &fixture("gpt-neox-20b"), "-f", "json"],
     );
     assert_eq!(v["model"], "gpt-neox-20b");
+}
+
+/// The `name` of a catalog model, as `zoo models` lists it.
+fn zoo_name(config: &Path, id: &str) -> String {
+    let v = json(config, &["zoo", "models", "-f", "json"]);
+    v.as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == id)
+        .unwrap_or_else(|| panic!("no {id} in {v}"))["name"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The case: a folder called `qwen14` imported with `--id
+/// qwen2.5-14b` used to keep the folder's name for people.
+#[test]
+fn an_id_given_names_the_model_unless_a_name_is_given() {
+    let cfg = config_dir("named");
+    let folder = cfg.join("downloads/qwen14");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        fixture("qwen2.5-7b") + "/config.json",
+        folder.join("config.json"),
+    )
+    .unwrap();
+    let path = folder.display().to_string();
+    // Without --id the folder names it.
+    let v = json(&cfg, &["import", &path, "-f", "json"]);
+    assert_eq!(
+        (v["id"].as_str(), v["name"].as_str()),
+        (Some("qwen14"), Some("qwen14"))
+    );
+    // With --id the name is read off the id: hyphens to spaces, capitals
+    // at the start of each word and on the size's unit.
+    let v = json(
+        &cfg,
+        &["import", &path, "--id", "qwen2.5-14b", "-f", "json"],
+    );
+    assert_eq!(v["name"], "Qwen2.5 14B");
+    assert_eq!(zoo_name(&cfg, "qwen2.5-14b"), "Qwen2.5 14B");
+    // --name wins over both, on a new entry and on a replaced one.
+    let v = json(
+        &cfg,
+        &[
+            "import",
+            &path,
+            "--id",
+            "qwen2.5-14b",
+            "--name",
+            "Qwen 14 (mine)",
+            "-f",
+            "json",
+        ],
+    );
+    assert_eq!(
+        (v["action"].as_str(), v["name"].as_str()),
+        (Some("replaced"), Some("Qwen 14 (mine)"))
+    );
+    assert_eq!(zoo_name(&cfg, "qwen2.5-14b"), "Qwen 14 (mine)");
+    // An empty name is refused, with exit 2, and nothing is written.
+    let before = std::fs::read_to_string(imports_file(&cfg)).unwrap();
+    let out = run(&cfg, &["import", &path, "--id", "x", "--name", " "]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--name is empty"));
+    // So is one with a line break in it, naming the character.
+    let out = run(&cfg, &["import", &path, "--id", "x", "--name", "a\nb"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("U+000A"));
+    assert_eq!(std::fs::read_to_string(imports_file(&cfg)).unwrap(), before);
+}
+
+/// Importing the same config again without --id replaces the entry made
+/// from it before (under the id and name it was given), leaving every other
+/// byte of the file as it was; a different config is a second entry.
+#[test]
+fn the_same_config_twice_is_one_entry_a_different_one_two() {
+    let cfg = config_dir("same");
+    let file = imports_file(&cfg);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let mine = "# my own\n[[model]]\nid = \"mine\"\nname = \"Mine\"\nfamily = \"mine\"\nkind = \"dense-decoder\"\nyear = 2025\nsource = \"me\"\nparams = 1e9\nlayers = 16\nhidden = 2048\nheads = 16\nhead_dim = 128\nffn = 8192\nvocab = 32000\nmax_context = 4096\n";
+    std::fs::write(&file, mine).unwrap();
+    let q8 = fixture("qwen3-8b");
+    ok(&cfg, &["import", &q8, "--id", "q8"]);
+    let once = std::fs::read_to_string(&file).unwrap();
+    // The same config.json again, without --id: its entry is replaced,
+    // keeping the id and name the first import gave it.
+    let v = json(&cfg, &["import", &q8, "-f", "json"]);
+    assert_eq!(v["action"], "replaced");
+    assert_eq!(
+        (v["id"].as_str(), v["name"].as_str()),
+        (Some("q8"), Some("Q8"))
+    );
+    assert!(
+        v["note"].as_str().unwrap().contains("imported before"),
+        "{v}"
+    );
+    // The same figures for the same year: the file is byte for byte the
+    // one the first import wrote, hand-written entry and comment included.
+    let twice = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(twice, once);
+    assert!(twice.starts_with(mine));
+    assert_eq!(twice.matches("[[model]]").count(), 2, "{twice}");
+    // Without --id on both imports: one entry too.
+    ok(&cfg, &["import", &fixture("gpt2")]);
+    let v = json(&cfg, &["import", &fixture("gpt2"), "-f", "json"]);
+    assert_eq!(v["action"], "replaced");
+    // A different config (Qwen3 0.6B beside Qwen3 8B) is an entry of its own.
+    let v = json(&cfg, &["import", &fixture("qwen3-0.6b"), "-f", "json"]);
+    assert_eq!(v["action"], "added");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(text.matches("[[model]]").count(), 4, "{text}");
+    let ids = zoo_ids(&cfg);
+    for id in ["mine", "q8", "gpt2-imported", "qwen3-0.6b"] {
+        assert!(ids.contains(&id.to_string()), "{id} in {ids:?}");
+    }
+    // --id still adds the same config under another id when asked to.
+    let v = json(&cfg, &["import", &q8, "--id", "q8-copy", "-f", "json"]);
+    assert_eq!(v["action"], "added");
+}
+
+/// Two folders of the same name hold different configs: the derived id is
+/// the same, so the second replaces the first (an id decides), and says
+/// which file the replaced entry came from and how to keep both.
+#[test]
+fn a_different_config_under_the_same_derived_id_says_what_it_replaces() {
+    let cfg = config_dir("same-id");
+    let (a, b) = (cfg.join("run1/ckpt"), cfg.join("run2/ckpt"));
+    for (dir, from) in [(&a, "qwen3-8b"), (&b, "qwen3-0.6b")] {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::copy(fixture(from) + "/config.json", dir.join("config.json")).unwrap();
+    }
+    let v = json(&cfg, &["import", &a.display().to_string(), "-f", "json"]);
+    assert_eq!((v["id"].as_str(), v["note"].as_str()), (Some("ckpt"), None));
+    let v = json(&cfg, &["import", &b.display().to_string(), "-f", "json"]);
+    assert_eq!(
+        (v["id"].as_str(), v["action"].as_str()),
+        (Some("ckpt"), Some("replaced"))
+    );
+    let note = v["note"].as_str().unwrap();
+    assert!(
+        note.contains("run1") && note.contains("another --id keeps both"),
+        "{note}"
+    );
+    // Kept both when asked: the 8B back under its own id.
+    let v = json(
+        &cfg,
+        &[
+            "import",
+            &a.display().to_string(),
+            "--id",
+            "ckpt-8b",
+            "-f",
+            "json",
+        ],
+    );
+    assert_eq!(v["action"], "added");
+    let ids = zoo_ids(&cfg);
+    assert!(
+        ids.contains(&"ckpt".into()) && ids.contains(&"ckpt-8b".into()),
+        "{ids:?}"
+    );
 }

@@ -139,9 +139,16 @@ pub struct ImportArgs {
     pub path: PathBuf,
     /// The catalog id to write it under (lower-case kebab case) [default:
     /// from the config's name or its folder; `-imported` added when a
-    /// built-in model has that id].
+    /// built-in model has that id]. Without it, a config imported before
+    /// (the same config.json, same parameters and shape) is replaced under
+    /// its id and name.
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
+    /// The display name [default: read off --id when given: hyphens become
+    /// spaces, words start with a capital, sizes end in a capital
+    /// (qwen2.5-14b -> "Qwen2.5 14B"); else the config's name or folder].
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
     /// Output format: table (text) or json (one record: no CSV or Markdown
     /// table of rows).
     #[arg(long, short = 'f', value_enum, default_value = "table")]

@@ -1,10 +1,11 @@
-//! `ridgeline import PATH [--id ID]`: derive a model from a Hugging Face
-//! config.json and write it into the user catalog
+//! `ridgeline import PATH [--id ID] [--name NAME]`: derive a model from a
+//! Hugging Face config.json and write it into the user catalog
 //! (`<config>/catalog/models/imported.toml`, or `--catalog DIR`'s
 //! `models/imported.toml`), atomically: an entry of the same id is
-//! replaced, every other entry kept as written; a file that does not parse
-//! is left alone and the import refused. Also the summary of a derivation
-//! that `--model PATH` prints.
+//! replaced (without `--id`, so is the entry imported before from the same
+//! config, see [`load::same_config`]), every other byte kept as written; a
+//! file that does not parse is left alone and the import refused. Also the
+//! summary of a derivation that `--model PATH` prints.
 
 use super::args::{Format, ImportArgs};
 use super::{CliError, Out, write};
@@ -35,7 +36,7 @@ pub fn import(
     let cat = super::load_catalog(cli, &super::args::Command::Import(a.clone()), err)?;
     let imported = load::read(&a.path).map_err(|e| CliError::Input(format!("import: {e}")))?;
     let target = target(&dir);
-    let (who, note) = identity(&cat, &imported, a.id.as_deref(), &target)?;
+    let (who, note) = identity(&cat, &imported, a, &target)?;
     let entry = imported.derivation.entry_toml(&who);
     imported
         .derivation
@@ -83,22 +84,81 @@ pub fn import(
 }
 
 /// The id and name of the entry: `--id` as given (lower-case kebab case),
-/// else the default id, with `-imported` added when another catalog entry
-/// than one of `target` holds it. A given id another user file holds is
-/// refused (the catalog would skip the second one).
+/// else the id of the entry of `target` imported before from the same
+/// config ([`load::same_config`]), else the default id, with `-imported`
+/// added when another catalog entry than one of `target` holds it. A given
+/// id another user file holds is refused (the catalog would skip the
+/// second one). The name is `--name`, else the replaced entry's, else the
+/// one read off `--id` or the config.
 fn identity(
     cat: &Catalog,
     imported: &Imported,
-    id: Option<&str>,
+    a: &ImportArgs,
     target: &Path,
 ) -> Result<(Identity, Option<String>), CliError> {
+    let id = a.id.as_deref();
     let mut who = load::identity(imported, id);
+    let given_name = match a.name.as_deref().map(str::trim) {
+        Some("") => {
+            return Err(CliError::Input(
+                "import: --name is empty; give the name to show for the model, or leave out --name"
+                    .into(),
+            ));
+        }
+        Some(n) => {
+            if let Some(c) = n.chars().find(|c| c.is_control()) {
+                return Err(CliError::Input(format!(
+                    "import: --name contains the control character U+{:04X}; give plain text (no tabs, line breaks or escape sequences)",
+                    u32::from(c)
+                )));
+            }
+            Some(n.to_string())
+        }
+        None => None,
+    };
+    if let Some(n) = &given_name {
+        who.name.clone_from(n);
+    }
     let ours = |origin: &str| Path::new(origin) == target;
+    if id.is_none() {
+        let fresh = imported
+            .derivation
+            .entry(&who)
+            .map_err(|e| CliError::Input(format!("import: {e}")))?;
+        let before = cat
+            .models
+            .iter()
+            .find(|e| ours(&e.origin) && load::same_config(e, &who.source, &fresh));
+        if let Some(e) = before {
+            let note = (e.model.id != who.id).then(|| {
+                format!(
+                    "`{}` was imported before from this config; it is replaced (give --id to add another entry)",
+                    e.model.id
+                )
+            });
+            who.id.clone_from(&e.model.id);
+            if given_name.is_none() {
+                who.name.clone_from(&e.model.name);
+            }
+            return Ok((who, note));
+        }
+    }
     let existing = cat.model(&who.id).ok();
     let mut note = None;
     match (id, existing) {
         (_, None) => {}
-        (_, Some(e)) if ours(&e.origin) && e.model.id == who.id => {}
+        (_, Some(e)) if ours(&e.origin) && e.model.id == who.id => {
+            // The same id from another config.json: replaced, as an id
+            // decides, but said (a moved folder, a newer snapshot, or a
+            // different model in a folder of the same name).
+            if e.source != who.source {
+                note = Some(format!(
+                    "`{}` was imported from {}; this config replaces it (another --id keeps both)",
+                    who.id,
+                    printable(&e.source)
+                ));
+            }
+        }
         (None, Some(_)) => {
             let free = free_id(cat, &who.id, target);
             note = Some(format!(

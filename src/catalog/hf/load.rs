@@ -254,20 +254,83 @@ fn year_of_day(days: i64) -> u16 {
     year.clamp(1970, 2100) as u16
 }
 
-/// The identity of an imported model: `id` if given, else the default;
-/// the path it came from as its source.
+/// A name for people read off a catalog id, for an id the user chose: the
+/// id's hyphens become spaces, each word starts with a capital letter, and
+/// a size (a number ending in b, m, k or t: `14b`, `0.6b`, `8x7b`, `a22b`)
+/// has its unit in capitals. `qwen2.5-14b` -> "Qwen2.5 14B".
+pub fn name_from_id(id: &str) -> String {
+    let words: Vec<String> = id
+        .split('-')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut chars: Vec<char> = w.chars().collect();
+            let n = chars.len();
+            let unit = matches!(chars[n - 1], 'b' | 'm' | 'k' | 't');
+            let before = &chars[..n - 1];
+            // A size: digits (with a dot or an `x` between them) before the
+            // unit, after at most one leading letter (`a22b`, active).
+            let digits = before
+                .iter()
+                .skip(usize::from(
+                    before.first().is_some_and(char::is_ascii_alphabetic),
+                ))
+                .collect::<Vec<_>>();
+            let is_size = unit
+                && digits.first().is_some_and(|c| c.is_ascii_digit())
+                && digits
+                    .iter()
+                    .all(|c| c.is_ascii_digit() || **c == '.' || **c == 'x');
+            if is_size {
+                chars[n - 1] = chars[n - 1].to_ascii_uppercase();
+            }
+            chars[0] = chars[0].to_ascii_uppercase();
+            chars.into_iter().collect()
+        })
+        .collect();
+    if words.is_empty() {
+        id.to_string()
+    } else {
+        words.join(" ")
+    }
+}
+
+/// The identity of an imported model: `id` if given (its name read off it,
+/// [`name_from_id`]), else the default id and name; the path it came from
+/// as its source.
 pub fn identity(imported: &Imported, id: Option<&str>) -> Identity {
-    let id = id.map_or_else(|| default_id(imported), str::to_string);
+    let (id, name) = match id {
+        Some(id) => (id.to_string(), name_from_id(id)),
+        None => {
+            let id = default_id(imported);
+            let name = default_name(imported, &id);
+            (id, name)
+        }
+    };
     let source = std::fs::canonicalize(&imported.config)
         .unwrap_or_else(|_| imported.config.clone())
         .display()
         .to_string();
     Identity {
-        name: default_name(imported, &id),
+        name,
         id,
         source,
         year: this_year(),
     }
+}
+
+/// Whether a catalog entry is the same config as `fresh`, just derived from
+/// the config.json at `source`: an imported entry from that same file
+/// (canonical path) with the same parameter count and shape. Its id and
+/// name may differ (the user chose them).
+pub fn same_config(
+    e: &crate::catalog::ModelEntry,
+    source: &str,
+    fresh: &crate::catalog::ModelEntry,
+) -> bool {
+    is_imported(e)
+        && e.source == source
+        && e.model.params == fresh.model.params
+        && e.model.arch == fresh.model.arch
 }
 
 /// What a model argument resolved to.
@@ -304,12 +367,10 @@ pub fn resolve(
         .entry(&who)
         .map_err(|e| error(&imported.config, e.to_string()))?;
     // The same config imported before (by `ridgeline import`): its entry.
-    let same = catalog.models.iter().find(|e| {
-        is_imported(e)
-            && e.source == who.source
-            && e.model.params == entry.model.params
-            && e.model.arch == entry.model.arch
-    });
+    let same = catalog
+        .models
+        .iter()
+        .find(|e| same_config(e, &who.source, &entry));
     if let Some(e) = same {
         return Ok(Resolved {
             id: e.model.id.clone(),
@@ -394,5 +455,22 @@ mod tests {
             folder_name(Path::new("/m/Qwen2.5-7B/config.json")).as_deref(),
             Some("Qwen2.5-7B")
         );
+    }
+
+    #[test]
+    fn names_read_off_ids() {
+        // The example, and the built-in catalog's own spellings of
+        // these models ("Llama 3.1 8B", "Mixtral 8x7B", catalog/models/).
+        assert_eq!(name_from_id("qwen2.5-14b"), "Qwen2.5 14B");
+        assert_eq!(name_from_id("llama-3.1-8b"), "Llama 3.1 8B");
+        assert_eq!(name_from_id("mixtral-8x7b"), "Mixtral 8x7B");
+        // An active-parameter size and a fraction of a billion.
+        assert_eq!(name_from_id("qwen3-235b-a22b"), "Qwen3 235B A22B");
+        assert_eq!(name_from_id("qwen3-0.6b"), "Qwen3 0.6B");
+        // Words that only end in a unit letter are not sizes.
+        assert_eq!(name_from_id("my-bert-base"), "My Bert Base");
+        assert_eq!(name_from_id("v2-lite"), "V2 Lite");
+        // Doubled hyphens leave no empty word.
+        assert_eq!(name_from_id("a--b"), "A B");
     }
 }
