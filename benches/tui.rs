@@ -164,6 +164,31 @@ fn benches(c: &mut Criterion) {
         })
     });
 
+    // The capstone's Fleet view over its budget: each step of requests/s
+    // also finds what would fit the budget (fleet::within_budget, tens of
+    // searches).
+    let mut a = app();
+    a.open_scenario(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/scenarios/capstone-fleet.toml"
+    )))
+    .unwrap();
+    a.focus = Pane::Knobs;
+    a.knob = 0;
+    let mut term = terminal();
+    let mut up = true;
+    g.bench_function(
+        "fleet knob step over budget (capstone, what would fit)",
+        |b| {
+            b.iter(|| {
+                let cmd = if up { Command::Right } else { Command::Left };
+                up = !up;
+                update(&mut a, Action::Do(cmd));
+                term.draw(|f| render(black_box(&a), f)).unwrap();
+            })
+        },
+    );
+
     // Training view: step ZeRO down and up (3 -> 2 -> 3), each a training
     // step, its elasticities and the run, drawn at 160x48.
     let mut a = app();

@@ -639,3 +639,45 @@ fn the_synthesis_and_fleet_tables_scroll_and_up_leaves_them() {
         assert!(a.in_bar, "{v:?}: Up from the first row reaches the bar");
     }
 }
+
+#[test]
+fn the_fleet_view_says_what_would_fit_the_budget_as_fleet_does() {
+    // The capstone is over its $5M: the view lists the same relaxations
+    // the command prints in `within_budget_if` (the same search).
+    let mut a = app();
+    a.open_scenario(&scenario_path("capstone-fleet.toml"))
+        .unwrap();
+    let relaxed = a.fleet_relaxed.clone().expect("over budget: relaxations");
+    let out = common::cli::ridgeline(&[
+        "fleet",
+        "-m",
+        "llama-3-70b",
+        "--qps",
+        "1000",
+        "--prompt",
+        "2k",
+        "--output",
+        "256",
+        "--ttft",
+        "100ms",
+        "--itl",
+        "50ms",
+        "--region",
+        "us-east,eu-west",
+        "--budget",
+        "5M",
+        "-f",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cli = v["within_budget_if"].as_array().unwrap();
+    assert_eq!(relaxed.relaxed.len(), cli.len());
+    for (r, c) in relaxed.relaxed.iter().zip(cli) {
+        assert_eq!(r.change.key(), c["change"]);
+        assert_eq!(r.value, c["value"].as_f64().unwrap());
+        assert_eq!(r.design.devices, c["devices"].as_u64().unwrap());
+    }
+    // And draws them at 80x24.
+    let s = common::screen(&a, 80, 24);
+    assert!(s.contains("fits with 616 req/s"), "{s}");
+}

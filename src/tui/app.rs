@@ -300,6 +300,9 @@ pub struct App {
     pub train_search: Option<views::training::SearchRun>,
     /// The Explore view's last search and what it was run for.
     pub explore_cache: Option<views::explore::ExploreCache>,
+    /// The Fleet view's "within the budget, one change at a time", with
+    /// what it was found for (searched again only when that changes).
+    pub fleet_relaxed: Option<views::FleetRelaxed>,
     /// How many times the Explore view searched (tests count them).
     pub explore_searches: u64,
     pub quit: bool,
@@ -478,6 +481,7 @@ impl App {
             dirty: true,
             recomputes: 0,
             explore_cache: None,
+            fleet_relaxed: None,
             explore_searches: 0,
         };
         app.recompute();
@@ -684,6 +688,9 @@ impl App {
             views::explore::refresh(self);
         }
         self.view_data = views::compute(self, self.view);
+        if self.view == View::Fleet {
+            views::refresh_fleet_relaxed(self);
+        }
         if let Ok(d) = &self.view_data {
             self.last_view_data = Some(d.clone());
         }

@@ -188,6 +188,67 @@ pub struct FleetData {
     pub front: Vec<fleet::FleetOption>,
 }
 
+/// What the cheapest fleet would need to fit the budget, one requirement
+/// at a time ([`fleet::within_budget`]), and what it was found for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FleetRelaxed {
+    pub model: usize,
+    pub spec: FleetSpec,
+    pub search: fleet::Search,
+    pub assumptions: solver::Assumptions,
+    pub relaxed: Vec<fleet::Relaxation>,
+}
+
+/// Find again what would fit the budget when the Fleet view's answer is
+/// over it and its inputs changed since the last time (the bisections run
+/// tens of searches: not on every keystroke).
+pub fn refresh_fleet_relaxed(app: &mut App) {
+    let Ok(ViewData::Fleet(d)) = &app.view_data else {
+        return;
+    };
+    let Some(budget) = d.spec.budget_usd_per_year else {
+        app.fleet_relaxed = None;
+        return;
+    };
+    if d.plan
+        .best
+        .as_ref()
+        .is_some_and(|b| b.cost_per_year_usd() <= budget)
+    {
+        app.fleet_relaxed = None;
+        return;
+    }
+    let same = app.fleet_relaxed.as_ref().is_some_and(|r| {
+        r.model == app.model
+            && r.spec == d.spec
+            && r.search == d.search
+            && r.assumptions == app.assumptions
+    });
+    if same {
+        return;
+    }
+    let Some(model) = app.catalog.models.get(app.model) else {
+        return;
+    };
+    let relaxed = fleet::within_budget(
+        &app.devices,
+        &model.model,
+        &d.search,
+        &d.spec,
+        budget,
+        &app.assumptions,
+        DEFAULT_IDLE_SHARE,
+    )
+    .unwrap_or_default();
+    app.fleet_relaxed = Some(FleetRelaxed {
+        model: app.model,
+        spec: d.spec,
+        search: d.search.clone(),
+        assumptions: app.assumptions,
+        relaxed,
+    });
+}
+
 /// What a view shows beside the shared analysis.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ViewData {

@@ -118,14 +118,25 @@ fn summary<'a>(app: &App, d: &FleetData) -> Vec<Line<'a>> {
     out.push(Line::from(vec![
         Span::styled(" cheapest ", t.header()),
         Span::styled(
-            format!(
-                "{} {} {} → {} replicas, {} devices (all regions)",
-                o.hardware_id,
-                o.precision.label(),
-                o.mode.name(),
-                o.replicas,
-                o.devices
-            ),
+            // A disaggregated design is its pools (below), never replicas
+            // of one layout.
+            match &o.pools {
+                Some(_) => format!(
+                    "{} {} {} → {} devices (all regions)",
+                    o.hardware_id,
+                    o.precision.label(),
+                    o.mode.name(),
+                    o.devices
+                ),
+                None => format!(
+                    "{} {} {} → {} replicas, {} devices (all regions)",
+                    o.hardware_id,
+                    o.precision.label(),
+                    o.mode.name(),
+                    o.replicas,
+                    o.devices
+                ),
+            },
             t.accent(),
         ),
     ]));
@@ -172,10 +183,22 @@ fn summary<'a>(app: &App, d: &FleetData) -> Vec<Line<'a>> {
     )));
     match (o.within_budget, budget_verdict(o, s.budget_usd_per_year)) {
         (Some(true), Some(v)) => out.push(Line::from(Span::styled(format!("   {v}"), t.ok()))),
-        (Some(false), Some(v)) => out.push(Line::from(Span::styled(
-            format!("   OVER BUDGET: {v}"),
-            t.error(),
-        ))),
+        (Some(false), Some(v)) => {
+            out.push(Line::from(Span::styled(
+                format!("   OVER BUDGET: {v}"),
+                t.error(),
+            )));
+            // What would fit, one requirement at a time (the command
+            // line's "within the budget, one change at a time").
+            if let Some(r) = &app.fleet_relaxed {
+                for x in &r.relaxed {
+                    out.push(Line::from(Span::styled(
+                        format!("   fits with {}", relaxation(x)),
+                        t.ok(),
+                    )));
+                }
+            }
+        }
         _ => {}
     }
     out.push(Line::from(Span::styled(
@@ -194,6 +217,27 @@ fn summary<'a>(app: &App, d: &FleetData) -> Vec<Line<'a>> {
         fg,
     )));
     out
+}
+
+/// "616 req/s: mi300x fp8 disaggregated, 304 devices, $4.93M/yr": a
+/// relaxation, short (the command line gives the design's pools).
+fn relaxation(r: &crate::solver::fleet::Relaxation) -> String {
+    use crate::solver::fleet::Relax;
+    let what = match r.change {
+        Relax::Qps => format!("{} req/s", units::format_number(r.value)),
+        Relax::Prompt => format!("{}-token prompts", units::format_count(r.value)),
+        Relax::Ttft => format!("TTFT {}", units::format_time(r.value)),
+        Relax::Itl => format!("ITL {}", units::format_time(r.value)),
+        Relax::OneRegion => "one region".to_string(),
+    };
+    format!(
+        "{what}: {} {} {}, {} devices, {}/yr",
+        r.design.hardware_id,
+        r.design.precision.label(),
+        r.design.mode.name(),
+        units::format_count(r.design.devices as f64),
+        big_usd(r.design.cost_per_year_usd())
+    )
 }
 
 /// Each region's own fleet (sized for its share), then the total.
