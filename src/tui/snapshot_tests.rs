@@ -387,7 +387,8 @@ fn training_view_in_every_look_and_size() {
 
 /// Without colour (NO_COLOR) and without Unicode (ASCII) each device keeps
 /// its own symbol beside its id in the legend or table, each operating
-/// point is labelled with its device and phase, and in ASCII each roof is
+/// point is labelled with its device and phase where the plot has room
+/// (the selected device's alone on a small one), and in ASCII each roof is
 /// drawn with its own character.
 #[test]
 fn devices_are_told_apart_by_characters_alone() {
@@ -440,8 +441,12 @@ fn devices_are_told_apart_by_characters_alone() {
                     );
                     assert!(!symbols.contains(&sym), "{at}: {sym} twice");
                     symbols.push(sym);
+                    // A small plot labels the selected device's point alone
+                    // (the others would pile up); the legend names the rest.
                     let label = format!("{} decode", short[i]);
-                    assert!(s.contains(&label), "{at}: no {label:?}\n{s}");
+                    if !plot::crowded(graph, ids.len()) || an.compare[i].hw == a.hw {
+                        assert!(s.contains(&label), "{at}: no {label:?}\n{s}");
+                    }
                     if look == "ascii" {
                         let c = plot::marks::device(i).ascii.to_string();
                         let drawn = (graph.top()..graph.bottom()).any(|y| {
