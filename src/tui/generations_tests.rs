@@ -267,3 +267,63 @@ fn a_cnn_costs_per_million_images_and_has_no_kv_column() {
         assert!(!head.contains("KV"), "{w}x{h}: {head}");
     }
 }
+
+/// Six devices marked (the selected H100 among them) on the Roofline.
+fn six_marked() -> App {
+    let mut a = app(false);
+    for id in [
+        "a100-sxm-80gb",
+        "h100-sxm",
+        "h200-sxm",
+        "b200",
+        "mi300x",
+        "tpu-v5p",
+    ] {
+        a.hw = hw(&a, id);
+        cmd(&mut a, Command::Mark);
+    }
+    a.hw = hw(&a, "h100-sxm");
+    a.recompute();
+    a
+}
+
+#[test]
+fn the_compare_pane_shows_every_marked_device_or_says_how_to_see_them() {
+    let mut a = six_marked();
+    let ids = [
+        "a100-sxm-80gb",
+        "h100-sxm",
+        "h200-sxm",
+        "b200",
+        "mi300x",
+        "tpu-v5p",
+    ];
+    // 80x24 shows one pane at a time: focused, the Compare pane has room
+    // for all six rows (a header and six rows in 18 lines).
+    while a.focus != super::app::Pane::Compare {
+        cmd(&mut a, Command::NextPane);
+    }
+    let s = screen(&a, 80, 24);
+    for id in ids {
+        assert!(s.contains(&format!(" {id} ")), "{id}\n{s}");
+    }
+    // 100x30: the pane under the plot has room for one row of six, not
+    // focused; it says which rows it shows and the key that reaches it.
+    a.focus = super::app::Pane::Hardware;
+    let s = screen(&a, 100, 30);
+    let tab = a.keymap.first_key(Command::NextPane);
+    let up = a.keymap.first_key(Command::Up);
+    let line = s
+        .lines()
+        .find(|l| l.contains(" of 6 devices: "))
+        .unwrap_or_else(|| panic!("no line naming the rows shown\n{s}"));
+    assert!(line.contains(&format!("{tab} here, then {up}/")), "{line}");
+    // Focused, it says how to scroll.
+    while a.focus != super::app::Pane::Compare {
+        cmd(&mut a, Command::NextPane);
+    }
+    let s = screen(&a, 100, 30);
+    let line = s.lines().find(|l| l.contains(" of 6 devices: ")).unwrap();
+    assert!(!line.contains(" here, then "), "{line}");
+    assert!(line.contains(&format!(": {up}/")), "{line}");
+}

@@ -465,8 +465,14 @@ pub fn draw(
     }
     if !all && y < area.bottom() {
         let k = |c| app.keymap.first_key(c);
+        // Scrolling and zooming act on the focused pane: when this one is
+        // not, say how to reach it first.
+        let reach = match selected {
+            Some(_) => String::new(),
+            None => format!("{} here, then ", k(Command::NextPane)),
+        };
         let more = format!(
-            " {}-{} of {n} devices: {}/{} scroll, {} zooms",
+            " {}-{} of {n} devices: {reach}{}/{} scroll, {} zooms",
             first + 1,
             last + 1,
             k(Command::Up),
