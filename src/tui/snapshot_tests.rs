@@ -441,11 +441,25 @@ fn devices_are_told_apart_by_characters_alone() {
                     );
                     assert!(!symbols.contains(&sym), "{at}: {sym} twice");
                     symbols.push(sym);
-                    // A small plot labels the selected device's point alone
-                    // (the others would pile up); the legend names the rest.
+                    // A point on screen is labelled, but a small plot labels
+                    // the selected device's point alone (the others would
+                    // pile up; the legend names them), and a point drawn over
+                    // by another has no label.
+                    let m = plot::marks::device(i);
+                    let glyph = if look == "ascii" { m.point } else { m.glyph }.to_string();
+                    let on_screen = (graph.top()..graph.bottom()).any(|y| {
+                        (graph.left()..graph.right()).any(|x| buf[(x, y)].symbol() == glyph)
+                    });
                     let label = format!("{} decode", short[i]);
-                    if !plot::crowded(graph, ids.len()) || an.compare[i].hw == a.hw {
+                    let selected = an.compare[i].hw == a.hw;
+                    if on_screen && (!plot::crowded(graph, ids.len()) || selected) {
                         assert!(s.contains(&label), "{at}: no {label:?}\n{s}");
+                    }
+                    if selected {
+                        assert!(
+                            on_screen,
+                            "{at}: the selected point {glyph} is not drawn\n{s}"
+                        );
                     }
                     if look == "ascii" {
                         let c = plot::marks::device(i).ascii.to_string();

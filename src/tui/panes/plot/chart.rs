@@ -303,8 +303,11 @@ fn draw_labels(
             .add_modifier(Modifier::BOLD);
         reqs.push((labels::at_end(graph.right(), end.1, &texts), style));
     }
-    for p in points.iter().rev() {
-        if few && p.device != sel {
+    for (k, p) in points.iter().enumerate().rev() {
+        // A point drawn over by a later one (the same cell) is not on
+        // screen: its label would name another device's point.
+        let hidden = points[k + 1..].iter().any(|q| q.cell == p.cell);
+        if hidden || (few && p.device != sel) {
             continue;
         }
         let texts = std::slice::from_ref(&p.label);
