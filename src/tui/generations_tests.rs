@@ -359,3 +359,22 @@ fn a_catalog_without_one_of_the_four_opens_on_the_devices_family() {
         Family::Flagship
     );
 }
+
+#[test]
+fn a_family_none_of_which_can_run_it_says_so_whole() {
+    let mut a = app(false);
+    a.workload.tp = 2;
+    a.view_inputs.family = Family::Named("nvidia-inference".into());
+    cmd(&mut a, Command::View5);
+    a.recompute();
+    // The T4, A10, L4 and L40S: the catalog gives none a link between
+    // devices, so TP 2 runs on none of them.
+    let e = a.view_data.as_ref().expect_err("an error").clone();
+    assert!(
+        e.starts_with("no device of nvidia-inference can run this (4 devices): t4 has no link"),
+        "{e}"
+    );
+    assert!(e.ends_with("press f for another family"), "{e}");
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("another family"), "{s}");
+}

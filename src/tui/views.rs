@@ -357,10 +357,17 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
                 .iter()
                 .find_map(|c| c.result.as_ref().ok().map(|s| (c.hw, s.clone())));
             let Some((anchor, sens)) = first else {
-                return Err(compare
+                // Not one device of the family runs it: say so, with the
+                // first device's reason (the others' are alike, as a rule).
+                let why = compare
                     .iter()
                     .find_map(|c| c.result.as_ref().err().cloned())
-                    .unwrap_or_default());
+                    .unwrap_or_default();
+                return Err(format!(
+                    "no device of {label} can run this ({} devices): {why}; press {} for another family",
+                    compare.len(),
+                    app.keymap.first_key(super::action::Command::NextFamily)
+                ));
             };
             Ok(ViewData::Generations(GenData {
                 label,
