@@ -12,15 +12,15 @@ pub struct Marks {
     pub glyph: char,
     /// The roof's character in ASCII mode.
     pub ascii: char,
-    /// The operating point's character in ASCII mode (a digit: its place
-    /// on the plot, counted from 1).
+    /// The operating point's character in ASCII mode (its place on the
+    /// plot counted from 1: 1-9, then A, B, C).
     pub point: char,
 }
 
 /// One set per device, by its place on the plot. Every pattern repeats
 /// within 6 dots, so a 3-cell sample shows it whole, and no two samples
 /// are alike (a test checks it).
-pub const DEVICE: [Marks; 8] = [
+pub const DEVICE: [Marks; 12] = [
     Marks {
         dash: &[],
         glyph: '●',
@@ -68,6 +68,30 @@ pub const DEVICE: [Marks; 8] = [
         glyph: '◐',
         ascii: '$',
         point: '8',
+    },
+    Marks {
+        dash: &[1, 2],
+        glyph: '◇',
+        ascii: '^',
+        point: '9',
+    },
+    Marks {
+        dash: &[1, 5],
+        glyph: '□',
+        ascii: '!',
+        point: 'A',
+    },
+    Marks {
+        dash: &[2, 1, 1, 2],
+        glyph: '△',
+        ascii: ';',
+        point: 'B',
+    },
+    Marks {
+        dash: &[1, 1, 1, 3],
+        glyph: '▽',
+        ascii: '"',
+        point: 'C',
     },
 ];
 
