@@ -11,6 +11,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ridgeline::catalog::Catalog;
+use ridgeline::tui::knobs::Family;
 use ridgeline::tui::{App, Command, Pane, Settings, render, update};
 use std::path::Path;
 
@@ -52,6 +53,9 @@ fn go(a: &mut App, c: Command) {
 fn generations(mode: Mode) -> App {
     let mut a = app(mode);
     a.model = model(&a, "llama-3.1-70b");
+    // The whole NVIDIA datacenter family (eight devices), not the default
+    // four.
+    a.view_inputs.family = Family::Named("nvidia-datacenter".into());
     go(&mut a, Command::View5);
     a
 }

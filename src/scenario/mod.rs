@@ -426,6 +426,15 @@ impl Default for FleetInputs {
 
 /// The hardware families with two devices or more (a generation needs a
 /// successor), in catalog order.
+/// The Generations view's default line-up, the generations people ask
+/// about, oldest (the baseline) first: A100 -> H100 -> H200 -> B200. A
+/// scenario names it by `FLAGSHIP_FAMILY`.
+pub const FLAGSHIP_DEVICES: [&str; 4] = ["a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200"];
+
+/// The name of `FLAGSHIP_DEVICES` as a family (the `family` knob and a
+/// scenario's `generations.family`).
+pub const FLAGSHIP_FAMILY: &str = "a100-h100-h200-b200";
+
 pub fn generation_families(catalog: &Catalog) -> Vec<String> {
     let mut fams: Vec<String> = Vec::new();
     for e in &catalog.hardware {

@@ -390,11 +390,12 @@ impl Scenario {
         if let Some(f) = &self.generations.family {
             let fams = generation_families(catalog);
             let f = f.trim().to_ascii_lowercase();
-            if f != "marked" && !fams.contains(&f) {
+            if f != "marked" && f != super::FLAGSHIP_FAMILY && !fams.contains(&f) {
                 p.push(
                     "generations.family",
                     format!(
-                        "no family {f:?} of two devices or more; use marked or one of {}",
+                        "no family {f:?} of two devices or more; use marked, {} or one of {}",
+                        super::FLAGSHIP_FAMILY,
                         fams.join(", ")
                     ),
                 );

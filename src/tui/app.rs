@@ -420,15 +420,10 @@ impl App {
             view_inputs.region = r.clone();
             view_inputs.regions = vec![r.clone()];
         }
-        // Generations opens on the family of the device the workbench opens on.
-        let own = catalog.hardware.get(hw).and_then(|e| e.family.clone());
-        view_inputs.family = match own {
-            Some(f) if choices.families.contains(&f) => Family::Named(f),
-            _ => match choices.families.first() {
-                Some(f) => Family::Named(f.clone()),
-                None => Family::Marked,
-            },
-        };
+        // Generations opens on A100 -> H100 -> H200 -> B200 (or the family
+        // of the device the workbench opens on when that device is not one
+        // of them, or the catalog lacks one).
+        view_inputs.family = default_family(&catalog, hw, &choices.families);
         let mut app = App {
             hw_visible: hw_order.clone(),
             model_visible: model_order.clone(),
@@ -812,6 +807,29 @@ impl App {
             .or_else(|| self.model_order.first().copied())
             .unwrap_or(0);
         self.recompute();
+    }
+}
+
+/// The Generations view's family for a workbench (or a scenario) on
+/// device `hw` that names none: the flagship line-up when the catalog holds
+/// all of it and `hw` is one of it or has no family; else `hw`'s family;
+/// else the first family there is.
+pub fn default_family(catalog: &Catalog, hw: usize, families: &[String]) -> Family {
+    let id_of = |id: &str| catalog.hardware.iter().position(|e| e.hw.id == id);
+    let flagship: Vec<Option<usize>> = crate::scenario::FLAGSHIP_DEVICES
+        .iter()
+        .map(|d| id_of(d))
+        .collect();
+    let own = catalog.hardware.get(hw).and_then(|e| e.family.clone());
+    if flagship.iter().all(Option::is_some) && (flagship.contains(&Some(hw)) || own.is_none()) {
+        return Family::Flagship;
+    }
+    match own {
+        Some(f) if families.contains(&f) => Family::Named(f),
+        _ => match families.first() {
+            Some(f) => Family::Named(f.clone()),
+            None => Family::Marked,
+        },
     }
 }
 

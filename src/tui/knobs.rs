@@ -3,7 +3,7 @@
 //! for Serving, the target for Synthesis, the SLAs for Fleet, ...).
 
 use crate::catalog::ModelEntry;
-use crate::scenario::SynthTarget;
+use crate::scenario::{FLAGSHIP_FAMILY, SynthTarget};
 use crate::solver::serving::Request;
 use crate::solver::units::{self, Kind};
 use crate::solver::{Arch, Assumptions, Model, Phase, Precision, Workload, fit};
@@ -107,10 +107,34 @@ pub enum SweepAxis {
 /// Which devices the Generations view lines up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Family {
+    /// The generations people ask about, A100 -> H100 -> H200 -> B200
+    /// (`scenario::FLAGSHIP_DEVICES`), baseline A100: the default.
+    Flagship,
     /// The catalog's `family` (A100 -> H100 -> H200 -> B200, ...).
     Named(String),
     /// The devices marked in the Hardware list.
     Marked,
+}
+
+impl Family {
+    /// Its name on the knob and in a scenario.
+    pub fn name(&self) -> String {
+        match self {
+            Family::Flagship => FLAGSHIP_FAMILY.into(),
+            Family::Named(f) => f.clone(),
+            Family::Marked => "marked".into(),
+        }
+    }
+
+    /// The family a name means (`name`'s inverse; any other name is a
+    /// catalog family).
+    pub fn parse(name: &str) -> Family {
+        match name {
+            "marked" => Family::Marked,
+            FLAGSHIP_FAMILY => Family::Flagship,
+            f => Family::Named(f.into()),
+        }
+    }
 }
 
 /// The inputs of the views beyond the workload: what the view knobs change.
@@ -158,7 +182,7 @@ impl Default for ViewInputs {
             target: SynthTarget::Itl(0.05),
             sweep: SweepAxis::Batch,
             batches: (1, 512),
-            family: Family::Named("nvidia-datacenter".into()),
+            family: Family::Flagship,
             qps: f.qps,
             ttft_s: f.ttft_s,
             itl_s: f.itl_s,
@@ -433,10 +457,7 @@ impl Knob {
                 SweepAxis::Batch => "batch".into(),
                 SweepAxis::Context => "context".into(),
             },
-            Knob::Family => match &v.family {
-                Family::Named(f) => f.clone(),
-                Family::Marked => "marked".into(),
-            },
+            Knob::Family => v.family.name(),
             Knob::Qps => units::format_number(v.qps),
             Knob::TtftSla => units::format_time(v.ttft_s),
             Knob::ItlSla => units::format_time(v.itl_s),
@@ -529,15 +550,12 @@ impl Knob {
                 }
             }
             Knob::Family => {
-                let mut all = c.families.clone();
+                let mut all = vec![FLAGSHIP_FAMILY.to_string()];
+                all.extend(c.families.iter().cloned());
                 all.push("marked".into());
                 let cur = Knob::Family.value(i);
                 if let Some(f) = cycle_in(&all, &cur, up) {
-                    v.family = if f == "marked" {
-                        Family::Marked
-                    } else {
-                        Family::Named(f)
-                    };
+                    v.family = Family::parse(&f);
                 }
             }
             Knob::Qps => {
@@ -715,8 +733,8 @@ impl Knob {
             }
             Knob::Family => {
                 let l = t.to_ascii_lowercase();
-                v.family = if l == "marked" {
-                    Family::Marked
+                v.family = if l == "marked" || l == FLAGSHIP_FAMILY {
+                    Family::parse(&l)
                 } else if let Some(f) = c
                     .families
                     .iter()
@@ -725,7 +743,7 @@ impl Knob {
                     Family::Named(f.clone())
                 } else {
                     return Err(format!(
-                        "no family {t:?}; use marked or one of {}",
+                        "no family {t:?}; use marked, {FLAGSHIP_FAMILY} or one of {}",
                         c.families.join(", ")
                     ));
                 }

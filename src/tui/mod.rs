@@ -21,6 +21,8 @@ pub mod views;
 #[cfg(test)]
 mod cells_tests;
 #[cfg(test)]
+mod generations_tests;
+#[cfg(test)]
 mod snapshot_tests;
 
 pub use action::{Action, Command};

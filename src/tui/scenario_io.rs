@@ -211,13 +211,9 @@ impl App {
             };
         }
         v.family = match s.generations.family.as_deref().map(str::to_ascii_lowercase) {
-            Some(f) if f == "marked" => Family::Marked,
-            Some(f) => Family::Named(f),
+            Some(f) => Family::parse(f.trim()),
             None if generations_of_marked => Family::Marked,
-            None => match &cat.hardware[hw].family {
-                Some(f) => Family::Named(f.clone()),
-                None => v.family,
-            },
+            None => super::app::default_family(cat, hw, &self.choices.families),
         };
         Ok(v)
     }
@@ -259,10 +255,7 @@ impl App {
             SweepAxis::Batch => "batch".into(),
             SweepAxis::Context => "context".into(),
         });
-        s.generations.family = Some(match &v.family {
-            Family::Named(f) => f.clone(),
-            Family::Marked => "marked".into(),
-        });
+        s.generations.family = Some(v.family.name());
         s.fleet.qps = Some(v.qps);
         s.fleet.ttft = Some(exact::time(v.ttft_s));
         s.fleet.itl = Some(exact::time(v.itl_s));

@@ -387,7 +387,8 @@ fn training_view_in_every_look_and_size() {
 
 /// Without colour (NO_COLOR) and without Unicode (ASCII) each device keeps
 /// its own symbol beside its id in the legend or table, each operating
-/// point is labelled with its device and phase, and in ASCII each roof is
+/// point is labelled with its device and phase where the plot has room
+/// (the selected device's alone on a small one), and in ASCII each roof is
 /// drawn with its own character.
 #[test]
 fn devices_are_told_apart_by_characters_alone() {
@@ -440,8 +441,26 @@ fn devices_are_told_apart_by_characters_alone() {
                     );
                     assert!(!symbols.contains(&sym), "{at}: {sym} twice");
                     symbols.push(sym);
+                    // A point on screen is labelled, but a small plot labels
+                    // the selected device's point alone (the others would
+                    // pile up; the legend names them), and a point drawn over
+                    // by another has no label.
+                    let m = plot::marks::device(i);
+                    let glyph = if look == "ascii" { m.point } else { m.glyph }.to_string();
+                    let on_screen = (graph.top()..graph.bottom()).any(|y| {
+                        (graph.left()..graph.right()).any(|x| buf[(x, y)].symbol() == glyph)
+                    });
                     let label = format!("{} decode", short[i]);
-                    assert!(s.contains(&label), "{at}: no {label:?}\n{s}");
+                    let selected = an.compare[i].hw == a.hw;
+                    if on_screen && (!plot::crowded(graph, ids.len()) || selected) {
+                        assert!(s.contains(&label), "{at}: no {label:?}\n{s}");
+                    }
+                    if selected {
+                        assert!(
+                            on_screen,
+                            "{at}: the selected point {glyph} is not drawn\n{s}"
+                        );
+                    }
                     if look == "ascii" {
                         let c = plot::marks::device(i).ascii.to_string();
                         let drawn = (graph.top()..graph.bottom()).any(|y| {

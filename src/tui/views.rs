@@ -405,6 +405,10 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
                         "no devices marked: mark some in the Hardware list (space)".to_string()
                     }
                     Family::Named(ref f) => format!("no devices in the family {f}"),
+                    Family::Flagship => format!(
+                        "the catalog holds none of {}: press f for another family",
+                        crate::scenario::FLAGSHIP_DEVICES.join(", ")
+                    ),
                 });
             }
             let cmp = compare_devices(app, &devices, None);
@@ -414,10 +418,17 @@ pub fn compute(app: &App, view: View) -> Result<ViewData, String> {
                 .iter()
                 .find_map(|c| c.result.as_ref().ok().map(|s| (c.hw, s.clone())));
             let Some((anchor, sens)) = first else {
-                return Err(compare
+                // Not one device of the family runs it: say so, with the
+                // first device's reason (the others' are alike, as a rule).
+                let why = compare
                     .iter()
                     .find_map(|c| c.result.as_ref().err().cloned())
-                    .unwrap_or_default());
+                    .unwrap_or_default();
+                return Err(format!(
+                    "no device of {label} can run this ({} devices): {why}; press {} for another family",
+                    compare.len(),
+                    app.keymap.first_key(super::action::Command::NextFamily)
+                ));
             };
             Ok(ViewData::Generations(GenData {
                 label,
@@ -569,6 +580,14 @@ fn sweep(
 pub fn generation_devices(app: &App) -> (String, Vec<usize>) {
     match &app.view_inputs.family {
         Family::Marked => ("marked".into(), app.shown_devices_marked()),
+        Family::Flagship => (
+            // A100 -> H100 -> H200 -> B200, the devices the catalog holds.
+            crate::scenario::FLAGSHIP_FAMILY.into(),
+            crate::scenario::FLAGSHIP_DEVICES
+                .iter()
+                .filter_map(|d| app.catalog.hardware.iter().position(|e| e.hw.id == *d))
+                .collect(),
+        ),
         Family::Named(f) => (
             f.clone(),
             app.catalog

@@ -231,8 +231,9 @@ fn view_knobs_step_and_read() {
         SweepAxis::Context
     );
     assert_eq!(
+        // From the default, A100 -> H100 -> H200 -> B200, to the first family.
         Knob::Family.step(&i, true, &c).v.family,
-        Family::Named("amd-instinct".into())
+        Family::Named("nvidia-datacenter".into())
     );
     assert_eq!(Knob::Family.step(&i, false, &c).v.family, Family::Marked);
     assert_eq!(Knob::TtftSla.parse("200ms", &i, &c).unwrap().v.ttft_s, 0.2);

@@ -53,6 +53,34 @@ pub struct RowText {
     pub because: String,
 }
 
+/// The cell of a device the solver cannot evaluate the selection on:
+/// "cannot run: " and the gist of the solver's reason (the whole reason is
+/// the row's because sentence).
+pub fn cannot_run(reason: &str) -> String {
+    let gist = if reason.contains("no link between devices") {
+        "no link".to_string()
+    } else {
+        // The reason's first clause, without the device's id it opens with.
+        let first = reason
+            .split([',', ';', ':'])
+            .next()
+            .unwrap_or(reason)
+            .trim();
+        first.to_string()
+    };
+    format!("cannot run: {gist}")
+}
+
+/// The cost column's head: dollars per million of what the model
+/// processes ("$/M tok", "$/M images", "$/M samples").
+pub fn per_million(w: Words) -> &'static str {
+    match w.unit {
+        crate::words::Unit::Token => "$/M tok",
+        crate::words::Unit::Image => "$/M images",
+        crate::words::Unit::Sample => "$/M samples",
+    }
+}
+
 /// "2.3x".
 pub fn times(x: f64) -> String {
     format!("{}x", units::format_number(x))
@@ -70,8 +98,8 @@ pub fn row_text(app: &App, an: &Analysis, i: usize) -> RowText {
         (Ok(s), Some(j)) => (s, j),
         (Err(_), _) | (Ok(_), None) => {
             let e = c.result.as_ref().err().cloned().unwrap_or_default();
-            let because = format!("{id}: {e}");
-            return RowText::without_figures(id, None, e, dash(), because);
+            let because = format!("{id} cannot run it: {e}");
+            return RowText::without_figures(id, None, cannot_run(&e), dash(), because);
         }
     };
     let v = judged.verdict;
@@ -350,14 +378,15 @@ pub fn draw(
     let room = area.height.saturating_sub(1) as usize;
     let (l, shape) = shape(area.width, room, &because, app.ascii);
     // The device cell: the cursor, the device's marks on the plot, its id.
-    let rate = Words::for_model(&app.catalog.models[an.model]).rate();
+    let words = Words::for_model(&app.catalog.models[an.model]);
+    let rate = words.rate();
     let pad = 2 + plot::marks::legend_symbol(0, app.ascii).chars().count() + 1;
     let device = format!("{:pad$}device", "");
     let mut head = vec![device.as_str(), "latency", rate, "speedup", "binding"];
     if l.elasticities {
         head.extend(["e peak", "e BW"]);
     }
-    head.push("$/M tok");
+    head.push(per_million(words));
     if l.because_column {
         head.push("because");
     }
@@ -436,8 +465,14 @@ pub fn draw(
     }
     if !all && y < area.bottom() {
         let k = |c| app.keymap.first_key(c);
+        // Scrolling and zooming act on the focused pane: when this one is
+        // not, say how to reach it first.
+        let reach = match selected {
+            Some(_) => String::new(),
+            None => format!("{} here, then ", k(Command::NextPane)),
+        };
         let more = format!(
-            " {}-{} of {n} devices: {}/{} scroll, {} zooms",
+            " {}-{} of {n} devices: {reach}{}/{} scroll, {} zooms",
             first + 1,
             last + 1,
             k(Command::Up),
@@ -507,8 +542,15 @@ fn draw_row(
     } else {
         t.accent()
     };
-    cells.push(Line::from(Span::styled(r.speedup.clone(), speed_style)));
-    cells.push(Line::from(Span::styled(r.binding.clone(), t.binding())));
+    // A device that cannot run the selection at all: its reason spans the
+    // speedup and binding columns too (they have nothing to say).
+    let cannot = r.verdict.is_none();
+    if cannot {
+        cells.extend([Line::default(), Line::default()]);
+    } else {
+        cells.push(Line::from(Span::styled(r.speedup.clone(), speed_style)));
+        cells.push(Line::from(Span::styled(r.binding.clone(), t.binding())));
+    }
     if l.elasticities {
         cells.push(r.e_peak.clone().into());
         cells.push(r.e_bw.clone().into());
@@ -518,7 +560,8 @@ fn draw_row(
     grid::row(buf, area, y, &l.cols, &l.widths, &cells, style);
     if !fits {
         let x = col_x(area, &l.widths, 1);
-        let w = l.widths[1] + 1 + l.widths[2];
+        let spans = if cannot { 4 } else { 2 };
+        let w = l.widths[1..=spans].iter().sum::<u16>() + spans as u16 - 1;
         let w = w.min(area.right().saturating_sub(x));
         let text = text::clip(&r.fit, w as usize, app.ascii);
         buf.set_line(x, y, &Line::from(Span::styled(text, t.error())), w);

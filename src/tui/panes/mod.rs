@@ -150,11 +150,17 @@ pub fn view_frame<'a>(
     if shown.is_none()
         && let Err(e) = &app.view_data
     {
-        lines(
-            frame.buffer_mut(),
-            inner,
-            &[Line::from(Span::styled(format!(" {e}"), t.error()))],
-        );
+        // The whole message, wrapped at words.
+        let wrapped: Vec<Line> = text::fit(
+            e,
+            inner.width.saturating_sub(1) as usize,
+            inner.height as usize,
+            app.ascii,
+        )
+        .into_iter()
+        .map(|l| Line::from(Span::styled(format!(" {l}"), t.error())))
+        .collect();
+        text::draw_lines(frame.buffer_mut(), inner, &wrapped, app.ascii);
     }
     shown.map(|(d, _)| (d, inner))
 }

@@ -12,7 +12,7 @@ pub mod raster;
 pub mod scale;
 
 pub use chart::{
-    Drawn, MIN_CHART_ROWS, MIN_GRAPH_ROWS, devices, draw_axes, draw_chart, mapper, paint,
+    Drawn, MIN_CHART_ROWS, MIN_GRAPH_ROWS, crowded, devices, draw_axes, draw_chart, mapper, paint,
     phase_name, selected,
 };
 pub use labels::Placed;
@@ -230,7 +230,7 @@ fn point_items(app: &App, an: &Analysis, s: &chart::Device, brief: bool) -> Vec<
     let t = app.theme();
     let fg = Style::new().fg(t.fg);
     let (main, other) = if app.ascii {
-        (marks::ASCII_POINT, marks::ASCII_OTHER_POINT)
+        (marks::device(s.place).point, marks::ASCII_OTHER_POINT)
     } else {
         (marks::device(s.place).glyph, marks::OTHER_POINT)
     };

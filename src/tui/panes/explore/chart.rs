@@ -29,6 +29,7 @@ const LINE: Marks = Marks {
     dash: &[],
     glyph: '●',
     ascii: '*',
+    point: '@',
 };
 
 pub fn glyph(g: (char, char), ascii: bool) -> char {

@@ -118,6 +118,8 @@ fn chart_bounds(devs: &[Device], an: &Analysis) -> Bounds {
 
 /// A point to draw: its cell, glyph, style, and the label it asks for.
 struct Point {
+    /// The device's index in the chart's devices.
+    device: usize,
     cell: (u16, u16),
     glyph: char,
     style: Style,
@@ -217,9 +219,10 @@ fn operating_points(
             (s, s)
         };
         points.push(Point {
+            device: i,
             cell,
             glyph: if app.ascii {
-                marks::ASCII_POINT
+                marks::device(d.place).point
             } else {
                 marks::device(d.place).glyph
             },
@@ -240,6 +243,7 @@ fn operating_points(
         points.insert(
             at,
             Point {
+                device: i,
                 cell,
                 glyph: if app.ascii {
                     marks::ASCII_OTHER_POINT
@@ -282,7 +286,15 @@ fn draw_labels(
     let xx = graph.right().saturating_sub(xt.len() as u16 + 1);
     let x_name = [1, 2].map(|dy| spot(xx, bottom.saturating_sub(dy), xt));
     reqs.push((x_name.to_vec(), t.dim()));
+    // A small graph with several devices: only the selected device's roof
+    // and point are labelled (the others pile up otherwise); the legend or
+    // the table beside each device's marks says which is which.
+    let few = crowded(graph, devs.len());
     for (end, group) in roof_ends(devs, sel, map) {
+        if few && !group.contains(&sel) {
+            continue;
+        }
+        let group = if few { vec![sel] } else { group };
         let full: Vec<&str> = group.iter().map(|&i| devs[i].id).collect();
         let brief: Vec<&str> = group.iter().map(|&i| short[i].as_str()).collect();
         let texts = [full.join("/"), brief.join("/")];
@@ -291,7 +303,13 @@ fn draw_labels(
             .add_modifier(Modifier::BOLD);
         reqs.push((labels::at_end(graph.right(), end.1, &texts), style));
     }
-    for p in points.iter().rev() {
+    for (k, p) in points.iter().enumerate().rev() {
+        // A point drawn over by a later one (the same cell) is not on
+        // screen: its label would name another device's point.
+        let hidden = points[k + 1..].iter().any(|q| q.cell == p.cell);
+        if hidden || (few && p.device != sel) {
+            continue;
+        }
         let texts = std::slice::from_ref(&p.label);
         reqs.push((labels::beside(p.cell.0, p.cell.1, texts), p.label_style));
     }
@@ -313,6 +331,12 @@ fn draw_labels(
         }
     }
     placed.into_iter().flatten().collect()
+}
+
+/// Whether a graph this size is too small to label every one of `n`
+/// devices: under 16 rows (80x24 and 100x30 plots) with more than two.
+pub fn crowded(graph: Rect, n: usize) -> bool {
+    n > 2 && graph.height < 16
 }
 
 /// The cell where each roof ends (at the right edge), with the devices

@@ -12,51 +12,86 @@ pub struct Marks {
     pub glyph: char,
     /// The roof's character in ASCII mode.
     pub ascii: char,
+    /// The operating point's character in ASCII mode (its place on the
+    /// plot counted from 1: 1-9, then A, B, C).
+    pub point: char,
 }
 
 /// One set per device, by its place on the plot. Every pattern repeats
 /// within 6 dots, so a 3-cell sample shows it whole, and no two samples
 /// are alike (a test checks it).
-pub const DEVICE: [Marks; 8] = [
+pub const DEVICE: [Marks; 12] = [
     Marks {
         dash: &[],
         glyph: '●',
         ascii: '*',
+        point: '1',
     },
     Marks {
         dash: &[4, 2],
         glyph: '■',
         ascii: '+',
+        point: '2',
     },
     Marks {
         dash: &[1, 1],
         glyph: '▲',
         ascii: '#',
+        point: '3',
     },
     Marks {
         dash: &[3, 3],
         glyph: '◆',
         ascii: '%',
+        point: '4',
     },
     Marks {
         dash: &[2, 2],
         glyph: '▼',
         ascii: '=',
+        point: '5',
     },
     Marks {
         dash: &[5, 1],
         glyph: '◈',
         ascii: '~',
+        point: '6',
     },
     Marks {
         dash: &[3, 1, 1, 1],
         glyph: '▣',
         ascii: '&',
+        point: '7',
     },
     Marks {
         dash: &[2, 1],
         glyph: '◐',
         ascii: '$',
+        point: '8',
+    },
+    Marks {
+        dash: &[1, 2],
+        glyph: '◇',
+        ascii: '^',
+        point: '9',
+    },
+    Marks {
+        dash: &[1, 5],
+        glyph: '□',
+        ascii: '!',
+        point: 'A',
+    },
+    Marks {
+        dash: &[2, 1, 1, 2],
+        glyph: '△',
+        ascii: ';',
+        point: 'B',
+    },
+    Marks {
+        dash: &[1, 1, 1, 3],
+        glyph: '▽',
+        ascii: '"',
+        point: 'C',
     },
 ];
 
@@ -65,11 +100,10 @@ pub const EFFECTIVE: Marks = Marks {
     dash: &[1, 3],
     glyph: '·',
     ascii: '.',
+    point: '.',
 };
 
-/// An operating point in ASCII mode (every device: its label names it),
-/// and the other phase's point.
-pub const ASCII_POINT: char = '@';
+/// The other phase's point in ASCII mode.
 pub const ASCII_OTHER_POINT: char = 'O';
 /// The other phase's point (Unicode).
 pub const OTHER_POINT: char = '○';
@@ -108,11 +142,12 @@ pub fn sample(dash: &[u8], cells: usize) -> String {
 }
 
 /// What a device looks like in a legend or table row: its line sample and
-/// point glyph ("⠒⠒⠀■"), or its ASCII roof character ("+++").
+/// point glyph ("⠒⠒⠀■"), or its ASCII roof character and point character
+/// ("+++2").
 pub fn legend_symbol(i: usize, ascii: bool) -> String {
     let m = device(i);
     if ascii {
-        std::iter::repeat_n(m.ascii, 3).collect()
+        format!("{}{}", m.ascii.to_string().repeat(3), m.point)
     } else {
         format!("{}{}", sample(m.dash, 3), m.glyph)
     }
@@ -163,10 +198,17 @@ mod tests {
                 assert_ne!(legend_symbol(i, false), legend_symbol(j, false), "{i} {j}");
                 assert_ne!(device(i).ascii, device(j).ascii, "{i} {j}");
                 assert_ne!(device(i).glyph, device(j).glyph, "{i} {j}");
+                assert_ne!(device(i).point, device(j).point, "{i} {j}");
+                assert_ne!(legend_symbol(i, true), legend_symbol(j, true), "{i} {j}");
             }
             assert_ne!(sample(device(i).dash, 3), sample(EFFECTIVE.dash, 3));
             let a = device(i).ascii;
-            assert!(a.is_ascii_graphic() && a != ASCII_POINT && a != ASCII_OTHER_POINT);
+            assert!(a.is_ascii_graphic() && a != ASCII_OTHER_POINT);
+            let p = device(i).point;
+            // A point's character is none of the roofs' (it would vanish on
+            // a roof) nor the other phase's.
+            assert!(p.is_ascii_graphic() && p != ASCII_OTHER_POINT && p != EFFECTIVE.ascii);
+            assert!(DEVICE.iter().all(|m| m.ascii != p), "{p}");
             assert_ne!(a, EFFECTIVE.ascii);
         }
     }
