@@ -430,27 +430,7 @@ fn serve_reports_serving_figures() {
     assert!((v["cost_per_million_tokens_usd"].as_f64().unwrap() / c - 1.0).abs() < 1e-12);
 }
 
-/// The capstone's command (README, "The capstone worked through").
-const CAPSTONE: [&str; 18] = [
-    "fleet",
-    "-m",
-    "llama-3-70b",
-    "--qps",
-    "1000",
-    "--prompt",
-    "2k",
-    "--output",
-    "256",
-    "--ttft",
-    "100ms",
-    "--itl",
-    "50ms",
-    "--region",
-    "us-east,eu-west",
-    "--budget",
-    "5M",
-    "-fjson",
-];
+use common::cli::CAPSTONE;
 
 #[test]
 fn fleet_front_is_the_pareto_front_of_cost_and_ttft_over_the_options() {

@@ -14,27 +14,7 @@ fn json(args: &[&str]) -> Value {
         .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)))
 }
 
-const CAPSTONE: &[&str] = &[
-    "fleet",
-    "-m",
-    "llama-3-70b",
-    "--qps",
-    "1000",
-    "--prompt",
-    "2k",
-    "--output",
-    "256",
-    "--ttft",
-    "100ms",
-    "--itl",
-    "50ms",
-    "--region",
-    "us-east,eu-west",
-    "--budget",
-    "5M",
-    "-f",
-    "json",
-];
+use common::cli::CAPSTONE;
 
 fn with(flag: &str, value: &str) -> Vec<String> {
     let mut v: Vec<String> = CAPSTONE.iter().map(|s| s.to_string()).collect();
@@ -51,7 +31,7 @@ fn cheapest_per_year(args: &[String]) -> f64 {
 
 #[test]
 fn over_budget_names_the_largest_rate_and_the_longest_prompt_that_fit() {
-    let v = json(CAPSTONE);
+    let v = json(&CAPSTONE);
     let relax = v["within_budget_if"].as_array().unwrap();
     let find = |k: &str| {
         relax

@@ -460,6 +460,40 @@ fn a_collective_over_nodes_breaks_down_by_level() {
     assert!((f(&v, "time_s") - (1.75e9 / 450e9 + 218.75e6 / 50e9)).abs() < 1e-12);
 }
 
+/// Megatron-LM's 1T model on 3072 A100s as table 1 of Narayanan et al.
+/// 2021 lays it out (TP 8, PP 64, 6M tokens of 2048, full recomputation,
+/// no ZeRO), with `v` interleaved chunks.
+fn megatron_1t(v: &str) -> Value {
+    let dir = megatron_catalog();
+    json(&[
+        "--catalog",
+        dir.to_str().unwrap(),
+        "train",
+        "-m",
+        "megatron-1t",
+        "-H",
+        "a100",
+        "--devices",
+        "3072",
+        "--tp",
+        "8",
+        "--pp",
+        "64",
+        "--interleave",
+        v,
+        "--global-batch",
+        "6M",
+        "--seq",
+        "2048",
+        "--recompute",
+        "full",
+        "--zero",
+        "0",
+        "-f",
+        "json",
+    ])
+}
+
 /// A user catalog holding Megatron-LM's 1T model of Narayanan et al. 2021,
 /// table 1: 128 layers, hidden 25600, 160 heads, vocabulary 51200,
 /// sequence 2048; 12 L h^2 + V h = 1.0079e12 parameters.
@@ -511,34 +545,7 @@ fn megatron_lm_1t_on_3072_a100s_against_its_published_throughput() {
     // 3072 x 2048 tokens = 6M. Micro-batch 1 and v = 2 (the chunks per
     // stage are not given) are our reading. The default profile predicts 60.9%:
     // within 20% of the published 52% (docs/training.md has the table).
-    let dir = megatron_catalog();
-    let v = json(&[
-        "--catalog",
-        dir.to_str().unwrap(),
-        "train",
-        "-m",
-        "megatron-1t",
-        "-H",
-        "a100",
-        "--devices",
-        "3072",
-        "--tp",
-        "8",
-        "--pp",
-        "64",
-        "--interleave",
-        "2",
-        "--global-batch",
-        "6M",
-        "--seq",
-        "2048",
-        "--recompute",
-        "full",
-        "--zero",
-        "0",
-        "-f",
-        "json",
-    ]);
+    let v = megatron_1t("2");
     assert_eq!(v["fits"], Value::Bool(true));
     assert!(near(f(&v, "hfu"), 0.52, 0.20), "HFU {}", f(&v, "hfu"));
 }
@@ -797,36 +804,7 @@ fn the_readme_table_of_published_runs_quotes_what_train_prints() {
     assert!(r.contains(&pct(&llama("8192"), "mfu")), "{r}");
     let r = row("| Llama 3 405B, 16,384 H100");
     assert!(r.contains(&pct(&llama("16384"), "mfu")), "{r}");
-    let dir = megatron_catalog();
-    let megatron = |v: &str| {
-        json(&[
-            "--catalog",
-            dir.to_str().unwrap(),
-            "train",
-            "-m",
-            "megatron-1t",
-            "-H",
-            "a100",
-            "--devices",
-            "3072",
-            "--tp",
-            "8",
-            "--pp",
-            "64",
-            "--interleave",
-            v,
-            "--global-batch",
-            "6M",
-            "--seq",
-            "2048",
-            "--recompute",
-            "full",
-            "--zero",
-            "0",
-            "-f",
-            "json",
-        ])
-    };
+    let megatron = megatron_1t;
     let r = row("| Megatron-LM 1T, 3072 A100");
     assert!(
         r.contains(&format!(

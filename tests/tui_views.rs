@@ -649,27 +649,7 @@ fn the_fleet_view_says_what_would_fit_the_budget_as_fleet_does() {
     a.open_scenario(&scenario_path("capstone-fleet.toml"))
         .unwrap();
     let relaxed = a.fleet_relaxed.clone().expect("over budget: relaxations");
-    let out = common::cli::ridgeline(&[
-        "fleet",
-        "-m",
-        "llama-3-70b",
-        "--qps",
-        "1000",
-        "--prompt",
-        "2k",
-        "--output",
-        "256",
-        "--ttft",
-        "100ms",
-        "--itl",
-        "50ms",
-        "--region",
-        "us-east,eu-west",
-        "--budget",
-        "5M",
-        "-f",
-        "json",
-    ]);
+    let out = common::cli::ridgeline(&common::cli::CAPSTONE);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let cli = v["within_budget_if"].as_array().unwrap();
     assert_eq!(relaxed.relaxed.len(), cli.len());

@@ -56,3 +56,26 @@ pub fn json_any(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)))
 }
+
+/// The capstone's command (docs/scenarios.md, "The capstone worked
+/// through"), with JSON output as its last argument.
+pub const CAPSTONE: [&str; 18] = [
+    "fleet",
+    "-m",
+    "llama-3-70b",
+    "--qps",
+    "1000",
+    "--prompt",
+    "2k",
+    "--output",
+    "256",
+    "--ttft",
+    "100ms",
+    "--itl",
+    "50ms",
+    "--region",
+    "us-east,eu-west",
+    "--budget",
+    "5M",
+    "-fjson",
+];
