@@ -235,3 +235,29 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
         ]
     );
 }
+
+#[test]
+fn a_bad_training_run_file_is_reported_at_its_place_and_the_rest_loads() {
+    // A user training file with a row missing keys, an MFU without its
+    // count of FLOPs and degrees that do not make its devices: each problem
+    // at its line and column, the row skipped, the built-in runs kept.
+    let dir = std::env::temp_dir().join("ridgeline-test-bad-training");
+    std::fs::create_dir_all(dir.join("training")).unwrap();
+    std::fs::write(
+        dir.join("training/bad.toml"),
+        "[[run]]\nid = \"x\"\nmodel = \"llama-3.1-8b\"\nhardware = \"h100\"\nmetric = \"mfu\"\nvalue = 0.4\ndevices = 8\ndp = 4\n",
+    )
+    .unwrap();
+    let mut cat = Catalog::load(Some(&dir));
+    cat.add_measurements(Some(&dir));
+    let said: Vec<String> = cat.diagnostics.iter().map(|d| d.to_string()).collect();
+    let has = |what: &str| said.iter().any(|d| d.contains(what));
+    assert!(has("bad.toml:1:1") && has("missing `stack`"), "{said:?}");
+    assert!(has("bad.toml:5:10") && has("mfu_flops"), "{said:?}");
+    assert!(
+        has("bad.toml:7:11") && has("devices 8 is not dp x tp x pp x cp x ep = 4"),
+        "{said:?}"
+    );
+    assert!(cat.training_runs.iter().all(|r| r.id != "x"));
+    assert!(cat.training_runs.len() >= 40);
+}
