@@ -881,3 +881,74 @@ fn the_readme_table_of_published_runs_quotes_what_train_prints() {
         "{r}"
     );
 }
+
+#[test]
+fn the_docs_figures_of_the_llama_3_405b_memory_gap_are_trains() {
+    // docs/training.md: "8 layers of 533 MB per micro-batch ... for 22.5
+    // micro-batches with v 2 at 8,192 GPUs (109 GB) and 16 at 16,384 (81
+    // GB), with 13 GB of states, against 72 GB usable (77 GB with v 1)".
+    // 533 MB: 8192 tokens x 520192 bytes / 8 (see the solver's
+    // flash-attention test for the per-token derivation) = 532.7 MB.
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/training.md")).unwrap();
+    let prose = docs.replace('\n', " ");
+    let gb = |v: &Value| format!("{:.0} GB", f(&v["memory_per_device_bytes"], "total") / 1e9);
+    let v2_8k = llama_405b("8192");
+    let v2_16k = llama_405b("16384");
+    assert!(
+        prose.contains(&format!("at 8,192 GPUs ({})", gb(&v2_8k))),
+        "{}",
+        gb(&v2_8k)
+    );
+    assert!(
+        prose.contains(&format!("at 16,384 ({})", gb(&v2_16k))),
+        "{}",
+        gb(&v2_16k)
+    );
+    let m = &v2_8k["memory_per_device_bytes"];
+    let states = f(m, "weights") + f(m, "gradients") + f(m, "optimizer");
+    assert!(
+        prose.contains(&format!("with {:.0} GB of states", states / 1e9)),
+        "{states}"
+    );
+    assert!(prose.contains(&format!(
+        "{:.0} MB per micro-batch",
+        8192.0 * 520_192.0 / 8.0 / 1e6
+    )));
+    // With v 1 (plain 1F1B).
+    let v1: Vec<String> = [
+        "train",
+        "-m",
+        "llama-3.1-405b",
+        "-H",
+        "h100",
+        "--devices",
+        "8192",
+        "--tp",
+        "8",
+        "--pp",
+        "16",
+        "--edge-layers",
+        "1",
+        "--global-batch",
+        "16M",
+        "--seq",
+        "8k",
+        "--zero",
+        "1",
+        "--recompute",
+        "none",
+        "-f",
+        "json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let v1 = json(&v1.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        prose.contains(&format!("({} with v 1)", gb(&v1))),
+        "{}",
+        gb(&v1)
+    );
+    assert_eq!(v2_8k["fits"], Value::Bool(false));
+}
