@@ -50,9 +50,9 @@ pub struct Relaxation {
     pub design: FleetOption,
 }
 
-/// Steps of each bisection: 2^-24 of the range, far finer than any figure
-/// is shown.
-const STEPS: usize = 24;
+/// Steps of each bisection: 2^-10 of the range (0.1% of the rate asked; a
+/// 100-fold SLA range to 0.45%), about the three figures shown.
+const STEPS: usize = 10;
 /// An SLA is loosened at most this many times.
 const MAX_LOOSER: f64 = 100.0;
 
@@ -96,7 +96,9 @@ pub fn within_budget(
     let mut largest = |change: Relax, hi: f64, set: &dyn Fn(f64) -> FleetSpec, whole: bool| {
         let (mut lo, mut hi) = (0.0, hi);
         let mut best: Option<(f64, FleetOption)> = None;
-        for _ in 0..STEPS {
+        // A whole number is bisected down to one (2^16 tokens at most).
+        let steps = if whole { 16 } else { STEPS };
+        for _ in 0..steps {
             let mid = if whole {
                 ((lo + hi) / 2.0).floor().max(1.0)
             } else {
