@@ -261,6 +261,24 @@ fn the_command_and_the_training_view_share_their_defaults() {
     assert_eq!(v["fits"], Value::Bool(tr.memory.fits));
     assert!((f(&v["memory_per_device_bytes"], "total") / tr.memory.total() - 1.0).abs() < 1e-12);
     assert!((f(&v, "step_time_s") / tr.step.step_time_s - 1.0).abs() < 1e-12);
+    // --help states the same defaults (its text is written by hand).
+    use ridgeline::solver::training::DEFAULTS;
+    let help = String::from_utf8_lossy(&ridgeline(&["train", "--help"]).stdout).replace('\n', " ");
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    for said in [
+        format!("[default: {}, as the Training view;", DEFAULTS.devices),
+        format!("[default: {}, as the Training view]", DEFAULTS.zero),
+        format!(
+            "[default: {}, as the Training view]",
+            DEFAULTS.recompute.name()
+        ),
+        format!("[default: {}, as the Training view]", DEFAULTS.micro_batch),
+        format!("[default: {}]", DEFAULTS.attention.name()),
+    ] {
+        assert!(help.contains(&said), "train --help lacks {said:?}");
+    }
+    assert_eq!(DEFAULTS.global_batch_tokens, 4.0 * 1024.0 * 1024.0);
+    assert!(help.contains("[default: 4M, as the Training view]"));
     // And both print them: the command's heading names the layout, ZeRO
     // and recomputation it used.
     let out = ridgeline(&["train", "-m", "llama-3.1-8b", "-H", "h100"]);
