@@ -26,20 +26,27 @@ fn ridgeline(args: &[&str]) -> Output {
         .expect("run ridgeline")
 }
 
-/// README.md and every docs/*.md, with their names.
+/// README.md and every page under docs/, with their names.
 fn pages() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    let mut dirs = vec![root.join("docs")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
     let mut v = vec![(
         "README.md".to_string(),
         std::fs::read_to_string(root.join("README.md")).unwrap(),
     )];
-    let mut docs: Vec<_> = std::fs::read_dir(root.join("docs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .collect();
-    docs.sort();
-    for p in docs {
+    for p in found {
         let name = p.strip_prefix(root).unwrap().display().to_string();
         v.push((name, std::fs::read_to_string(&p).unwrap()));
     }
@@ -116,9 +123,15 @@ fn every_screen_shown_is_a_snapshot_tests_screen() {
             else {
                 continue;
             };
-            let snap = root.join(format!(
-                "src/tui/snapshots/ridgeline__tui__snapshot_tests__{name}.snap"
-            ));
+            // A bare name is a snapshot of src/tui/snapshot_tests.rs; a path
+            // names any snapshot file.
+            let snap = if name.contains('/') {
+                root.join(name)
+            } else {
+                root.join(format!(
+                    "src/tui/snapshots/ridgeline__tui__snapshot_tests__{name}.snap"
+                ))
+            };
             let snap =
                 std::fs::read_to_string(&snap).unwrap_or_else(|e| panic!("{page}: {name}: {e}"));
             // The snapshot: a header, then each row quoted.
@@ -142,10 +155,46 @@ fn the_readme_is_a_front_door_under_300_lines_linking_every_page() {
     let readme = &pages[0].1;
     assert!(readme.lines().count() < 300, "{}", readme.lines().count());
     assert!(readme.starts_with("# ridgeline\n\n```sh\ncargo run --release"));
+    let page = |name: &str| &pages.iter().find(|(n, _)| n == name).unwrap().1;
+    // The README links every topic page; the command line's page every
+    // command's, the workbench's every view's (sources are notes).
     for (name, _) in &pages[1..] {
+        let (linker, link) = if let Some(rest) = name.strip_prefix("docs/commands/") {
+            (page("docs/command-line.md"), format!("](commands/{rest})"))
+        } else if let Some(rest) = name.strip_prefix("docs/views/") {
+            (page("docs/workbench.md"), format!("](views/{rest})"))
+        } else if name.starts_with("docs/sources/") {
+            continue;
+        } else {
+            (readme, format!("]({name})"))
+        };
+        assert!(linker.contains(&link), "no link to {name}");
+    }
+    // One page per subcommand that prints figures, one per view.
+    for cmd in [
+        "eval",
+        "sens",
+        "synth",
+        "compare",
+        "sweep",
+        "serve",
+        "fleet",
+        "train",
+        "ops",
+        "explore",
+        "validate",
+        "collective",
+    ] {
         assert!(
-            readme.contains(&format!("]({name})")),
-            "README links no {name}"
+            pages
+                .iter()
+                .any(|(n, _)| *n == format!("docs/commands/{cmd}.md")),
+            "{cmd}"
         );
     }
+    let views = pages
+        .iter()
+        .filter(|(n, _)| n.starts_with("docs/views/"))
+        .count();
+    assert_eq!(views, ridgeline::tui::views::View::ALL.len());
 }

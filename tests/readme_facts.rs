@@ -15,11 +15,18 @@ mod common;
 /// any page).
 fn readme() -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut pages: Vec<_> = std::fs::read_dir(root.join("docs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .collect();
+    let mut pages = Vec::new();
+    let mut dirs = vec![root.join("docs")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                pages.push(p);
+            }
+        }
+    }
     pages.sort();
     pages.insert(0, root.join("README.md"));
     pages

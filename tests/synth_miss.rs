@@ -131,7 +131,7 @@ fn fixed_costs_over_the_target_are_said_at_the_nearest_layout() {
 #[test]
 fn the_readme_quotes_the_nearest_miss_as_the_program_prints_it() {
     let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let readme = flat(include_str!("../docs/command-line.md"));
+    let readme = flat(include_str!("../docs/commands/synth.md"));
     let (_, out, _) = run(&[]);
     let out = flat(&out);
     let start = out.find("nothing meets 8ms itl").expect("the miss line");
@@ -139,6 +139,6 @@ fn the_readme_quotes_the_nearest_miss_as_the_program_prints_it() {
     let quoted = format!("(\"{line}\")");
     assert!(
         readme.contains(&quoted),
-        "docs/command-line.md should quote {quoted}"
+        "docs/commands/synth.md should quote {quoted}"
     );
 }
