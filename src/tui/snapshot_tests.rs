@@ -379,6 +379,32 @@ fn training_no_fit(look: &str) -> App {
     a
 }
 
+/// The capstone's Fleet view: over budget, what would fit, the regions and
+/// the front.
+fn fleet_capstone(look: &str) -> App {
+    let mut a = looking(look);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/scenarios/capstone-fleet.toml");
+    a.open_scenario(&path).unwrap();
+    a
+}
+
+/// The Serving view at batch 8: one prompt's TTFT and the whole static
+/// batch's.
+fn serving_batch8(look: &str) -> App {
+    let mut a = looking(look);
+    cmd(&mut a, Command::View2);
+    a.workload.batch = 8.0;
+    a.recompute();
+    a
+}
+
+#[test]
+fn fleet_and_serving_views_in_every_look_and_size() {
+    snap_looks("fleet_looks", fleet_capstone, super::app::Pane::View);
+    snap_looks("serving_looks", serving_batch8, super::app::Pane::View);
+}
+
 #[test]
 fn training_view_in_every_look_and_size() {
     snap_looks("training", training_searched, super::app::Pane::View);
