@@ -399,10 +399,18 @@ fn serving_batch8(look: &str) -> App {
     a
 }
 
+/// The Explore view on its defaults: the scatter, the front and its table.
+fn explore_default(look: &str) -> App {
+    let mut a = looking(look);
+    cmd(&mut a, Command::View9);
+    a
+}
+
 #[test]
-fn fleet_and_serving_views_in_every_look_and_size() {
+fn fleet_serving_and_explore_views_in_every_look_and_size() {
     snap_looks("fleet_looks", fleet_capstone, super::app::Pane::View);
     snap_looks("serving_looks", serving_batch8, super::app::Pane::View);
+    snap_looks("explore_looks", explore_default, super::app::Pane::View);
 }
 
 #[test]
