@@ -4,6 +4,8 @@
 //! lists the command's own options before the global ones and says only
 //! the formats the command takes.
 
+mod common;
+
 use clap::CommandFactory;
 use ridgeline::cli::args::Cli;
 use std::path::{Path, PathBuf};
@@ -108,25 +110,8 @@ fn typical() -> Vec<Vec<String>> {
             "all",
         ],
         vec!["fleet", "--qps", "10", "--ttft", "200ms", "--itl", "50ms"],
-        vec![
-            "fleet",
-            "-m",
-            "llama-3-70b",
-            "--qps",
-            "1000",
-            "--prompt",
-            "2k",
-            "--output",
-            "256",
-            "--ttft",
-            "100ms",
-            "--itl",
-            "50ms",
-            "--region",
-            "us-east,eu-west",
-            "--budget",
-            "5M",
-        ],
+        // The capstone, in text (its last argument asks for JSON).
+        common::cli::CAPSTONE[..common::cli::CAPSTONE.len() - 1].to_vec(),
         vec![
             "fleet",
             "-m",

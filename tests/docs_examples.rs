@@ -29,28 +29,13 @@ fn ridgeline(args: &[&str]) -> Output {
 /// README.md and every page under docs/, with their names.
 fn pages() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut found = Vec::new();
-    let mut dirs = vec![root.join("docs")];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "md") {
-                found.push(p);
-            }
-        }
-    }
-    found.sort();
-    let mut v = vec![(
-        "README.md".to_string(),
-        std::fs::read_to_string(root.join("README.md")).unwrap(),
-    )];
-    for p in found {
-        let name = p.strip_prefix(root).unwrap().display().to_string();
-        v.push((name, std::fs::read_to_string(&p).unwrap()));
-    }
-    v
+    common::doc_pages()
+        .into_iter()
+        .map(|p| {
+            let name = p.strip_prefix(root).unwrap().display().to_string();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect()
 }
 
 /// The fenced blocks of a page: (the line before the fence, the block's lines).

@@ -7,29 +7,13 @@
 use clap::CommandFactory;
 use ridgeline::catalog::Catalog;
 use ridgeline::tui::views::View;
-use std::path::Path;
 
 mod common;
 
 /// README.md and every docs/*.md, one after another (a fact may live on
 /// any page).
 fn readme() -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut pages = Vec::new();
-    let mut dirs = vec![root.join("docs")];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "md") {
-                pages.push(p);
-            }
-        }
-    }
-    pages.sort();
-    pages.insert(0, root.join("README.md"));
-    pages
+    common::doc_pages()
         .iter()
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect::<Vec<_>>()

@@ -674,6 +674,35 @@ fn llama_3_70b_on_1024_h100s_fits_with_the_default_recomputation() {
     assert_eq!(v["layout"]["recompute"], "none");
 }
 
+/// PaLM 540B on one pod of 3072 TPU v4 chips as we read section 4 of the
+/// paper: TP 12, FSDP (ZeRO 3), full recomputation, half the batch.
+fn palm_pod() -> Value {
+    let dir = palm_catalog();
+    json(&[
+        "--catalog",
+        dir.to_str().unwrap(),
+        "train",
+        "-m",
+        "palm-540b",
+        "-H",
+        "tpu-v4",
+        "--devices",
+        "3072",
+        "--tp",
+        "12",
+        "--zero",
+        "3",
+        "--recompute",
+        "full",
+        "--global-batch",
+        "2M",
+        "--seq",
+        "2048",
+        "-f",
+        "json",
+    ])
+}
+
 /// PaLM 540B (Chowdhery et al. 2022, table 1 and section 2): 118 layers,
 /// model dimension 18432, 48 heads of 256, multi-query attention (one KV
 /// head), a 4 x 18432 SwiGLU FFN, a 256k shared input-output vocabulary,
@@ -715,30 +744,7 @@ fn palm_540b_on_one_tpu_v4_pod_against_its_published_mfu() {
     // full recomputation, on the 12x16x16 slice of the v4 torus (TP the
     // 12 ring, FSDP the two 16 rings). The default profile predicts
     // 38.8%: within 20% of 46.2% (docs/training.md has the table).
-    let dir = palm_catalog();
-    let v = json(&[
-        "--catalog",
-        dir.to_str().unwrap(),
-        "train",
-        "-m",
-        "palm-540b",
-        "-H",
-        "tpu-v4",
-        "--devices",
-        "3072",
-        "--tp",
-        "12",
-        "--zero",
-        "3",
-        "--recompute",
-        "full",
-        "--global-batch",
-        "2M",
-        "--seq",
-        "2048",
-        "-f",
-        "json",
-    ]);
+    let v = palm_pod();
     assert_eq!(v["fits"], Value::Bool(true));
     assert!(near(f(&v, "mfu"), 0.462, 0.20), "MFU {}", f(&v, "mfu"));
 }
@@ -789,35 +795,7 @@ fn the_readme_table_of_published_runs_quotes_what_train_prints() {
             v["as_asked_does_not_fit"].clone()
         }
     };
-    let llama = |devices: &str| {
-        step(&json(&[
-            "train",
-            "-m",
-            "llama-3.1-405b",
-            "-H",
-            "h100",
-            "--devices",
-            devices,
-            "--tp",
-            "8",
-            "--pp",
-            "16",
-            "--interleave",
-            "2",
-            "--edge-layers",
-            "1",
-            "--global-batch",
-            "16M",
-            "--seq",
-            "8k",
-            "--zero",
-            "1",
-            "--recompute",
-            "none",
-            "-f",
-            "json",
-        ]))
-    };
+    let llama = |devices: &str| step(&llama_405b(devices));
     let r = row("| Llama 3 405B, 8192 H100");
     assert!(r.contains(&pct(&llama("8192"), "mfu")), "{r}");
     let r = row("| Llama 3 405B, 16,384 H100");
@@ -832,27 +810,7 @@ fn the_readme_table_of_published_runs_quotes_what_train_prints() {
         )),
         "{r}"
     );
-    let palm = json(&[
-        "train",
-        "-m",
-        "palm-540b",
-        "-H",
-        "tpu-v4",
-        "--devices",
-        "3072",
-        "--tp",
-        "12",
-        "--zero",
-        "3",
-        "--recompute",
-        "full",
-        "--global-batch",
-        "2M",
-        "--seq",
-        "2048",
-        "-f",
-        "json",
-    ]);
+    let palm = palm_pod();
     let r = row("| PaLM 540B, one pod of 3072 TPU v4");
     assert!(
         r.contains(&format!(

@@ -86,3 +86,24 @@ pub fn screen(a: &App, w: u16, h: u16) -> String {
         .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
         .collect()
 }
+
+/// README.md, then every page under docs/ (sorted): the pages the docs
+/// tests read.
+pub fn doc_pages() -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    let mut dirs = vec![root.join("docs")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
+    found.insert(0, root.join("README.md"));
+    found
+}
