@@ -21,6 +21,25 @@ fn terminal() -> Terminal<TestBackend> {
     Terminal::new(TestBackend::new(160, 48)).unwrap()
 }
 
+/// Step the focused knob right and left in turn, each step recomputed and
+/// drawn at 160x48.
+fn knob_steps(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    mut a: App,
+) {
+    let mut term = terminal();
+    let mut up = true;
+    g.bench_function(name, |b| {
+        b.iter(|| {
+            let cmd = if up { Command::Right } else { Command::Left };
+            up = !up;
+            update(&mut a, Action::Do(cmd));
+            term.draw(|f| render(black_box(&a), f)).unwrap();
+        })
+    });
+}
+
 fn benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("keystroke to frame (160x48)");
     g.measurement_time(Duration::from_secs(5));
@@ -47,16 +66,7 @@ fn benches(c: &mut Criterion) {
     update(&mut a, Action::Do(Command::Mark));
     a.focus = Pane::Knobs;
     a.knob = 1;
-    let mut term = terminal();
-    let mut up = true;
-    g.bench_function("batch step, 3 devices compared", |b| {
-        b.iter(|| {
-            let cmd = if up { Command::Right } else { Command::Left };
-            up = !up;
-            update(&mut a, Action::Do(cmd));
-            term.draw(|f| render(black_box(&a), f)).unwrap();
-        })
-    });
+    knob_steps(&mut g, "batch step, 3 devices compared", a);
 
     // Generations: Llama 3.1 70B across the eight NVIDIA data-centre
     // devices (five do not fit: each is judged again at the count that
@@ -71,16 +81,11 @@ fn benches(c: &mut Criterion) {
     update(&mut a, Action::Do(Command::View5));
     a.focus = Pane::Knobs;
     a.knob = 2;
-    let mut term = terminal();
-    let mut up = true;
-    g.bench_function("generations batch step, 8 devices (5 do not fit)", |b| {
-        b.iter(|| {
-            let cmd = if up { Command::Right } else { Command::Left };
-            up = !up;
-            update(&mut a, Action::Do(cmd));
-            term.draw(|f| render(black_box(&a), f)).unwrap();
-        })
-    });
+    knob_steps(
+        &mut g,
+        "generations batch step, 8 devices (5 do not fit)",
+        a,
+    );
 
     // Type into the model filter (one key, then take it back).
     let mut a = app();
@@ -153,16 +158,7 @@ fn benches(c: &mut Criterion) {
     update(&mut a, Action::Do(Command::View6));
     a.focus = Pane::Knobs;
     a.knob = 0;
-    let mut term = terminal();
-    let mut up = true;
-    g.bench_function("fleet knob step (size the fleet)", |b| {
-        b.iter(|| {
-            let cmd = if up { Command::Right } else { Command::Left };
-            up = !up;
-            update(&mut a, Action::Do(cmd));
-            term.draw(|f| render(black_box(&a), f)).unwrap();
-        })
-    });
+    knob_steps(&mut g, "fleet knob step (size the fleet)", a);
 
     // The capstone's Fleet view over its budget: each step of requests/s
     // also finds what would fit the budget (fleet::within_budget, tens of
@@ -175,18 +171,10 @@ fn benches(c: &mut Criterion) {
     .unwrap();
     a.focus = Pane::Knobs;
     a.knob = 0;
-    let mut term = terminal();
-    let mut up = true;
-    g.bench_function(
+    knob_steps(
+        &mut g,
         "fleet knob step over budget (capstone, what would fit)",
-        |b| {
-            b.iter(|| {
-                let cmd = if up { Command::Right } else { Command::Left };
-                up = !up;
-                update(&mut a, Action::Do(cmd));
-                term.draw(|f| render(black_box(&a), f)).unwrap();
-            })
-        },
+        a,
     );
 
     // Training view: step ZeRO down and up (3 -> 2 -> 3), each a training
@@ -257,18 +245,10 @@ fn benches(c: &mut Criterion) {
     a.focus = Pane::Knobs;
     a.knob = 4;
     a.recompute();
-    let mut term = terminal();
-    let mut up = true;
-    g.bench_function(
+    knob_steps(
+        &mut g,
         "explore view keystroke: TP up to 8 <-> 16 (~10^4 configurations searched)",
-        |b| {
-            b.iter(|| {
-                let cmd = if up { Command::Right } else { Command::Left };
-                up = !up;
-                update(&mut a, Action::Do(cmd));
-                term.draw(|f| render(black_box(&a), f)).unwrap();
-            })
-        },
+        a,
     );
 
     // A device form: a keystroke in the bandwidth of a copy of the H100

@@ -571,6 +571,11 @@ fn megatron_lm_1t_on_3072_a100s_against_its_published_throughput() {
 /// Llama 3 405B on `devices` H100s as table 4 of the Llama 3 paper lays it
 /// out (our reading of what the paper does not print: ZeRO 1, v 2).
 fn llama_405b(devices: &str) -> Value {
+    llama_405b_v(devices, "2")
+}
+
+/// The same with `v` interleaved chunks per stage.
+fn llama_405b_v(devices: &str, v: &str) -> Value {
     json(&[
         "train",
         "-m",
@@ -584,7 +589,7 @@ fn llama_405b(devices: &str) -> Value {
         "--pp",
         "16",
         "--interleave",
-        "2",
+        v,
         "--edge-layers",
         "1",
         "--global-batch",
@@ -892,35 +897,7 @@ fn the_docs_figures_of_the_llama_3_405b_memory_gap_are_trains() {
         8192.0 * 520_192.0 / 8.0 / 1e6
     )));
     // With v 1 (plain 1F1B).
-    let v1: Vec<String> = [
-        "train",
-        "-m",
-        "llama-3.1-405b",
-        "-H",
-        "h100",
-        "--devices",
-        "8192",
-        "--tp",
-        "8",
-        "--pp",
-        "16",
-        "--edge-layers",
-        "1",
-        "--global-batch",
-        "16M",
-        "--seq",
-        "8k",
-        "--zero",
-        "1",
-        "--recompute",
-        "none",
-        "-f",
-        "json",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let v1 = json(&v1.iter().map(String::as_str).collect::<Vec<_>>());
+    let v1 = llama_405b_v("8192", "1");
     assert!(
         prose.contains(&format!("({} with v 1)", gb(&v1))),
         "{}",

@@ -50,7 +50,7 @@ pub fn memory_segments(app: &App, d: &TrainingData) -> Vec<Segment> {
     let t = app.theme();
     let m = &d.training.memory;
     let c = |i: usize| Style::new().fg(t.roof(i));
-    vec![
+    let mut segs = vec![
         Segment {
             name: "weights",
             value: m.weights,
@@ -75,25 +75,29 @@ pub fn memory_segments(app: &App, d: &TrainingData) -> Vec<Segment> {
             ch: '=',
             style: c(3),
         },
-        Segment {
-            name: "logits",
-            value: m.logits,
-            ch: '~',
-            style: c(4),
-        },
-        Segment {
-            name: "gathered layers",
-            value: m.gathered,
-            ch: '@',
-            style: c(5),
-        },
-        Segment {
-            name: "free",
-            value: (m.usable_bytes - m.total()).max(0.0),
-            ch: '░',
-            style: t.dim(),
-        },
-    ]
+    ];
+    // The last stage's logits and ZeRO 3's gathered layers only where a
+    // run has them (the four states always show, zero or not).
+    for (name, value, ch, style) in [
+        ("logits", m.logits, '~', c(4)),
+        ("gathered layers", m.gathered, '@', c(5)),
+    ] {
+        if value > 0.0 {
+            segs.push(Segment {
+                name,
+                value,
+                ch,
+                style,
+            });
+        }
+    }
+    segs.push(Segment {
+        name: "free",
+        value: (m.usable_bytes - m.total()).max(0.0),
+        ch: '░',
+        style: t.dim(),
+    });
+    segs
 }
 
 /// Cells of a bar `width` wide for each segment: proportional to its share
