@@ -693,7 +693,7 @@ fn serve_shows_only_a_replica_that_runs() {
         (Some(2), Some(true))
     );
     let out = ridgeline(&["serve", "-m", "llama-3.1-70b", "-H", "a100"]);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8_lossy(&out.stdout).replace("\n  ", " ");
     assert!(
         text.contains("needs 2 devices") && text.contains("(--tp 2)"),
         "{text}"
