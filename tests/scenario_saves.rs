@@ -347,6 +347,7 @@ fn any_training() -> impl Strategy<Value = TrainInputs> {
             prop::sample::select(Attention::ALL.to_vec()),
             any::<bool>(),
             0u32..=65536,
+            0u32..=65536,
         ),
     )
         .prop_map(
@@ -359,7 +360,7 @@ fn any_training() -> impl Strategy<Value = TrainInputs> {
                 micro_batch,
                 seq,
                 tokens,
-                (attention, dropout, edge_layers),
+                (attention, dropout, edge_layers, contiguous),
             )| {
                 TrainInputs {
                     devices,
@@ -373,6 +374,7 @@ fn any_training() -> impl Strategy<Value = TrainInputs> {
                     attention,
                     dropout,
                     edge_layers,
+                    contiguous,
                     global_batch,
                     micro_batch,
                     seq,

@@ -1040,6 +1040,10 @@ pub struct TrainArgs {
     /// Layers fewer on the first and last pipeline stages (Llama 3: 1) [default: 0].
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=65536))]
     pub edge_layers: Option<u32>,
+    /// Micro-batches an interleaved schedule runs back to back on one chunk
+    /// (Llama 3's N; fewer hold less) [default: 0 = pp, Megatron's].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=65536))]
+    pub contiguous: Option<u32>,
     /// Tokens per optimizer step over all replicas; "4M" (M = 1024^2 tokens) [default: 4M, as the Training view].
     #[arg(long, value_parser = parse_global_batch, allow_hyphen_values = true)]
     pub global_batch: Option<f64>,

@@ -93,6 +93,7 @@ fn run_of(args: &TrainArgs, seq: f64, layout: Layout) -> Result<TrainingRun, Cli
         },
         dropout: args.dropout,
         edge_layers: args.edge_layers.unwrap_or(0),
+        contiguous: args.contiguous.unwrap_or(0),
     })
 }
 
@@ -215,6 +216,7 @@ fn record(
     put("attention", json!(tr.run.attention.name()));
     put("dropout", json!(tr.run.dropout));
     put("edge_layers", json!(tr.run.edge_layers));
+    put("contiguous", json!(tr.run.contiguous));
     put("memory_capacity_bytes", json!(m.capacity_bytes));
     put("memory_usable_bytes", json!(m.usable_bytes));
     put(

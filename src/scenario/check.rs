@@ -99,6 +99,7 @@ pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
             "attention",
             "dropout",
             "edge_layers",
+            "contiguous",
             "global_batch",
             "micro_batch",
             "seq",

@@ -45,6 +45,8 @@ pub struct TrainInputs {
     pub dropout: bool,
     /// Layers fewer on the first and last pipeline stages.
     pub edge_layers: u32,
+    /// Micro-batches run back to back on one interleaved chunk (0: pp).
+    pub contiguous: u32,
     /// Tokens per optimizer step over all replicas.
     pub global_batch: f64,
     /// Sequences per micro-batch.
@@ -77,6 +79,7 @@ impl Default for TrainInputs {
             attention: DEFAULTS.attention,
             dropout: false,
             edge_layers: 0,
+            contiguous: 0,
             global_batch: DEFAULTS.global_batch_tokens,
             micro_batch: DEFAULTS.micro_batch,
             seq: None,
@@ -165,6 +168,9 @@ pub struct TrainingSection {
     /// Layers fewer on the first and last pipeline stages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edge_layers: Option<u32>,
+    /// Micro-batches run back to back on one interleaved chunk (0: pp).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contiguous: Option<u32>,
     /// Tokens per step: a number, or a string with M = 1024^2 ("4M").
     #[serde(
         default,
@@ -252,6 +258,7 @@ impl TrainingSection {
             attention: Some(t.attention.name().into()),
             dropout: Some(t.dropout),
             edge_layers: Some(t.edge_layers),
+            contiguous: Some(t.contiguous),
             global_batch: Some(t.global_batch),
             micro_batch: Some(t.micro_batch),
             seq: t.seq,
@@ -350,6 +357,17 @@ impl Scenario {
                 d.edge_layers
             }
         };
+        let contiguous = match s.contiguous {
+            None => d.contiguous,
+            Some(x) if x <= MAX_DEVICES => x,
+            Some(x) => {
+                p.push(
+                    "training.contiguous",
+                    format!("contiguous must be from 0 to {MAX_DEVICES}, got {x}"),
+                );
+                d.contiguous
+            }
+        };
         let mut whole = |key: &str, v: Option<f64>, max: f64| -> Option<f64> {
             let x = v?;
             if x.fract() == 0.0 && (1.0..=max).contains(&x) {
@@ -406,6 +424,7 @@ impl Scenario {
             attention,
             dropout,
             edge_layers,
+            contiguous,
             global_batch,
             micro_batch,
             seq,

@@ -70,6 +70,7 @@ pub enum Knob {
     Recompute,
     Attention,
     EdgeLayers,
+    Contiguous,
     GlobalBatch,
     MicroBatch,
     Seq,
@@ -835,7 +836,7 @@ const EXPLORE_KNOBS: [Knob; 17] = [
 /// The Training view's knobs: its own, then the region of its carbon, the
 /// number format, the assumptions it shares with the other views and its
 /// own assumptions.
-const TRAINING_KNOBS: [Knob; 30] = [
+const TRAINING_KNOBS: [Knob; 31] = [
     Knob::Devices,
     Knob::Dp,
     Knob::TrainTp,
@@ -847,6 +848,7 @@ const TRAINING_KNOBS: [Knob; 30] = [
     Knob::Recompute,
     Knob::Attention,
     Knob::EdgeLayers,
+    Knob::Contiguous,
     Knob::Optimizer,
     Knob::GlobalBatch,
     Knob::MicroBatch,
@@ -885,6 +887,7 @@ impl Knob {
                 | Recompute
                 | Attention
                 | EdgeLayers
+                | Contiguous
                 | GlobalBatch
                 | MicroBatch
                 | Seq

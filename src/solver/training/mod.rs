@@ -268,6 +268,11 @@ pub struct TrainingRun {
     /// Layers fewer on the first and last pipeline stages, which also hold
     /// the embedding and the output head (Llama 3: one each).
     pub edge_layers: u32,
+    /// Micro-batches an interleaved schedule runs back to back on one
+    /// model chunk before the next (Llama 3's N, Dubey et al. 2024 section
+    /// 3.3.2); 0 = the pipeline depth p, Megatron-LM's depth-first
+    /// schedule. Fewer hold fewer micro-batches in flight.
+    pub contiguous: u32,
 }
 
 impl Default for TrainingRun {
@@ -285,6 +290,7 @@ impl Default for TrainingRun {
             attention: Attention::Flash,
             dropout: false,
             edge_layers: 0,
+            contiguous: 0,
         }
     }
 }
@@ -510,8 +516,15 @@ pub fn validate(model: &Model, run: &TrainingRun) -> Result<()> {
             l.tp, d.heads, model.id
         )));
     }
+    // With edge layers, the first chunk of the first stage may hold only
+    // the embedding and the last chunk of the last only the head (Llama 3's
+    // schedule, Dubey et al. 2024 section 3.3.2: 126 layers + 2 in 16 x 8
+    // chunks), so those two count as chunks.
     let stages = l.pp.saturating_mul(l.v);
-    if stages > d.layers {
+    let chunks = d
+        .layers
+        .saturating_add(run.edge_layers.min(1).saturating_mul(2));
+    if stages > chunks {
         return Err(unsupported(format!(
             "PP {} x v {} puts more stages than the {} layers of {}",
             l.pp, l.v, d.layers, model.id
@@ -529,6 +542,11 @@ pub fn validate(model: &Model, run: &TrainingRun) -> Result<()> {
                 run.edge_layers, l.pp, d.layers, model.id
             )));
         }
+    }
+    if run.contiguous > 0 && l.v <= 1 {
+        return Err(unsupported(
+            "contiguous micro-batches (N) apply to an interleaved schedule: set v > 1 or leave N at the pipeline depth",
+        ));
     }
     if l.v > 1 && l.pp == 1 {
         return Err(unsupported(

@@ -320,33 +320,48 @@ pub fn step_on(
         gemm_recompute * tokens / rate + f.attention_recompute_per_token * tokens / attention_rate;
     let elementwise_s = super::flops::elementwise_bytes_per_token(d, run) * tokens
         / (mc.memory_bandwidth * a.memory_efficiency);
-    // The kernels of the passes: what collectives can hide behind.
-    let work_s = compute_s + elementwise_s;
-    let dp_window_s = match run.zero {
-        0 | 1 => f.backward_share() * work_s / m,
-        2 => f.backward_share() * work_s,
-        _ => work_s,
-    };
     let mut c = comms(mc, d, p, run, a)?;
-    c.dp.exposed_s = exposed(c.dp.time_s, t.dp_overlap, dp_window_s);
-    c.tp.exposed_s = exposed(c.tp.time_s, t.tp_overlap, work_s);
-    c.ep.exposed_s = exposed(c.ep.time_s, t.ep_overlap, work_s);
-    c.cp.exposed_s = exposed(c.cp.time_s, t.cp_overlap, attention_s);
-    c.pp.exposed_s = c.pp.time_s;
-    let pipeline = work_s + c.tp.exposed_s + c.ep.exposed_s + c.cp.exposed_s + c.pp.exposed_s;
-    let bubble_s = if l.pp > 1 {
-        (l.pp as f64 - 1.0) / (l.v as f64 * m) * pipeline
-    } else {
-        0.0
-    };
     let (_, _, opt_bytes) = super::memory::states(p, run);
     let opt_params = opt_bytes / run.optimizer_bytes();
     let moved = opt_params * (2.0 * run.optimizer_bytes() + 2.0 * run.element_bytes());
     let optimizer_s = moved / (mc.memory_bandwidth * a.memory_efficiency);
+    let parts = Parts {
+        compute_s,
+        attention_s,
+        elementwise_s,
+        comm_s: [
+            c.dp.time_s,
+            c.tp.time_s,
+            c.pp.time_s,
+            c.ep.time_s,
+            c.cp.time_s,
+        ],
+        bubble_factor: if l.pp > 1 {
+            (l.pp as f64 - 1.0) / (l.v as f64 * m)
+        } else {
+            0.0
+        },
+        optimizer_s,
+        overhead_s: a.overhead_s,
+        dp_window_share: match run.zero {
+            0 | 1 => f.backward_share() / m,
+            2 => f.backward_share(),
+            _ => 1.0,
+        },
+        overlap: [t.dp_overlap, t.tp_overlap, t.ep_overlap, t.cp_overlap],
+    };
+    let at = parts.assemble(&[1.0; TERMS]);
+    let [dp, tp, pp, ep, cp] = at.exposed;
+    c.dp.exposed_s = dp;
+    c.tp.exposed_s = tp;
+    c.pp.exposed_s = pp;
+    c.ep.exposed_s = ep;
+    c.cp.exposed_s = cp;
+    let (dp_window_s, bubble_s, pipeline) = (at.dp_window_s, at.bubble_s, at.pipeline_s);
     let exposed_comm_s = c.exposed();
-    let step_time_s = work_s + exposed_comm_s + bubble_s + optimizer_s + a.overhead_s;
+    let step_time_s = at.step_time_s;
     let per_peak = tokens_per_device / (step_time_s * mc.peak);
-    let mut s = TrainingStep {
+    let s = TrainingStep {
         micro_batches: m,
         step_tokens,
         tokens_per_device,
@@ -365,44 +380,115 @@ pub fn step_on(
         tokens_per_s: step_tokens / step_time_s,
         mfu: f.model_per_token * per_peak,
         hfu: f.hardware_per_token * per_peak,
-        binding: Term::Compute,
+        binding: parts.binding(),
         dp_window_s,
     };
-    s.binding = binding(&s);
     Ok(s)
 }
 
-/// The term that binds: of compute, exposed communication (all collectives
-/// together: they share the step's critical path one after another), the
-/// bubble, the optimizer step and the overhead, the largest; when it is the
-/// communication, the collective with the most exposed time names it.
-/// Taking each collective alone would call a step compute-bound whose
-/// exposed collectives together outlast its compute.
-pub fn binding(s: &TrainingStep) -> Term {
-    let largest = |terms: &[(Term, f64)]| {
-        terms
-            .iter()
-            .fold((terms[0].0, f64::NEG_INFINITY), |best, &(term, v)| {
-                if v > best.1 { (term, v) } else { best }
-            })
-    };
-    let c = &s.comm;
-    let (comm, _) = largest(&[
-        (Term::DpComm, c.dp.exposed_s),
-        (Term::TpComm, c.tp.exposed_s),
-        (Term::PpComm, c.pp.exposed_s),
-        (Term::EpComm, c.ep.exposed_s),
-        (Term::CpComm, c.cp.exposed_s),
-    ]);
-    largest(&[
-        (Term::Compute, s.compute_s),
-        (Term::Elementwise, s.elementwise_s),
-        (comm, s.exposed_comm_s),
-        (Term::Bubble, s.bubble_s),
-        (Term::Optimizer, s.optimizer_s),
-        (Term::Overhead, s.overhead_s),
-    ])
-    .0
+/// The terms a step is assembled from, in [`Term`]'s order: compute,
+/// element-wise, the DP, TP, PP, EP and CP collectives, the bubble, the
+/// optimizer and the overhead.
+const TERMS: usize = 10;
+const ORDER: [Term; TERMS] = [
+    Term::Compute,
+    Term::Elementwise,
+    Term::DpComm,
+    Term::TpComm,
+    Term::PpComm,
+    Term::EpComm,
+    Term::CpComm,
+    Term::Bubble,
+    Term::Optimizer,
+    Term::Overhead,
+];
+
+/// What a step's time is made of before overlap: the parts the binding
+/// term is judged on.
+struct Parts {
+    compute_s: f64,
+    attention_s: f64,
+    elementwise_s: f64,
+    /// Each collective's whole time: DP, TP, PP, EP, CP.
+    comm_s: [f64; 5],
+    /// The bubble over the pipeline's work: (p - 1)/(v m).
+    bubble_factor: f64,
+    optimizer_s: f64,
+    overhead_s: f64,
+    /// The share of the passes' kernels the DP collective can hide behind:
+    /// the last micro-batch's backward (ZeRO 0-1), every backward (ZeRO 2),
+    /// every pass (ZeRO 3).
+    dp_window_share: f64,
+    /// The DP, TP, EP and CP overlaps.
+    overlap: [f64; 4],
+}
+
+/// A step assembled from [`Parts`].
+struct Assembled {
+    dp_window_s: f64,
+    /// Each collective's exposed time: DP, TP, PP, EP, CP.
+    exposed: [f64; 5],
+    pipeline_s: f64,
+    bubble_s: f64,
+    step_time_s: f64,
+}
+
+impl Parts {
+    /// The step with each part scaled by `k` (in [`ORDER`]): collectives
+    /// hide behind the kernels of the passes (the CP ring behind the
+    /// attention it feeds), the bubble is a share of the pipeline's work,
+    /// and the rest adds up.
+    fn assemble(&self, k: &[f64; TERMS]) -> Assembled {
+        let compute_s = self.compute_s * k[0];
+        let attention_s = self.attention_s * k[0];
+        let work_s = compute_s + self.elementwise_s * k[1];
+        let dp_window_s = self.dp_window_share * work_s;
+        let [w_dp, w_tp, w_ep, w_cp] = self.overlap;
+        let [dp, tp, pp, ep, cp] = self.comm_s;
+        let exposed = [
+            exposed(dp * k[2], w_dp, dp_window_s),
+            exposed(tp * k[3], w_tp, work_s),
+            pp * k[4],
+            exposed(ep * k[5], w_ep, work_s),
+            exposed(cp * k[6], w_cp, attention_s),
+        ];
+        let [_, tp_x, pp_x, ep_x, cp_x] = exposed;
+        let pipeline_s = work_s + tp_x + ep_x + cp_x + pp_x;
+        let bubble_s = self.bubble_factor * k[7] * pipeline_s;
+        let step_time_s = work_s
+            + exposed.iter().sum::<f64>()
+            + bubble_s
+            + self.optimizer_s * k[8]
+            + self.overhead_s * k[9];
+        Assembled {
+            dp_window_s,
+            exposed,
+            pipeline_s,
+            bubble_s,
+            step_time_s,
+        }
+    }
+
+    /// The term whose shortening would shorten the step the most: each
+    /// part's share of the step at the margin, d T / d ln x, with T's
+    /// overlaps and bubble followed through (a compute hidden under a
+    /// longer collective gains nothing: the collective binds). This is the
+    /// step-time elasticity of each term, so the binding term agrees with
+    /// the hardware elasticities ([`elasticities`]).
+    fn binding(&self) -> Term {
+        const EPS: f64 = 1e-6;
+        let base = self.assemble(&[1.0; TERMS]).step_time_s;
+        let mut best = (Term::Compute, f64::NEG_INFINITY);
+        for (i, &term) in ORDER.iter().enumerate() {
+            let mut k = [1.0; TERMS];
+            k[i] = 1.0 - EPS;
+            let gain = (base - self.assemble(&k).step_time_s) / EPS;
+            if gain > best.1 * (1.0 + 1e-9) {
+                best = (term, gain);
+            }
+        }
+        best.0
+    }
 }
 
 /// The communication of one step on one device, before overlap.

@@ -76,6 +76,7 @@ pub fn run_of(t: &TrainInputs, model: &Model, precision: Precision) -> Result<Tr
         attention: t.attention,
         dropout: t.dropout,
         edge_layers: t.edge_layers,
+        contiguous: t.contiguous,
     })
 }
 
