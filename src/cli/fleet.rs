@@ -281,7 +281,7 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
     if fmt == Format::Json {
         write(
             out,
-            &(serde_json::to_string_pretty(&Value::Object(rec)).unwrap_or_default() + "\n"),
+            &(super::output::json_text(&Value::Object(rec)) + "\n"),
         )?;
     } else {
         let mut s = String::new();

@@ -63,7 +63,7 @@ pub fn import(
             rec.insert("file".into(), json!(written.file.display().to_string()));
             rec.insert("action".into(), json!(action));
             rec.insert("note".into(), json!(note));
-            let s = serde_json::to_string_pretty(&Value::Object(rec)).unwrap_or_default();
+            let s = super::output::json_text(&Value::Object(rec));
             write(out, &format!("{s}\n"))
         }
         _ => {

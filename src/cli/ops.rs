@@ -89,7 +89,7 @@ pub(super) fn ops(cat: &Catalog, a: &OpsArgs, style: Style, out: Out) -> Result<
             }
             write(
                 out,
-                &(serde_json::to_string_pretty(&Value::Object(rec)).unwrap_or_default() + "\n"),
+                &(super::output::json_text(&Value::Object(rec)) + "\n"),
             )
         }
         Format::Csv => {

@@ -67,7 +67,7 @@ pub(super) fn sens(
         }
         return write(
             out,
-            &(serde_json::to_string_pretty(&Value::Object(rec)).unwrap_or_default() + "\n"),
+            &(super::output::json_text(&Value::Object(rec)) + "\n"),
         );
     }
     // The configuration the table is of: as asked when it fits, else the

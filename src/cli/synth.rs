@@ -106,7 +106,7 @@ pub(super) fn synth(
     match a.workload.format {
         Format::Json => write(
             out,
-            &(serde_json::to_string_pretty(&Value::Object(rec)).unwrap_or_default() + "\n"),
+            &(super::output::json_text(&Value::Object(rec)) + "\n"),
         )?,
         fmt => {
             let mut s = String::new();

@@ -354,7 +354,10 @@ impl fmt::Display for ScenarioError {
         write!(
             f,
             "{}:{}:{}: {}",
-            self.file, self.line, self.column, self.message
+            crate::catalog::fields::printable(&self.file),
+            self.line,
+            self.column,
+            crate::catalog::fields::printable(&self.message)
         )
     }
 }
