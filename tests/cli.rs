@@ -749,6 +749,36 @@ fn with_the_default_profile_the_bandwidth_elasticity_is_the_memory_share() {
 }
 
 #[test]
+fn an_unknown_profile_names_the_profile_flag_on_every_command() {
+    let collective = [
+        "collective",
+        "--op",
+        "all-reduce",
+        "--bytes",
+        "1GB",
+        "--devices",
+        "8",
+    ];
+    for args in [
+        &["eval"][..],
+        &["train"],
+        &collective,
+        &["explore"],
+        &["validate"],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--profile", "nope"]);
+        let out = ridgeline(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--profile: unknown profile \"nope\"") && !err.contains("--region"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
 fn an_unknown_profile_or_assumption_is_a_clear_input_error() {
     let out = ridgeline(&["eval", "-m", "llama-3.1-8b", "--profile", "vllmm"]);
     assert_eq!(out.status.code(), Some(2));

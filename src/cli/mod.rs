@@ -75,6 +75,7 @@ impl From<catalog::LookupError> for CliError {
         let flag = match e.what {
             "hardware" => "--hardware",
             "model" => "--model",
+            "profile" => "--profile",
             _ => "--region",
         };
         CliError::Input(sanitize_message(&format!("{flag}: {e}")))
