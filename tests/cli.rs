@@ -950,3 +950,21 @@ fn serve_gives_ttft_of_one_prompt_and_of_the_whole_static_batch() {
         "{text}"
     );
 }
+
+#[test]
+fn a_fleet_with_next_to_no_traffic_says_n_a_per_million_tokens_as_json_says_null() {
+    // 1e-308 requests/s x 256 output tokens = 2.56e-306 tokens/s, 9.2e-303
+    // an hour; the cheapest replica's $1.85/hour over that, per million
+    // tokens, is about 2e308, past f64's largest (1.8e308): infinite, which
+    // JSON writes as null.
+    let args = ["fleet", "--qps", "1e-308", "--ttft", "100ms", "--itl", "50ms"];
+    let out = ridgeline(&args);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("n/a per million output tokens"), "{text}");
+    assert!(!text.contains("inf"), "{text}");
+    let mut j = args.to_vec();
+    j.extend(["-f", "json"]);
+    let v = json(&j);
+    assert!(v["cost_per_million_tokens_usd"].is_null(), "{v}");
+}

@@ -344,7 +344,13 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
                         b.utilization * 100.0,
                         units::format_usd(b.cost_per_hour_usd),
                         units::format_usd(b.cost_per_hour_usd * HOURS_PER_YEAR),
-                        units::format_usd(b.cost_per_million_tokens_usd),
+                        // JSON's null (no output tokens to spread the
+                        // cost over) reads "n/a", never "$inf".
+                        if b.cost_per_million_tokens_usd.is_finite() {
+                            units::format_usd(b.cost_per_million_tokens_usd)
+                        } else {
+                            "n/a".into()
+                        },
                         match (b.within_budget, spec.budget_usd_per_year) {
                             (Some(true), Some(_)) => "; within budget".to_string(),
                             (Some(false), Some(x)) =>
