@@ -92,7 +92,7 @@ fn import_prints_what_it_derived_and_the_keys_it_used() {
     // With --wide nothing is wrapped.
     let (wide, _) = ok(
         &cfg,
-        &["import", &fixture("deepseek-v3"), "--id", "dsv3", "--wide"],
+        &["import", &fixture("deepseek-v3"), "--id", "my-dsv3", "--wide"],
     );
     assert!(
         wide.contains(
@@ -482,4 +482,24 @@ fn a_different_config_under_the_same_derived_id_says_what_it_replaces() {
         ids.contains(&"ckpt".into()) && ids.contains(&"ckpt-8b".into()),
         "{ids:?}"
     );
+}
+
+#[test]
+fn an_id_that_is_another_models_alias_is_refused_and_said_so() {
+    let cfg = config_dir("alias-id");
+    // `llama3.1-8b` is an alias of the built-in `llama-3.1-8b`
+    // (catalog/models/llama-3.toml): an entry of that id would be skipped
+    // at every load, so nothing is written.
+    let out = run(
+        &cfg,
+        &["import", &fixture("gemma-7b"), "--id", "llama3.1-8b"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--id llama3.1-8b: that is an alias of the model `llama-3.1-8b`"),
+        "{err}"
+    );
+    assert!(!err.contains("already has a model by that name"), "{err}");
+    assert!(!imports_file(&cfg).exists());
 }

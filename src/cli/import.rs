@@ -167,6 +167,16 @@ fn identity(
             ));
             who.id = free;
         }
+        (Some(_), Some(e)) if !e.model.id.eq_ignore_ascii_case(&who.id) => {
+            // The name is another model's alias: an entry of that id would
+            // be skipped at every load.
+            return Err(CliError::Input(format!(
+                "import: --id {}: that is an alias of the model `{}` ({}), and an id cannot be another model's alias; give another --id",
+                printable(&who.id),
+                printable(&e.model.id),
+                printable(&e.origin)
+            )));
+        }
         (Some(_), Some(e)) if Catalog::builtin().model(&who.id).is_ok() && !ours(&e.origin) => {
             note = Some(format!(
                 "`{}` replaces the built-in model of that id for every command (remove it from {} to undo)",
