@@ -486,6 +486,16 @@ impl Scenario {
         Scenario::parse_with(&file, &text, catalog)
     }
 
+    /// A problem of `key` in the scenario file at `path`, found after it
+    /// was read (its model path cannot be imported): at the key's
+    /// file:line:column like every other problem.
+    pub fn key_problem(path: &Path, key: &str, message: &str) -> ScenarioError {
+        match read_file(path) {
+            Ok((file, text)) => check::at_key(&file, &text, key, message),
+            Err(_) => check::at_key(&path.display().to_string(), "", key, message),
+        }
+    }
+
     /// The model as a path to import (a config.json or a model folder),
     /// relative paths taken from the scenario file's folder; None when the
     /// model is a catalog id (or absent).
