@@ -47,13 +47,13 @@ pub fn import(
     check_kept(old.as_deref(), &text, &who.id, &target)?;
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent).map_err(|e| {
-            CliError::Output(format!("import: cannot create {}: {e}", parent.display()))
+            CliError::Output(format!("import: cannot create {}: {e}", printable(&parent.display().to_string())))
         })?;
     }
     let written = fsutil::write_atomic(&target, text.as_bytes()).map_err(|e| {
         CliError::Output(format!(
             "import: {}: {e}; nothing was written",
-            target.display()
+            printable(&target.display().to_string())
         ))
     })?;
     let action = if replaced { "replaced" } else { "added" };
@@ -181,7 +181,7 @@ fn identity(
             note = Some(format!(
                 "`{}` replaces the built-in model of that id for every command (remove it from {} to undo)",
                 who.id,
-                target.display()
+                printable(&target.display().to_string())
             ));
         }
         (Some(_), Some(e)) => {
@@ -221,14 +221,14 @@ fn existing(target: &Path) -> Result<Option<String>, CliError> {
         Err(e) => {
             return Err(CliError::Input(format!(
                 "import: {}: {e}; nothing was written",
-                target.display()
+                printable(&target.display().to_string())
             )));
         }
     };
     if let Err(e) = text.parse::<toml::Table>() {
         return Err(CliError::Input(format!(
             "import: {} does not parse as TOML, so it was left as it is and nothing was written: {}; fix it (or move it away) and import again",
-            target.display(),
+            printable(&target.display().to_string()),
             e.message()
         )));
     }
@@ -316,7 +316,7 @@ fn check_kept(old: Option<&str>, new: &str, id: &str, target: &Path) -> Result<(
     if !lost.is_empty() || !after.iter().any(|i| i == id) {
         return Err(CliError::Output(format!(
             "import: writing {} would lose {lost:?} or not add `{id}`; nothing was written (please report this)",
-            target.display()
+            printable(&target.display().to_string())
         )));
     }
     Ok(())
