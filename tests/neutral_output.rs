@@ -171,3 +171,51 @@ fn a_region_named_as_a_formula_is_neutral_in_zoo_csv() {
     assert_eq!(c[2], "100.0");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Every flag of every subcommand that takes a value, given one with an
+/// escape sequence, a right-to-left override and a zero-width space: no
+/// output carries any of them raw (clap's error text, the commands' own
+/// messages through `echo()`, their tables, JSON and CSV).
+#[test]
+fn no_flag_echoes_a_control_or_format_character_raw() {
+    use clap::CommandFactory;
+    let value = "x\u{1b}[2J\u{202e}y\u{200b}";
+    let root = ridgeline::cli::args::Cli::command();
+    let mut runs = 0;
+    for sub in root.get_subcommands() {
+        let name = sub.get_name().to_string();
+        for arg in sub.get_arguments() {
+            let (Some(long), true) = (arg.get_long(), arg.get_action().takes_values()) else {
+                continue;
+            };
+            let flag = format!("--{long}");
+            let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ridgeline"))
+                .args([name.as_str(), flag.as_str(), value])
+                .env("RIDGELINE_CONFIG_DIR", std::env::temp_dir().join("ridgeline-no-config"))
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            // A value that is accepted runs the command: give it a while.
+            let start = std::time::Instant::now();
+            while child.try_wait().unwrap().is_none() {
+                if start.elapsed() > std::time::Duration::from_secs(20) {
+                    let _ = child.kill();
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            let out = child.wait_with_output().unwrap();
+            for (what, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+                let text = String::from_utf8_lossy(bytes);
+                assert!(
+                    !text.chars().any(|c| c != '\n' && cc_or_cf(c)),
+                    "{name} {flag}: {what} {text:?}"
+                );
+            }
+            runs += 1;
+        }
+    }
+    // The subcommands' value flags (more than a hundred): the loop ran.
+    assert!(runs > 100, "{runs}");
+}
