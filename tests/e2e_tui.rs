@@ -355,12 +355,13 @@ fn other_signals_restore_the_terminal() {
 fn fault_signals_restore_the_terminal_then_take_their_default_action() {
     need_tmux!();
     // The shell's status is 128 + the signal number, as for any program the
-    // signal ends (Linux numbering: TRAP 5, ABRT 6, FPE 8, STKFLT 16,
+    // signal ends (Linux numbering: ILL 4, TRAP 5, ABRT 6, FPE 8, STKFLT 16,
     // XCPU 24, XFSZ 25, SYS 31). An allocation failure and a panic under
     // panic = "abort" end in SIGABRT.
     for (sig, code) in [
         ("ABRT", "EXIT=134"),
         ("FPE", "EXIT=136"),
+        ("ILL", "EXIT=132"),
         ("TRAP", "EXIT=133"),
         ("XCPU", "EXIT=152"),
         ("XFSZ", "EXIT=153"),
