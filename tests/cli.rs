@@ -957,7 +957,9 @@ fn a_fleet_with_next_to_no_traffic_says_n_a_per_million_tokens_as_json_says_null
     // an hour; the cheapest replica's $1.85/hour over that, per million
     // tokens, is about 2e308, past f64's largest (1.8e308): infinite, which
     // JSON writes as null.
-    let args = ["fleet", "--qps", "1e-308", "--ttft", "100ms", "--itl", "50ms"];
+    let args = [
+        "fleet", "--qps", "1e-308", "--ttft", "100ms", "--itl", "50ms",
+    ];
     let out = ridgeline(&args);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);

@@ -82,7 +82,11 @@ fn saving_the_device_form_with_an_empty_config_dir_leaves_every_builtin_file_alo
     assert_eq!(a.catalog_dir.as_deref(), Some(user.as_path()));
     let said = save_a_copy_of_h100(&mut a);
     assert!(said.contains("saved device h100-sxm-custom"), "{said}");
-    assert_eq!(files(&repo.join("catalog")), before, "built-in files changed");
+    assert_eq!(
+        files(&repo.join("catalog")),
+        before,
+        "built-in files changed"
+    );
     let text = std::fs::read_to_string(user.join("hardware/user.toml")).unwrap();
     assert!(text.contains("id = \"h100-sxm-custom\""), "{text}");
 
@@ -92,7 +96,11 @@ fn saving_the_device_form_with_an_empty_config_dir_leaves_every_builtin_file_alo
     unsafe { std::env::set_var("RIDGELINE_CONFIG_DIR", &repo) };
     let mut a = app_from_env(&TuiOptions::default()).unwrap();
     assert_eq!(a.catalog_dir, Some(repo.join("catalog")));
-    assert!(a.catalog.diagnostics.is_empty(), "{:?}", a.catalog.diagnostics);
+    assert!(
+        a.catalog.diagnostics.is_empty(),
+        "{:?}",
+        a.catalog.diagnostics
+    );
     let said = save_a_copy_of_h100(&mut a);
     assert!(said.contains("saved device h100-sxm-custom"), "{said}");
     let after: Vec<_> = files(&repo.join("catalog"))

@@ -92,7 +92,13 @@ fn import_prints_what_it_derived_and_the_keys_it_used() {
     // With --wide nothing is wrapped.
     let (wide, _) = ok(
         &cfg,
-        &["import", &fixture("deepseek-v3"), "--id", "my-dsv3", "--wide"],
+        &[
+            "import",
+            &fixture("deepseek-v3"),
+            "--id",
+            "my-dsv3",
+            "--wide",
+        ],
     );
     assert!(
         wide.contains(

@@ -59,9 +59,33 @@ fn nasty() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
         any::<char>().prop_map(String::from),
         prop::sample::select(vec![
-            "\u{1b}[2J", "\u{1b}]0;t\u{7}", "\u{9b}", "\u{202e}", "\u{2066}", "\u{2069}",
-            "\u{200b}", "\u{200d}", "\u{feff}", "\u{ad}", "\u{e0041}", "\u{7f}", "\u{85}",
-            "=", "+", "-", "@", "\t", "\r", "\n", ",", "\"", "'", "1", "a", "é", " ",
+            "\u{1b}[2J",
+            "\u{1b}]0;t\u{7}",
+            "\u{9b}",
+            "\u{202e}",
+            "\u{2066}",
+            "\u{2069}",
+            "\u{200b}",
+            "\u{200d}",
+            "\u{feff}",
+            "\u{ad}",
+            "\u{e0041}",
+            "\u{7f}",
+            "\u{85}",
+            "=",
+            "+",
+            "-",
+            "@",
+            "\t",
+            "\r",
+            "\n",
+            ",",
+            "\"",
+            "'",
+            "1",
+            "a",
+            "é",
+            " ",
         ])
         .prop_map(String::from),
     ];
@@ -160,7 +184,11 @@ fn a_region_named_as_a_formula_is_neutral_in_zoo_csv() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let line = text
         .lines()
         .find(|l| l.starts_with("formula,"))
@@ -191,7 +219,10 @@ fn no_flag_echoes_a_control_or_format_character_raw() {
             let flag = format!("--{long}");
             let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ridgeline"))
                 .args([name.as_str(), flag.as_str(), value])
-                .env("RIDGELINE_CONFIG_DIR", std::env::temp_dir().join("ridgeline-no-config"))
+                .env(
+                    "RIDGELINE_CONFIG_DIR",
+                    std::env::temp_dir().join("ridgeline-no-config"),
+                )
                 .stdin(std::process::Stdio::null())
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())

@@ -202,7 +202,11 @@ fn a_model_path_that_cannot_be_imported_is_a_problem_at_its_line_and_column() {
     std::fs::create_dir_all(dir.join("empty-model")).unwrap();
     // `model` on line 3, after two spaces: column 3.
     let file = dir.join("s.toml");
-    std::fs::write(&file, "view = \"roofline\"\n\n  model = \"./empty-model\"\n").unwrap();
+    std::fs::write(
+        &file,
+        "view = \"roofline\"\n\n  model = \"./empty-model\"\n",
+    )
+    .unwrap();
     let (code, err, _) = open_bin(&file);
     assert_eq!(code, Some(2), "{err}");
     assert!(

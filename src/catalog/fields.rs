@@ -628,6 +628,9 @@ mod tests {
         assert_eq!(printable("tab\there"), "tab\\there");
         // Neighbours of Cf ranges that are printable stay as they are:
         // U+2010 (hyphen, Pd), U+2065 (unassigned, Cn), U+FFFC (So).
-        assert_eq!(printable("\u{2010}\u{2065}\u{fffc}"), "\u{2010}\u{2065}\u{fffc}");
+        assert_eq!(
+            printable("\u{2010}\u{2065}\u{fffc}"),
+            "\u{2010}\u{2065}\u{fffc}"
+        );
     }
 }

@@ -496,7 +496,10 @@ mod tests {
         // 1e308 = 100 x 10^306: engineering notation, the exponent a
         // multiple of three.
         let e = set(&mut a, "band_base", Value::Text("1e308")).unwrap_err();
-        assert_eq!(e, "band_base = 100e306 is out of range; use a number from 0 to 1");
+        assert_eq!(
+            e,
+            "band_base = 100e306 is out of range; use a number from 0 to 1"
+        );
         let e = set(&mut a, "band_base", Value::Text("1.5")).unwrap_err();
         assert!(e.starts_with("band_base = 1.5 is out"), "{e}");
     }

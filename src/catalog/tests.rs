@@ -400,7 +400,10 @@ fn an_empty_config_dir_variable_is_unset_and_the_user_catalog_is_absolute() {
     let unset = config_dir_from(None);
     assert_eq!(config_dir_from(Some("".into())), unset);
     let here = std::env::current_dir().unwrap();
-    assert_eq!(config_dir_from(Some("conf".into())), Some(here.join("conf")));
+    assert_eq!(
+        config_dir_from(Some("conf".into())),
+        Some(here.join("conf"))
+    );
     if let Some(d) = &unset {
         assert!(d.is_absolute(), "{d:?}");
     }
@@ -410,7 +413,9 @@ fn an_empty_config_dir_variable_is_unset_and_the_user_catalog_is_absolute() {
     let nvidia = "catalog/hardware/nvidia-datacenter.toml";
     assert!(is_builtin_origin(nvidia));
     assert!(!Path::new(nvidia).starts_with(&user));
-    assert!(!is_builtin_origin(&user.join("hardware/user.toml").display().to_string()));
+    assert!(!is_builtin_origin(
+        &user.join("hardware/user.toml").display().to_string()
+    ));
 }
 
 #[test]

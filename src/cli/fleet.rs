@@ -279,10 +279,7 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
     rec.insert("unpriced_hardware".into(), json!(plan.unpriced));
     let fmt = w.format;
     if fmt == Format::Json {
-        write(
-            out,
-            &(super::output::json_text(&Value::Object(rec)) + "\n"),
-        )?;
+        write(out, &(super::output::json_text(&Value::Object(rec)) + "\n"))?;
     } else {
         let mut s = String::new();
         if fmt != Format::Csv {

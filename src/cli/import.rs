@@ -47,7 +47,10 @@ pub fn import(
     check_kept(old.as_deref(), &text, &who.id, &target)?;
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent).map_err(|e| {
-            CliError::Output(format!("import: cannot create {}: {e}", printable(&parent.display().to_string())))
+            CliError::Output(format!(
+                "import: cannot create {}: {e}",
+                printable(&parent.display().to_string())
+            ))
         })?;
     }
     let written = fsutil::write_atomic(&target, text.as_bytes()).map_err(|e| {

@@ -474,9 +474,7 @@ fn break_cell(text: &str, room: usize) -> Vec<String> {
 /// Render one record as key/value rows.
 pub fn render_record(record: &Map<String, Value>, cols: &[Col], format: Format) -> String {
     match format {
-        Format::Json => {
-            json_text(&Value::Object(record.clone())) + "\n"
-        }
+        Format::Json => json_text(&Value::Object(record.clone())) + "\n",
         Format::Csv => render_list(std::slice::from_ref(record), cols, format, Style::plain()),
         Format::Table | Format::Markdown => {
             let rows: Vec<Vec<String>> = cols

@@ -74,11 +74,14 @@ fn in_folder(f: &Path) -> Option<String> {
             } else {
                 "a"
             };
-            Some(format!("{}, not a regular file", to(&format!("{article} {kind}"))))
+            Some(format!(
+                "{}, not a regular file",
+                to(&format!("{article} {kind}"))
+            ))
         }
-        Err(e) if is_loop(&e) => Some(
-            "its config.json is a symbolic link that loops (it leads back to itself)".into(),
-        ),
+        Err(e) if is_loop(&e) => {
+            Some("its config.json is a symbolic link that loops (it leads back to itself)".into())
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(match link {
             Some(_) => "its config.json is a symbolic link to a file that does not exist".into(),
             None => "the directory has no config.json".into(),
@@ -520,12 +523,20 @@ mod tests {
         assert!(said(&d).starts_with("the directory has no config.json"));
         let d = folder("dir");
         std::fs::create_dir(d.join("config.json")).unwrap();
-        assert!(said(&d).starts_with("its config.json is a directory"), "{}", said(&d));
+        assert!(
+            said(&d).starts_with("its config.json is a directory"),
+            "{}",
+            said(&d)
+        );
         let d = folder("fifo");
         let fifo = std::ffi::CString::new(d.join("config.json").to_str().unwrap()).unwrap();
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
-        assert!(said(&d).starts_with("its config.json is a FIFO (named pipe)"), "{}", said(&d));
+        assert!(
+            said(&d).starts_with("its config.json is a FIFO (named pipe)"),
+            "{}",
+            said(&d)
+        );
         let d = folder("zero");
         symlink("/dev/zero", d.join("config.json")).unwrap();
         assert!(
@@ -535,10 +546,18 @@ mod tests {
         );
         let d = folder("loop");
         symlink(d.join("config.json"), d.join("config.json")).unwrap();
-        assert!(said(&d).contains("a symbolic link that loops"), "{}", said(&d));
+        assert!(
+            said(&d).contains("a symbolic link that loops"),
+            "{}",
+            said(&d)
+        );
         let d = folder("dangling");
         symlink(d.join("gone.json"), d.join("config.json")).unwrap();
-        assert!(said(&d).contains("a symbolic link to a file that does not exist"), "{}", said(&d));
+        assert!(
+            said(&d).contains("a symbolic link to a file that does not exist"),
+            "{}",
+            said(&d)
+        );
         std::fs::remove_dir_all(&root).ok();
     }
 

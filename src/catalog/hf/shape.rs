@@ -6,8 +6,8 @@
 use super::HfError;
 use super::config::{Config, Fallback};
 use super::family::{Biases, Family};
-use crate::solver::Window;
 use crate::catalog::limits;
+use crate::solver::Window;
 
 /// Multi-head latent attention as a config writes it.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -284,7 +284,8 @@ fn a_preview_puts_an_entry_without_a_file() {
 fn a_built_in_file_is_never_written() {
     let d = temp("builtin");
     let file = d.join("nvidia-datacenter.toml");
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("catalog/hardware/nvidia-datacenter.toml");
+    let shipped =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("catalog/hardware/nvidia-datacenter.toml");
     let text = std::fs::read(&shipped).unwrap();
     std::fs::write(&file, &text).unwrap();
     let c = Catalog::builtin();
