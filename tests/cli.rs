@@ -749,6 +749,36 @@ fn with_the_default_profile_the_bandwidth_elasticity_is_the_memory_share() {
 }
 
 #[test]
+fn an_unknown_profile_names_the_profile_flag_on_every_command() {
+    let collective = [
+        "collective",
+        "--op",
+        "all-reduce",
+        "--bytes",
+        "1GB",
+        "--devices",
+        "8",
+    ];
+    for args in [
+        &["eval"][..],
+        &["train"],
+        &collective,
+        &["explore"],
+        &["validate"],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--profile", "nope"]);
+        let out = ridgeline(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--profile: unknown profile \"nope\"") && !err.contains("--region"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
 fn an_unknown_profile_or_assumption_is_a_clear_input_error() {
     let out = ridgeline(&["eval", "-m", "llama-3.1-8b", "--profile", "vllmm"]);
     assert_eq!(out.status.code(), Some(2));
@@ -919,4 +949,24 @@ fn serve_gives_ttft_of_one_prompt_and_of_the_whole_static_batch() {
         text.contains("time to first token") && text.contains("  whole static batch"),
         "{text}"
     );
+}
+
+#[test]
+fn a_fleet_with_next_to_no_traffic_says_n_a_per_million_tokens_as_json_says_null() {
+    // 1e-308 requests/s x 256 output tokens = 2.56e-306 tokens/s, 9.2e-303
+    // an hour; the cheapest replica's $1.85/hour over that, per million
+    // tokens, is about 2e308, past f64's largest (1.8e308): infinite, which
+    // JSON writes as null.
+    let args = [
+        "fleet", "--qps", "1e-308", "--ttft", "100ms", "--itl", "50ms",
+    ];
+    let out = ridgeline(&args);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("n/a per million output tokens"), "{text}");
+    assert!(!text.contains("inf"), "{text}");
+    let mut j = args.to_vec();
+    j.extend(["-f", "json"]);
+    let v = json(&j);
+    assert!(v["cost_per_million_tokens_usd"].is_null(), "{v}");
 }

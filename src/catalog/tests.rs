@@ -394,3 +394,43 @@ fn the_shape_keys_of_a_config_are_read_and_checked() {
         );
     }
 }
+
+#[test]
+fn an_empty_config_dir_variable_is_unset_and_the_user_catalog_is_absolute() {
+    let unset = config_dir_from(None);
+    assert_eq!(config_dir_from(Some("".into())), unset);
+    let here = std::env::current_dir().unwrap();
+    assert_eq!(
+        config_dir_from(Some("conf".into())),
+        Some(here.join("conf"))
+    );
+    if let Some(d) = &unset {
+        assert!(d.is_absolute(), "{d:?}");
+    }
+    let user = user_catalog_dir(Some(Path::new("catalog"))).unwrap();
+    assert_eq!(user, here.join("catalog"));
+    // A built-in origin is a relative name: never inside an absolute dir.
+    let nvidia = "catalog/hardware/nvidia-datacenter.toml";
+    assert!(is_builtin_origin(nvidia));
+    assert!(!Path::new(nvidia).starts_with(&user));
+    assert!(!is_builtin_origin(
+        &user.join("hardware/user.toml").display().to_string()
+    ));
+}
+
+#[test]
+fn a_user_directory_holding_the_shipped_files_adds_nothing_of_its_own() {
+    // The repository's own catalog/ as the user catalog (a config directory
+    // pointing at a checkout): its files are the built-in ones, byte for
+    // byte, so no entry becomes the user's.
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("catalog");
+    let c = Catalog::load(Some(&shipped));
+    assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
+    let b = Catalog::builtin();
+    assert_eq!(c.hardware.len(), b.hardware.len());
+    assert!(c.hardware.iter().all(|e| is_builtin_origin(&e.origin)));
+    assert!(c.regions.iter().all(|r| is_builtin_origin(&r.origin)));
+    let text = std::fs::read_to_string(shipped.join("regions.toml")).unwrap();
+    assert!(is_builtin_text(&text));
+    assert!(!is_builtin_text(&format!("{text}\n")));
+}

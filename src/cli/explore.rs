@@ -227,7 +227,7 @@ pub fn explore(cat: &Catalog, a: &ExploreArgs, style: Style, out: Out) -> Result
             if a.all {
                 doc["all"] = Value::Array(all().into_iter().map(Value::Object).collect());
             }
-            serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+            super::output::json_text(&doc) + "\n"
         }
         Format::Csv if a.all => render_list(&all(), &COLS, a.format, style),
         Format::Csv => render_list(&front, &COLS, a.format, style),

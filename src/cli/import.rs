@@ -47,13 +47,16 @@ pub fn import(
     check_kept(old.as_deref(), &text, &who.id, &target)?;
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent).map_err(|e| {
-            CliError::Output(format!("import: cannot create {}: {e}", parent.display()))
+            CliError::Output(format!(
+                "import: cannot create {}: {e}",
+                printable(&parent.display().to_string())
+            ))
         })?;
     }
     let written = fsutil::write_atomic(&target, text.as_bytes()).map_err(|e| {
         CliError::Output(format!(
             "import: {}: {e}; nothing was written",
-            target.display()
+            printable(&target.display().to_string())
         ))
     })?;
     let action = if replaced { "replaced" } else { "added" };
@@ -63,7 +66,7 @@ pub fn import(
             rec.insert("file".into(), json!(written.file.display().to_string()));
             rec.insert("action".into(), json!(action));
             rec.insert("note".into(), json!(note));
-            let s = serde_json::to_string_pretty(&Value::Object(rec)).unwrap_or_default();
+            let s = super::output::json_text(&Value::Object(rec));
             write(out, &format!("{s}\n"))
         }
         _ => {
@@ -167,11 +170,21 @@ fn identity(
             ));
             who.id = free;
         }
+        (Some(_), Some(e)) if !e.model.id.eq_ignore_ascii_case(&who.id) => {
+            // The name is another model's alias: an entry of that id would
+            // be skipped at every load.
+            return Err(CliError::Input(format!(
+                "import: --id {}: that is an alias of the model `{}` ({}), and an id cannot be another model's alias; give another --id",
+                printable(&who.id),
+                printable(&e.model.id),
+                printable(&e.origin)
+            )));
+        }
         (Some(_), Some(e)) if Catalog::builtin().model(&who.id).is_ok() && !ours(&e.origin) => {
             note = Some(format!(
                 "`{}` replaces the built-in model of that id for every command (remove it from {} to undo)",
                 who.id,
-                target.display()
+                printable(&target.display().to_string())
             ));
         }
         (Some(_), Some(e)) => {
@@ -211,14 +224,14 @@ fn existing(target: &Path) -> Result<Option<String>, CliError> {
         Err(e) => {
             return Err(CliError::Input(format!(
                 "import: {}: {e}; nothing was written",
-                target.display()
+                printable(&target.display().to_string())
             )));
         }
     };
     if let Err(e) = text.parse::<toml::Table>() {
         return Err(CliError::Input(format!(
             "import: {} does not parse as TOML, so it was left as it is and nothing was written: {}; fix it (or move it away) and import again",
-            target.display(),
+            printable(&target.display().to_string()),
             e.message()
         )));
     }
@@ -306,7 +319,7 @@ fn check_kept(old: Option<&str>, new: &str, id: &str, target: &Path) -> Result<(
     if !lost.is_empty() || !after.iter().any(|i| i == id) {
         return Err(CliError::Output(format!(
             "import: writing {} would lose {lost:?} or not add `{id}`; nothing was written (please report this)",
-            target.display()
+            printable(&target.display().to_string())
         )));
     }
     Ok(())

@@ -75,6 +75,7 @@ impl From<catalog::LookupError> for CliError {
         let flag = match e.what {
             "hardware" => "--hardware",
             "model" => "--model",
+            "profile" => "--profile",
             _ => "--region",
         };
         CliError::Input(sanitize_message(&format!("{flag}: {e}")))
@@ -252,18 +253,20 @@ fn not_read_note(e: &clap::Error) -> Option<(String, String, &'static str)> {
     Some((command.to_string(), flag, why))
 }
 
-/// Escape control characters (newlines kept) and cut every quoted value
+/// Escape control and format characters (as
+/// [`catalog::fields::printable`]; newlines kept) and cut every quoted value
 /// ('...' or "...") past 80 characters.
 pub fn sanitize_message(text: &str) -> String {
     const MAX: usize = 80;
     let mut out = String::new();
     let mut quoted: Option<(char, usize)> = None;
     for c in text.chars() {
-        let shown = if c.is_control() && c != '\n' {
-            c.escape_default().to_string()
+        let mut shown = String::new();
+        if c == '\n' {
+            shown.push(c);
         } else {
-            c.to_string()
-        };
+            catalog::fields::push_printable(&mut shown, c);
+        }
         match quoted {
             Some((q, n)) if c == q => {
                 if n > MAX {

@@ -289,7 +289,7 @@ pub(super) fn validate_train(
                     "not_fitting": s.not_fitting,
                 },
             });
-            serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+            super::output::json_text(&v) + "\n"
         }
         Format::Csv => {
             let cols: Vec<Col> = [

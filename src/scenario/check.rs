@@ -220,6 +220,26 @@ pub(super) fn read(
     }
 }
 
+/// A problem of `key` found after the file was read (the model path it
+/// names cannot be imported): at the key's line and column, as every
+/// other problem; at 1:1 when the text no longer parses or lacks the key.
+pub(super) fn at_key(file: &str, text: &str, key: &str, message: &str) -> ScenarioError {
+    let pos = DeTable::parse(text)
+        .ok()
+        .and_then(|doc| locate(doc.get_ref(), key))
+        .unwrap_or(0)
+        .min(text.len());
+    let before = &text[..pos];
+    let line = before.matches('\n').count() + 1;
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    ScenarioError {
+        file: file.to_string(),
+        line,
+        column: pos - start + 1,
+        message: keyed(key, message),
+    }
+}
+
 fn sorted(mut errors: Vec<ScenarioError>) -> ScenarioErrors {
     errors.sort_by_key(|e| (e.line, e.column));
     errors.dedup();

@@ -75,12 +75,17 @@ impl App {
         if let Some(p) = s.model_path(path) {
             let name = p.display().to_string();
             let r = crate::catalog::hf::load::resolve(&mut self.catalog, &name, None)
-                .map_err(|e| format!("{}: model: {e}", path.display()))?;
+                .map_err(|e| Scenario::key_problem(path, "model", &e.to_string()).to_string())?;
             self.refresh_models();
             s.model = Some(r.id);
         }
-        self.apply_scenario(&s)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        self.apply_scenario(&s).map_err(|e| {
+            format!(
+                "{}: {}",
+                crate::catalog::fields::printable(&path.display().to_string()),
+                crate::catalog::fields::printable(&e)
+            )
+        })?;
         self.session.own(path);
         let name = s.title.unwrap_or_else(|| path.display().to_string());
         self.say(Level::Info, format!("scenario: {name}"));
