@@ -903,3 +903,44 @@ fn the_docs_figures_of_the_llama_3_405b_memory_are_trains() {
     assert_eq!(n8_8k["fits"], Value::Bool(true));
     assert_eq!(n8_16k["fits"], Value::Bool(true));
 }
+
+#[test]
+fn the_binding_term_agrees_with_the_elasticities() {
+    // Issue 17's case: Llama 3 70B at TP 8 x PP 4 on 1,024 H100s, ZeRO 3,
+    // selective. ZeRO 3's DP collectives (5.3 s) hide behind the passes
+    // (3.2 s) and outlast them: a faster compute would leave more of them
+    // exposed, so the DP gradients bind, and the step time follows the
+    // scale-out network (elasticity near -0.8) far more than the FLOP/s
+    // (near -0.1). docs/training.md quotes both.
+    let v = json(&[
+        "train",
+        "-m",
+        "llama-3.1-70b",
+        "-H",
+        "h100",
+        "--devices",
+        "1024",
+        "--tp",
+        "8",
+        "--pp",
+        "4",
+        "--zero",
+        "3",
+        "--recompute",
+        "selective",
+        "-f",
+        "json",
+    ]);
+    assert_eq!(v["binding"], "dp-comm");
+    let e = &v["elasticities"];
+    let (out, peak) = (f(e, "scale_out_bandwidth"), f(e, "peak_flops"));
+    assert!(out < 4.0 * peak, "{e}");
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/training.md")).unwrap();
+    let prose = docs.replace('\n', " ");
+    let quoted = format!(
+        "(−{:.2} to scale-out bandwidth, −{:.2} to peak FLOP/s",
+        -out, -peak
+    );
+    assert!(prose.contains(&quoted), "{quoted}");
+}
