@@ -643,14 +643,10 @@ fn llama_3_405b_on_h100s_fits_and_lands_near_its_published_mfu() {
     }
 }
 
-#[test]
-fn llama_3_70b_on_1024_h100s_fits_with_the_default_recomputation() {
-    // The layout of issue 17: TP 8 x PP 4 on 1,024 H100s with ZeRO 3, at
-    // the default recomputation (none) and 8k sequences. Each device's
-    // shard is about 70.6e9 / (8 x 4) parameters, its 16 bytes each sharded
-    // over DP 32 by ZeRO 3, and the first stage holds 4 micro-batches of
-    // its 20 layers (the issue read 247 GB before flash attention).
-    let v = json(&[
+/// Issue 17's layout: Llama 3 70B at TP 8 x PP 4 on 1,024 H100s, ZeRO 3,
+/// with `extra` flags, as JSON.
+fn llama_70b_on_1024_h100s(extra: &[&str]) -> Value {
+    let mut args = vec![
         "train",
         "-m",
         "llama-3.1-70b",
@@ -666,7 +662,19 @@ fn llama_3_70b_on_1024_h100s_fits_with_the_default_recomputation() {
         "3",
         "-f",
         "json",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    json(&args)
+}
+
+#[test]
+fn llama_3_70b_on_1024_h100s_fits_with_the_default_recomputation() {
+    // The layout of issue 17: TP 8 x PP 4 on 1,024 H100s with ZeRO 3, at
+    // the default recomputation (none) and 8k sequences. Each device's
+    // shard is about 70.6e9 / (8 x 4) parameters, its 16 bytes each sharded
+    // over DP 32 by ZeRO 3, and the first stage holds 4 micro-batches of
+    // its 20 layers (the issue read 247 GB before flash attention).
+    let v = llama_70b_on_1024_h100s(&[]);
     assert_eq!(
         v["fits"],
         Value::Bool(true),
@@ -912,25 +920,7 @@ fn the_binding_term_agrees_with_the_elasticities() {
     // exposed, so the DP gradients bind, and the step time follows the
     // scale-out network (elasticity near -0.8) far more than the FLOP/s
     // (near -0.1). docs/training.md quotes both.
-    let v = json(&[
-        "train",
-        "-m",
-        "llama-3.1-70b",
-        "-H",
-        "h100",
-        "--devices",
-        "1024",
-        "--tp",
-        "8",
-        "--pp",
-        "4",
-        "--zero",
-        "3",
-        "--recompute",
-        "selective",
-        "-f",
-        "json",
-    ]);
+    let v = llama_70b_on_1024_h100s(&["--recompute", "selective"]);
     assert_eq!(v["binding"], "dp-comm");
     let e = &v["elasticities"];
     let (out, peak) = (f(e, "scale_out_bandwidth"), f(e, "peak_flops"));

@@ -346,28 +346,20 @@ impl Scenario {
             }),
         };
         let dropout = s.dropout.unwrap_or(d.dropout);
-        let edge_layers = match s.edge_layers {
-            None => d.edge_layers,
+        // A count from 0 to MAX_DEVICES, or the default with a problem.
+        let mut up_to_devices = |key: &str, v: Option<u32>, default: u32| match v {
+            None => default,
             Some(x) if x <= MAX_DEVICES => x,
             Some(x) => {
                 p.push(
-                    "training.edge_layers",
-                    format!("edge_layers must be from 0 to {MAX_DEVICES}, got {x}"),
+                    &format!("training.{key}"),
+                    format!("{key} must be from 0 to {MAX_DEVICES}, got {x}"),
                 );
-                d.edge_layers
+                default
             }
         };
-        let contiguous = match s.contiguous {
-            None => d.contiguous,
-            Some(x) if x <= MAX_DEVICES => x,
-            Some(x) => {
-                p.push(
-                    "training.contiguous",
-                    format!("contiguous must be from 0 to {MAX_DEVICES}, got {x}"),
-                );
-                d.contiguous
-            }
-        };
+        let edge_layers = up_to_devices("edge_layers", s.edge_layers, d.edge_layers);
+        let contiguous = up_to_devices("contiguous", s.contiguous, d.contiguous);
         let mut whole = |key: &str, v: Option<f64>, max: f64| -> Option<f64> {
             let x = v?;
             if x.fract() == 0.0 && (1.0..=max).contains(&x) {
