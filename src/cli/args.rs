@@ -1092,6 +1092,9 @@ pub struct TrainArgs {
     /// Time to restart after a failure, "10min" [default].
     #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
     pub restart: Option<f64>,
+    /// An MoE layer's time per routed token copy beyond its math, "0.2us" [default: fitted on published MoE runs].
+    #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
+    pub moe_token_time: Option<f64>,
     /// Fraction of peak FLOP/s the attention kernels reach in training [default 0.6, FlashAttention-2's 50-73% on A100].
     #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
     pub attention_eff: Option<f64>,

@@ -227,6 +227,9 @@ pub struct TrainingSection {
     /// Time to restart after a failure, "10min".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart: Option<String>,
+    /// An MoE layer's time per routed token copy, "0.2us".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moe_token_time: Option<String>,
     /// Fraction of peak the attention kernels reach, above 0 and at most 1.
     #[serde(
         default,
@@ -274,6 +277,7 @@ impl TrainingSection {
             mtbf: Some(exact::long_time(t.assumptions.device_mtbf_s)),
             checkpoint_bandwidth: Some(exact::bandwidth(t.assumptions.checkpoint_bandwidth)),
             restart: Some(exact::long_time(t.assumptions.restart_s)),
+            moe_token_time: Some(exact::long_time(t.assumptions.moe_token_time_s)),
             moe_capacity: Some(t.assumptions.moe_capacity),
             attention_efficiency: Some(t.assumptions.attention_efficiency),
         }
@@ -494,6 +498,14 @@ fn assumptions(s: &TrainingSection, p: &mut Problems) -> TrainingAssumptions {
         true,
         "10min",
     );
+    let moe_token_time_s = quantity(
+        "moe_token_time",
+        s.moe_token_time.as_deref(),
+        d.moe_token_time_s,
+        Kind::Time,
+        true,
+        "0.2us",
+    );
     let moe_capacity = match s.moe_capacity {
         None => d.moe_capacity,
         Some(x) if (1.0..=16.0).contains(&x) => x,
@@ -526,5 +538,6 @@ fn assumptions(s: &TrainingSection, p: &mut Problems) -> TrainingAssumptions {
         restart_s,
         moe_capacity,
         attention_efficiency,
+        moe_token_time_s,
     }
 }

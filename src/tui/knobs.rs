@@ -82,6 +82,7 @@ pub enum Knob {
     EpOverlap,
     CpOverlap,
     AttentionEff,
+    MoeTokenTime,
     Mtbf,
     CheckpointBw,
     Restart,
@@ -836,7 +837,7 @@ const EXPLORE_KNOBS: [Knob; 17] = [
 /// The Training view's knobs: its own, then the region of its carbon, the
 /// number format, the assumptions it shares with the other views and its
 /// own assumptions.
-const TRAINING_KNOBS: [Knob; 31] = [
+const TRAINING_KNOBS: [Knob; 32] = [
     Knob::Devices,
     Knob::Dp,
     Knob::TrainTp,
@@ -865,6 +866,7 @@ const TRAINING_KNOBS: [Knob; 31] = [
     Knob::EpOverlap,
     Knob::CpOverlap,
     Knob::AttentionEff,
+    Knob::MoeTokenTime,
     Knob::Mtbf,
     Knob::CheckpointBw,
     Knob::Restart,
