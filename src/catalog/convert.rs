@@ -106,6 +106,10 @@ fn is_kebab(s: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
 }
 
+/// The most aliases an entry keeps: every name is held in the lookup map,
+/// and a name no one types is no help.
+pub const MAX_ALIASES: usize = 64;
+
 /// The id (lower-case kebab case) and aliases (any printable text, matched
 /// case-insensitively); names the entry in later messages.
 pub(super) fn names(
@@ -131,7 +135,17 @@ pub(super) fn names(
     };
     let mut aliases = Vec::new();
     if with_aliases {
-        for (a, at) in f.strings("aliases") {
+        let all = f.strings("aliases");
+        if let Some(&(_, at)) = all.get(MAX_ALIASES) {
+            f.problem(
+                at,
+                format!(
+                    "{} aliases: at most {MAX_ALIASES} are read; the first {MAX_ALIASES} are kept and the rest dropped",
+                    all.len()
+                ),
+            );
+        }
+        for (a, at) in all.into_iter().take(MAX_ALIASES) {
             let a = a.trim().to_lowercase();
             if a.is_empty() {
                 f.problem(at, "an alias is empty");

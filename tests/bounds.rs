@@ -1,0 +1,227 @@
+//! Work bounded by what the machine has, not by what is typed (issue 19,
+//! part 1): counts taken from flags are capped with the largest value
+//! named, `explore --all` streams its rows in constant memory, and a list
+//! flag's repeats are merged with a note. Each test asserts the refusal,
+//! the merge or the bound, never a time.
+
+mod common;
+use common::cli::{empty_dir, json, ridgeline};
+use std::process::{Command, Stdio};
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn a_top_over_a_thousand_is_refused_with_the_largest_accepted() {
+    // 300,000,000 rows once aborted the process allocating 26 GB for them.
+    for cmd in [
+        &["train", "--search", "--top", "300000000"][..],
+        &["synth", "--target", "50ms", "--top", "1001"][..],
+    ] {
+        let o = ridgeline(cmd);
+        assert_eq!(o.status.code(), Some(2), "{cmd:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("the most rows --top lists; give 1 to 1000"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn a_space_over_ten_million_configurations_is_refused_before_any_work() {
+    // 43 built-in devices x 3 precisions x TP 1..65536 (17 powers of two)
+    // x batch, prompt and output 1..1e9 (30 powers of two each, 1e9 last)
+    // is about 59 billion: far over 10,000,000.
+    let o = ridgeline(&[
+        "explore", "-H", "all", "--tp", "1..65536", "--batch", "1..1e9", "--prompt", "1..1e9",
+        "--output", "1..1e9",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("more than 10000000, the most one exploration evaluates"),
+        "{e}"
+    );
+    assert!(o.stdout.is_empty());
+}
+
+/// The peak resident memory of `ridgeline ARGS`, in KB, with its output
+/// thrown away: read from wait4(2) for that child alone.
+#[cfg(target_os = "linux")]
+fn peak_kb(args: &[&str]) -> i64 {
+    let child = Command::new(env!("CARGO_BIN_EXE_ridgeline"))
+        .args(args)
+        .env("RIDGELINE_CONFIG_DIR", empty_dir())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run ridgeline");
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for this child only,
+    // which is reaped here (the Child handle is never waited on again).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+    usage.ru_maxrss
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn explore_all_streams_its_rows_in_the_memory_of_one() {
+    // One configuration, then 9,828: H100 x bf16 x TP 16..65536 (13 powers
+    // of two, each wider than the node, so judged at once as invalid) x
+    // batch 1..256 (9) x prompt 1..2^20 (21) x output 1..8 (4). Held whole,
+    // as before, the rows took about 4 KB each (40 MB here); streamed, the
+    // peak does not grow with them.
+    let small = peak_kb(&[
+        "explore", "-H", "h100", "-p", "bf16", "--tp", "16", "--batch", "1", "-f", "json", "--all",
+    ]);
+    let big = peak_kb(&[
+        "explore",
+        "-H",
+        "h100",
+        "-p",
+        "bf16",
+        "--tp",
+        "16..65536",
+        "--batch",
+        "1..256",
+        "--prompt",
+        "1..1048576",
+        "--output",
+        "1..8",
+        "-f",
+        "json",
+        "--all",
+    ]);
+    assert!(
+        big < small + 8 * 1024,
+        "{small} KB for one row, {big} KB for 9,828"
+    );
+}
+
+#[test]
+fn streamed_json_and_csv_carry_every_row_and_the_front() {
+    // H100 x bf16 x TP 1, 2 x batch 1, 2: 4 configurations.
+    let args = [
+        "explore", "-H", "h100", "-p", "bf16", "--tp", "1,2", "--batch", "1,2",
+    ];
+    let mut j = args.to_vec();
+    j.extend(["--all", "-f", "json"]);
+    let x = json(&j);
+    let all = x["all"].as_array().unwrap();
+    assert_eq!((all.len(), x["evaluated"].as_u64()), (4, Some(4)));
+    let keys: Vec<&str> = x.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "model",
+            "objectives",
+            "all",
+            "evaluated",
+            "feasible",
+            "front"
+        ]
+    );
+    // Each front point is one of the rows, as written there.
+    for f in x["front"].as_array().unwrap() {
+        assert!(all.contains(f), "{f}");
+    }
+    let mut c = args.to_vec();
+    c.extend(["--all", "-f", "csv"]);
+    let o = ridgeline(&c);
+    let text = String::from_utf8(o.stdout).unwrap();
+    // A header and a row per configuration.
+    assert_eq!(text.lines().count(), 5, "{text}");
+    assert!(text.starts_with("hardware,"));
+}
+
+#[test]
+fn twenty_thousand_copies_of_a_device_are_one_device_with_a_note() {
+    // Spelled three ways: the id, an alias and another case.
+    let mut list = vec!["h100"; 20_000].join(",");
+    list.push_str(",H100-SXM,h100-sxm,a100");
+    let o = ridgeline(&["sweep", "-H", &list, "-b", "1..4", "-f", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("note: --hardware: h100-sxm named 20002 times; each is evaluated once"),
+        "{}",
+        stderr(&o)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let devices: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["hardware"].as_str().unwrap())
+        .collect();
+    // Batches 1, 2, 4 on each of the two devices.
+    assert_eq!(devices.len(), 6, "{devices:?}");
+    assert_eq!(devices.iter().filter(|d| **d == "h100-sxm").count(), 3);
+}
+
+#[test]
+fn repeated_precisions_and_regions_merge_and_their_shares_add_up() {
+    let precisions = vec!["fp8"; 20_000].join(",");
+    let o = ridgeline(&[
+        "fleet",
+        "-m",
+        "llama-3-70b",
+        "--qps",
+        "10",
+        "--prompt",
+        "2k",
+        "--output",
+        "256",
+        "--ttft",
+        "1s",
+        "--itl",
+        "100ms",
+        "-H",
+        "h100",
+        "--precisions",
+        &precisions,
+        "--region",
+        "us-east,eu-west,US-EAST",
+        "--share",
+        "0.25,0.5,0.25",
+        "-f",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("note: --precisions: fp8 named 20000 times"),
+        "{e}"
+    );
+    assert!(e.contains("note: --region: us-east named 2 times"), "{e}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let regions: Vec<(String, f64)> = v["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["region"].as_str().unwrap().into(),
+                r["share"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    // us-east's two shares, 0.25 + 0.25, are one of 0.5.
+    assert_eq!(regions, [("us-east".into(), 0.5), ("eu-west".into(), 0.5)]);
+}
+
+#[test]
+fn a_list_of_more_than_256_different_items_is_refused() {
+    let list: Vec<String> = (0..257).map(|i| format!("dev{i}")).collect();
+    let o = ridgeline(&["compare", "-H", &list.join(",")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--hardware: 257 different devices; at most 256 are accepted"),
+        "{}",
+        stderr(&o)
+    );
+}
