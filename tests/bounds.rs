@@ -225,3 +225,77 @@ fn a_list_of_more_than_256_different_items_is_refused() {
         stderr(&o)
     );
 }
+
+/// A config directory of this test's own whose imports file holds `n`
+/// copies of Falcon-7B's entry, as ids m0 .. m(n-1).
+fn imports_of(name: &str, n: usize) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("ridgeline-bounds-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_ridgeline"))
+            .args(args)
+            .env("RIDGELINE_CONFIG_DIR", &d)
+            .output()
+            .unwrap()
+    };
+    assert!(
+        run(&["import", "tests/fixtures/hf/falcon-7b", "--id", "m"])
+            .status
+            .success()
+    );
+    let file = d.join("catalog/models/imported.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let at = text.find("\n[[model]]\n").unwrap() + 1;
+    let (head, entry) = text.split_at(at);
+    let mut all = head.to_string();
+    for i in 0..n {
+        all.push('\n');
+        all.push_str(&entry.replacen("id = \"m\"", &format!("id = \"m{i}\""), 1));
+    }
+    std::fs::write(&file, all).unwrap();
+    d
+}
+
+fn import_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["import", "tests/fixtures/hf/falcon-7b"];
+    all.extend_from_slice(args);
+    Command::new(env!("CARGO_BIN_EXE_ridgeline"))
+        .args(all)
+        .env("RIDGELINE_CONFIG_DIR", dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn import_refuses_an_id_or_name_over_128_characters_and_keeps_every_entry() {
+    let d = imports_of("import", 500);
+    // A 100,000-character id once took 8 s against a file of 3,955
+    // entries (each compared with it, letter by letter).
+    let long = "x".repeat(100_000);
+    let o = import_in(&d, &["--id", &long]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--id is 100000 characters long; at most 128 are accepted"),
+        "{}",
+        stderr(&o)
+    );
+    let name = "N".repeat(129);
+    let o = import_in(&d, &["--id", "fine", "--name", &name]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--name is 129 characters long"),
+        "{}",
+        stderr(&o)
+    );
+    // 128 characters are accepted, and the 500 entries are all kept.
+    let id = "a".repeat(128);
+    let o = import_in(&d, &["--id", &id]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(d.join("catalog/models/imported.toml")).unwrap();
+    let _ = std::fs::remove_dir_all(&d);
+    // The 500 copies (`m` itself was left out of the file) and the new one.
+    assert_eq!(text.matches("\n[[model]]\n").count(), 501);
+    assert!(text.contains(&format!("id = \"{id}\"")));
+    assert!(text.contains("id = \"m499\""));
+}

@@ -11,7 +11,7 @@ use crate::solver::{
     Arch, Decoder, Hardware, Mla, Model, ModelKind, Moe, Peaks, Precision, SinglePass, Tier, Torus,
     Window, Wrap,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// A converted entry with where its names are written, for the duplicate
 /// checks.
@@ -135,23 +135,29 @@ pub(super) fn names(
     };
     let mut aliases = Vec::new();
     if with_aliases {
-        let all = f.strings("aliases");
-        if let Some(&(_, at)) = all.get(MAX_ALIASES) {
-            f.problem(
-                at,
-                format!(
-                    "{} aliases: at most {MAX_ALIASES} are read; the first {MAX_ALIASES} are kept and the rest dropped",
-                    all.len()
-                ),
-            );
-        }
-        for (a, at) in all.into_iter().take(MAX_ALIASES) {
+        // A repeat is the same name: merged, and not counted twice.
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut over = None;
+        for (a, at) in f.strings("aliases") {
             let a = a.trim().to_lowercase();
             if a.is_empty() {
                 f.problem(at, "an alias is empty");
-            } else {
-                aliases.push((a, at));
+            } else if seen.insert(a.clone()) {
+                if seen.len() > MAX_ALIASES {
+                    over.get_or_insert(at);
+                } else {
+                    aliases.push((a, at));
+                }
             }
+        }
+        if let Some(at) = over {
+            f.problem(
+                at,
+                format!(
+                    "{} different aliases, more than the {MAX_ALIASES} accepted; keep the names people type",
+                    seen.len()
+                ),
+            );
         }
     }
     (id, aliases)
