@@ -299,3 +299,39 @@ fn import_refuses_an_id_or_name_over_128_characters_and_keeps_every_entry() {
     assert!(text.contains(&format!("id = \"{id}\"")));
     assert!(text.contains("id = \"m499\""));
 }
+
+#[test]
+fn a_scenario_repeating_a_region_and_a_device_opens_with_each_once_and_a_note() {
+    // us-east 50,000 times (each a share of 0.00001, together 0.5) and
+    // eu-west once (0.5); h100 marked three ways.
+    let mut regions = vec!["\"us-east\""; 50_000];
+    regions.push("\"EU-WEST\"");
+    let mut shares = vec!["0.00001"; 50_000];
+    shares.push("0.5");
+    let text = format!(
+        "view = \"fleet\"\ncompare = [\"h100\", \"H100-SXM\", \"h100-sxm\", \"a100\"]\n[fleet]\nregions = [{}]\nshares = [{}]\n",
+        regions.join(","),
+        shares.join(",")
+    );
+    let path = std::env::temp_dir().join(format!("ridgeline-bounds-{}.toml", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let mut app = common::app();
+    let opened = app.open_scenario(&path);
+    let _ = std::fs::remove_file(&path);
+    opened.unwrap();
+    let v = &app.view_inputs;
+    assert_eq!(v.regions, ["us-east", "eu-west"]);
+    assert_eq!(v.shares.len(), 2);
+    assert!(
+        (v.shares[0] - 0.5).abs() < 1e-9 && v.shares[1] == 0.5,
+        "{:?}",
+        v.shares
+    );
+    assert_eq!(app.marked.len(), 2);
+    let (_, said) = app.message.clone().unwrap();
+    assert!(
+        said.contains("compare: 4 names, 2 different devices (repeats merged)")
+            && said.contains("fleet.regions: 50001 names, 2 different regions"),
+        "{said}"
+    );
+}
