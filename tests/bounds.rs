@@ -50,6 +50,7 @@ fn a_space_over_ten_million_configurations_is_refused_before_any_work() {
 /// The peak resident memory of `ridgeline ARGS`, in KB, with its output
 /// thrown away: read from wait4(2) for that child alone.
 #[cfg(target_os = "linux")]
+#[allow(clippy::zombie_processes)] // reaped by wait4 below, not by Child::wait
 fn peak_kb(args: &[&str]) -> i64 {
     let child = Command::new(env!("CARGO_BIN_EXE_ridgeline"))
         .args(args)

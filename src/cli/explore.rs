@@ -65,7 +65,10 @@ pub struct ExploreArgs {
     /// Share of TDP a device draws idle, for energy [default 0.3].
     #[arg(long)]
     pub idle_power: Option<f64>,
-    /// Every configuration evaluated, not only the front (JSON `all`, CSV rows).
+    /// Every configuration evaluated, not only the front (JSON `all`, CSV
+    /// rows), written as each is evaluated. A space holds at most 10
+    /// million configurations; at the cap `--all` takes about 25 s of CPU
+    /// and under 16 MB of memory (docs/commands/explore.md).
     #[arg(long)]
     pub all: bool,
     /// Calibration profile (`ridgeline zoo profiles`).
