@@ -34,17 +34,23 @@ fn a_space_over_ten_million_configurations_is_refused_before_any_work() {
     // 43 built-in devices x 3 precisions x TP 1..65536 (17 powers of two)
     // x batch, prompt and output 1..1e9 (30 powers of two each, 1e9 last)
     // is about 59 billion: far over 10,000,000.
-    let o = ridgeline(&[
+    let over = [
         "explore", "-H", "all", "--tp", "1..65536", "--batch", "1..1e9", "--prompt", "1..1e9",
         "--output", "1..1e9",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert!(
-        e.contains("more than 10000000, the most one exploration evaluates"),
-        "{e}"
-    );
-    assert!(o.stdout.is_empty());
+    ];
+    // In every format, streamed or not: nothing is written.
+    for extra in [&[][..], &["--all", "-f", "json"], &["--all", "-f", "csv"]] {
+        let mut args = over.to_vec();
+        args.extend_from_slice(extra);
+        let o = ridgeline(&args);
+        assert_eq!(o.status.code(), Some(2));
+        let e = stderr(&o);
+        assert!(
+            e.contains("more than 10000000, the most one exploration evaluates"),
+            "{e}"
+        );
+        assert!(o.stdout.is_empty(), "{extra:?}");
+    }
 }
 
 /// The peak resident memory of `ridgeline ARGS`, in KB, with its output

@@ -67,8 +67,8 @@ pub struct ExploreArgs {
     pub idle_power: Option<f64>,
     /// Every configuration evaluated, not only the front (JSON `all`, CSV
     /// rows), written as each is evaluated. A space holds at most 10
-    /// million configurations; at the cap `--all` takes about 25 s of CPU
-    /// and under 16 MB of memory (docs/commands/explore.md).
+    /// million configurations; at the cap `--all` takes under 30 s of CPU
+    /// and 16 MB of memory (docs/commands/explore.md).
     #[arg(long)]
     pub all: bool,
     /// Calibration profile (`ridgeline zoo profiles`).
@@ -236,6 +236,8 @@ pub fn explore(cat: &Catalog, a: &ExploreArgs, style: Style, out: Out) -> Result
     let front = |x: &Summary| -> Vec<Map<String, Value>> {
         x.front.iter().map(|(_, p)| record(&axes, p)).collect()
     };
+    // Refused before a byte is written: a streamed document is never cut.
+    explore::check(model, &axes, &objectives, &asm)?;
     // `--all` rows are written as they are evaluated; only the front is
     // kept, so memory does not grow with the space.
     let mut out = BufWriter::new(out);
