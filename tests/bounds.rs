@@ -119,6 +119,18 @@ fn streamed_json_and_csv_carry_every_row_and_the_front() {
     let mut j = args.to_vec();
     j.extend(["--all", "-f", "json"]);
     let x = json(&j);
+    // Written row by row, it is laid out as the whole document printed at
+    // once: the same lines, indents and keys (values compared as parsed;
+    // a float read back may differ in its last digit).
+    let text = String::from_utf8(ridgeline(&j).stdout).unwrap();
+    let whole = serde_json::to_string_pretty(&x).unwrap() + "\n";
+    let layout = |s: &str| -> Vec<String> {
+        s.lines()
+            .map(|l| l.split(':').next().unwrap_or("").to_string())
+            .collect()
+    };
+    assert_eq!(layout(&text), layout(&whole));
+    assert!(text.ends_with("  ]\n}\n"));
     let all = x["all"].as_array().unwrap();
     assert_eq!((all.len(), x["evaluated"].as_u64()), (4, Some(4)));
     let keys: Vec<&str> = x.as_object().unwrap().keys().map(|k| k.as_str()).collect();

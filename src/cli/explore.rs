@@ -260,8 +260,9 @@ pub fn explore(cat: &Catalog, a: &ExploreArgs, style: Style, out: Out) -> Result
                 "feasible": x.feasible,
                 "front": front(&x),
             });
-            let tail = pretty(&tail, "  ");
-            // The tail's keys, after "all", in the same object.
+            // The tail's keys, after "all", in the same object (its lines
+            // are at the object's depth already).
+            let tail = serde_json::to_string_pretty(&tail).unwrap_or_default();
             let tail = tail.trim_start_matches('{').trim_start();
             put(&mut out, &format!("\n  ],\n  {tail}\n"))?;
         }
