@@ -163,6 +163,48 @@ pub fn merge_lists(cat: &Catalog, command: &Command, err: Out) -> Result<Command
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn a_merged_list_holds_each_name_once_in_first_place(
+            raw in prop::collection::vec((0usize..12, any::<bool>(), 0usize..3), 0..200),
+        ) {
+            // Names from a pool of 12, in either case, with 0 to 2 spaces
+            // around: the key is the lower-case name.
+            let items: Vec<String> = raw
+                .iter()
+                .map(|&(i, upper, pad)| {
+                    let n = if upper { format!("DEV{i}") } else { format!("dev{i}") };
+                    format!("{}{n}{}", " ".repeat(pad), " ".repeat(pad))
+                })
+                .collect();
+            let m = merge(&items.join(","), |x| Some(x.to_lowercase()));
+            let keys: Vec<String> = items.iter().map(|x| x.trim().to_lowercase()).collect();
+            let mut firsts: Vec<&String> = Vec::new();
+            for k in &keys {
+                if !firsts.contains(&k) {
+                    firsts.push(k);
+                }
+            }
+            // Each different name once, in the order first named.
+            let kept: Vec<&String> = m.kept.iter().map(|(k, _, _)| k).collect();
+            prop_assert_eq!(kept, firsts);
+            // Every item points at its own name, and the counts add up.
+            prop_assert_eq!(m.place.len(), items.len());
+            for (k, &at) in keys.iter().zip(&m.place) {
+                prop_assert_eq!(&m.kept[at].0, k);
+            }
+            prop_assert_eq!(m.kept.iter().map(|x| x.2).sum::<usize>(), items.len());
+            // Merged again, nothing repeats, and the note is said only
+            // when something did.
+            let again = merge(&m.text(), |x| Some(x.to_lowercase()));
+            prop_assert!(again.kept.iter().all(|x| x.2 == 1));
+            let mut err = Vec::new();
+            m.note("hardware", &mut err);
+            prop_assert_eq!(!err.is_empty(), m.kept.len() < items.len());
+        }
+    }
 
     #[test]
     fn repeats_merge_by_key_into_their_first_place() {
