@@ -262,7 +262,9 @@ impl RunningFront {
 }
 
 /// Evaluate every configuration of `axes` for `model` and find the front
-/// on `objectives` (one to three, no repeats), keeping every point.
+/// on `objectives` (one to three, no repeats), keeping every point in
+/// memory: for a space the caller keeps small (the workbench's view takes
+/// at most 100,000); [`explore_each`] keeps none.
 pub fn explore(
     model: &Model,
     axes: &Axes,
@@ -271,7 +273,8 @@ pub fn explore(
     a: &Assumptions,
     idle_share: f64,
 ) -> Result<Exploration> {
-    let mut points = Vec::with_capacity(axes.size().min(MAX_CONFIGS));
+    // Grown as points come: never sized by the axes before they are checked.
+    let mut points = Vec::new();
     let s = explore_each(model, axes, limits, objectives, a, idle_share, |_, p| {
         points.push(*p);
         ControlFlow::Continue(())
