@@ -67,8 +67,8 @@ pub struct ExploreArgs {
     pub idle_power: Option<f64>,
     /// Every configuration evaluated, not only the front (JSON `all`, CSV
     /// rows), written as each is evaluated. A space holds at most 10
-    /// million configurations; at the cap `--all` takes under 30 s of CPU
-    /// and 16 MB of memory (docs/commands/explore.md).
+    /// million configurations; at the cap `--all` takes about 30 s of CPU
+    /// and under 16 MB of memory (docs/commands/explore.md).
     #[arg(long)]
     pub all: bool,
     /// Calibration profile (`ridgeline zoo profiles`).
