@@ -354,3 +354,68 @@ fn a_scenario_repeating_a_region_and_a_device_opens_with_each_once_and_a_note() 
         "{said}"
     );
 }
+
+/// Run a command line in-process: its exit code, stdout and stderr.
+fn in_process(args: &[String]) -> (i32, String, String) {
+    use clap::Parser;
+    use ridgeline::cli::{self, args::Cli};
+    let full = std::iter::once("ridgeline".to_string()).chain(args.iter().cloned());
+    let cli = Cli::try_parse_from(full).unwrap();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = cli::run(&cli, cli.command.as_ref().unwrap(), &mut out, &mut err);
+    let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+    (code, text(out), text(err))
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+    #[test]
+    fn a_device_list_of_repeats_and_spellings_compares_each_device_once(
+        picks in proptest::collection::vec((0usize..6, proptest::bool::ANY), 1..400),
+    ) {
+        // Three devices by id and alias, a name no device has, and an
+        // empty item; each in either case.
+        const NAMES: [&str; 6] = ["h100", "h100-sxm", "a100", "b200", "no-such-gpu", ""];
+        let items: Vec<String> = picks
+            .iter()
+            .map(|&(i, upper)| {
+                let n = NAMES[i];
+                if upper { n.to_uppercase() } else { n.to_string() }
+            })
+            .collect();
+        let list = items.join(",");
+        let args: Vec<String> = ["compare", "-H", list.as_str(), "-f", "json"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let (code, out, err) = in_process(&args);
+        let unknown = picks.iter().any(|&(i, _)| i == 4);
+        let named: Vec<usize> = picks.iter().map(|&(i, _)| i).filter(|&i| i < 4).collect();
+        if unknown || named.is_empty() {
+            // Exit 2, naming what is wrong.
+            proptest::prop_assert_eq!(code, 2, "{}", err);
+        } else {
+            proptest::prop_assert_eq!(code, 0, "{}", err);
+            let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let ids: Vec<&str> = rows
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["hardware"].as_str().unwrap())
+                .collect();
+            // h100 and h100-sxm are one device: each shown once.
+            let mut different: Vec<&str> = ids.clone();
+            different.sort_unstable();
+            different.dedup();
+            proptest::prop_assert_eq!(different.len(), ids.len());
+            let devices = |i: usize| if i < 2 { 0 } else { i - 1 };
+            let mut want: Vec<usize> = named.iter().map(|&i| devices(i)).collect();
+            want.sort_unstable();
+            want.dedup();
+            proptest::prop_assert_eq!(ids.len(), want.len());
+            // The note says so exactly when a device was named twice.
+            proptest::prop_assert_eq!(err.contains("note: --hardware:"), named.len() > want.len());
+        }
+    }
+}
