@@ -425,9 +425,19 @@ fn parse_utilization(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// How many rows to show: 1 or more.
+/// The most rows `--top` lists: more is a screenful nobody reads, and each
+/// row is held until the ranking ends.
+pub const MAX_TOP: u64 = 1000;
+
+/// How many rows to show: 1 to [`MAX_TOP`].
 fn parse_top(s: &str) -> Result<usize, String> {
     let v = parse_count(s)?;
+    if v > MAX_TOP {
+        return Err(format!(
+            "{} is more than {MAX_TOP}, the most rows --top lists; give 1 to {MAX_TOP}",
+            echo(s)
+        ));
+    }
     Ok(v as usize)
 }
 
@@ -614,7 +624,7 @@ pub struct SynthArgs {
     /// Share of the time budget given to communication when TP/PP > 1.
     #[arg(long, value_parser = parse_unit_interval, default_value = "0.1", allow_hyphen_values = true)]
     pub comm_share: f64,
-    /// How many matches to show in a table, 1 or more (JSON lists all).
+    /// How many matches to show in a table, 1 to 1000 (JSON lists all).
     #[arg(long, value_parser = parse_top, default_value = "15", allow_hyphen_values = true)]
     pub top: usize,
 }
@@ -1068,7 +1078,7 @@ pub struct TrainArgs {
     /// Rank every layout of the device count that fits (dp x tp x pp x ep x cp, ZeRO, recomputation, micro-batch).
     #[arg(long)]
     pub search: bool,
-    /// Layouts to list with --search (tables; JSON lists as many).
+    /// Layouts to list with --search, 1 to 1000 (tables; JSON lists as many).
     #[arg(long, value_parser = parse_top, default_value = "10", allow_hyphen_values = true)]
     pub top: usize,
     /// Share of DP/FSDP communication that may hide behind backward compute [default 1].

@@ -769,11 +769,15 @@ impl Knob {
                 }
             }
             Knob::Regions => {
-                let list = t
+                let mut list: Vec<String> = t
                     .split(|ch: char| ch == ',' || ch.is_whitespace())
                     .filter(|s| !s.is_empty())
                     .map(|r| region(r, c))
                     .collect::<Result<Vec<_>, _>>()?;
+                // A region named twice is one region (the value shown after
+                // says so), as on the command line.
+                let mut seen = std::collections::HashSet::new();
+                list.retain(|r| seen.insert(r.clone()));
                 if list.is_empty() {
                     return Err("name at least one region".into());
                 }
