@@ -191,3 +191,16 @@ fn print_main_screen() {
 }
 
 // The `$ ridgeline ...` examples are run by tests/docs_examples.rs.
+
+#[test]
+fn the_memory_readings_docs_catalog_quotes_are_the_catalogs() {
+    // docs/catalog.md: "the H100 SXM and the A100 SXM 80GB hold
+    // 85,045,477,376 and 85,100,068,864 bytes ... the B200 its 180 GB".
+    let cat = ridgeline::catalog::Catalog::builtin();
+    let bytes = |id: &str| cat.hardware(id).unwrap().hw.memory_bytes;
+    assert_eq!(bytes("h100-sxm"), 85_045_477_376.0);
+    assert_eq!(bytes("a100-sxm-80gb"), 85_100_068_864.0);
+    assert_eq!(bytes("b200"), 180e9);
+    let docs = readme().replace('\n', " ");
+    assert!(docs.contains("hold 85,045,477,376 and 85,100,068,864 bytes"));
+}

@@ -213,13 +213,14 @@ mod tests {
     fn the_defaults_show_as_the_solver_names_them() {
         let t = TrainInputs::default();
         // DP and CP overlap 1, TP and EP 0 (solver::training's defaults);
-        // attention at 0.6 of peak.
+        // attention at 0.6 of peak; the MoE token time 0.22 us = 220 ns.
         let shown: Vec<String> = KNOBS.iter().map(|&k| value(k, &t)).collect();
         // 50,000 device-hours; 0.4 GB/s = 400 MB/s; 600 s = 10 min.
         assert_eq!(
             shown,
             [
-                "adam", "100%", "0%", "0%", "100%", "60%", "50000 h", "400 MB/s", "10 min"
+                "adam", "100%", "0%", "0%", "100%", "60%", "220 ns", "50000 h", "400 MB/s",
+                "10 min"
             ]
         );
         assert_eq!(t.assumptions.device_mtbf_s, DEFAULT_DEVICE_MTBF_S);
