@@ -362,9 +362,10 @@ pub fn reason(hw: &Hardware, reference: &Figures, f: &Figures) -> String {
     );
     match term {
         Term::Bubble => format!(
-            "pipeline bubble {share} ({} stages, {} micro-batches)",
+            "pipeline bubble {share} ({} stages, {} micro-batch{})",
             f.run.layout.pp,
-            units::format_count(s.micro_batches)
+            units::format_count(s.micro_batches),
+            if s.micro_batches == 1.0 { "" } else { "es" }
         ),
         Term::Optimizer => format!("optimizer step {share} of the step"),
         Term::Overhead => format!("fixed overhead {share} of the step: {per_device}"),
@@ -389,7 +390,7 @@ pub fn collective(term: Term, run: &TrainingRun, hw: &Hardware) -> String {
         Term::DpComm => (
             match run.zero {
                 0 => "DP gradient all-reduce",
-                1 | 2 => "DP gradient reduce-scatter",
+                1 | 2 => "DP gradient reduce-scatter and weight all-gather",
                 _ => "FSDP all-gathers and reduce-scatters",
             },
             gd,
