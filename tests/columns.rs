@@ -150,7 +150,15 @@ fn typical() -> Vec<Vec<String>> {
         ],
         vec!["train", "--search"],
         vec!["scale"],
-        vec!["scale", "-m", "llama-3.1-8b", "-H", "h100", "--devices", "8..16384"],
+        vec![
+            "scale",
+            "-m",
+            "llama-3.1-8b",
+            "-H",
+            "h100",
+            "--devices",
+            "8..16384",
+        ],
         vec![
             "scale",
             "-m",

@@ -40,7 +40,10 @@ fn the_json_contract_has_every_point_and_the_knee() {
     assert_eq!(v["scaling"], "strong");
     let points = v["points"].as_array().unwrap();
     // 64 and its doublings up to 8192: 64, 128, ..., 8192.
-    let counts: Vec<u64> = points.iter().map(|p| p["devices"].as_u64().unwrap()).collect();
+    let counts: Vec<u64> = points
+        .iter()
+        .map(|p| p["devices"].as_u64().unwrap())
+        .collect();
     assert_eq!(counts, [64, 128, 256, 512, 1024, 2048, 4096, 8192]);
     for p in points {
         for k in [
@@ -132,7 +135,16 @@ fn a_point_that_does_not_fit_says_so_and_has_no_figures() {
     // Llama 3.1 8B with ZeRO 0 keeps 16 bytes per parameter, 128 GB, on
     // every device: more than an H100 holds at any count.
     let v = json(&[
-        "scale", "-m", "llama-3.1-8b", "-H", "h100", "--devices", "8,16", "--zero", "0", "-f",
+        "scale",
+        "-m",
+        "llama-3.1-8b",
+        "-H",
+        "h100",
+        "--devices",
+        "8,16",
+        "--zero",
+        "0",
+        "-f",
         "json",
     ]);
     for p in v["points"].as_array().unwrap() {
@@ -142,7 +154,15 @@ fn a_point_that_does_not_fit_says_so_and_has_no_figures() {
     }
     assert!(v["knee"].is_null());
     let out = ridgeline(&[
-        "scale", "-m", "llama-3.1-8b", "-H", "h100", "--devices", "8,16", "--zero", "0",
+        "scale",
+        "-m",
+        "llama-3.1-8b",
+        "-H",
+        "h100",
+        "--devices",
+        "8,16",
+        "--zero",
+        "0",
     ]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("none fits"), "{text}");
@@ -177,7 +197,10 @@ fn weak_scaling_grows_the_batch_with_the_devices() {
 
 #[test]
 fn csv_has_a_row_per_count_and_marks_the_knee() {
-    let knee = json(PINNED)["knee"]["devices"].as_u64().unwrap().to_string();
+    let knee = json(PINNED)["knee"]["devices"]
+        .as_u64()
+        .unwrap()
+        .to_string();
     let mut args: Vec<&str> = PINNED.to_vec();
     let n = args.len();
     args[n - 1] = "csv";

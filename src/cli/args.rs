@@ -73,6 +73,8 @@ pub enum Command {
     /// Training: step time and its parts, memory per device, MFU, the critical batch, the run's time, cost, energy and goodput; `--search` ranks layouts.
     Train(TrainArgs),
     /// Strong and weak scaling: tokens/s, MFU and efficiency against the ideal line over device counts, and the knee where adding devices stops paying.
+    ///
+    /// Without layout flags each count takes its fastest layout that fits (the layout search of `train --search`); any of --tp, --pp, --ep, --cp, --interleave, --zero, --recompute or --micro-batch pins the layout (a degree not given is 1), and dp is what each count leaves.
     Scale(ScaleArgs),
     /// One collective (all-reduce, all-gather, ...) over a device's links: time, bus bandwidth, each level.
     Collective(CollectiveArgs),

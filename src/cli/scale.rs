@@ -89,9 +89,10 @@ fn record(hw: &Hardware, model: &str, spec: &Spec, c: &Scaling) -> Map<String, V
     );
     r.insert(
         "knee".into(),
-        c.knee
-            .as_ref()
-            .map_or(Value::Null, |k| json!({"devices": k.devices, "reason": k.reason})),
+        c.knee.as_ref().map_or(
+            Value::Null,
+            |k| json!({"devices": k.devices, "reason": k.reason}),
+        ),
     );
     r
 }
@@ -234,7 +235,7 @@ fn heading(name: &str, hw: &Hardware, spec: &Spec, c: &Scaling) -> String {
         }
     };
     let mut h = format!(
-        "{name} on {}: {batch} of {} sequences; {layout}\n",
+        "{name} on {}: {batch} in {}-token sequences; {layout}\n",
         hw.name,
         units::format_tokens(r.seq)
     );
@@ -327,7 +328,11 @@ const CSV: &[Col] = &[
     col("micro_batch", "micro_batch", Fmt::Int),
     col("step_time_s", "step_time_s", Fmt::Num),
     col("tokens_per_s", "tokens_per_s", Fmt::Num),
-    col("tokens_per_s_per_device", "tokens_per_s_per_device", Fmt::Num),
+    col(
+        "tokens_per_s_per_device",
+        "tokens_per_s_per_device",
+        Fmt::Num,
+    ),
     col("tokens_per_device", "tokens_per_device", Fmt::Num),
     col("mfu", "mfu", Fmt::Num),
     col("efficiency", "efficiency", Fmt::Num),

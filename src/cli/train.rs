@@ -4,8 +4,8 @@
 //! the layouts of the device count ranked by step time.
 
 use super::args::{
-    AttentionArg, Format, OptimizerArg, ProfileArgs, RecomputeArg, TokensArg, TrainArgs, TrainKnobs,
-    TrainSetup,
+    AttentionArg, Format, OptimizerArg, ProfileArgs, RecomputeArg, TokensArg, TrainArgs,
+    TrainKnobs, TrainSetup,
 };
 use super::collective::link_assumptions;
 use super::output::{Col, Fmt, Style, col, render_list, render_record, wrap};

@@ -284,3 +284,70 @@ fn doublings_run_from_the_first_count_to_the_last() {
     assert_eq!(doublings(6, 50), vec![6, 12, 24, 48]);
     assert_eq!(doublings(5, 5), vec![5]);
 }
+
+#[test]
+fn weak_scaling_can_beat_the_ideal_line_as_zero_shards_the_optimizer_step() {
+    // ZeRO 1 inside one A100 node, 64 sequences of 1024 tokens per device,
+    // the gradients hidden behind backward (DP overlap 1): the step is
+    // compute, element-wise kernels, the optimizer and nothing else. The
+    // optimizer step reads and writes its state for the P / n parameters a
+    // device holds (P (2 x 12 + 2 x 2) bytes over n), so 8 devices take an
+    // eighth of one device's, and each device's rate rises above the
+    // ideal line drawn from one.
+    let m = gpt();
+    let spec = Spec {
+        devices: vec![1, 8],
+        batch: Batch::Weak(64.0 * 1024.0),
+        base: TrainingRun {
+            seq: 1024.0,
+            zero: 1,
+            ..TrainingRun::default()
+        },
+        choice: Choice::Pinned,
+        knee: 0.8,
+    };
+    let s = scale(
+        &a100(),
+        &m,
+        &spec,
+        &Assumptions::ideal(),
+        &TrainingAssumptions::default(),
+    )
+    .unwrap();
+    let (one, eight) = (
+        s.points[0].figures().unwrap(),
+        s.points[1].figures().unwrap(),
+    );
+    assert_eq!(eight.step.exposed_comm_s, 0.0);
+    assert!((eight.step.optimizer_s * 8.0 / one.step.optimizer_s - 1.0).abs() < 1e-9);
+    assert!(eight.efficiency > 1.0, "{}", eight.efficiency);
+}
+
+#[test]
+fn a_group_beyond_one_pod_leaves_the_ici_for_the_data_centre_network() {
+    use crate::solver::types::{Torus, Wrap};
+    // Pods of 64 chips on a 4x4x4 torus: a DP group of 64 stays on the
+    // ICI; one of 128 spans two pods and so the data-centre network.
+    let mut hw = a100();
+    hw.devices_per_node = 64;
+    hw.torus = Some(Torus {
+        dims: [4, 4, 4],
+        link_bandwidth: 100e9,
+        wrap: Wrap::Cubes(4),
+    });
+    let run = |dp| TrainingRun {
+        layout: Layout {
+            dp,
+            ..Layout::default()
+        },
+        zero: 0,
+        ..TrainingRun::default()
+    };
+    let inside = super::scale::collective(Term::DpComm, &run(64), &hw);
+    assert_eq!(inside, "DP gradient all-reduce over the ICI torus");
+    let beyond = super::scale::collective(Term::DpComm, &run(128), &hw);
+    assert_eq!(
+        beyond,
+        "DP gradient all-reduce beyond one pod's ICI, over the data-centre network"
+    );
+}
