@@ -242,3 +242,79 @@ fn bad_counts_and_conflicting_batches_exit_2_with_the_fix() {
         assert!(err.contains(says), "{all:?}: {err}");
     }
 }
+
+#[test]
+fn a_decode_replica_point_is_what_eval_says_of_its_split() {
+    // --phase decode splits one replica over TP x PP: each point's
+    // latency and tokens/s are `eval`'s at that split, batch and context.
+    let v = json(&[
+        "scale",
+        "--phase",
+        "decode",
+        "-m",
+        "llama-3.1-70b",
+        "-H",
+        "h100",
+        "--devices",
+        "1..16",
+        "--batch",
+        "64",
+        "-f",
+        "json",
+    ]);
+    assert_eq!(v["scaling"], "decode");
+    let points = v["points"].as_array().unwrap();
+    // 70B in bf16 is 141 GB of weights: one H100 cannot hold it.
+    assert_eq!(points[0]["fits"], false);
+    assert!(points[0]["step_time_s"].is_null());
+    let mut ran = 0;
+    for p in points.iter().filter(|p| p["fits"] == true) {
+        let (tp, pp) = (
+            p["layout"]["tp"].as_u64().unwrap(),
+            p["layout"]["pp"].as_u64().unwrap(),
+        );
+        assert_eq!(tp * pp, p["devices"].as_u64().unwrap());
+        let (tp, pp) = (tp.to_string(), pp.to_string());
+        let e = json(&[
+            "eval",
+            "-m",
+            "llama-3.1-70b",
+            "-H",
+            "h100",
+            "--batch",
+            "64",
+            "--tp",
+            &tp,
+            "--pp",
+            &pp,
+            "-f",
+            "json",
+        ]);
+        assert_eq!(p["step_time_s"], e["latency_s"]);
+        assert_eq!(p["tokens_per_s"], e["tokens_per_s"]);
+        ran += 1;
+    }
+    assert!(ran >= 2);
+}
+
+#[test]
+fn a_replica_refuses_training_flags_and_batch_needs_a_phase() {
+    for (args, says) in [
+        (
+            vec!["--phase", "decode", "--zero", "1"],
+            "--zero is a training flag",
+        ),
+        (
+            vec!["--phase", "prefill", "--tp", "8"],
+            "--tp is a training flag",
+        ),
+        (vec!["--batch", "8"], "--phase"),
+    ] {
+        let mut all = vec!["scale"];
+        all.extend(args.iter());
+        let out = ridgeline(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {err}");
+        assert!(err.contains(says), "{all:?}: {err}");
+    }
+}

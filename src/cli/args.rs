@@ -517,7 +517,7 @@ pub use crate::catalog::{DEFAULT_HARDWARE, DEFAULT_MODEL};
 /// The default calibration profile.
 pub const DEFAULT_PROFILE: &str = "default";
 /// The default context of `--context`, tokens.
-const DEFAULT_CONTEXT: u64 = 4096;
+pub(crate) const DEFAULT_CONTEXT: u64 = 4096;
 
 /// The workload and the assumptions, shared by every evaluating subcommand
 /// that takes a phase and a context (`serve` and `fleet` take a request
@@ -1075,6 +1075,18 @@ pub struct ScaleArgs {
     /// "80%" [default: 80%].
     #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
     pub knee: Option<f64>,
+    /// Scale one inference replica instead of training: decode (inter-token
+    /// latency) or prefill (time to first token), over TP x PP.
+    #[arg(long, value_enum)]
+    pub phase: Option<PhaseArg>,
+    /// With --phase: sequences (decode) or prompts (prefill); "8", "1k"
+    /// [default 1].
+    #[arg(long, short = 'b', value_parser = parse_count, requires = "phase", allow_hyphen_values = true)]
+    pub batch: Option<u64>,
+    /// With --phase: tokens in the KV cache (decode) or the prompt length
+    /// (prefill); "8k" (k = 1024) [default 4096].
+    #[arg(long, short = 's', value_parser = parse_context, requires = "phase", allow_hyphen_values = true)]
+    pub context: Option<u64>,
     #[command(flatten)]
     pub setup: TrainSetup,
     #[command(flatten)]

@@ -14,6 +14,7 @@ mod ops;
 pub mod output;
 mod records;
 mod scale;
+mod scale_replica;
 mod sens;
 mod serve;
 mod serve_modes;

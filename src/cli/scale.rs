@@ -13,6 +13,9 @@ use crate::solver::{Hardware, units};
 use serde_json::{Map, Value, json};
 
 pub fn scale(cat: &Catalog, args: &ScaleArgs, style: Style, out: Out) -> Result<(), CliError> {
+    if let Some(phase) = args.phase {
+        return super::scale_replica::scale_replica(cat, args, phase, style, out);
+    }
     let hw = &cat.hardware(&args.hardware)?.hw;
     let model = &cat.model(&args.model)?.model;
     let d = training::decoder(model)?;
@@ -97,7 +100,7 @@ fn record(hw: &Hardware, model: &str, spec: &Spec, c: &Scaling) -> Map<String, V
     r
 }
 
-fn layout_record(run: &TrainingRun) -> Map<String, Value> {
+pub(super) fn layout_record(run: &TrainingRun) -> Map<String, Value> {
     let mut m = Map::new();
     for (k, v) in run.layout.degrees() {
         m.insert(k.into(), json!(v));
@@ -275,7 +278,10 @@ fn footer(c: &Scaling, spec: &Spec, style: Style) -> String {
     let x = crate::solver::compare::Verdict::cross(style.ascii);
     for p in &c.points {
         if let Err(why) = &p.outcome {
-            f.push_str(&format!("{x} {} devices: {why}\n", p.devices));
+            f.push_str(&format!(
+                "{x} {}: {why}\n",
+                crate::solver::replica_scale::devices_word(p.devices)
+            ));
         }
     }
     f
