@@ -212,8 +212,9 @@ pub fn scale(
     crate::solver::roofline::validate_assumptions(a)?;
     super::validate_training_assumptions(t)?;
     super::decoder(model)?;
-    let mut points = Vec::with_capacity(spec.devices.len());
-    for &n in &spec.devices {
+    // Each count is its own search: they run side by side on the cores
+    // there are (the answer is the same in any order).
+    let one = |n: u32| -> Result<Point> {
         let base = TrainingRun {
             global_batch_tokens: spec.batch.global_tokens(n),
             ..spec.base
@@ -222,7 +223,7 @@ pub fn scale(
             Choice::Pinned => pinned(hw, model, &base, n, a, t),
             Choice::Search => searched(hw, model, &base, n, a, t)?,
         };
-        points.push(Point {
+        Ok(Point {
             devices: n,
             outcome: outcome.map(|tr| Figures {
                 run: tr.run,
@@ -231,8 +232,46 @@ pub fn scale(
                 exposed: Exposed::of(&tr.step),
                 step: tr.step,
             }),
+        })
+    };
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |w| w.get())
+        .min(spec.devices.len());
+    let points: Vec<Point> = if workers <= 1 || spec.choice == Choice::Pinned {
+        spec.devices
+            .iter()
+            .map(|&n| one(n))
+            .collect::<Result<_>>()?
+    } else {
+        let mut slots: Vec<Option<Result<Point>>> = (0..spec.devices.len()).map(|_| None).collect();
+        std::thread::scope(|sc| {
+            let handles: Vec<_> = (0..workers)
+                .map(|w| {
+                    let one = &one;
+                    let devices = &spec.devices;
+                    sc.spawn(move || {
+                        (w..devices.len())
+                            .step_by(workers)
+                            .map(|i| (i, one(devices[i])))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            for h in handles {
+                for (i, r) in h.join().unwrap_or_default() {
+                    slots[i] = Some(r);
+                }
+            }
         });
-    }
+        slots
+            .into_iter()
+            .map(|r| {
+                r.unwrap_or_else(|| {
+                    Err(SolverError::Unsupported("a scaling point was lost".into()))
+                })
+            })
+            .collect::<Result<_>>()?
+    };
     let mut out = Scaling { points, knee: None };
     if let Some((n0, f0)) = out.reference() {
         let per_device = f0.step.tokens_per_s / n0 as f64;
@@ -290,7 +329,7 @@ fn searched(
     a: &Assumptions,
     t: &TrainingAssumptions,
 ) -> Result<std::result::Result<Training, String>> {
-    let s = layout::search(hw, model, base, n, a, t, 1)?;
+    let s = layout::fastest(hw, model, base, n, a, t)?;
     let Some(best) = s.ranked.first() else {
         let why = if s.tried == 0 {
             format!(

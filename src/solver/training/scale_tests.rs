@@ -351,3 +351,31 @@ fn a_group_beyond_one_pod_leaves_the_ici_for_the_data_centre_network() {
         "DP gradient all-reduce beyond one pod's ICI, over the data-centre network"
     );
 }
+
+#[test]
+fn the_pruned_search_finds_the_full_searchs_fastest() {
+    // `fastest` skips layouts whose step before communication (kernels,
+    // their bubble, optimizer, overhead) is already slower than the best
+    // found: a floor, since collectives only add. It must pick what the
+    // full ranking puts first, and skip some on the way.
+    let hw = a100();
+    let m = gpt();
+    let a = Assumptions::default();
+    let t = TrainingAssumptions::default();
+    let base = TrainingRun {
+        seq: 1024.0,
+        global_batch_tokens: 1024.0 * 1024.0,
+        ..TrainingRun::default()
+    };
+    let mut skipped = 0;
+    for n in [8, 64, 512, 4096] {
+        let full = layout::search(&hw, &m, &base, n, &a, &t, 1).unwrap();
+        let fast = layout::fastest(&hw, &m, &base, n, &a, &t).unwrap();
+        assert_eq!(fast.ranked[0].run, full.ranked[0].run, "{n}");
+        assert_eq!(fast.ranked[0].step_time_s, full.ranked[0].step_time_s);
+        assert_eq!(fast.tried, full.tried);
+        assert_eq!(full.skipped, 0);
+        skipped += fast.skipped;
+    }
+    assert!(skipped > 0);
+}

@@ -289,19 +289,26 @@ pub fn step(
     step_on(&Machine::of(hw, run.precision)?, d, p, f, run, a, t)
 }
 
-/// One step on a machine's figures (what the elasticities perturb).
-pub fn step_on(
+/// The kernels of one step on the busiest device, before communication.
+struct Kernels {
+    step_tokens: f64,
+    tokens_per_device: f64,
+    compute_s: f64,
+    recompute_s: f64,
+    elementwise_s: f64,
+    attention_s: f64,
+}
+
+fn kernels(
     mc: &Machine,
     d: &Decoder,
-    p: &Params,
     f: &Flops,
     run: &TrainingRun,
     a: &Assumptions,
     t: &TrainingAssumptions,
-) -> Result<TrainingStep> {
+) -> Kernels {
     let l = &run.layout;
     let devices = l.devices() as f64;
-    let m = run.micro_batches();
     let step_tokens = run.step_tokens();
     let tokens_per_device = step_tokens / devices;
     let eff = compute_efficiency(a, mc.precision);
@@ -315,11 +322,67 @@ pub fn step_on(
     let gemm = f.hardware_per_token - f.attention_per_token;
     let gemm_recompute = f.hardware_per_token - f.model_per_token - f.attention_recompute_per_token;
     let attention_s = f.attention_per_token * tokens / attention_rate;
-    let compute_s = gemm * tokens / rate + attention_s;
-    let recompute_s =
-        gemm_recompute * tokens / rate + f.attention_recompute_per_token * tokens / attention_rate;
-    let elementwise_s = super::flops::elementwise_bytes_per_token(d, run) * tokens
-        / (mc.memory_bandwidth * a.memory_efficiency);
+    Kernels {
+        step_tokens,
+        tokens_per_device,
+        compute_s: gemm * tokens / rate + attention_s,
+        recompute_s: gemm_recompute * tokens / rate
+            + f.attention_recompute_per_token * tokens / attention_rate,
+        elementwise_s: super::flops::elementwise_bytes_per_token(d, run) * tokens
+            / (mc.memory_bandwidth * a.memory_efficiency),
+        attention_s,
+    }
+}
+
+/// The optimizer step: its state read and written, the gradients read and
+/// the weights written, over HBM.
+fn optimizer_time(mc: &Machine, p: &Params, run: &TrainingRun, a: &Assumptions) -> f64 {
+    let (_, _, opt_bytes) = super::memory::states(p, run);
+    let opt_params = opt_bytes / run.optimizer_bytes();
+    let moved = opt_params * (2.0 * run.optimizer_bytes() + 2.0 * run.element_bytes());
+    moved / (mc.memory_bandwidth * a.memory_efficiency)
+}
+
+/// A floor under [`step_on`]'s step time: its kernels, the bubble they
+/// alone leave, the optimizer step and the overhead, without the
+/// collectives (which only add to the step and to the bubble). The layout
+/// search skips a layout whose floor is above the fastest found.
+pub fn step_floor(
+    mc: &Machine,
+    d: &Decoder,
+    p: &Params,
+    f: &Flops,
+    run: &TrainingRun,
+    a: &Assumptions,
+    t: &TrainingAssumptions,
+) -> f64 {
+    let l = &run.layout;
+    let k = kernels(mc, d, f, run, a, t);
+    let work_s = k.compute_s + k.elementwise_s;
+    let bubble_s = if l.pp > 1 {
+        (l.pp as f64 - 1.0) / (l.v as f64 * run.micro_batches()) * work_s
+    } else {
+        0.0
+    };
+    work_s + bubble_s + optimizer_time(mc, p, run, a) + a.overhead_s
+}
+
+/// One step on a machine's figures (what the elasticities perturb).
+pub fn step_on(
+    mc: &Machine,
+    d: &Decoder,
+    p: &Params,
+    f: &Flops,
+    run: &TrainingRun,
+    a: &Assumptions,
+    t: &TrainingAssumptions,
+) -> Result<TrainingStep> {
+    let l = &run.layout;
+    let m = run.micro_batches();
+    let k = kernels(mc, d, f, run, a, t);
+    let (step_tokens, tokens_per_device) = (k.step_tokens, k.tokens_per_device);
+    let (compute_s, recompute_s, elementwise_s, attention_s) =
+        (k.compute_s, k.recompute_s, k.elementwise_s, k.attention_s);
     // The kernels of the passes: what collectives can hide behind.
     let work_s = compute_s + elementwise_s;
     let dp_window_s = match run.zero {
@@ -339,10 +402,7 @@ pub fn step_on(
     } else {
         0.0
     };
-    let (_, _, opt_bytes) = super::memory::states(p, run);
-    let opt_params = opt_bytes / run.optimizer_bytes();
-    let moved = opt_params * (2.0 * run.optimizer_bytes() + 2.0 * run.element_bytes());
-    let optimizer_s = moved / (mc.memory_bandwidth * a.memory_efficiency);
+    let optimizer_s = optimizer_time(mc, p, run, a);
     let exposed_comm_s = c.exposed();
     let step_time_s = work_s + exposed_comm_s + bubble_s + optimizer_s + a.overhead_s;
     let per_peak = tokens_per_device / (step_time_s * mc.peak);
