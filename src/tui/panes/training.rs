@@ -332,8 +332,9 @@ fn ranking_section(
                 Span::styled(" Layouts ", t.header()),
                 Span::styled(
                     format!(
-                        "{} ranks every layout of {n} devices that fits",
-                        k(Command::SearchLayouts)
+                        "{} ranks every layout of {n} devices that fits · {} plots scaling",
+                        k(Command::SearchLayouts),
+                        k(Command::ScalingPlot)
                     ),
                     t.dim(),
                 ),
