@@ -693,7 +693,7 @@ fn serve_shows_only_a_replica_that_runs() {
         (Some(2), Some(true))
     );
     let out = ridgeline(&["serve", "-m", "llama-3.1-70b", "-H", "a100"]);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8_lossy(&out.stdout).replace("\n  ", " ");
     assert!(
         text.contains("needs 2 devices") && text.contains("(--tp 2)"),
         "{text}"
@@ -746,6 +746,36 @@ fn with_the_default_profile_the_bandwidth_elasticity_is_the_memory_share() {
         e["latency_s_high"].as_f64().unwrap(),
     );
     assert!(lo < t && t < hi, "{lo} {t} {hi}");
+}
+
+#[test]
+fn an_unknown_profile_names_the_profile_flag_on_every_command() {
+    let collective = [
+        "collective",
+        "--op",
+        "all-reduce",
+        "--bytes",
+        "1GB",
+        "--devices",
+        "8",
+    ];
+    for args in [
+        &["eval"][..],
+        &["train"],
+        &collective,
+        &["explore"],
+        &["validate"],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--profile", "nope"]);
+        let out = ridgeline(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--profile: unknown profile \"nope\"") && !err.contains("--region"),
+            "{args:?}: {err}"
+        );
+    }
 }
 
 #[test]
@@ -919,4 +949,24 @@ fn serve_gives_ttft_of_one_prompt_and_of_the_whole_static_batch() {
         text.contains("time to first token") && text.contains("  whole static batch"),
         "{text}"
     );
+}
+
+#[test]
+fn a_fleet_with_next_to_no_traffic_says_n_a_per_million_tokens_as_json_says_null() {
+    // 1e-308 requests/s x 256 output tokens = 2.56e-306 tokens/s, 9.2e-303
+    // an hour; the cheapest replica's $1.85/hour over that, per million
+    // tokens, is about 2e308, past f64's largest (1.8e308): infinite, which
+    // JSON writes as null.
+    let args = [
+        "fleet", "--qps", "1e-308", "--ttft", "100ms", "--itl", "50ms",
+    ];
+    let out = ridgeline(&args);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("n/a per million output tokens"), "{text}");
+    assert!(!text.contains("inf"), "{text}");
+    let mut j = args.to_vec();
+    j.extend(["-f", "json"]);
+    let v = json(&j);
+    assert!(v["cost_per_million_tokens_usd"].is_null(), "{v}");
 }

@@ -235,12 +235,13 @@ fn compare_has_a_baseline_a_speedup_the_ratio_behind_it_and_sorts() {
 #[test]
 fn sweep_adds_the_largest_batch_that_fits_and_answers_among_fitting_batches_only() {
     // Derived with the plain roofline (profile `roofline`).
-    // Llama-3.1-8B bf16 on an H100 at context 4096: 72 GB usable less 16.06
-    // GB of weights leaves 55.9 GB; a sequence holds 4097 x 131,072 B = 537
-    // MB of KV plus about 0.6 MB of workspace, so floor(55.9e9 / 537.6e6) =
-    // 104 sequences fit. The batch at 1 reports it.
+    // Llama-3.1-8B bf16 on an H100 at context 4096: 76.54 GB usable (0.9 x
+    // the 85,045,477,376 bytes CUDA reports) less 16.06 GB of weights
+    // leaves 60.48 GB; a sequence holds 4097 x 131,072 B = 537 MB of KV plus
+    // about 0.6 MB of workspace, so floor(60.48e9 / 537.6e6) = 112
+    // sequences fit. The batch at 1 reports it.
     let e = json(&["eval", "--profile", "roofline", "-H", "h100"]);
-    assert_eq!(e["max_batch"], 104);
+    assert_eq!(e["max_batch"], 112);
     let v = json(&[
         "sweep",
         "--profile",
@@ -252,14 +253,14 @@ fn sweep_adds_the_largest_batch_that_fits_and_answers_among_fitting_batches_only
     ]);
     let a = v.as_array().unwrap();
     let batches: Vec<f64> = a.iter().map(|r| f(&r["batch"])).collect();
-    assert!(batches.contains(&104.0), "{batches:?}");
+    assert!(batches.contains(&112.0), "{batches:?}");
     for r in a {
-        assert_eq!(r["largest_fitting_batch"], 104);
-        assert_eq!(r["best_fitting_batch"], 104.0);
-        assert_eq!(r["fits"], f(&r["batch"]) <= 104.0);
+        assert_eq!(r["largest_fitting_batch"], 112);
+        assert_eq!(r["best_fitting_batch"], 112.0);
+        assert_eq!(r["fits"], f(&r["batch"]) <= 112.0);
     }
     // The most tokens/s of all is at 1024, which does not fit: the summary
-    // and the headline stop at 104.
+    // and the headline stop at 112.
     let t = text(&[
         "sweep",
         "--profile",
@@ -270,15 +271,15 @@ fn sweep_adds_the_largest_batch_that_fits_and_answers_among_fitting_batches_only
         "1..1024",
     ]);
     assert!(
-        t.contains("the largest batch that fits at context 4096 is 104"),
+        t.contains("the largest batch that fits at context 4096 is 112"),
         "{t}"
     );
-    assert!(t.contains("the most tokens/s is 3422 at batch 104"), "{t}");
-    let l104 = t.lines().find(|l| l.contains(" 104 ")).unwrap();
-    assert!(l104.contains("fits (max)"), "{l104}");
+    assert!(t.contains("the most tokens/s is 3474 at batch 112"), "{t}");
+    let l112 = t.lines().find(|l| l.contains(" 112 ")).unwrap();
+    assert!(l112.contains("fits (max)"), "{l112}");
     for l in t.lines().filter(|l| l.starts_with("h100-sxm ")) {
         let b: u64 = l.split_whitespace().nth(1).unwrap().parse().unwrap();
-        if b > 104 {
+        if b > 112 {
             assert!(l.contains("✗ needs") && !l.contains(" ms"), "{l}");
         }
     }
@@ -460,9 +461,10 @@ fn layouts_that_cannot_split_the_model_are_errors_and_the_hint_stays_valid() {
     let t = text(&["eval", "-m", "llama-3.1-70b", "--tp", "16", "-H", "h100"]);
     assert!(t.contains("each KV head is replicated on 2 ranks"), "{t}");
     // A 100M-token context needs 13.1 TB: at most 32 stages (one per layer)
-    // of TP 8, 13.1e12 / (8 x 72e9) = 22.8 -> 23 stages, 184 devices.
+    // of TP 8, 13.1e12 / (8 x 76.5e9) = 21.4 -> 22 stages, 176 devices
+    // (76.5 GB = 0.9 x the H100's 85.05 GB).
     let t = text(&["eval", "-H", "h100", "-s", "100000000"]);
-    assert!(t.contains("needs 184 devices: try --tp 8 --pp 23"), "{t}");
+    assert!(t.contains("needs 176 devices: try --tp 8 --pp 22"), "{t}");
     // Batch 4 at 1e9 tokens (524 TB) does not fit any layout: no --pp 1821.
     let t = text(&["eval", "-H", "h100", "-s", "1000000000", "-b", "4"]);
     assert!(t.contains("no layout holds it"), "{t}");

@@ -173,25 +173,26 @@ fn the_sweep_headline_stops_at_the_largest_batch_that_fits() {
     let ViewData::Sweep(d) = a.view_data.clone().unwrap() else {
         panic!()
     };
-    // 72 GB usable (80 GB x 90%) less 16.1 GB of bf16 weights leaves room
-    // for at most 55.9e9 / (1024 x 131,072 B of KV) = 416 sequences of 1k
-    // tokens; the activation workspace takes two more: 414 (issue 7).
+    // 76.54 GB usable (the H100's 85.05 GB x 90%) less 16.06 GB of bf16
+    // weights leaves room for at most 60.48e9 / (1024 x 131,072 B of KV) =
+    // 450 sequences of 1k tokens; the activation workspace takes two more:
+    // 448 (issue 7).
     let hw_ = &a.catalog.hardware[a.hw].hw;
     let m = &a.catalog.models[a.model].model;
     let max = solver::evaluate(hw_, m, &a.workload, &a.assumptions)
         .unwrap()
         .max_batch;
-    assert_eq!(max, 414);
-    assert_eq!(d.max_fit, Some(414.0));
+    assert_eq!(max, 448);
+    assert_eq!(d.max_fit, Some(448.0));
     let (x, best) = &d.points[d.best.unwrap()];
-    assert_eq!(*x, 414.0);
+    assert_eq!(*x, 448.0);
     assert!(best.memory.fits);
     let lines = screen(&a, 100, 30);
     let head = &lines[27];
-    assert!(head.contains("at batch 414"), "{head}");
+    assert!(head.contains("at batch 448"), "{head}");
     assert!(!head.contains("1024"), "{head}");
     assert!(
-        lines.iter().any(|l| l.contains("max 414")),
+        lines.iter().any(|l| l.contains("max 448")),
         "the table marks it"
     );
     // Beyond it, the table shows the verdict and no figures.

@@ -352,6 +352,34 @@ fn other_signals_restore_the_terminal() {
 }
 
 #[test]
+fn fault_signals_restore_the_terminal_then_take_their_default_action() {
+    need_tmux!();
+    // The shell's status is 128 + the signal number, as for any program the
+    // signal ends (Linux numbering: ILL 4, TRAP 5, ABRT 6, FPE 8, STKFLT 16,
+    // XCPU 24, XFSZ 25, SYS 31). An allocation failure and a panic under
+    // panic = "abort" end in SIGABRT.
+    for (sig, code) in [
+        ("ABRT", "EXIT=134"),
+        ("FPE", "EXIT=136"),
+        ("ILL", "EXIT=132"),
+        ("TRAP", "EXIT=133"),
+        ("XCPU", "EXIT=152"),
+        ("XFSZ", "EXIT=153"),
+        ("SYS", "EXIT=159"),
+        ("STKFLT", "EXIT=144"),
+    ] {
+        let t = Tmux::start(80, 24, "");
+        t.wait_for("tok/s");
+        t.wait_modes("the workbench running", RUNNING);
+        kill(sig, &t.program_pid().to_string());
+        let (exit, restored) = t.exit_and_restored();
+        assert_eq!(exit, code, "SIG{sig}: the default action");
+        assert!(restored, "SIG{sig} left the terminal in raw mode");
+        t.wait_modes(&format!("after SIG{sig}"), RESTORED);
+    }
+}
+
+#[test]
 fn suspend_restores_the_terminal_and_fg_redraws() {
     need_tmux!();
     if !Command::new("bash")

@@ -92,7 +92,13 @@ fn import_prints_what_it_derived_and_the_keys_it_used() {
     // With --wide nothing is wrapped.
     let (wide, _) = ok(
         &cfg,
-        &["import", &fixture("deepseek-v3"), "--id", "dsv3", "--wide"],
+        &[
+            "import",
+            &fixture("deepseek-v3"),
+            "--id",
+            "my-dsv3",
+            "--wide",
+        ],
     );
     assert!(
         wide.contains(
@@ -482,4 +488,59 @@ fn a_different_config_under_the_same_derived_id_says_what_it_replaces() {
         ids.contains(&"ckpt".into()) && ids.contains(&"ckpt-8b".into()),
         "{ids:?}"
     );
+}
+
+#[test]
+fn an_id_that_is_another_models_alias_is_refused_and_said_so() {
+    let cfg = config_dir("alias-id");
+    // `llama3.1-8b` is an alias of the built-in `llama-3.1-8b`
+    // (catalog/models/llama-3.toml): an entry of that id would be skipped
+    // at every load, so nothing is written.
+    let out = run(
+        &cfg,
+        &["import", &fixture("gemma-7b"), "--id", "llama3.1-8b"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--id llama3.1-8b: that is an alias of the model `llama-3.1-8b`"),
+        "{err}"
+    );
+    assert!(!err.contains("already has a model by that name"), "{err}");
+    assert!(!imports_file(&cfg).exists());
+}
+
+#[test]
+fn a_refusal_shows_the_imports_file_path_escaped() {
+    // A config directory whose name carries a clear-screen and a
+    // right-to-left override; its imports file does not parse.
+    let cfg = config_dir("esc\u{1b}[2J\u{202e}dir");
+    let file = imports_file(&cfg);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "[[model]]\nid = \"half\n").unwrap();
+    let out = run(&cfg, &["import", &fixture("gpt2")]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("esc\\u{1b}[2J\\u{202e}dir"), "{err}");
+    assert!(!err.contains(['\u{1b}', '\u{202e}']), "{err:?}");
+    std::fs::remove_dir_all(&cfg).ok();
+}
+
+#[test]
+fn a_model_folder_named_with_format_characters_is_echoed_escaped() {
+    let cfg = config_dir("bidi-json");
+    // A model folder whose name reverses the text after it on a terminal:
+    // its path would be the entry's `source`, which must be plain text.
+    let folder = cfg.join("evil\u{202e}nosj.exe\u{200b}");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(fixture("gpt2") + "/config.json", folder.join("config.json")).unwrap();
+    let path = folder.display().to_string();
+    let out = run(&cfg, &["import", &path, "--id", "evil", "-f", "json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("U+202E"), "{err}");
+    assert!(!err.contains(['\u{202e}', '\u{200b}']), "{err:?}");
+    assert!(out.stdout.is_empty());
+    assert!(!imports_file(&cfg).exists());
+    std::fs::remove_dir_all(&cfg).ok();
 }

@@ -194,3 +194,42 @@ fn a_scenario_that_cannot_be_opened_exits_2_before_the_terminal_is_touched() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_model_path_that_cannot_be_imported_is_a_problem_at_its_line_and_column() {
+    let dir = std::env::temp_dir().join(format!("ridgeline-model-at-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("empty-model")).unwrap();
+    // `model` on line 3, after two spaces: column 3.
+    let file = dir.join("s.toml");
+    std::fs::write(
+        &file,
+        "view = \"roofline\"\n\n  model = \"./empty-model\"\n",
+    )
+    .unwrap();
+    let (code, err, _) = open_bin(&file);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("s.toml:3:3: model: ") && err.contains("has no config.json"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_scenario_path_with_escapes_and_bidi_controls_is_shown_escaped() {
+    let dir = std::env::temp_dir().join(format!("ridgeline-esc-name-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // An OSC title, a clear-screen and a right-to-left override in the name.
+    let file = dir.join("a\u{1b}]0;owned\u{7}\u{1b}[2J\u{202e}b.toml");
+    std::fs::write(&file, "[fleet]\nqps = -3\n").unwrap();
+    let (code, err, _) = open_bin(&file);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("a\\u{1b}]0;owned\\u{7}\\u{1b}[2J\\u{202e}b.toml:2:1"),
+        "{err}"
+    );
+    assert!(!err.contains(['\u{1b}', '\u{7}', '\u{202e}']), "{err:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

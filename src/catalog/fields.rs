@@ -138,32 +138,74 @@ fn short(s: &str) -> String {
     }
 }
 
-/// The first character that must not reach a terminal: a control character
-/// (C0, DEL, C1: escape sequences start with ESC or CSI) or a bidirectional
-/// override, which reorders the text around it.
+/// The first character that must not reach a terminal: see
+/// [`is_unprintable`].
 pub fn unprintable(s: &str) -> Option<char> {
-    s.chars().find(|&c| c.is_control() || is_bidi_control(c))
+    s.chars().find(|&c| is_unprintable(c))
 }
 
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+/// A character that must not reach a terminal as itself: a control
+/// character (Unicode category Cc: C0, DEL, C1; escape sequences start with
+/// ESC or CSI) or a format character (category Cf: bidirectional overrides
+/// and isolates, which reorder the text around them, zero-width spaces and
+/// joiners, the byte order mark, invisible operators and tags).
+pub fn is_unprintable(c: char) -> bool {
+    c.is_control() || is_format(c)
 }
 
-/// `s` with every character [`unprintable`] finds written as `\u{1b}`, so
-/// that text from a file (a path, a key) can be shown safely.
+/// Unicode category Cf, every range of it (UnicodeData.txt, Unicode 15.1;
+/// Python's `unicodedata` (Unicode 14) lists the same ranges but the last
+/// seven hieroglyph controls U+13439-U+1343F, added in 15.0).
+fn is_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{600}'..='\u{605}'
+            | '\u{61c}'
+            | '\u{6dd}'
+            | '\u{70f}'
+            | '\u{890}'..='\u{891}'
+            | '\u{8e2}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{110bd}'
+            | '\u{110cd}'
+            | '\u{13430}'..='\u{1343f}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0001}'
+            | '\u{e0020}'..='\u{e007f}'
+    )
+}
+
+/// The one escaping function of every path and value the program echoes:
+/// `s` with each [`is_unprintable`] character written as its Rust escape
+/// (`\u{1b}`, `\u{202e}`, `\t`, `\n`), so that text from a file or the
+/// command line (a path, a key, a name) is shown as written and never
+/// obeyed.
 pub fn printable(s: &str) -> Cow<'_, str> {
     if unprintable(s).is_none() {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        if c.is_control() || is_bidi_control(c) {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
+        push_printable(&mut out, c);
     }
     Cow::Owned(out)
+}
+
+/// Push `c` to `out`, escaped if it is [`is_unprintable`].
+pub fn push_printable(out: &mut String, c: char) {
+    if is_unprintable(c) {
+        out.extend(c.escape_default());
+    } else {
+        out.push(c);
+    }
 }
 
 /// What a problem with text says: the character and how to fix it.
@@ -578,5 +620,17 @@ mod tests {
         assert_eq!(printable("abc\u{202e}def"), "abc\\u{202e}def");
         assert_eq!(unprintable("tab\there"), Some('\t'));
         assert_eq!(unprintable("Ünïcödé · ok"), None);
+        // Format characters (Cf): isolates, zero-width space, BOM, a tag.
+        assert_eq!(
+            printable("\u{2066}x\u{2069}\u{200b}\u{feff}\u{e0041}"),
+            "\\u{2066}x\\u{2069}\\u{200b}\\u{feff}\\u{e0041}"
+        );
+        assert_eq!(printable("tab\there"), "tab\\there");
+        // Neighbours of Cf ranges that are printable stay as they are:
+        // U+2010 (hyphen, Pd), U+2065 (unassigned, Cn), U+FFFC (So).
+        assert_eq!(
+            printable("\u{2010}\u{2065}\u{fffc}"),
+            "\u{2010}\u{2065}\u{fffc}"
+        );
     }
 }

@@ -266,19 +266,61 @@ impl List {
 
 /// Where user files live: `--catalog DIR` (a catalog directory), else
 /// `$RIDGELINE_CONFIG_DIR/catalog`, else the platform config dir's `catalog`.
+/// A `RIDGELINE_CONFIG_DIR` that is set but empty counts as unset, and a
+/// relative one is taken from the current directory: the directory is
+/// always absolute.
 pub fn config_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("RIDGELINE_CONFIG_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    directories::ProjectDirs::from("", "", "ridgeline").map(|p| p.config_dir().to_path_buf())
+    config_dir_from(std::env::var_os("RIDGELINE_CONFIG_DIR"))
 }
 
-/// The user catalog directory to overlay, if any.
+fn config_dir_from(var: Option<std::ffi::OsString>) -> Option<PathBuf> {
+    match var {
+        Some(d) if !d.is_empty() => std::path::absolute(PathBuf::from(d)).ok(),
+        _ => directories::ProjectDirs::from("", "", "ridgeline")
+            .map(|p| p.config_dir().to_path_buf())
+            .and_then(|d| std::path::absolute(d).ok()),
+    }
+}
+
+/// The user catalog directory to overlay, if any: always an absolute path
+/// (a relative `--catalog DIR` is taken from the current directory), so
+/// that no built-in file name (`catalog/hardware/...`) is ever inside it.
 pub fn user_catalog_dir(explicit: Option<&Path>) -> Option<PathBuf> {
     match explicit {
-        Some(p) => Some(p.to_path_buf()),
+        Some(p) => std::path::absolute(p).ok(),
         None => config_dir().map(|d| d.join("catalog")),
     }
+}
+
+/// Every built-in catalog file: its name (the `origin` of its entries) and
+/// its text.
+fn builtin_files() -> impl Iterator<Item = (&'static str, &'static str)> {
+    [
+        embedded::HARDWARE,
+        embedded::MODELS,
+        embedded::PROFILES,
+        embedded::MEASUREMENTS,
+        embedded::TRAINING,
+    ]
+    .into_iter()
+    .flatten()
+    .copied()
+    .chain(std::iter::once(("catalog/regions.toml", REGIONS)))
+}
+
+/// True when `origin` names a built-in file: its entries are never the
+/// user's own, and never written (only copied into the user's files).
+pub fn is_builtin_origin(origin: &str) -> bool {
+    builtin_files().any(|(name, _)| name == origin)
+}
+
+/// True when `text` is byte for byte one of the built-in files: a user
+/// directory that is (or holds a copy of) the shipped catalog, as a
+/// checkout's `catalog/` is. Such a file is not laid over the built-in
+/// catalog (it adds nothing, and would make built-in entries look like the
+/// user's) and is never written.
+pub fn is_builtin_text(text: &str) -> bool {
+    builtin_files().any(|(_, t)| t.len() == text.len() && t == text)
 }
 
 impl Catalog {
@@ -384,6 +426,7 @@ impl Catalog {
     fn add_path(&mut self, path: &Path, list: List) {
         let name = path.display().to_string();
         match files::read_text(path) {
+            Ok(text) if is_builtin_text(&text) => {}
             Ok(text) => self.add_file(&name, &text, list),
             Err(files::ReadError::Missing) => {}
             Err(e) => self.diag(&name, 1, 1, e.to_string()),
@@ -643,6 +686,9 @@ pub struct LookupError {
     pub suggestions: Vec<String>,
 }
 
+/// The longest name an unknown-name error looks for close ids to.
+const MAX_SUGGESTED_LEN: usize = 128;
+
 impl LookupError {
     fn new<'a>(
         what: &'static str,
@@ -651,6 +697,9 @@ impl LookupError {
     ) -> Self {
         let key = name.trim().to_ascii_lowercase();
         let mut scored: Vec<(usize, &str)> = Vec::new();
+        // Edit distances cost the product of the lengths: a name longer
+        // than any id is no typo of one, and gets no suggestion.
+        let known = known.filter(|_| key.len() <= MAX_SUGGESTED_LEN);
         for (id, aliases) in known {
             let d = std::iter::once(id)
                 .chain(aliases.iter().map(|a| a.as_str()))

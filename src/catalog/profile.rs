@@ -260,12 +260,24 @@ pub fn set(a: &mut Assumptions, key: &str, value: Value) -> Result<(), String> {
     };
     if !ok || !x.is_finite() {
         return Err(format!(
-            "{key} = {x} is out of range; use {}",
+            "{key} = {} is out of range; use {}",
+            shown(x),
             k.takes.text()
         ));
     }
     *slot(a, key).ok_or_else(bad)? = x;
     Ok(())
+}
+
+/// A value echoed in a message: as written when it is short, in
+/// engineering notation when it is huge or tiny ("100e306", not 309
+/// digits).
+fn shown(x: f64) -> String {
+    if x.is_finite() && x != 0.0 && !(1e-3..1e6).contains(&x.abs()) {
+        units::format_number(x)
+    } else {
+        format!("{x}")
+    }
 }
 
 /// A named set of assumptions and where its values come from.
@@ -477,6 +489,20 @@ pub fn measurement(f: &mut Fields, origin: &str) -> Option<Converted<Measurement
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_out_of_range_value_is_echoed_short() {
+        let mut a = Assumptions::default();
+        // 1e308 = 100 x 10^306: engineering notation, the exponent a
+        // multiple of three.
+        let e = set(&mut a, "band_base", Value::Text("1e308")).unwrap_err();
+        assert_eq!(
+            e,
+            "band_base = 100e306 is out of range; use a number from 0 to 1"
+        );
+        let e = set(&mut a, "band_base", Value::Text("1.5")).unwrap_err();
+        assert!(e.starts_with("band_base = 1.5 is out"), "{e}");
+    }
 
     #[test]
     fn get_reads_back_what_set_wrote_for_every_key() {

@@ -75,6 +75,7 @@ pub const RUN_KEYS: &[&str] = &[
     "seq",
     "precision",
     "edge_layers",
+    "contiguous",
     "optimizer",
     "notes",
 ];
@@ -170,6 +171,7 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
         p
     });
     let edge_layers = f.opt_whole("edge_layers", 0..=65_536).map_or(0, |(v, _)| v);
+    let contiguous = f.opt_whole("contiguous", 0..=65_536).map_or(0, |(v, _)| v);
     let notes = f.opt_string("notes");
     let layout = Layout {
         dp,
@@ -218,6 +220,7 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
                 attention: attention?,
                 dropout: false,
                 edge_layers,
+                contiguous,
             },
             notes: notes.map(|n| n.0),
             origin: origin.to_string(),

@@ -404,6 +404,11 @@ fn save<E: PartialEq + Clone>(
     let name = printable(&path.display().to_string()).into_owned();
     let text = read_for_save(path)?;
     let refuse = |why: String| format!("{name} {why}; it was left as it was");
+    if crate::catalog::is_builtin_text(&text) {
+        return Err(refuse(
+            "is one of ridgeline's built-in catalog files, which are never written; set RIDGELINE_CONFIG_DIR or --catalog DIR to a folder of your own and save there".into(),
+        ));
+    }
     let in_file = ids_in(&text, k.key).map_err(|e| refuse(format!("cannot be updated: {e}")))?;
     let mut entry = entry.clone();
     if mode == Mode::Add {

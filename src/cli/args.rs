@@ -430,9 +430,19 @@ fn parse_utilization(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// How many rows to show: 1 or more.
+/// The most rows `--top` lists: more is a screenful nobody reads, and each
+/// row is held until the ranking ends.
+pub const MAX_TOP: u64 = 1000;
+
+/// How many rows to show: 1 to [`MAX_TOP`].
 fn parse_top(s: &str) -> Result<usize, String> {
     let v = parse_count(s)?;
+    if v > MAX_TOP {
+        return Err(format!(
+            "{} is more than {MAX_TOP}, the most rows --top lists; give 1 to {MAX_TOP}",
+            echo(s)
+        ));
+    }
     Ok(v as usize)
 }
 
@@ -619,7 +629,7 @@ pub struct SynthArgs {
     /// Share of the time budget given to communication when TP/PP > 1.
     #[arg(long, value_parser = parse_unit_interval, default_value = "0.1", allow_hyphen_values = true)]
     pub comm_share: f64,
-    /// How many matches to show in a table, 1 or more (JSON lists all).
+    /// How many matches to show in a table, 1 to 1000 (JSON lists all).
     #[arg(long, value_parser = parse_top, default_value = "15", allow_hyphen_values = true)]
     pub top: usize,
 }
@@ -1032,7 +1042,7 @@ pub struct TrainArgs {
     /// Rank every layout of the device count that fits (dp x tp x pp x ep x cp, ZeRO, recomputation, micro-batch).
     #[arg(long)]
     pub search: bool,
-    /// Layouts to list with --search (tables; JSON lists as many).
+    /// Layouts to list with --search, 1 to 1000 (tables; JSON lists as many).
     #[arg(long, value_parser = parse_top, default_value = "10", allow_hyphen_values = true)]
     pub top: usize,
     /// Mean time between failures of one device, "50000h" [default 50000h, from Llama 3].
@@ -1176,6 +1186,10 @@ pub struct TrainSetup {
     /// Layers fewer on the first and last pipeline stages (Llama 3: 1) [default: 0].
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=65536))]
     pub edge_layers: Option<u32>,
+    /// Micro-batches an interleaved schedule runs back to back on one chunk
+    /// (Llama 3's N; fewer hold less) [default: 0 = pp, Megatron's].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=65536))]
+    pub contiguous: Option<u32>,
     /// Tokens per optimizer step over all replicas; "4M" (M = 1024^2 tokens) [default: 4M, as the Training view].
     #[arg(long, value_parser = parse_global_batch, allow_hyphen_values = true)]
     pub global_batch: Option<f64>,
@@ -1208,6 +1222,9 @@ pub struct TrainKnobs {
     /// Share of the CP ring that may hide behind attention [default 1].
     #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
     pub cp_overlap: Option<f64>,
+    /// An MoE layer's time per routed token copy beyond its math, "0.2us" [default: fitted on published MoE runs].
+    #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
+    pub moe_token_time: Option<f64>,
     /// Fraction of peak FLOP/s the attention kernels reach in training [default 0.6, FlashAttention-2's 50-73% on A100].
     #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
     pub attention_eff: Option<f64>,

@@ -279,10 +279,7 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
     rec.insert("unpriced_hardware".into(), json!(plan.unpriced));
     let fmt = w.format;
     if fmt == Format::Json {
-        write(
-            out,
-            &(serde_json::to_string_pretty(&Value::Object(rec)).unwrap_or_default() + "\n"),
-        )?;
+        write(out, &(super::output::json_text(&Value::Object(rec)) + "\n"))?;
     } else {
         let mut s = String::new();
         if fmt != Format::Csv {
@@ -344,7 +341,13 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
                         b.utilization * 100.0,
                         units::format_usd(b.cost_per_hour_usd),
                         units::format_usd(b.cost_per_hour_usd * HOURS_PER_YEAR),
-                        units::format_usd(b.cost_per_million_tokens_usd),
+                        // JSON's null (no output tokens to spread the
+                        // cost over) reads "n/a", never "$inf".
+                        if b.cost_per_million_tokens_usd.is_finite() {
+                            units::format_usd(b.cost_per_million_tokens_usd)
+                        } else {
+                            "n/a".into()
+                        },
                         match (b.within_budget, spec.budget_usd_per_year) {
                             (Some(true), Some(_)) => "; within budget".to_string(),
                             (Some(false), Some(x)) =>

@@ -15,6 +15,7 @@ use crate::catalog::{self, Catalog, fields::printable};
 use crate::fsutil;
 use crate::solver::units;
 use serde_json::{Map, Value, json};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The file imports are written to, in the user catalog's `models/`.
@@ -47,13 +48,16 @@ pub fn import(
     check_kept(old.as_deref(), &text, &who.id, &target)?;
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent).map_err(|e| {
-            CliError::Output(format!("import: cannot create {}: {e}", parent.display()))
+            CliError::Output(format!(
+                "import: cannot create {}: {e}",
+                printable(&parent.display().to_string())
+            ))
         })?;
     }
     let written = fsutil::write_atomic(&target, text.as_bytes()).map_err(|e| {
         CliError::Output(format!(
             "import: {}: {e}; nothing was written",
-            target.display()
+            printable(&target.display().to_string())
         ))
     })?;
     let action = if replaced { "replaced" } else { "added" };
@@ -63,7 +67,7 @@ pub fn import(
             rec.insert("file".into(), json!(written.file.display().to_string()));
             rec.insert("action".into(), json!(action));
             rec.insert("note".into(), json!(note));
-            let s = serde_json::to_string_pretty(&Value::Object(rec)).unwrap_or_default();
+            let s = super::output::json_text(&Value::Object(rec));
             write(out, &format!("{s}\n"))
         }
         _ => {
@@ -97,6 +101,15 @@ fn identity(
     target: &Path,
 ) -> Result<(Identity, Option<String>), CliError> {
     let id = a.id.as_deref();
+    for (flag, given) in [("--id", id), ("--name", a.name.as_deref())] {
+        let n = given.map_or(0, |g| g.trim().chars().count());
+        if n > load::MAX_NAME_CHARS {
+            return Err(CliError::Input(format!(
+                "import: {flag} is {n} characters long; at most {} are accepted",
+                load::MAX_NAME_CHARS
+            )));
+        }
+    }
     let mut who = load::identity(imported, id);
     let given_name = match a.name.as_deref().map(str::trim) {
         Some("") => {
@@ -167,11 +180,21 @@ fn identity(
             ));
             who.id = free;
         }
+        (Some(_), Some(e)) if !e.model.id.eq_ignore_ascii_case(&who.id) => {
+            // The name is another model's alias: an entry of that id would
+            // be skipped at every load.
+            return Err(CliError::Input(format!(
+                "import: --id {}: that is an alias of the model `{}` ({}), and an id cannot be another model's alias; give another --id",
+                printable(&who.id),
+                printable(&e.model.id),
+                printable(&e.origin)
+            )));
+        }
         (Some(_), Some(e)) if Catalog::builtin().model(&who.id).is_ok() && !ours(&e.origin) => {
             note = Some(format!(
                 "`{}` replaces the built-in model of that id for every command (remove it from {} to undo)",
                 who.id,
-                target.display()
+                printable(&target.display().to_string())
             ));
         }
         (Some(_), Some(e)) => {
@@ -211,14 +234,14 @@ fn existing(target: &Path) -> Result<Option<String>, CliError> {
         Err(e) => {
             return Err(CliError::Input(format!(
                 "import: {}: {e}; nothing was written",
-                target.display()
+                printable(&target.display().to_string())
             )));
         }
     };
     if let Err(e) = text.parse::<toml::Table>() {
         return Err(CliError::Input(format!(
             "import: {} does not parse as TOML, so it was left as it is and nothing was written: {}; fix it (or move it away) and import again",
-            target.display(),
+            printable(&target.display().to_string()),
             e.message()
         )));
     }
@@ -301,12 +324,12 @@ fn ids(file: &Path, text: &str) -> Vec<String> {
 /// else nothing is written.
 fn check_kept(old: Option<&str>, new: &str, id: &str, target: &Path) -> Result<(), CliError> {
     let before = old.map_or_else(Vec::new, |o| ids(target, o));
-    let after = ids(target, new);
-    let lost: Vec<&String> = before.iter().filter(|i| !after.contains(i)).collect();
-    if !lost.is_empty() || !after.iter().any(|i| i == id) {
+    let after: HashSet<String> = ids(target, new).into_iter().collect();
+    let lost: Vec<&String> = before.iter().filter(|i| !after.contains(*i)).collect();
+    if !lost.is_empty() || !after.contains(id) {
         return Err(CliError::Output(format!(
             "import: writing {} would lose {lost:?} or not add `{id}`; nothing was written (please report this)",
-            target.display()
+            printable(&target.display().to_string())
         )));
     }
     Ok(())

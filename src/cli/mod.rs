@@ -10,6 +10,7 @@ mod eval;
 mod explore;
 mod fleet;
 mod import;
+mod lists;
 mod ops;
 pub mod output;
 mod records;
@@ -77,6 +78,7 @@ impl From<catalog::LookupError> for CliError {
         let flag = match e.what {
             "hardware" => "--hardware",
             "model" => "--model",
+            "profile" => "--profile",
             _ => "--region",
         };
         CliError::Input(sanitize_message(&format!("{flag}: {e}")))
@@ -128,6 +130,7 @@ pub fn run(cli: &Cli, command: &Command, out: Out, err: Out) -> i32 {
         Command::Import(a) => import::import(cli, a, style, out, err),
         other => load_catalog(cli, other, err).and_then(|mut cat| {
             let command = resolve_model(&mut cat, other, err)?;
+            let command = lists::merge_lists(&cat, &command, err)?;
             dispatch(&cat, &command, style, out)
         }),
     };
@@ -254,18 +257,20 @@ fn not_read_note(e: &clap::Error) -> Option<(String, String, &'static str)> {
     Some((command.to_string(), flag, why))
 }
 
-/// Escape control characters (newlines kept) and cut every quoted value
+/// Escape control and format characters (as
+/// [`catalog::fields::printable`]; newlines kept) and cut every quoted value
 /// ('...' or "...") past 80 characters.
 pub fn sanitize_message(text: &str) -> String {
     const MAX: usize = 80;
     let mut out = String::new();
     let mut quoted: Option<(char, usize)> = None;
     for c in text.chars() {
-        let shown = if c.is_control() && c != '\n' {
-            c.escape_default().to_string()
+        let mut shown = String::new();
+        if c == '\n' {
+            shown.push(c);
         } else {
-            c.to_string()
-        };
+            catalog::fields::push_printable(&mut shown, c);
+        }
         match quoted {
             Some((q, n)) if c == q => {
                 if n > MAX {
@@ -382,7 +387,7 @@ pub fn resolve_model(cat: &mut Catalog, command: &Command, err: Out) -> Result<C
 }
 
 /// A failed write: a closed pipe ends quietly, anything else is reported.
-fn write_error(e: std::io::Error) -> CliError {
+pub(crate) fn write_error(e: std::io::Error) -> CliError {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
         CliError::Closed
     } else {

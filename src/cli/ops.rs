@@ -87,10 +87,7 @@ pub(super) fn ops(cat: &Catalog, a: &OpsArgs, style: Style, out: Out) -> Result<
             if !fits {
                 set_aside(&mut rec, &["ops", "totals", "roof"]);
             }
-            write(
-                out,
-                &(serde_json::to_string_pretty(&Value::Object(rec)).unwrap_or_default() + "\n"),
-            )
+            write(out, &(super::output::json_text(&Value::Object(rec)) + "\n"))
         }
         Format::Csv => {
             // Each row says which configuration it is of.

@@ -127,21 +127,39 @@ pub fn human(v: &Value, fmt: Fmt) -> String {
     }
 }
 
-/// Control characters shown as escapes, so no text reaches the terminal
-/// as a command: "\u{1b}[31m" prints as written.
+/// Control and format characters (Unicode Cc and Cf) shown as escapes, so
+/// no text reaches the terminal as a command: "\u{1b}[31m" prints as
+/// written. The same function as [`crate::catalog::fields::printable`].
 pub fn escape(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
-        return s.to_string();
+    crate::catalog::fields::printable(s).into_owned()
+}
+
+/// A JSON document as pretty text, with every format character (Unicode
+/// Cf: a bidirectional override, a zero-width space) written as a `\uXXXX`
+/// escape: the same value to a JSON reader, and nothing in it that
+/// reorders or hides text on a terminal (serde_json already escapes the
+/// control characters). Outside strings JSON text is ASCII, so the escapes
+/// can only land inside strings. (DEL and C1 controls, which serde_json
+/// leaves raw, are escaped the same way; a raw line break is the layout's,
+/// as serde_json writes one in a string as `\n`.)
+pub fn json_text(v: &Value) -> String {
+    let text = serde_json::to_string_pretty(v).unwrap_or_default();
+    let raw = |c: char| c != '\n' && crate::catalog::fields::is_unprintable(c);
+    if !text.chars().any(raw) {
+        return text;
     }
-    s.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if raw(c) {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{:04x}", u));
             }
-        })
-        .collect()
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A value the user typed, echoed in a message: escaped, and cut to 80
@@ -206,14 +224,28 @@ pub fn wrap(text: &str, width: usize) -> String {
     out
 }
 
-fn csv_cell(v: &Value) -> String {
+/// One CSV cell. Text is escaped as on the terminal, and text that a
+/// spreadsheet would read as a formula (it begins with `=`, `+`, `-`, `@`,
+/// a tab or a carriage return) gets a leading `'`, as spreadsheet-safe CSV
+/// writers do (OWASP, "CSV Injection"); numbers are written as numbers.
+pub fn csv_cell(v: &Value) -> String {
     let s = match v {
         Value::Null => String::new(),
-        Value::String(s) => escape(s),
+        Value::String(s) => neutral(escape(s)),
         other => other.to_string(),
     };
-    if s.contains([',', '"', '\n']) {
+    if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
+    }
+}
+
+/// Text that cannot start a spreadsheet formula: `'` before a first
+/// character of `=`, `+`, `-`, `@`, tab or carriage return.
+fn neutral(s: String) -> String {
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}")
     } else {
         s
     }
@@ -265,7 +297,7 @@ pub fn render_list(
     match format {
         Format::Json => {
             let arr = Value::Array(records.iter().cloned().map(Value::Object).collect());
-            serde_json::to_string_pretty(&arr).unwrap_or_default() + "\n"
+            json_text(&arr) + "\n"
         }
         Format::Csv => {
             let keys: Vec<String> = cols.iter().flat_map(csv_keys).collect();
@@ -442,9 +474,7 @@ fn break_cell(text: &str, room: usize) -> Vec<String> {
 /// Render one record as key/value rows.
 pub fn render_record(record: &Map<String, Value>, cols: &[Col], format: Format) -> String {
     match format {
-        Format::Json => {
-            serde_json::to_string_pretty(&Value::Object(record.clone())).unwrap_or_default() + "\n"
-        }
+        Format::Json => json_text(&Value::Object(record.clone())) + "\n",
         Format::Csv => render_list(std::slice::from_ref(record), cols, format, Style::plain()),
         Format::Table | Format::Markdown => {
             let rows: Vec<Vec<String>> = cols
@@ -561,6 +591,33 @@ mod tests {
         );
         let t = render_list(&[r], &cols, Format::Table, Style::plain());
         assert_eq!(t, "A       B\n----  ---\nx, y  2.5\n");
+    }
+
+    #[test]
+    fn csv_text_never_starts_a_formula_and_numbers_stay_numbers() {
+        assert_eq!(csv_cell(&json!("=1+1")), "'=1+1");
+        assert_eq!(csv_cell(&json!("@SUM(A1:A2)")), "'@SUM(A1:A2)");
+        assert_eq!(csv_cell(&json!("+x")), "'+x");
+        assert_eq!(csv_cell(&json!("-x")), "'-x");
+        // A formula with a comma is neutralised, then quoted.
+        assert_eq!(
+            csv_cell(&json!("=HYPERLINK(\"u\",\"x\")")),
+            "\"'=HYPERLINK(\"\"u\"\",\"\"x\"\")\""
+        );
+        // A tab or CR is escaped as on the terminal, so no cell starts with it.
+        assert_eq!(csv_cell(&json!("\t=1")), "\\t=1");
+        assert_eq!(csv_cell(&json!(-2.5)), "-2.5");
+        assert_eq!(csv_cell(&json!("h100")), "h100");
+    }
+
+    #[test]
+    fn json_text_escapes_format_characters_and_reads_back_the_same() {
+        let v = json!({"name": "a\u{202e}b\u{200b}\u{e0041}\u{85}", "n": 1});
+        let t = json_text(&v);
+        assert!(t.is_ascii(), "{t}");
+        assert!(t.contains("a\\u202eb\\u200b\\udb40\\udc41\\u0085"), "{t}");
+        let back: Value = serde_json::from_str(&t).unwrap();
+        assert_eq!(back, v);
     }
 
     #[test]

@@ -65,10 +65,7 @@ pub(super) fn sens(
         if !fits {
             set_aside(&mut rec, FIGURE_KEYS);
         }
-        return write(
-            out,
-            &(serde_json::to_string_pretty(&Value::Object(rec)).unwrap_or_default() + "\n"),
-        );
+        return write(out, &(super::output::json_text(&Value::Object(rec)) + "\n"));
     }
     // The configuration the table is of: as asked when it fits, else the
     // one that runs; none when nothing holds it.

@@ -104,10 +104,7 @@ pub(super) fn synth(
         json!(nearest.as_ref().map(miss_record)),
     );
     match a.workload.format {
-        Format::Json => write(
-            out,
-            &(serde_json::to_string_pretty(&Value::Object(rec)).unwrap_or_default() + "\n"),
-        )?,
+        Format::Json => write(out, &(super::output::json_text(&Value::Object(rec)) + "\n"))?,
         fmt => {
             let mut s = String::new();
             if fmt != Format::Csv {

@@ -111,6 +111,7 @@ pub(crate) fn run_of(args: &TrainSetup, seq: f64, layout: Layout) -> Result<Trai
         },
         dropout: args.dropout,
         edge_layers: args.edge_layers.unwrap_or(0),
+        contiguous: args.contiguous.unwrap_or(0),
     })
 }
 
@@ -139,6 +140,7 @@ pub(crate) fn step_assumptions(args: &TrainKnobs) -> TrainingAssumptions {
         cp_overlap: args.cp_overlap.unwrap_or(d.cp_overlap),
         moe_capacity: args.moe_capacity.unwrap_or(d.moe_capacity),
         attention_efficiency: args.attention_eff.unwrap_or(d.attention_efficiency),
+        moe_token_time_s: args.moe_token_time.unwrap_or(d.moe_token_time_s),
         ..d
     }
 }
@@ -211,6 +213,7 @@ fn record(
     put("compute_s", json!(s.compute_s));
     put("recompute_s", json!(s.recompute_s));
     put("elementwise_s", json!(s.elementwise_s));
+    put("moe_routing_s", json!(s.moe_routing_s));
     put("exposed_comm_s", json!(s.exposed_comm_s));
     let mut comm = Map::new();
     for (name, c) in s.comm.named() {
@@ -247,6 +250,7 @@ fn record(
     put("attention", json!(tr.run.attention.name()));
     put("dropout", json!(tr.run.dropout));
     put("edge_layers", json!(tr.run.edge_layers));
+    put("contiguous", json!(tr.run.contiguous));
     put("memory_capacity_bytes", json!(m.capacity_bytes));
     put("memory_usable_bytes", json!(m.usable_bytes));
     put(
@@ -515,6 +519,7 @@ const STEP_KEYS: &[&str] = &[
     "compute_s",
     "recompute_s",
     "elementwise_s",
+    "moe_routing_s",
     "exposed_comm_s",
     "comm",
     "bubble_s",
@@ -542,6 +547,7 @@ const SUMMARY: &[Col] = &[
     col("  compute (with recompute)", "compute_s", Fmt::Time),
     col("  recompute share of it", "recompute_s", Fmt::Time),
     col("  element-wise kernels", "elementwise_s", Fmt::Time),
+    col("  MoE routing", "moe_routing_s", Fmt::Time),
     col("  exposed communication", "exposed_comm_s", Fmt::Time),
     col("  pipeline bubble", "bubble_s", Fmt::Time),
     col("  optimizer step", "optimizer_s", Fmt::Time),

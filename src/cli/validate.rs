@@ -341,7 +341,7 @@ pub(super) fn validate(
                 },
                 "by_stack": by_stack(&checked),
             });
-            serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+            super::output::json_text(&v) + "\n"
         }
         Format::Csv => {
             let cols: Vec<Col> = [

@@ -99,6 +99,7 @@ pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
             "attention",
             "dropout",
             "edge_layers",
+            "contiguous",
             "global_batch",
             "micro_batch",
             "seq",
@@ -113,6 +114,7 @@ pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
             "restart",
             "moe_capacity",
             "attention_efficiency",
+            "moe_token_time",
         ],
     ),
     (
@@ -216,6 +218,26 @@ pub(super) fn read(
     match scenario {
         Some(s) if errors.is_empty() => Ok(s),
         _ => Err(sorted(errors)),
+    }
+}
+
+/// A problem of `key` found after the file was read (the model path it
+/// names cannot be imported): at the key's line and column, as every
+/// other problem; at 1:1 when the text no longer parses or lacks the key.
+pub(super) fn at_key(file: &str, text: &str, key: &str, message: &str) -> ScenarioError {
+    let pos = DeTable::parse(text)
+        .ok()
+        .and_then(|doc| locate(doc.get_ref(), key))
+        .unwrap_or(0)
+        .min(text.len());
+    let before = &text[..pos];
+    let line = before.matches('\n').count() + 1;
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    ScenarioError {
+        file: file.to_string(),
+        line,
+        column: pos - start + 1,
+        message: keyed(key, message),
     }
 }
 

@@ -354,7 +354,10 @@ impl fmt::Display for ScenarioError {
         write!(
             f,
             "{}:{}:{}: {}",
-            self.file, self.line, self.column, self.message
+            crate::catalog::fields::printable(&self.file),
+            self.line,
+            self.column,
+            crate::catalog::fields::printable(&self.message)
         )
     }
 }
@@ -481,6 +484,16 @@ impl Scenario {
     pub fn load_with(path: &Path, catalog: &Catalog) -> Result<Scenario, ScenarioErrors> {
         let (file, text) = read_file(path)?;
         Scenario::parse_with(&file, &text, catalog)
+    }
+
+    /// A problem of `key` in the scenario file at `path`, found after it
+    /// was read (its model path cannot be imported): at the key's
+    /// file:line:column like every other problem.
+    pub fn key_problem(path: &Path, key: &str, message: &str) -> ScenarioError {
+        match read_file(path) {
+            Ok((file, text)) => check::at_key(&file, &text, key, message),
+            Err(_) => check::at_key(&path.display().to_string(), "", key, message),
+        }
     }
 
     /// The model as a path to import (a config.json or a model folder),

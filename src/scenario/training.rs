@@ -45,6 +45,8 @@ pub struct TrainInputs {
     pub dropout: bool,
     /// Layers fewer on the first and last pipeline stages.
     pub edge_layers: u32,
+    /// Micro-batches run back to back on one interleaved chunk (0: pp).
+    pub contiguous: u32,
     /// Tokens per optimizer step over all replicas.
     pub global_batch: f64,
     /// Sequences per micro-batch.
@@ -77,6 +79,7 @@ impl Default for TrainInputs {
             attention: DEFAULTS.attention,
             dropout: false,
             edge_layers: 0,
+            contiguous: 0,
             global_batch: DEFAULTS.global_batch_tokens,
             micro_batch: DEFAULTS.micro_batch,
             seq: None,
@@ -165,6 +168,9 @@ pub struct TrainingSection {
     /// Layers fewer on the first and last pipeline stages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edge_layers: Option<u32>,
+    /// Micro-batches run back to back on one interleaved chunk (0: pp).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contiguous: Option<u32>,
     /// Tokens per step: a number, or a string with M = 1024^2 ("4M").
     #[serde(
         default,
@@ -221,6 +227,9 @@ pub struct TrainingSection {
     /// Time to restart after a failure, "10min".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart: Option<String>,
+    /// An MoE layer's time per routed token copy, "0.2us".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moe_token_time: Option<String>,
     /// Fraction of peak the attention kernels reach, above 0 and at most 1.
     #[serde(
         default,
@@ -252,6 +261,7 @@ impl TrainingSection {
             attention: Some(t.attention.name().into()),
             dropout: Some(t.dropout),
             edge_layers: Some(t.edge_layers),
+            contiguous: Some(t.contiguous),
             global_batch: Some(t.global_batch),
             micro_batch: Some(t.micro_batch),
             seq: t.seq,
@@ -267,6 +277,7 @@ impl TrainingSection {
             mtbf: Some(exact::long_time(t.assumptions.device_mtbf_s)),
             checkpoint_bandwidth: Some(exact::bandwidth(t.assumptions.checkpoint_bandwidth)),
             restart: Some(exact::long_time(t.assumptions.restart_s)),
+            moe_token_time: Some(exact::long_time(t.assumptions.moe_token_time_s)),
             moe_capacity: Some(t.assumptions.moe_capacity),
             attention_efficiency: Some(t.assumptions.attention_efficiency),
         }
@@ -339,17 +350,20 @@ impl Scenario {
             }),
         };
         let dropout = s.dropout.unwrap_or(d.dropout);
-        let edge_layers = match s.edge_layers {
-            None => d.edge_layers,
+        // A count from 0 to MAX_DEVICES, or the default with a problem.
+        let mut up_to_devices = |key: &str, v: Option<u32>, default: u32| match v {
+            None => default,
             Some(x) if x <= MAX_DEVICES => x,
             Some(x) => {
                 p.push(
-                    "training.edge_layers",
-                    format!("edge_layers must be from 0 to {MAX_DEVICES}, got {x}"),
+                    &format!("training.{key}"),
+                    format!("{key} must be from 0 to {MAX_DEVICES}, got {x}"),
                 );
-                d.edge_layers
+                default
             }
         };
+        let edge_layers = up_to_devices("edge_layers", s.edge_layers, d.edge_layers);
+        let contiguous = up_to_devices("contiguous", s.contiguous, d.contiguous);
         let mut whole = |key: &str, v: Option<f64>, max: f64| -> Option<f64> {
             let x = v?;
             if x.fract() == 0.0 && (1.0..=max).contains(&x) {
@@ -406,6 +420,7 @@ impl Scenario {
             attention,
             dropout,
             edge_layers,
+            contiguous,
             global_batch,
             micro_batch,
             seq,
@@ -483,6 +498,14 @@ fn assumptions(s: &TrainingSection, p: &mut Problems) -> TrainingAssumptions {
         true,
         "10min",
     );
+    let moe_token_time_s = quantity(
+        "moe_token_time",
+        s.moe_token_time.as_deref(),
+        d.moe_token_time_s,
+        Kind::Time,
+        true,
+        "0.2us",
+    );
     let moe_capacity = match s.moe_capacity {
         None => d.moe_capacity,
         Some(x) if (1.0..=16.0).contains(&x) => x,
@@ -515,5 +538,6 @@ fn assumptions(s: &TrainingSection, p: &mut Problems) -> TrainingAssumptions {
         restart_s,
         moe_capacity,
         attention_efficiency,
+        moe_token_time_s,
     }
 }

@@ -102,9 +102,11 @@ pub struct Form {
 /// The longest text of a field, in characters.
 pub const FIELD_MAX: usize = 200;
 
-/// True when an entry comes from the user catalog directory `dir`.
+/// True when an entry comes from the user catalog directory `dir` (a
+/// built-in entry never does, whatever `dir` is: it is only copied).
 pub fn is_user(origin: &str, dir: Option<&Path>) -> bool {
-    dir.is_some_and(|d| Path::new(origin).starts_with(d))
+    !crate::catalog::is_builtin_origin(origin)
+        && dir.is_some_and(|d| Path::new(origin).starts_with(d))
 }
 
 /// A one-line entry box with the theme's colours (`base`, and `selected`

@@ -25,6 +25,28 @@ pub const TERMINATING: [i32; 9] = [
     SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM, SIGVTALRM, SIGPROF,
 ];
 
+/// Signals whose default action ends the program at once, most with a
+/// core dump: a fault of the program itself (an abort, which an
+/// allocation failure or a panic under `panic = "abort"` also is; an
+/// arithmetic or illegal-instruction trap; a bad system call), a resource
+/// limit (CPU time, file size) or one sent by hand. The loop cannot be
+/// asked to end for these: a handler writes the restore sequence and puts
+/// the line discipline back, then the signal takes its default action.
+/// (SIGSEGV and SIGBUS stay with the Rust runtime, which reports a stack
+/// overflow through them.)
+#[cfg(unix)]
+pub const FAULTS: &[i32] = &[
+    SIGABRT,
+    SIGFPE,
+    SIGILL,
+    SIGXCPU,
+    SIGXFSZ,
+    SIGSYS,
+    SIGTRAP,
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    libc::SIGSTKFLT,
+];
+
 /// How many events the channel holds before the reader waits (the rest
 /// stays in the terminal): memory stays bounded under any flood.
 const CHANNEL: usize = 4096;
@@ -41,6 +63,8 @@ const GRACE: Duration = Duration::from_millis(750);
 /// on, which is wrong after a stop: the shell may have reset the terminal).
 pub fn enter() -> io::Result<()> {
     let _ = terminal::disable_raw_mode();
+    #[cfg(unix)]
+    fault::save_modes();
     terminal::enable_raw_mode()?;
     execute!(
         io::stdout(),
@@ -148,6 +172,8 @@ impl Inbox {
     /// Catch the signals and start the watchdog: before the terminal is
     /// taken, so that no signal finds it taken and unguarded.
     pub fn start() -> io::Result<Inbox> {
+        #[cfg(unix)]
+        fault::install();
         let (tx, rx) = sync_channel(CHANNEL);
         let flags = Arc::new(Flags::default());
         watch_signals(tx.clone(), Arc::clone(&flags))?;
@@ -302,4 +328,111 @@ fn read_input(tx: SyncSender<Msg>) {
             }
             drop(ended);
         });
+}
+
+/// The terminal put back from a signal handler, for the [`FAULTS`]: only
+/// async-signal-safe calls (write(2), tcsetattr(3), signal(2), raise(3))
+/// and atomics; everything they need is set up before the terminal is
+/// taken.
+#[cfg(unix)]
+mod fault {
+    use std::os::fd::IntoRawFd;
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    /// What [`super::restore`] writes through crossterm, as bytes:
+    /// bracketed paste off, the main screen, the cursor shown.
+    pub const RESTORE: &[u8] = b"\x1b[?2004l\x1b[?1049l\x1b[?25h";
+
+    /// The terminal, opened once and kept open (-1: none; stdout and
+    /// stdin are used instead).
+    static TTY: AtomicI32 = AtomicI32::new(-1);
+
+    /// The line discipline as it was before the first raw mode.
+    static COOKED: OnceLock<libc::termios> = OnceLock::new();
+
+    fn tty() -> (i32, i32) {
+        match TTY.load(Ordering::SeqCst) {
+            fd if fd >= 0 => (fd, fd),
+            _ => (libc::STDOUT_FILENO, libc::STDIN_FILENO),
+        }
+    }
+
+    /// Keep the terminal's modes before raw mode is set (only the first
+    /// time: after a suspend the terminal is already cooked again).
+    pub fn save_modes() {
+        if COOKED.get().is_some() {
+            return;
+        }
+        let (_, fd) = tty();
+        let mut t = std::mem::MaybeUninit::<libc::termios>::uninit();
+        // SAFETY: tcgetattr fills the termios it is given on success.
+        if unsafe { libc::tcgetattr(fd, t.as_mut_ptr()) } == 0 {
+            // SAFETY: initialised by the successful call above.
+            let _ = COOKED.set(unsafe { t.assume_init() });
+        }
+    }
+
+    /// Open the terminal and catch the fault signals, except one the
+    /// parent set to be ignored (which stays ignored).
+    pub fn install() {
+        if TTY.load(Ordering::SeqCst) < 0
+            && let Ok(f) = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open("/dev/tty")
+        {
+            TTY.store(f.into_raw_fd(), Ordering::SeqCst);
+        }
+        for &sig in super::FAULTS {
+            // SAFETY: sigaction with a zeroed struct, an empty mask and a
+            // handler that only makes async-signal-safe calls.
+            unsafe {
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
+                    || old.sa_sigaction == libc::SIG_IGN
+                {
+                    continue;
+                }
+                let mut act: libc::sigaction = std::mem::zeroed();
+                act.sa_sigaction = on_fault as extern "C" fn(libc::c_int) as usize;
+                libc::sigemptyset(&mut act.sa_mask);
+                libc::sigaction(sig, &act, std::ptr::null_mut());
+            }
+        }
+    }
+
+    /// Put the terminal back, then let the signal do what it does by
+    /// default (end the program, with a core dump where it has one): it
+    /// is raised again with the default action, and arrives when the
+    /// handler returns.
+    extern "C" fn on_fault(sig: libc::c_int) {
+        let (out, modes) = tty();
+        // SAFETY: write(2), tcsetattr(3), signal(2) and raise(3) are
+        // async-signal-safe; COOKED is only read (an atomic load).
+        unsafe {
+            libc::write(out, RESTORE.as_ptr().cast(), RESTORE.len());
+            if let Some(t) = COOKED.get() {
+                libc::tcsetattr(modes, libc::TCSANOW, t);
+            }
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn the_restore_bytes_are_what_crossterm_writes_to_restore() {
+            use ratatui::crossterm::Command;
+            use ratatui::crossterm::cursor::Show;
+            use ratatui::crossterm::event::DisableBracketedPaste;
+            use ratatui::crossterm::terminal::LeaveAlternateScreen;
+            let mut s = String::new();
+            DisableBracketedPaste.write_ansi(&mut s).unwrap();
+            LeaveAlternateScreen.write_ansi(&mut s).unwrap();
+            Show.write_ansi(&mut s).unwrap();
+            assert_eq!(s.as_bytes(), super::RESTORE);
+        }
+    }
 }

@@ -130,6 +130,34 @@ impl<'a> Config<'a> {
         Ok(n)
     }
 
+    /// As [`Config::need`], and within `range` (the catalog's limit of
+    /// the field, catalog/SCHEMA.md), checked before anything is derived
+    /// from it: a value out of range is an error naming its own key.
+    pub fn need_in(
+        &mut self,
+        keys: &[&str],
+        what: &str,
+        fallback: Fallback<u32>,
+        range: std::ops::RangeInclusive<u32>,
+    ) -> Result<u32, HfError> {
+        let n = self.need(keys, what, fallback)?;
+        if !range.contains(&n) {
+            let key = self
+                .find(keys)
+                .map_or_else(|| self.path(keys[0]), |(_, p)| p);
+            return Err(HfError::Invalid {
+                key,
+                value: n.to_string(),
+                expected: format!(
+                    "from {} to {} ({what}; catalog/SCHEMA.md)",
+                    range.start(),
+                    range.end()
+                ),
+            });
+        }
+        Ok(n)
+    }
+
     /// A boolean of `key`, else `fallback` (recorded as a default).
     pub fn flag(&mut self, key: &str, fallback: (bool, &str)) -> Result<bool, HfError> {
         match self.find(&[key]) {

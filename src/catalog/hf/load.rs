@@ -54,19 +54,69 @@ pub fn looks_like_path(name: &str) -> bool {
         || n.to_ascii_lowercase().ends_with(".json")
 }
 
+/// Why the `config.json` of a model folder cannot be read, in words (None
+/// when it is a regular file, or a link to one): not there, a directory, a
+/// FIFO or device, a link that loops or leads nowhere.
+fn in_folder(f: &Path) -> Option<String> {
+    let link = std::fs::symlink_metadata(f)
+        .ok()
+        .filter(|m| m.file_type().is_symlink());
+    let to = |what: &str| match &link {
+        Some(_) => format!("its config.json is a symbolic link to {what}"),
+        None => format!("its config.json is {what}"),
+    };
+    match std::fs::metadata(f) {
+        Ok(m) if m.is_file() => None,
+        Ok(m) => {
+            let kind = crate::fsutil::kind_of(&m.file_type());
+            let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
+            Some(format!(
+                "{}, not a regular file",
+                to(&format!("{article} {kind}"))
+            ))
+        }
+        Err(e) if is_loop(&e) => {
+            Some("its config.json is a symbolic link that loops (it leads back to itself)".into())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(match link {
+            Some(_) => "its config.json is a symbolic link to a file that does not exist".into(),
+            None => "the directory has no config.json".into(),
+        }),
+        Err(e) => Some(format!("its config.json cannot be read: {e}")),
+    }
+}
+
+/// A "too many levels of symbolic links" error (ELOOP).
+fn is_loop(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        e.raw_os_error() == Some(libc::ELOOP)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
+    }
+}
+
 /// The config.json of a path: the file itself, or `config.json` in a
 /// directory.
 pub fn config_file(path: &Path) -> Result<PathBuf, LoadError> {
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => {
             let f = path.join("config.json");
-            if f.is_file() {
-                Ok(f)
-            } else {
-                Err(error(
+            match in_folder(&f) {
+                None => Ok(f),
+                Some(why) => Err(error(
                     path,
-                    "the directory has no config.json; give the folder of a downloaded model (the one holding config.json) or the file itself",
-                ))
+                    format!(
+                        "{why}; give the folder of a downloaded model (the one holding config.json) or the file itself"
+                    ),
+                )),
             }
         }
         Ok(_) => Ok(path.to_path_buf()),
@@ -198,13 +248,21 @@ fn total_size(path: &Path) -> Result<f64, String> {
 pub fn default_id(imported: &Imported) -> String {
     let d = &imported.derivation;
     let folder = folder_name(&imported.config);
-    d.name_hint
+    let id = d
+        .name_hint
         .as_deref()
         .and_then(kebab)
         .or_else(|| folder.as_deref().and_then(kebab))
         .or_else(|| d.model_type.as_deref().and_then(kebab))
-        .unwrap_or_else(|| "imported-model".to_string())
+        .unwrap_or_else(|| "imported-model".to_string());
+    // Kebab case is ASCII: a cut at MAX_NAME_CHARS is a cut at a character.
+    let id = &id[..id.len().min(MAX_NAME_CHARS)];
+    id.trim_end_matches(['-', '.']).to_string()
 }
+
+/// The longest id or name an import writes: a config's `_name_or_path` or
+/// folder longer than this is cut, a longer `--id` or `--name` refused.
+pub const MAX_NAME_CHARS: usize = 128;
 
 /// The name of the model's folder, seen through a Hugging Face cache.
 fn folder_name(config: &Path) -> Option<String> {
@@ -224,12 +282,13 @@ fn folder_name(config: &Path) -> Option<String> {
 
 /// A name for people: `_name_or_path`'s last part, else the id.
 pub fn default_name(imported: &Imported, id: &str) -> String {
-    imported
+    let name = imported
         .derivation
         .name_hint
         .clone()
         .or_else(|| folder_name(&imported.config))
-        .unwrap_or_else(|| id.to_string())
+        .unwrap_or_else(|| id.to_string());
+    name.chars().take(MAX_NAME_CHARS).collect()
 }
 
 /// The year now (UTC), for the entry's `year`.
@@ -455,6 +514,60 @@ mod tests {
             folder_name(Path::new("/m/Qwen2.5-7B/config.json")).as_deref(),
             Some("Qwen2.5-7B")
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_config_json_that_is_not_a_file_says_what_it_is() {
+        use std::os::unix::fs::symlink;
+        let root = std::env::temp_dir().join(format!("ridgeline-hf-kinds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let folder = |name: &str| {
+            let d = root.join(name);
+            std::fs::create_dir_all(&d).unwrap();
+            d
+        };
+        let said = |d: &Path| config_file(d).unwrap_err().message;
+        let d = folder("empty");
+        assert!(said(&d).starts_with("the directory has no config.json"));
+        let d = folder("dir");
+        std::fs::create_dir(d.join("config.json")).unwrap();
+        assert!(
+            said(&d).starts_with("its config.json is a directory"),
+            "{}",
+            said(&d)
+        );
+        let d = folder("fifo");
+        let fifo = std::ffi::CString::new(d.join("config.json").to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        assert!(
+            said(&d).starts_with("its config.json is a FIFO (named pipe)"),
+            "{}",
+            said(&d)
+        );
+        let d = folder("zero");
+        symlink("/dev/zero", d.join("config.json")).unwrap();
+        assert!(
+            said(&d).starts_with("its config.json is a symbolic link to a character device"),
+            "{}",
+            said(&d)
+        );
+        let d = folder("loop");
+        symlink(d.join("config.json"), d.join("config.json")).unwrap();
+        assert!(
+            said(&d).contains("a symbolic link that loops"),
+            "{}",
+            said(&d)
+        );
+        let d = folder("dangling");
+        symlink(d.join("gone.json"), d.join("config.json")).unwrap();
+        assert!(
+            said(&d).contains("a symbolic link to a file that does not exist"),
+            "{}",
+            said(&d)
+        );
+        std::fs::remove_dir_all(&root).ok();
     }
 
     #[test]

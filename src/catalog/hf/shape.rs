@@ -6,6 +6,7 @@
 use super::HfError;
 use super::config::{Config, Fallback};
 use super::family::{Biases, Family};
+use crate::catalog::limits;
 use crate::solver::Window;
 
 /// Multi-head latent attention as a config writes it.
@@ -79,27 +80,31 @@ fn class_default<T>(family: Family, v: T) -> Fallback<T> {
 pub fn read(cfg: &mut Config, family: Family) -> Result<Shape, HfError> {
     let f = family;
     let gemma3 = f == Family::Gemma3;
-    let layers = cfg.need(
+    let layers = cfg.need_in(
         &["num_hidden_layers", "n_layer", "num_layers"],
         "the number of layers",
         None,
+        limits::LAYERS,
     )?;
-    let hidden = cfg.need(
+    let hidden = cfg.need_in(
         &["hidden_size", "n_embd", "d_model"],
         "the hidden size",
         None,
+        limits::HIDDEN,
     )?;
-    let heads = cfg.need(
+    let heads = cfg.need_in(
         &["num_attention_heads", "n_head", "num_heads"],
         "the number of attention heads",
         gemma3.then(|| class_default(f, 8)).flatten(),
+        limits::HEADS,
     )?;
     let kv_heads = kv_heads(cfg, f, heads)?;
     let head_dim = head_dim(cfg, f, hidden, heads)?;
-    let vocab = cfg.need(
+    let vocab = cfg.need_in(
         &["vocab_size", "padded_vocab_size"],
         "the vocabulary size",
         gemma3.then(|| class_default(f, 262_208)).flatten(),
+        limits::VOCAB,
     )?;
     let max_context = max_context(cfg, f)?;
     let ffn = ffn(cfg, f, hidden)?;
@@ -424,7 +429,11 @@ fn moe_layers(cfg: &mut Config, f: Family, layers: u32) -> Result<u32, HfError> 
         }
         Family::Qwen2Moe | Family::Qwen3Moe => {
             let step = cfg.count(&["decoder_sparse_step"])?.unwrap_or(1).max(1);
-            let dense = cfg.counts("mlp_only_layers")?.unwrap_or_default();
+            let dense: std::collections::HashSet<u32> = cfg
+                .counts("mlp_only_layers")?
+                .unwrap_or_default()
+                .into_iter()
+                .collect();
             Ok((0..layers)
                 .filter(|i| !dense.contains(i) && (i + 1) % step == 0)
                 .count() as u32)

@@ -207,3 +207,27 @@ fn the_entry_loads_back_unchanged() {
     };
     assert!(matches!(d.entry(&bad), Err(HfError::Catalog(_))));
 }
+
+#[test]
+fn a_layer_count_out_of_range_is_named_before_anything_is_derived() {
+    // DeepSeek-style (leading dense layers, MoE every layer after) and
+    // Qwen-MoE-style (sparse step, dense-layer list) configs with 10^6 and
+    // 10^9 layers: past the catalog's 100,000 (catalog/SCHEMA.md), refused
+    // naming num_hidden_layers, not the hidden size the count would blame.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hf");
+    for arch in ["deepseek-v3", "qwen1.5-moe-a2.7b"] {
+        let text = std::fs::read_to_string(dir.join(arch).join("config.json")).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for layers in [1_000_000u64, 1_000_000_000] {
+            v["num_hidden_layers"] = serde_json::json!(layers);
+            let e = derive(&v.to_string()).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("`num_hidden_layers` = {layers}")),
+                "{arch}: {e}"
+            );
+            assert!(e.contains("from 1 to 100000"), "{arch}: {e}");
+        }
+    }
+    let e = derive(&with("vocab_size", serde_json::json!(200_000_000))).unwrap_err();
+    assert!(e.to_string().starts_with("`vocab_size` = 200000000"), "{e}");
+}

@@ -279,3 +279,21 @@ fn a_preview_puts_an_entry_without_a_file() {
     assert_eq!(c.region("draft").unwrap().id, "draft");
     assert_eq!(c.regions[j].id, "draft");
 }
+
+#[test]
+fn a_built_in_file_is_never_written() {
+    let d = temp("builtin");
+    let file = d.join("nvidia-datacenter.toml");
+    let shipped =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("catalog/hardware/nvidia-datacenter.toml");
+    let text = std::fs::read(&shipped).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    let c = Catalog::builtin();
+    let e = c.hardware("h100-sxm").unwrap().clone();
+    for mode in [Mode::Add, Mode::Replace] {
+        let err = save_device(&file, &e, mode, &|_| false).unwrap_err();
+        assert!(err.contains("built-in catalog files"), "{err}");
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), text);
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -58,7 +58,10 @@
 //! micro-batches of its layers; with v interleaved chunks, 2 (p - i - 1) +
 //! (v - 1) p + 1 chunks of L / (p v) layers (Megatron-LM's warm-up count;
 //! for the first stage this is Korthikanti's p + (p - 1) / v micro-batches,
-//! section 4.2.3). The first stage holds the input embedding; the last
+//! section 4.2.3). Llama 3's schedule runs N micro-batches back to back on
+//! a chunk, N free where Megatron's is p (Dubey et al. 2024, section
+//! 3.3.2, "allows setting N flexibly"): (v - 1) N + 2 (p - i - 1) + 1
+//! chunks, fewer in flight when N < p. The first stage holds the input embedding; the last
 //! holds the output head (a copy of a tied table too) and, for the
 //! micro-batch in flight, the final norm's and head's inputs, 4 h, and the
 //! fp32 logits of the loss, 4 V (Korthikanti section 4.3). Stages may take
@@ -305,9 +308,10 @@ pub fn logits_bytes(d: &Decoder, run: &TrainingRun) -> f64 {
 
 /// Micro-batches whose activations device `i` of the pipeline holds at
 /// once (in units of its whole stage): min(m, p - i) with 1F1B; with v
-/// interleaved chunks, 2 (p - i - 1) + (v - 1) p + 1 chunks, each 1/v of
-/// the stage.
-pub fn in_flight_at(l: &Layout, micro_batches: f64, i: u32) -> f64 {
+/// interleaved chunks run n micro-batches at a time (`contiguous`, p when
+/// 0), (v - 1) n + 2 (p - i - 1) + 1 chunks, each 1/v of the stage, and at
+/// most the m v chunks of the step.
+pub fn in_flight_at(l: &Layout, micro_batches: f64, contiguous: u32, i: u32) -> f64 {
     if l.pp <= 1 {
         return 1.0;
     }
@@ -316,16 +320,21 @@ pub fn in_flight_at(l: &Layout, micro_batches: f64, i: u32) -> f64 {
     let m = micro_batches.max(1.0);
     if l.v > 1 {
         let v = l.v as f64;
-        (2.0 * (p - i - 1.0) + (v - 1.0) * p + 1.0).min(m * v) / v
+        let n = if contiguous == 0 {
+            p
+        } else {
+            contiguous as f64
+        };
+        ((v - 1.0) * n + 2.0 * (p - i - 1.0) + 1.0).min(m * v) / v
     } else {
         (p - i).min(m)
     }
 }
 
 /// Micro-batches the first stage holds at once: min(m, p) with 1F1B,
-/// p + (p - 1)/v interleaved.
+/// p + (p - 1)/v interleaved (Megatron-LM's depth-first order).
 pub fn in_flight(l: &Layout, micro_batches: f64) -> f64 {
-    in_flight_at(l, micro_batches, 0)
+    in_flight_at(l, micro_batches, 0, 0)
 }
 
 /// Memory per device of `run` on `hw`: the stage that needs the most of
@@ -369,7 +378,7 @@ pub fn memory(
         };
         let (dense, experts) = p.on_stage(l, layers, stage);
         let (weights, gradients, optimizer) = states_of(dense, experts, run);
-        let activations = layer * layers * in_flight_at(l, m, index) + rebuilt;
+        let activations = layer * layers * in_flight_at(l, m, run.contiguous, index) + rebuilt;
         let logits = match stage {
             Stage::Only | Stage::Last => logits_bytes(d, run),
             _ => 0.0,

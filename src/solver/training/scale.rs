@@ -362,8 +362,9 @@ fn knee(hw: &Hardware, s: &Scaling, threshold: f64) -> Option<Knee> {
 
 /// The losses a step can have beside its useful compute, each with its
 /// seconds.
-fn losses(s: &TrainingStep) -> [(Term, f64); 9] {
+fn losses(s: &TrainingStep) -> [(Term, f64); 10] {
     [
+        (Term::MoeRouting, s.moe_routing_s),
         (Term::DpComm, s.comm.dp.exposed_s),
         (Term::TpComm, s.comm.tp.exposed_s),
         (Term::PpComm, s.comm.pp.exposed_s),
@@ -409,6 +410,7 @@ pub fn reason(hw: &Hardware, reference: &Figures, f: &Figures) -> String {
         Term::Optimizer => format!("optimizer step {share} of the step"),
         Term::Overhead => format!("fixed overhead {share} of the step: {per_device}"),
         Term::Compute => format!("recomputation {share} of the step"),
+        Term::MoeRouting => format!("MoE routing {share} of the step: {per_device}"),
         comm => {
             let what = collective(comm, &f.run, hw);
             if secs > s.compute_s {

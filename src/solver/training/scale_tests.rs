@@ -379,3 +379,30 @@ fn the_pruned_search_finds_the_full_searchs_fastest() {
     }
     assert!(skipped > 0);
 }
+
+#[test]
+fn the_floor_is_never_above_the_step() {
+    // Every layout of 64 A100s that fits, with and without a pipeline,
+    // overlap or not: the floor the pruned search skips by stays under
+    // the step time.
+    let hw = a100();
+    let m = gpt();
+    let d = decoder(&m).unwrap();
+    let p = Params::of(&m, d);
+    let a = Assumptions::default();
+    let mc = super::step::Machine::of(&hw, crate::solver::Precision::Bf16).unwrap();
+    for t in [TrainingAssumptions::default(), no_overlap()] {
+        let base = TrainingRun {
+            seq: 1024.0,
+            global_batch_tokens: 256.0 * 1024.0,
+            ..TrainingRun::default()
+        };
+        let s = layout::search(&hw, &m, &base, 64, &a, &t, 1000).unwrap();
+        assert!(s.ranked.len() > 100);
+        for c in &s.ranked {
+            let f = super::flops::Flops::of(d, &p, &c.run);
+            let floor = super::step::step_floor(&mc, d, &p, &f, &c.run, &a, &t);
+            assert!(floor <= c.step_time_s * (1.0 + 1e-12), "{:?}", c.run.layout);
+        }
+    }
+}

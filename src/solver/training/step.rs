@@ -158,6 +158,7 @@ impl Comms {
 pub enum Term {
     Compute,
     Elementwise,
+    MoeRouting,
     DpComm,
     TpComm,
     PpComm,
@@ -173,6 +174,7 @@ impl Term {
         match self {
             Term::Compute => "compute",
             Term::Elementwise => "elementwise",
+            Term::MoeRouting => "moe-routing",
             Term::DpComm => "dp-comm",
             Term::TpComm => "tp-comm",
             Term::PpComm => "pp-comm",
@@ -192,6 +194,7 @@ impl Term {
         match self {
             Term::Compute => "compute-bound".into(),
             Term::Elementwise => "memory-bound (element-wise kernels)".into(),
+            Term::MoeRouting => "routing-bound (MoE dispatch and combine)".into(),
             Term::DpComm => comm("DP gradients"),
             Term::TpComm => comm("TP all-reduces"),
             Term::PpComm => comm("PP sends"),
@@ -227,6 +230,9 @@ pub struct TrainingStep {
     /// The element-wise kernels' memory traffic (norms, residual adds,
     /// activation functions, the loss), serial with the products.
     pub elementwise_s: f64,
+    /// An MoE's fixed time per routed token copy (router, permutation,
+    /// dispatch and combine), serial with the products.
+    pub moe_routing_s: f64,
     pub comm: Comms,
     pub exposed_comm_s: f64,
     pub bubble_s: f64,
@@ -245,10 +251,11 @@ pub struct TrainingStep {
 
 impl TrainingStep {
     /// Each term with its seconds, in the order of the step.
-    pub fn terms(&self) -> [(Term, f64); 10] {
+    pub fn terms(&self) -> [(Term, f64); 11] {
         [
             (Term::Compute, self.compute_s),
             (Term::Elementwise, self.elementwise_s),
+            (Term::MoeRouting, self.moe_routing_s),
             (Term::DpComm, self.comm.dp.exposed_s),
             (Term::TpComm, self.comm.tp.exposed_s),
             (Term::PpComm, self.comm.pp.exposed_s),
@@ -289,64 +296,12 @@ pub fn step(
     step_on(&Machine::of(hw, run.precision)?, d, p, f, run, a, t)
 }
 
-/// The kernels of one step on the busiest device, before communication.
-struct Kernels {
-    step_tokens: f64,
-    tokens_per_device: f64,
-    compute_s: f64,
-    recompute_s: f64,
-    elementwise_s: f64,
-    attention_s: f64,
-}
-
-fn kernels(
-    mc: &Machine,
-    d: &Decoder,
-    f: &Flops,
-    run: &TrainingRun,
-    a: &Assumptions,
-    t: &TrainingAssumptions,
-) -> Kernels {
-    let l = &run.layout;
-    let devices = l.devices() as f64;
-    let step_tokens = run.step_tokens();
-    let tokens_per_device = step_tokens / devices;
-    let eff = compute_efficiency(a, mc.precision);
-    let rate = mc.peak * eff;
-    // The attention core runs at its own efficiency (the low-precision
-    // factor applies to it as to the products).
-    let attention_rate = mc.peak * t.attention_efficiency * eff / a.compute_efficiency;
-    // The busiest pipeline stage sets the pace: its tokens' share of the
-    // model's work.
-    let tokens = tokens_per_device * l.imbalance_trimmed(d.layers, run.edge_layers);
-    let gemm = f.hardware_per_token - f.attention_per_token;
-    let gemm_recompute = f.hardware_per_token - f.model_per_token - f.attention_recompute_per_token;
-    let attention_s = f.attention_per_token * tokens / attention_rate;
-    Kernels {
-        step_tokens,
-        tokens_per_device,
-        compute_s: gemm * tokens / rate + attention_s,
-        recompute_s: gemm_recompute * tokens / rate
-            + f.attention_recompute_per_token * tokens / attention_rate,
-        elementwise_s: super::flops::elementwise_bytes_per_token(d, run) * tokens
-            / (mc.memory_bandwidth * a.memory_efficiency),
-        attention_s,
-    }
-}
-
-/// The optimizer step: its state read and written, the gradients read and
-/// the weights written, over HBM.
-fn optimizer_time(mc: &Machine, p: &Params, run: &TrainingRun, a: &Assumptions) -> f64 {
-    let (_, _, opt_bytes) = super::memory::states(p, run);
-    let opt_params = opt_bytes / run.optimizer_bytes();
-    let moved = opt_params * (2.0 * run.optimizer_bytes() + 2.0 * run.element_bytes());
-    moved / (mc.memory_bandwidth * a.memory_efficiency)
-}
-
-/// A floor under [`step_on`]'s step time: its kernels, the bubble they
-/// alone leave, the optimizer step and the overhead, without the
-/// collectives (which only add to the step and to the bubble). The layout
-/// search skips a layout whose floor is above the fastest found.
+/// A floor under [`step_on`]'s step time: the kernels (the products,
+/// attention, element-wise traffic), the bubble they alone leave, the
+/// optimizer step and the overhead, without the collectives (which only
+/// add to the step and to the bubble) or an MoE's routing. The layout
+/// search ([`super::layout::fastest`]) skips a layout whose floor is above
+/// the fastest found; a test keeps it under the step.
 pub fn step_floor(
     mc: &Machine,
     d: &Decoder,
@@ -357,14 +312,27 @@ pub fn step_floor(
     t: &TrainingAssumptions,
 ) -> f64 {
     let l = &run.layout;
-    let k = kernels(mc, d, f, run, a, t);
-    let work_s = k.compute_s + k.elementwise_s;
+    let m = run.micro_batches();
+    let tokens_per_device = run.step_tokens() / l.devices() as f64;
+    let eff = compute_efficiency(a, mc.precision);
+    let rate = mc.peak * eff;
+    let attention_rate = mc.peak * t.attention_efficiency * eff / a.compute_efficiency;
+    let tokens = tokens_per_device * l.imbalance_trimmed(d.layers, run.edge_layers);
+    let gemm = f.hardware_per_token - f.attention_per_token;
+    let compute_s = gemm * tokens / rate + f.attention_per_token * tokens / attention_rate;
+    let elementwise_s = super::flops::elementwise_bytes_per_token(d, run) * tokens
+        / (mc.memory_bandwidth * a.memory_efficiency);
+    let work_s = compute_s + elementwise_s;
     let bubble_s = if l.pp > 1 {
-        (l.pp as f64 - 1.0) / (l.v as f64 * run.micro_batches()) * work_s
+        (l.pp as f64 - 1.0) / (l.v as f64 * m) * work_s
     } else {
         0.0
     };
-    work_s + bubble_s + optimizer_time(mc, p, run, a) + a.overhead_s
+    let (_, _, opt_bytes) = super::memory::states(p, run);
+    let opt_params = opt_bytes / run.optimizer_bytes();
+    let moved = opt_params * (2.0 * run.optimizer_bytes() + 2.0 * run.element_bytes());
+    let optimizer_s = moved / (mc.memory_bandwidth * a.memory_efficiency);
+    work_s + bubble_s + optimizer_s + a.overhead_s
 }
 
 /// One step on a machine's figures (what the elasticities perturb).
@@ -378,35 +346,75 @@ pub fn step_on(
     t: &TrainingAssumptions,
 ) -> Result<TrainingStep> {
     let l = &run.layout;
+    let devices = l.devices() as f64;
     let m = run.micro_batches();
-    let k = kernels(mc, d, f, run, a, t);
-    let (step_tokens, tokens_per_device) = (k.step_tokens, k.tokens_per_device);
-    let (compute_s, recompute_s, elementwise_s, attention_s) =
-        (k.compute_s, k.recompute_s, k.elementwise_s, k.attention_s);
-    // The kernels of the passes: what collectives can hide behind.
-    let work_s = compute_s + elementwise_s;
-    let dp_window_s = match run.zero {
-        0 | 1 => f.backward_share() * work_s / m,
-        2 => f.backward_share() * work_s,
-        _ => work_s,
-    };
+    let step_tokens = run.step_tokens();
+    let tokens_per_device = step_tokens / devices;
+    let eff = compute_efficiency(a, mc.precision);
+    let rate = mc.peak * eff;
+    // The attention core runs at its own efficiency (the low-precision
+    // factor applies to it as to the products).
+    let attention_rate = mc.peak * t.attention_efficiency * eff / a.compute_efficiency;
+    // The busiest pipeline stage sets the pace: its tokens' share of the
+    // model's work.
+    let tokens = tokens_per_device * l.imbalance_trimmed(d.layers, run.edge_layers);
+    let gemm = f.hardware_per_token - f.attention_per_token;
+    let gemm_recompute = f.hardware_per_token - f.model_per_token - f.attention_recompute_per_token;
+    let attention_s = f.attention_per_token * tokens / attention_rate;
+    let compute_s = gemm * tokens / rate + attention_s;
+    let recompute_s =
+        gemm_recompute * tokens / rate + f.attention_recompute_per_token * tokens / attention_rate;
+    let elementwise_s = super::flops::elementwise_bytes_per_token(d, run) * tokens
+        / (mc.memory_bandwidth * a.memory_efficiency);
+    // Each routed copy of a token costs an MoE layer a fixed time beyond
+    // its products and bytes (see TrainingAssumptions::moe_token_time_s).
+    let routed = d
+        .moe
+        .map_or(0.0, |m| m.top_k as f64 * d.moe_layers() as f64);
+    let moe_routing_s = t.moe_token_time_s * routed * tokens;
     let mut c = comms(mc, d, p, run, a)?;
-    c.dp.exposed_s = exposed(c.dp.time_s, t.dp_overlap, dp_window_s);
-    c.tp.exposed_s = exposed(c.tp.time_s, t.tp_overlap, work_s);
-    c.ep.exposed_s = exposed(c.ep.time_s, t.ep_overlap, work_s);
-    c.cp.exposed_s = exposed(c.cp.time_s, t.cp_overlap, attention_s);
-    c.pp.exposed_s = c.pp.time_s;
-    let pipeline = work_s + c.tp.exposed_s + c.ep.exposed_s + c.cp.exposed_s + c.pp.exposed_s;
-    let bubble_s = if l.pp > 1 {
-        (l.pp as f64 - 1.0) / (l.v as f64 * m) * pipeline
-    } else {
-        0.0
+    let (_, _, opt_bytes) = super::memory::states(p, run);
+    let opt_params = opt_bytes / run.optimizer_bytes();
+    let moved = opt_params * (2.0 * run.optimizer_bytes() + 2.0 * run.element_bytes());
+    let optimizer_s = moved / (mc.memory_bandwidth * a.memory_efficiency);
+    let parts = Parts {
+        compute_s,
+        attention_s,
+        elementwise_s,
+        moe_routing_s,
+        comm_s: [
+            c.dp.time_s,
+            c.tp.time_s,
+            c.pp.time_s,
+            c.ep.time_s,
+            c.cp.time_s,
+        ],
+        bubble_factor: if l.pp > 1 {
+            (l.pp as f64 - 1.0) / (l.v as f64 * m)
+        } else {
+            0.0
+        },
+        optimizer_s,
+        overhead_s: a.overhead_s,
+        dp_window_share: match run.zero {
+            0 | 1 => f.backward_share() / m,
+            2 => f.backward_share(),
+            _ => 1.0,
+        },
+        overlap: [t.dp_overlap, t.tp_overlap, t.ep_overlap, t.cp_overlap],
     };
-    let optimizer_s = optimizer_time(mc, p, run, a);
+    let at = parts.assemble(&[1.0; TERMS]);
+    let [dp, tp, pp, ep, cp] = at.exposed;
+    c.dp.exposed_s = dp;
+    c.tp.exposed_s = tp;
+    c.pp.exposed_s = pp;
+    c.ep.exposed_s = ep;
+    c.cp.exposed_s = cp;
+    let (dp_window_s, bubble_s, pipeline) = (at.dp_window_s, at.bubble_s, at.pipeline_s);
     let exposed_comm_s = c.exposed();
-    let step_time_s = work_s + exposed_comm_s + bubble_s + optimizer_s + a.overhead_s;
+    let step_time_s = at.step_time_s;
     let per_peak = tokens_per_device / (step_time_s * mc.peak);
-    let mut s = TrainingStep {
+    let s = TrainingStep {
         micro_batches: m,
         step_tokens,
         tokens_per_device,
@@ -415,6 +423,7 @@ pub fn step_on(
         compute_s,
         recompute_s,
         elementwise_s,
+        moe_routing_s,
         comm: c,
         exposed_comm_s,
         bubble_s,
@@ -425,44 +434,117 @@ pub fn step_on(
         tokens_per_s: step_tokens / step_time_s,
         mfu: f.model_per_token * per_peak,
         hfu: f.hardware_per_token * per_peak,
-        binding: Term::Compute,
+        binding: parts.binding(),
         dp_window_s,
     };
-    s.binding = binding(&s);
     Ok(s)
 }
 
-/// The term that binds: of compute, exposed communication (all collectives
-/// together: they share the step's critical path one after another), the
-/// bubble, the optimizer step and the overhead, the largest; when it is the
-/// communication, the collective with the most exposed time names it.
-/// Taking each collective alone would call a step compute-bound whose
-/// exposed collectives together outlast its compute.
-pub fn binding(s: &TrainingStep) -> Term {
-    let largest = |terms: &[(Term, f64)]| {
-        terms
-            .iter()
-            .fold((terms[0].0, f64::NEG_INFINITY), |best, &(term, v)| {
-                if v > best.1 { (term, v) } else { best }
-            })
-    };
-    let c = &s.comm;
-    let (comm, _) = largest(&[
-        (Term::DpComm, c.dp.exposed_s),
-        (Term::TpComm, c.tp.exposed_s),
-        (Term::PpComm, c.pp.exposed_s),
-        (Term::EpComm, c.ep.exposed_s),
-        (Term::CpComm, c.cp.exposed_s),
-    ]);
-    largest(&[
-        (Term::Compute, s.compute_s),
-        (Term::Elementwise, s.elementwise_s),
-        (comm, s.exposed_comm_s),
-        (Term::Bubble, s.bubble_s),
-        (Term::Optimizer, s.optimizer_s),
-        (Term::Overhead, s.overhead_s),
-    ])
-    .0
+/// The terms a step is assembled from, in [`Term`]'s order: compute,
+/// element-wise, the DP, TP, PP, EP and CP collectives, the bubble, the
+/// optimizer and the overhead.
+const TERMS: usize = 11;
+const ORDER: [Term; TERMS] = [
+    Term::Compute,
+    Term::Elementwise,
+    Term::MoeRouting,
+    Term::DpComm,
+    Term::TpComm,
+    Term::PpComm,
+    Term::EpComm,
+    Term::CpComm,
+    Term::Bubble,
+    Term::Optimizer,
+    Term::Overhead,
+];
+
+/// What a step's time is made of before overlap: the parts the binding
+/// term is judged on.
+struct Parts {
+    compute_s: f64,
+    attention_s: f64,
+    elementwise_s: f64,
+    moe_routing_s: f64,
+    /// Each collective's whole time: DP, TP, PP, EP, CP.
+    comm_s: [f64; 5],
+    /// The bubble over the pipeline's work: (p - 1)/(v m).
+    bubble_factor: f64,
+    optimizer_s: f64,
+    overhead_s: f64,
+    /// The share of the passes' kernels the DP collective can hide behind:
+    /// the last micro-batch's backward (ZeRO 0-1), every backward (ZeRO 2),
+    /// every pass (ZeRO 3).
+    dp_window_share: f64,
+    /// The DP, TP, EP and CP overlaps.
+    overlap: [f64; 4],
+}
+
+/// A step assembled from [`Parts`].
+struct Assembled {
+    dp_window_s: f64,
+    /// Each collective's exposed time: DP, TP, PP, EP, CP.
+    exposed: [f64; 5],
+    pipeline_s: f64,
+    bubble_s: f64,
+    step_time_s: f64,
+}
+
+impl Parts {
+    /// The step with each part scaled by `k` (in [`ORDER`]): collectives
+    /// hide behind the kernels of the passes (the CP ring behind the
+    /// attention it feeds), the bubble is a share of the pipeline's work,
+    /// and the rest adds up.
+    fn assemble(&self, k: &[f64; TERMS]) -> Assembled {
+        let compute_s = self.compute_s * k[0];
+        let attention_s = self.attention_s * k[0];
+        let work_s = compute_s + self.elementwise_s * k[1] + self.moe_routing_s * k[2];
+        let dp_window_s = self.dp_window_share * work_s;
+        let [w_dp, w_tp, w_ep, w_cp] = self.overlap;
+        let [dp, tp, pp, ep, cp] = self.comm_s;
+        let exposed = [
+            exposed(dp * k[3], w_dp, dp_window_s),
+            exposed(tp * k[4], w_tp, work_s),
+            pp * k[5],
+            exposed(ep * k[6], w_ep, work_s),
+            exposed(cp * k[7], w_cp, attention_s),
+        ];
+        let [_, tp_x, pp_x, ep_x, cp_x] = exposed;
+        let pipeline_s = work_s + tp_x + ep_x + cp_x + pp_x;
+        let bubble_s = self.bubble_factor * k[8] * pipeline_s;
+        let step_time_s = work_s
+            + exposed.iter().sum::<f64>()
+            + bubble_s
+            + self.optimizer_s * k[9]
+            + self.overhead_s * k[10];
+        Assembled {
+            dp_window_s,
+            exposed,
+            pipeline_s,
+            bubble_s,
+            step_time_s,
+        }
+    }
+
+    /// The term whose shortening would shorten the step the most: each
+    /// part's share of the step at the margin, d T / d ln x, with T's
+    /// overlaps and bubble followed through (a compute hidden under a
+    /// longer collective gains nothing: the collective binds). This is the
+    /// step-time elasticity of each term, so the binding term agrees with
+    /// the hardware elasticities ([`elasticities`]).
+    fn binding(&self) -> Term {
+        const EPS: f64 = 1e-6;
+        let base = self.assemble(&[1.0; TERMS]).step_time_s;
+        let mut best = (Term::Compute, f64::NEG_INFINITY);
+        for (i, &term) in ORDER.iter().enumerate() {
+            let mut k = [1.0; TERMS];
+            k[i] = 1.0 - EPS;
+            let gain = (base - self.assemble(&k).step_time_s) / EPS;
+            if gain > best.1 * (1.0 + 1e-9) {
+                best = (term, gain);
+            }
+        }
+        best.0
+    }
 }
 
 /// The communication of one step on one device, before overlap.

@@ -239,13 +239,69 @@ fn pipeline_devices_hold_megatrons_warm_up_count() {
     // 45/2 = 22.5, the last 17/2 = 8.5.
     let l = layout(1, 1, 16);
     let v2 = Layout { v: 2, ..l };
-    assert_eq!(memory::in_flight_at(&v2, 32.0, 0), 23.5);
-    assert_eq!(memory::in_flight_at(&v2, 32.0, 1), 22.5);
-    assert_eq!(memory::in_flight_at(&v2, 32.0, 15), 8.5);
-    assert_eq!(memory::in_flight_at(&l, 32.0, 0), 16.0);
-    assert_eq!(memory::in_flight_at(&l, 32.0, 15), 1.0);
+    assert_eq!(memory::in_flight_at(&v2, 32.0, 0, 0), 23.5);
+    assert_eq!(memory::in_flight_at(&v2, 32.0, 0, 1), 22.5);
+    assert_eq!(memory::in_flight_at(&v2, 32.0, 0, 15), 8.5);
+    assert_eq!(memory::in_flight_at(&l, 32.0, 0, 0), 16.0);
+    assert_eq!(memory::in_flight_at(&l, 32.0, 0, 15), 1.0);
     // Fewer micro-batches than the warm-up: all of them (m v chunks).
-    assert_eq!(memory::in_flight_at(&v2, 4.0, 0), 4.0);
+    assert_eq!(memory::in_flight_at(&v2, 4.0, 0, 0), 4.0);
+}
+
+#[test]
+fn llama_3s_contiguous_micro_batches_hold_fewer_in_flight() {
+    // Llama 3's schedule runs N micro-batches back to back on a chunk
+    // (Dubey et al. 2024, section 3.3.2): (v - 1) N + 2 (p - i - 1) + 1
+    // chunks of 1/v of the stage. p 16, v 8, N 8, the second device:
+    // 7 x 8 + 2 x 14 + 1 = 85 chunks = 85/8 = 10.625 stages' worth, where
+    // Megatron's N = p holds 7 x 16 + 28 + 1 = 141, 141/8 = 17.625.
+    let v8 = Layout {
+        v: 8,
+        ..layout(1, 1, 16)
+    };
+    assert_eq!(memory::in_flight_at(&v8, 32.0, 8, 1), 10.625);
+    assert_eq!(memory::in_flight_at(&v8, 32.0, 0, 1), 17.625);
+    assert_eq!(memory::in_flight_at(&v8, 32.0, 16, 1), 17.625);
+    // 1F1B has no chunks to group: N changes nothing there, and the
+    // check refuses it rather than ignore it.
+    let m = llama_8b();
+    let run = TrainingRun {
+        layout: layout(1, 1, 4),
+        global_batch_tokens: 16.0 * 8192.0,
+        contiguous: 2,
+        ..TrainingRun::default()
+    };
+    let t = TrainingAssumptions::default();
+    let e = evaluate(&a100(), &m, &run, &Assumptions::ideal(), &t).err();
+    assert!(e.is_some_and(|e| e.to_string().contains("interleaved schedule")));
+}
+
+#[test]
+fn the_embedding_and_the_head_may_be_chunks_of_their_own() {
+    // Llama 3 405B: 126 layers + the embedding chunk + the head chunk =
+    // 128 = 16 stages x 8 chunks of one layer, with one layer fewer on the
+    // first and last stages; without edge layers, 16 x 8 > 126 is refused.
+    let mut m = gpt(126, 16384, 128, 128_256);
+    if let Arch::Decoder(d) = &mut m.arch {
+        d.kv_heads = 8;
+        d.ffn = 53248;
+    }
+    let base = TrainingRun {
+        layout: Layout {
+            v: 8,
+            ..layout(1, 8, 16)
+        },
+        global_batch_tokens: 32.0 * 8192.0,
+        ..TrainingRun::default()
+    };
+    let (a, t) = (Assumptions::ideal(), TrainingAssumptions::default());
+    let with = TrainingRun {
+        edge_layers: 1,
+        ..base
+    };
+    assert!(evaluate(&a100(), &m, &with, &a, &t).is_ok());
+    let e = evaluate(&a100(), &m, &base, &a, &t).err();
+    assert!(e.is_some_and(|e| e.to_string().contains("more stages than the 126 layers")));
 }
 
 #[test]
@@ -262,26 +318,50 @@ fn edge_layers_come_off_the_first_and_last_stages() {
 }
 
 #[test]
-fn exposed_collectives_together_can_bind() {
-    // Each collective alone shorter than the compute, together longer:
-    // the step is communication-bound, named by its largest collective.
+fn the_binding_term_is_the_one_whose_shortening_shortens_the_step() {
+    // Compute hidden under a longer collective gains nothing: the
+    // collective binds. One device's ZeRO-3 DP collective of D seconds
+    // hides behind all of the passes' W seconds (overlap 1): the step is
+    // max(W, D) + the rest, so the larger of the two binds, as the step
+    // time's elasticities say.
     let m = llama_8b();
     let run = TrainingRun {
         layout: layout(8, 1, 1),
+        zero: 3,
         global_batch_tokens: 8.0 * 8192.0,
         ..TrainingRun::default()
     };
-    let mut s = eval(&m, &run).step;
-    s.compute_s = 1.0;
-    s.comm.dp.exposed_s = 0.6;
-    s.comm.tp.exposed_s = 0.7;
-    s.exposed_comm_s = 1.3;
-    s.bubble_s = 0.0;
-    assert_eq!(step::binding(&s), Term::TpComm);
-    assert_eq!(Term::TpComm.bound(), "communication-bound (TP all-reduces)");
-    s.comm.tp.exposed_s = 0.3;
-    s.exposed_comm_s = 0.9;
-    assert_eq!(step::binding(&s), Term::Compute);
+    let fast_net = eval(&m, &run);
+    assert_eq!(fast_net.step.binding, Term::Compute);
+    // The same on a device whose network is 1000 times slower: the DP
+    // gradients now take longer than the passes they hide behind.
+    let mut slow = a100();
+    slow.link_bandwidth = slow.link_bandwidth.map(|b| b / 1000.0);
+    slow.scaleout_bandwidth = slow.scaleout_bandwidth.map(|b| b / 1000.0);
+    let t = eval_on(&slow, &m, &run);
+    let s = &t.step;
+    assert!(s.comm.dp.time_s > s.compute_s + s.elementwise_s);
+    assert_eq!(s.binding, Term::DpComm);
+    assert_eq!(Term::DpComm.bound(), "communication-bound (DP gradients)");
+    // The elasticities agree: the step follows the network, not the FLOP/s.
+    let d = decoder(&m).unwrap();
+    let e = elasticities(
+        &slow,
+        d,
+        &t.params,
+        &t.flops,
+        &run,
+        &Assumptions::ideal(),
+        &TrainingAssumptions::default(),
+    )
+    .unwrap();
+    let of = |k: Knob| {
+        e.iter()
+            .find(|(x, _)| *x == k)
+            .map(|(_, v)| v.abs())
+            .unwrap()
+    };
+    assert!(of(Knob::PeakFlops) < 0.05, "{e:?}");
 }
 
 #[test]
@@ -660,6 +740,45 @@ fn bad_layouts_are_refused_with_the_reason() {
             .to_string()
             .contains("less than one micro-batch")
     );
+}
+
+#[test]
+fn each_routed_token_copy_costs_an_moe_layer_its_token_time() {
+    // 8 layers, all MoE, top-2: each token makes 2 x 8 = 16 routed copies.
+    // 8 devices of DP, 8 x 1024 tokens: 1024 tokens per device, so at
+    // 0.25 us a copy the routing takes 1024 x 16 x 0.25 us = 4.096 ms of
+    // each step, serial with the products; a dense model pays nothing.
+    let mut m = gpt(8, 1024, 8, 32_000);
+    m.kind = ModelKind::MoeDecoder;
+    let dense = gpt(8, 1024, 8, 32_000);
+    if let Arch::Decoder(d) = &mut m.arch {
+        d.moe = Some(Moe::routed(8, 2, m.params));
+    }
+    let run = TrainingRun {
+        seq: 1024.0,
+        global_batch_tokens: 8.0 * 1024.0,
+        layout: layout(8, 1, 1),
+        ..TrainingRun::default()
+    };
+    let t = TrainingAssumptions {
+        moe_token_time_s: 0.25e-6,
+        ..TrainingAssumptions::default()
+    };
+    let a = Assumptions::ideal();
+    let moe = evaluate(&a100(), &m, &run, &a, &t).unwrap().step;
+    assert!(
+        (moe.moe_routing_s - 4.096e-3).abs() < 1e-12,
+        "{}",
+        moe.moe_routing_s
+    );
+    let none = TrainingAssumptions {
+        moe_token_time_s: 0.0,
+        ..t
+    };
+    let free = evaluate(&a100(), &m, &run, &a, &none).unwrap().step;
+    assert!((moe.step_time_s - free.step_time_s - 4.096e-3).abs() < 1e-9);
+    let d = evaluate(&a100(), &dense, &run, &a, &t).unwrap().step;
+    assert_eq!(d.moe_routing_s, 0.0);
 }
 
 #[test]

@@ -27,6 +27,7 @@ pub fn label(k: Knob) -> &'static str {
         Knob::Recompute => "recompute",
         Knob::Attention => "attention",
         Knob::EdgeLayers => "edge layers",
+        Knob::Contiguous => "PP group N",
         Knob::GlobalBatch => "global batch",
         Knob::MicroBatch => "micro-batch",
         Knob::Seq => "sequence",
@@ -45,6 +46,7 @@ pub fn hint(k: Knob) -> &'static str {
         Knob::Recompute => "none, selective, dots (matmul outputs) or full",
         Knob::Attention => "flash (no score matrix kept) or eager",
         Knob::EdgeLayers => "layers fewer on the first and last PP stages, e.g. 1",
+        Knob::Contiguous => "micro-batches back to back per chunk (v > 1); pp = Megatron's",
         Knob::GlobalBatch => "tokens per step, e.g. 4M (M = 1024^2)",
         Knob::MicroBatch => "sequences per micro-batch, e.g. 1, 2",
         Knob::Seq => "tokens, e.g. 4k, 8k; auto = the model's context up to 8k",
@@ -66,6 +68,10 @@ pub fn value(k: Knob, t: &TrainInputs) -> String {
         Knob::Recompute => t.recompute.name().into(),
         Knob::Attention => t.attention.name().into(),
         Knob::EdgeLayers => t.edge_layers.to_string(),
+        Knob::Contiguous => match t.contiguous {
+            0 => "pp".into(),
+            n => n.to_string(),
+        },
         Knob::GlobalBatch => units::format_tokens(t.global_batch),
         Knob::MicroBatch => t.micro_batch.to_string(),
         Knob::Seq => t.seq.map_or("auto".into(), units::format_tokens),
@@ -195,6 +201,23 @@ pub fn step(k: Knob, t: &TrainInputs, up: bool, model: Option<&Model>) -> TrainI
                 t.edge_layers.saturating_sub(1)
             }
         }
+        Knob::Contiguous => {
+            // 0 stands for pp: stepping down from it starts at pp - 1.
+            let now = if t.contiguous == 0 {
+                t.pp
+            } else {
+                t.contiguous
+            };
+            // Without interleaving (v 1) there are no chunks to group: N
+            // stays at pp rather than step into a refused layout.
+            n.contiguous = if t.v <= 1 {
+                0
+            } else if up {
+                if now + 1 >= t.pp { 0 } else { now + 1 }
+            } else {
+                now.saturating_sub(1).max(1)
+            }
+        }
         Knob::GlobalBatch => n.global_batch = halve_or_double(t.global_batch, MAX_GLOBAL_BATCH),
         Knob::MicroBatch => {
             n.micro_batch = if up {
@@ -283,6 +306,17 @@ pub fn parse(k: Knob, text: &str, t: &TrainInputs) -> Result<TrainInputs, String
                 .filter(|&x| x <= MAX_DEGREE)
                 .ok_or_else(|| format!("edge layers {s:?}? use a whole number such as 0 or 1"))?
         }
+        Knob::Contiguous => {
+            let s = s.trim();
+            n.contiguous = if s.eq_ignore_ascii_case("pp") {
+                0
+            } else {
+                s.parse::<u32>()
+                    .ok()
+                    .filter(|&x| x <= MAX_DEGREE)
+                    .ok_or_else(|| format!("PP group {s:?}? use a whole number such as 8, or pp"))?
+            }
+        }
         Knob::GlobalBatch => {
             n.global_batch = whole("the global batch", MAX_GLOBAL_BATCH, Kind::Tokens)?
         }
@@ -365,6 +399,30 @@ mod tests {
         // Down again: 16 divides the 32 devices, so dp grows to 2.
         let down = step(Knob::TrainTp, &t, false, Some(&m));
         assert_eq!((down.tp, down.dp(), down.devices), (16, Some(2), 32));
+    }
+
+    #[test]
+    fn the_pp_group_steps_below_pp_only_with_interleaving() {
+        // v 1: nothing to group, N stays at pp (0).
+        let t = TrainInputs::default();
+        assert_eq!(step(Knob::Contiguous, &t, false, None).contiguous, 0);
+        // pp 16, v 8: down from pp is 15, ..., never below 1; up from 15
+        // is pp again (0), shown as "pp"; typed values are taken as such.
+        let l = TrainInputs {
+            devices: 16,
+            pp: 16,
+            v: 8,
+            ..t
+        };
+        let down = step(Knob::Contiguous, &l, false, None);
+        assert_eq!(down.contiguous, 15);
+        assert_eq!(step(Knob::Contiguous, &down, true, None).contiguous, 0);
+        assert_eq!(value(Knob::Contiguous, &l), "pp");
+        let one = TrainInputs { contiguous: 1, ..l };
+        assert_eq!(step(Knob::Contiguous, &one, false, None).contiguous, 1);
+        assert_eq!(parse(Knob::Contiguous, "8", &l).unwrap().contiguous, 8);
+        assert_eq!(parse(Knob::Contiguous, "pp", &l).unwrap().contiguous, 0);
+        assert!(parse(Knob::Contiguous, "many", &l).is_err());
     }
 
     #[test]

@@ -81,6 +81,7 @@ pub fn run_of(t: &TrainInputs, model: &Model, precision: Precision) -> Result<Tr
         attention: t.attention,
         dropout: t.dropout,
         edge_layers: t.edge_layers,
+        contiguous: t.contiguous,
     })
 }
 
@@ -340,6 +341,7 @@ mod tests {
             let parts = (s.compute_s - s.recompute_s)
                 + s.recompute_s
                 + s.elementwise_s
+                + s.moe_routing_s
                 + s.comm.exposed()
                 + s.bubble_s
                 + s.optimizer_s

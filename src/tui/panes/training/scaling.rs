@@ -21,12 +21,13 @@ use ratatui::style::Style;
 /// The mark of a binding term on the plot: a glyph for compute, a letter
 /// for each other term (D for DP gradients, T for TP, P for PP sends, E,
 /// C, B for the bubble, O for the optimizer, V for overhead, M for the
-/// element-wise kernels).
+/// element-wise kernels, R for an MoE's routing).
 pub fn term_mark(t: Term, ascii: bool) -> char {
     match t {
         Term::Compute if ascii => 'o',
         Term::Compute => '●',
         Term::Elementwise => 'M',
+        Term::MoeRouting => 'R',
         Term::DpComm => 'D',
         Term::TpComm => 'T',
         Term::PpComm => 'P',
@@ -291,9 +292,10 @@ mod tests {
 
     #[test]
     fn every_term_has_its_own_mark_in_both_modes() {
-        const ALL: [Term; 10] = [
+        const ALL: [Term; 11] = [
             Term::Compute,
             Term::Elementwise,
+            Term::MoeRouting,
             Term::DpComm,
             Term::TpComm,
             Term::PpComm,
