@@ -198,6 +198,15 @@ fn benches(c: &mut Criterion) {
         })
     });
 
+    // The same with the scaling plot shown: 12 device counts, each with
+    // the layout search, drawn at 160x48.
+    update(&mut a, Action::Do(Command::ScalingPlot));
+    knob_steps(
+        &mut g,
+        "training knob step with the scaling plot (12 searches)",
+        a,
+    );
+
     // The Operators view: Down and Up through its table (recompute and a
     // whole frame with the plot of every operator).
     let mut a = app();

@@ -165,6 +165,7 @@ fn the_readme_is_a_front_door_under_300_lines_linking_every_page() {
         "serve",
         "fleet",
         "train",
+        "scale",
         "ops",
         "explore",
         "validate",

@@ -24,7 +24,7 @@ pub const HELP_WIDTH: usize = 80;
     version,
     max_term_width = 100,
     about = "A terminal workbench for roofline analysis of machine-learning workloads",
-    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, ops, sens, synth, compare, sweep, serve, fleet, train, collective, explore, zoo, validate, catalog, import. A --model takes a catalog id or the path of a Hugging Face config.json. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
+    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, ops, sens, synth, compare, sweep, serve, fleet, train, scale, collective, explore, zoo, validate, catalog, import. A --model takes a catalog id or the path of a Hugging Face config.json. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
 )]
 pub struct Cli {
     /// A catalog directory (hardware/*.toml, models/*.toml, regions.toml) to lay over the built-in one.
@@ -72,6 +72,10 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Training: step time and its parts, memory per device, MFU, the critical batch, the run's time, cost, energy and goodput; `--search` ranks layouts.
     Train(TrainArgs),
+    /// Strong and weak scaling: tokens/s, MFU and efficiency against the ideal line over device counts, and the knee where adding devices stops paying.
+    ///
+    /// Without layout flags each count takes its fastest layout that fits (the layout search of `train --search`); any of --tp, --pp, --ep, --cp, --interleave, --zero, --recompute or --micro-batch pins the layout (a degree not given is 1), and dp is what each count leaves.
+    Scale(ScaleArgs),
     /// One collective (all-reduce, all-gather, ...) over a device's links: time, bus bandwidth, each level.
     Collective(CollectiveArgs),
     /// Where the time of a step goes: each operator (QKV, attention, MLP, ..., collectives) on its own roofline.
@@ -121,6 +125,7 @@ impl Command {
                 prec: &mut a.prec,
             }),
             Command::Train(a) => Some(ModelArg::Alone(&mut a.model)),
+            Command::Scale(a) => Some(ModelArg::Alone(&mut a.model)),
             Command::Explore(a) => Some(ModelArg::Alone(&mut a.model)),
             Command::Ops(a) => Some(ModelArg::workload(&mut a.workload)),
             Command::Zoo(_)
@@ -522,7 +527,7 @@ pub use crate::catalog::{DEFAULT_HARDWARE, DEFAULT_MODEL};
 /// The default calibration profile.
 pub const DEFAULT_PROFILE: &str = "default";
 /// The default context of `--context`, tokens.
-const DEFAULT_CONTEXT: u64 = 4096;
+pub(crate) const DEFAULT_CONTEXT: u64 = 4096;
 
 /// The workload and the assumptions, shared by every evaluating subcommand
 /// that takes a phase and a context (`serve` and `fleet` take a request
@@ -834,6 +839,12 @@ pub fn flag_not_read(command: &str, flag: &str) -> Option<&'static str> {
         ("fleet", "--tp" | "--pp") => Some(
             "it searches the tensor- and pipeline-parallel degrees of each replica itself; to evaluate one layout, use `ridgeline serve --tp N --pp N`",
         ),
+        ("scale", "--dp") => Some(
+            "dp is what each device count leaves over the other degrees; pin --tp, --pp, --ep or --cp, or leave them all out to search each count's fastest layout",
+        ),
+        ("scale", "--search" | "--top") => Some(
+            "without layout flags every count already takes its fastest layout that fits; `ridgeline train --search` ranks the layouts of one count",
+        ),
         ("fleet", "--batch" | "-b") => Some(
             "it sizes each replica's batch itself from --qps and the SLAs; to evaluate one batch, use `ridgeline serve --batch N`",
         ),
@@ -1020,21 +1031,146 @@ pub struct TrainArgs {
     /// Data-parallel degree [default: what the devices leave].
     #[arg(long, value_parser = parse_degree, allow_hyphen_values = true)]
     pub dp: Option<u32>,
-    /// Tensor-parallel degree (with sequence parallelism).
-    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
-    pub tp: u32,
-    /// Pipeline-parallel degree (1F1B).
-    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
-    pub pp: u32,
-    /// Interleaved model chunks per pipeline stage (v); 1 = plain 1F1B.
-    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
-    pub interleave: u32,
-    /// Expert-parallel degree (MoE models).
-    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
-    pub ep: u32,
-    /// Context-parallel degree (ring attention).
-    #[arg(long, value_parser = parse_degree, default_value = "1", allow_hyphen_values = true)]
-    pub cp: u32,
+    #[command(flatten)]
+    pub setup: TrainSetup,
+    /// Tokens to train on: "15T", "300B", or "chinchilla" (20 per parameter).
+    #[arg(long, value_parser = parse_tokens_to_train, default_value = "chinchilla", allow_hyphen_values = true)]
+    pub tokens: TokensArg,
+    /// Grid region for carbon (`ridgeline zoo regions`).
+    #[arg(long, default_value = "us-east")]
+    pub region: String,
+    /// Rank every layout of the device count that fits (dp x tp x pp x ep x cp, ZeRO, recomputation, micro-batch).
+    #[arg(long)]
+    pub search: bool,
+    /// Layouts to list with --search, 1 to 1000 (tables; JSON lists as many).
+    #[arg(long, value_parser = parse_top, default_value = "10", allow_hyphen_values = true)]
+    pub top: usize,
+    /// Mean time between failures of one device, "50000h" [default 50000h, from Llama 3].
+    #[arg(long, value_parser = positive_time, allow_hyphen_values = true)]
+    pub mtbf: Option<f64>,
+    /// Checkpoint write bandwidth per device, "0.4 GB/s" [default, from Llama 3].
+    #[arg(long, value_parser = |s: &str| positive(s, Kind::Bandwidth), allow_hyphen_values = true)]
+    pub checkpoint_bandwidth: Option<f64>,
+    /// Time to restart after a failure, "10min" [default].
+    #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
+    pub restart: Option<f64>,
+    /// Share of TDP a device draws when idle [default 0.3].
+    #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
+    pub idle_power: Option<f64>,
+    #[command(flatten)]
+    pub knobs: TrainKnobs,
+    #[command(flatten)]
+    pub profile: ProfileArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ScaleArgs {
+    /// Model id or alias (a decoder; `ridgeline zoo models`), or a Hugging
+    /// Face config.json or a downloaded model's folder.
+    #[arg(long, short = 'm', default_value = DEFAULT_MODEL)]
+    pub model: String,
+    /// Device id or alias.
+    #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
+    pub hardware: String,
+    /// Device counts: "8..16384" (the first and its doublings up to the
+    /// last) or a list "8,64,512", rising, at most 64.
+    #[arg(long, value_parser = parse_device_counts, default_value = "8..1024", allow_hyphen_values = true)]
+    pub devices: DeviceCounts,
+    /// Weak scaling: tokens per device per step, "32k" (the global batch
+    /// grows with the devices). Without it, strong scaling at
+    /// --global-batch.
+    #[arg(long, value_parser = parse_global_batch, conflicts_with = "global_batch", allow_hyphen_values = true)]
+    pub per_device_batch: Option<f64>,
+    /// Efficiency against the ideal line below which the curve has bent,
+    /// "80%" [default: 80%].
+    #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
+    pub knee: Option<f64>,
+    /// Scale one inference replica instead of training: decode (inter-token
+    /// latency) or prefill (time to first token), over TP x PP.
+    #[arg(long, value_enum)]
+    pub phase: Option<PhaseArg>,
+    /// With --phase: sequences (decode) or prompts (prefill); "8", "1k"
+    /// [default 1].
+    #[arg(long, short = 'b', value_parser = parse_count, requires = "phase", allow_hyphen_values = true)]
+    pub batch: Option<u64>,
+    /// With --phase: tokens in the KV cache (decode) or the prompt length
+    /// (prefill); "8k" (k = 1024) [default 4096].
+    #[arg(long, short = 's', value_parser = parse_context, requires = "phase", allow_hyphen_values = true)]
+    pub context: Option<u64>,
+    #[command(flatten)]
+    pub setup: TrainSetup,
+    #[command(flatten)]
+    pub knobs: TrainKnobs,
+    #[command(flatten)]
+    pub profile: ProfileArgs,
+}
+
+/// Rising device counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceCounts(pub Vec<u32>);
+
+/// "8..16384" (8 and its doublings up to 16384) or "8,64,512".
+fn parse_device_counts(s: &str) -> Result<DeviceCounts, String> {
+    let max = crate::solver::roofline::MAX_DEGREE;
+    let most = crate::solver::training::scale::MAX_POINTS;
+    let count = |t: &str| -> Result<u32, String> {
+        match t.trim().parse::<u32>() {
+            Ok(n) if (1..=max).contains(&n) => Ok(n),
+            _ => Err(format!(
+                "{} is not a device count from 1 to {max}: give a range like 8..16384 or a list like 8,64,512",
+                echo(t.trim())
+            )),
+        }
+    };
+    let counts = match s.split_once("..") {
+        Some((a, b)) => {
+            let (a, b) = (count(a)?, count(b)?);
+            if a > b {
+                return Err(format!(
+                    "{}: the first count is above the last; write the smaller first, like 8..16384",
+                    echo(s)
+                ));
+            }
+            crate::solver::training::scale::doublings(a, b)
+        }
+        None => s.split(',').map(count).collect::<Result<Vec<_>, _>>()?,
+    };
+    if counts.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(format!(
+            "{}: list the device counts rising, each once, like 8,64,512",
+            echo(s)
+        ));
+    }
+    if counts.len() > most {
+        return Err(format!(
+            "{}: {} counts; at most {most} are plotted",
+            echo(s),
+            counts.len()
+        ));
+    }
+    Ok(DeviceCounts(counts))
+}
+
+/// The flags of one training configuration that `train` and `scale`
+/// share: the layout's degrees, the memory savers, the batch and the
+/// number formats.
+#[derive(Debug, Clone, Args)]
+pub struct TrainSetup {
+    /// Tensor-parallel degree (with sequence parallelism) [default: 1].
+    #[arg(long, value_parser = parse_degree, allow_hyphen_values = true)]
+    pub tp: Option<u32>,
+    /// Pipeline-parallel degree (1F1B) [default: 1].
+    #[arg(long, value_parser = parse_degree, allow_hyphen_values = true)]
+    pub pp: Option<u32>,
+    /// Interleaved model chunks per pipeline stage (v); 1 = plain 1F1B [default: 1].
+    #[arg(long, value_parser = parse_degree, allow_hyphen_values = true)]
+    pub interleave: Option<u32>,
+    /// Expert-parallel degree (MoE models) [default: 1].
+    #[arg(long, value_parser = parse_degree, allow_hyphen_values = true)]
+    pub ep: Option<u32>,
+    /// Context-parallel degree (ring attention) [default: 1].
+    #[arg(long, value_parser = parse_degree, allow_hyphen_values = true)]
+    pub cp: Option<u32>,
     /// ZeRO stage: 0, 1 (optimizer state), 2 (and gradients), 3 (and weights: FSDP) [default: 3, as the Training view].
     #[arg(long, value_parser = parse_zero, allow_hyphen_values = true)]
     pub zero: Option<u8>,
@@ -1069,18 +1205,11 @@ pub struct TrainArgs {
     /// Optimizer.
     #[arg(long, value_enum, default_value = "adam")]
     pub optimizer: OptimizerArg,
-    /// Tokens to train on: "15T", "300B", or "chinchilla" (20 per parameter).
-    #[arg(long, value_parser = parse_tokens_to_train, default_value = "chinchilla", allow_hyphen_values = true)]
-    pub tokens: TokensArg,
-    /// Grid region for carbon (`ridgeline zoo regions`).
-    #[arg(long, default_value = "us-east")]
-    pub region: String,
-    /// Rank every layout of the device count that fits (dp x tp x pp x ep x cp, ZeRO, recomputation, micro-batch).
-    #[arg(long)]
-    pub search: bool,
-    /// Layouts to list with --search, 1 to 1000 (tables; JSON lists as many).
-    #[arg(long, value_parser = parse_top, default_value = "10", allow_hyphen_values = true)]
-    pub top: usize,
+}
+
+/// The training assumptions and efficiencies `train` and `scale` share.
+#[derive(Debug, Clone, Args)]
+pub struct TrainKnobs {
     /// Share of DP/FSDP communication that may hide behind backward compute [default 1].
     #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
     pub dp_overlap: Option<f64>,
@@ -1093,15 +1222,6 @@ pub struct TrainArgs {
     /// Share of the CP ring that may hide behind attention [default 1].
     #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
     pub cp_overlap: Option<f64>,
-    /// Mean time between failures of one device, "50000h" [default 50000h, from Llama 3].
-    #[arg(long, value_parser = positive_time, allow_hyphen_values = true)]
-    pub mtbf: Option<f64>,
-    /// Checkpoint write bandwidth per device, "0.4 GB/s" [default, from Llama 3].
-    #[arg(long, value_parser = |s: &str| positive(s, Kind::Bandwidth), allow_hyphen_values = true)]
-    pub checkpoint_bandwidth: Option<f64>,
-    /// Time to restart after a failure, "10min" [default].
-    #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
-    pub restart: Option<f64>,
     /// An MoE layer's time per routed token copy beyond its math, "0.2us" [default: fitted on published MoE runs].
     #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
     pub moe_token_time: Option<f64>,
@@ -1120,11 +1240,6 @@ pub struct TrainArgs {
     /// Fraction of memory a run may use [default: the profile's].
     #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
     pub usable_memory: Option<f64>,
-    /// Share of TDP a device draws when idle [default 0.3].
-    #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
-    pub idle_power: Option<f64>,
-    #[command(flatten)]
-    pub profile: ProfileArgs,
 }
 
 #[derive(Debug, Clone, Args)]

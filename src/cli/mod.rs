@@ -14,6 +14,8 @@ mod lists;
 mod ops;
 pub mod output;
 mod records;
+mod scale;
+mod scale_replica;
 mod sens;
 mod serve;
 mod serve_modes;
@@ -314,6 +316,7 @@ fn dispatch(cat: &Catalog, command: &Command, style: Style, out: Out) -> Result<
         Command::Fleet(a) => fleet::fleet(cat, a, style, out),
         Command::Validate(a) => validate::validate(cat, a, style, out),
         Command::Train(a) => train::train(cat, a, style, out),
+        Command::Scale(a) => scale::scale(cat, a, style, out),
         Command::Collective(a) => collective::collective(cat, a, style, out),
         Command::Ops(a) => ops::ops(cat, a, style, out),
         Command::Explore(a) => explore::explore(cat, a, style, out),

@@ -3,7 +3,10 @@
 //! the run's time, cost, energy, carbon and goodput), and with `--search`
 //! the layouts of the device count ranked by step time.
 
-use super::args::{AttentionArg, Format, OptimizerArg, RecomputeArg, TokensArg, TrainArgs};
+use super::args::{
+    AttentionArg, Format, OptimizerArg, ProfileArgs, RecomputeArg, TokensArg, TrainArgs,
+    TrainKnobs, TrainSetup,
+};
 use super::collective::link_assumptions;
 use super::output::{Col, Fmt, Style, col, render_list, render_record, wrap};
 use super::{CliError, Out, write};
@@ -21,9 +24,8 @@ use serde_json::{Map, Value, json};
 /// The layout of the flags: the degrees given, and dp from --dp or from
 /// what --devices leaves; their product must be the device count.
 pub(crate) fn layout_of(args: &TrainArgs) -> Result<Layout, CliError> {
-    let inner = [args.tp, args.pp, args.ep, args.cp]
-        .iter()
-        .fold(1u64, |n, &d| n.saturating_mul(d as u64));
+    let pinned = pinned_layout(&args.setup, 1);
+    let inner = pinned.devices();
     let dp = match (args.devices, args.dp) {
         (None, None) => DEFAULTS.dp_for(inner),
         (None, Some(dp)) => dp,
@@ -31,7 +33,7 @@ pub(crate) fn layout_of(args: &TrainArgs) -> Result<Layout, CliError> {
             if !(n as u64).is_multiple_of(inner) {
                 return Err(CliError::Input(format!(
                     "--devices {n} is not a multiple of tp x pp x ep x cp = {} x {} x {} x {} = {inner}; give a device count the other degrees divide, or set --dp",
-                    args.tp, args.pp, args.ep, args.cp
+                    pinned.tp, pinned.pp, pinned.ep, pinned.cp
                 )));
             }
             (n as u64 / inner) as u32
@@ -41,20 +43,13 @@ pub(crate) fn layout_of(args: &TrainArgs) -> Result<Layout, CliError> {
             if product != n as u64 {
                 return Err(CliError::Input(format!(
                     "the layout dp x tp x pp x ep x cp = {dp} x {} x {} x {} x {} = {product} devices is not --devices {n}; change a degree or leave out --dp",
-                    args.tp, args.pp, args.ep, args.cp
+                    pinned.tp, pinned.pp, pinned.ep, pinned.cp
                 )));
             }
             dp
         }
     };
-    let l = Layout {
-        dp,
-        tp: args.tp,
-        pp: args.pp,
-        ep: args.ep,
-        cp: args.cp,
-        v: args.interleave,
-    };
+    let l = Layout { dp, ..pinned };
     if l.devices() > crate::solver::roofline::MAX_DEGREE as u64 {
         return Err(CliError::Input(format!(
             "the layout {l} uses {} devices; at most 65536 are modelled",
@@ -64,9 +59,32 @@ pub(crate) fn layout_of(args: &TrainArgs) -> Result<Layout, CliError> {
     Ok(l)
 }
 
+/// The degrees of the flags (1 for each not given) with `dp`.
+pub(crate) fn pinned_layout(s: &TrainSetup, dp: u32) -> Layout {
+    Layout {
+        dp,
+        tp: s.tp.unwrap_or(1),
+        pp: s.pp.unwrap_or(1),
+        ep: s.ep.unwrap_or(1),
+        cp: s.cp.unwrap_or(1),
+        v: s.interleave.unwrap_or(1),
+    }
+}
+
+/// Whether the flags pin any part of the layout: a degree, the ZeRO
+/// stage, the recomputation or the micro-batch.
+pub(crate) fn pins_layout(s: &TrainSetup) -> bool {
+    [s.tp, s.pp, s.ep, s.cp, s.interleave]
+        .iter()
+        .any(Option::is_some)
+        || s.zero.is_some()
+        || s.recompute.is_some()
+        || s.micro_batch.is_some()
+}
+
 /// The run of the flags, each flag not given taken from the training
 /// defaults the Training view opens on ([`DEFAULTS`]).
-fn run_of(args: &TrainArgs, seq: f64, layout: Layout) -> Result<TrainingRun, CliError> {
+pub(crate) fn run_of(args: &TrainSetup, seq: f64, layout: Layout) -> Result<TrainingRun, CliError> {
     let micro_batch = match args.micro_batch {
         None => DEFAULTS.micro_batch,
         Some(b) => u32::try_from(b)
@@ -97,8 +115,12 @@ fn run_of(args: &TrainArgs, seq: f64, layout: Layout) -> Result<TrainingRun, Cli
     })
 }
 
-fn assumptions_of(cat: &Catalog, args: &TrainArgs) -> Result<Assumptions, CliError> {
-    let a = link_assumptions(cat, &args.profile)?;
+pub(crate) fn assumptions_of(
+    cat: &Catalog,
+    profile: &ProfileArgs,
+    args: &TrainKnobs,
+) -> Result<Assumptions, CliError> {
+    let a = link_assumptions(cat, profile)?;
     Ok(Assumptions {
         compute_efficiency: args.compute_eff.unwrap_or(a.compute_efficiency),
         memory_efficiency: args.memory_eff.unwrap_or(a.memory_efficiency),
@@ -107,19 +129,29 @@ fn assumptions_of(cat: &Catalog, args: &TrainArgs) -> Result<Assumptions, CliErr
     })
 }
 
-fn training_assumptions(args: &TrainArgs) -> TrainingAssumptions {
+/// The step's training assumptions from the flags (the run's failures and
+/// checkpoints at their defaults).
+pub(crate) fn step_assumptions(args: &TrainKnobs) -> TrainingAssumptions {
     let d = TrainingAssumptions::default();
     TrainingAssumptions {
         dp_overlap: args.dp_overlap.unwrap_or(d.dp_overlap),
         tp_overlap: args.tp_overlap.unwrap_or(d.tp_overlap),
         ep_overlap: args.ep_overlap.unwrap_or(d.ep_overlap),
         cp_overlap: args.cp_overlap.unwrap_or(d.cp_overlap),
-        device_mtbf_s: args.mtbf.unwrap_or(d.device_mtbf_s),
-        checkpoint_bandwidth: args.checkpoint_bandwidth.unwrap_or(d.checkpoint_bandwidth),
-        restart_s: args.restart.unwrap_or(d.restart_s),
         moe_capacity: args.moe_capacity.unwrap_or(d.moe_capacity),
         attention_efficiency: args.attention_eff.unwrap_or(d.attention_efficiency),
         moe_token_time_s: args.moe_token_time.unwrap_or(d.moe_token_time_s),
+        ..d
+    }
+}
+
+fn training_assumptions(args: &TrainArgs) -> TrainingAssumptions {
+    let d = step_assumptions(&args.knobs);
+    TrainingAssumptions {
+        device_mtbf_s: args.mtbf.unwrap_or(d.device_mtbf_s),
+        checkpoint_bandwidth: args.checkpoint_bandwidth.unwrap_or(d.checkpoint_bandwidth),
+        restart_s: args.restart.unwrap_or(d.restart_s),
+        ..d
     }
 }
 
@@ -257,10 +289,10 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
     let model = &cat.model(&args.model)?.model;
     let region = cat.region(&args.region)?;
     let d = training::decoder(model)?;
-    let seq = args.seq.map_or(DEFAULTS.seq_for(d), |s| s as f64);
+    let seq = args.setup.seq.map_or(DEFAULTS.seq_for(d), |s| s as f64);
     let layout = layout_of(args)?;
-    let asked = run_of(args, seq, layout)?;
-    let a = assumptions_of(cat, args)?;
+    let asked = run_of(&args.setup, seq, layout)?;
+    let a = assumptions_of(cat, &args.profile, &args.knobs)?;
     let t = training_assumptions(args);
     let search = if args.search {
         let n = u32::try_from(layout.devices()).unwrap_or(u32::MAX);

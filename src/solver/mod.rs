@@ -19,6 +19,7 @@ pub mod explore;
 pub mod fit;
 pub mod fleet;
 pub mod ops;
+pub mod replica_scale;
 pub mod roofline;
 pub mod sensitivity;
 pub mod serving;

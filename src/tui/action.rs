@@ -37,6 +37,7 @@ pub enum Command {
     View8,
     View9,
     SearchLayouts,
+    ScalingPlot,
     NextFamily,
     Save,
     Redraw,
@@ -50,7 +51,7 @@ pub enum Command {
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 40] = [
+    pub const ALL: [Command; 41] = [
         Command::View1,
         Command::View2,
         Command::View3,
@@ -84,6 +85,7 @@ impl Command {
         Command::SortCompare,
         Command::Baseline,
         Command::SearchLayouts,
+        Command::ScalingPlot,
         Command::Save,
         Command::ImportModel,
         Command::NextTheme,
@@ -143,6 +145,7 @@ impl Command {
             Command::View8 => "view_operators",
             Command::View9 => "view_explore",
             Command::SearchLayouts => "search_layouts",
+            Command::ScalingPlot => "scaling_plot",
             Command::NextFamily => "next_family",
             Command::Save => "save",
             Command::Redraw => "redraw",
@@ -191,6 +194,9 @@ impl Command {
                 "view 9: Explore (the Pareto front of a design space; Enter adopts a point)"
             }
             Command::SearchLayouts => "Training: rank the layouts (Enter on a row adopts it)",
+            Command::ScalingPlot => {
+                "Training: show or hide the scaling plot (tokens/s against devices, the knee)"
+            }
             Command::NextFamily => "next hardware family (Generations), or the marked devices",
             Command::Save => "save the workbench state to a scenario file",
             Command::Redraw => "redraw the whole screen",

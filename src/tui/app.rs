@@ -298,6 +298,8 @@ pub struct App {
     pub help_scroll: usize,
     /// The Training view's last layout search and what it was run for.
     pub train_search: Option<views::training::SearchRun>,
+    /// The Training view shows its scaling plot in place of its sections.
+    pub train_scaling: bool,
     /// The Explore view's last search and what it was run for.
     pub explore_cache: Option<views::explore::ExploreCache>,
     /// The Fleet view's "within the budget, one change at a time", with
@@ -469,6 +471,7 @@ impl App {
             last_valid: None,
             help_scroll: 0,
             train_search: None,
+            train_scaling: false,
             view_scroll: 0,
             compare_sort: SortBy::Listed,
             baseline: None,

@@ -255,6 +255,7 @@ impl Default for Keymap {
         b.insert(Command::View8, vec![c('8')]);
         b.insert(Command::View9, vec![c('9')]);
         b.insert(Command::SearchLayouts, vec![c('r')]);
+        b.insert(Command::ScalingPlot, vec![c('c')]);
         b.insert(Command::NextFamily, vec![c('f')]);
         b.insert(Command::Save, vec![c('s')]);
         b.insert(Command::Redraw, vec![Key::ctrl('l')]);

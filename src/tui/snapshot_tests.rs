@@ -379,6 +379,16 @@ fn training_no_fit(look: &str) -> App {
     a
 }
 
+/// The Training view's scaling plot (Llama 3.1 8B, 4M tokens a step, 8
+/// to 16384 H100s, each count's fastest layout): the ideal line, the
+/// points marked by their binding term, the layout in use and the knee.
+fn training_scaling(look: &str) -> App {
+    let mut a = looking(look);
+    cmd(&mut a, Command::View7);
+    cmd(&mut a, Command::ScalingPlot);
+    a
+}
+
 /// The capstone's Fleet view: over budget, what would fit, the regions and
 /// the front.
 fn fleet_capstone(look: &str) -> App {
@@ -417,6 +427,25 @@ fn fleet_serving_and_explore_views_in_every_look_and_size() {
 fn training_view_in_every_look_and_size() {
     snap_looks("training", training_searched, super::app::Pane::View);
     snap_looks("training_no_fit", training_no_fit, super::app::Pane::View);
+    snap_looks("training_scaling", training_scaling, super::app::Pane::View);
+}
+
+#[test]
+fn the_scaling_plot_on_a_tpu_marks_one_pod() {
+    // TPU v5p: one ICI slice holds 6144 chips; past it the dotted column.
+    for look in ["mono", "ascii"] {
+        let mut a = training_scaling(look);
+        a.hw = a
+            .catalog
+            .hardware
+            .iter()
+            .position(|e| e.hw.id == "tpu-v5p")
+            .unwrap();
+        a.recompute();
+        let s = screen(&a, 80, 24);
+        assert!(s.contains("one pod"), "{s}");
+        insta::assert_snapshot!(format!("training_scaling_tpu_{look}_80x24"), s);
+    }
 }
 
 /// Without colour (NO_COLOR) and without Unicode (ASCII) each device keeps

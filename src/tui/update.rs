@@ -514,6 +514,7 @@ fn command(app: &mut App, cmd: Command) {
             }
         }
         Command::SearchLayouts => search_layouts(app),
+        Command::ScalingPlot => scaling_plot(app),
         Command::Edit if adopt_layout(app) => {}
         Command::Edit if adopt_point(app) => {}
         Command::Edit => {
@@ -618,6 +619,25 @@ fn command(app: &mut App, cmd: Command) {
             app.say(Level::Info, format!("theme {name}"));
         }
     }
+}
+
+/// Show or hide the Training view's scaling plot (from any pane of that
+/// view).
+fn scaling_plot(app: &mut App) {
+    if app.view != View::Training {
+        let k = app.keymap.first_key(Command::View7);
+        let msg = format!("the scaling plot is in the Training view ({k})");
+        return app.say(Level::Info, msg);
+    }
+    app.train_scaling = !app.train_scaling;
+    app.recompute();
+    let k = app.keymap.first_key(Command::ScalingPlot);
+    let msg = if app.train_scaling {
+        format!("scaling plot: each device count's fastest layout; {k} hides it")
+    } else {
+        format!("scaling plot hidden; {k} shows it")
+    };
+    app.say(Level::Info, msg);
 }
 
 /// Run the Training view's layout search for its inputs (from any pane of

@@ -9,7 +9,7 @@
 //! to shard over; micro-batches of [`MICRO_BATCHES`] sequences.
 
 use super::flops::Flops;
-use super::step::{Machine, Term, step_on};
+use super::step::{Machine, Term, step_floor, step_on};
 use super::{
     Layout, Params, Recompute, TrainingAssumptions, TrainingRun, decoder, dp_groups, memory,
 };
@@ -47,6 +47,9 @@ pub struct Search {
     pub too_big: usize,
     /// How many need a link the device does not have.
     pub no_link: usize,
+    /// How many [`fastest`] skipped, its floor above the fastest found
+    /// (then `fitting`, `too_big` and `no_link` count only the others).
+    pub skipped: usize,
 }
 
 fn divisors(n: u32) -> impl Iterator<Item = u32> {
@@ -65,6 +68,35 @@ pub fn search(
     t: &TrainingAssumptions,
     top: usize,
 ) -> Result<Search> {
+    search_in(hw, model, base, devices, a, t, top, false)
+}
+
+/// The fastest layout of `devices` that fits, as [`search`] finds it, and
+/// sooner: a layout whose step, before its communication, is already
+/// slower than the fastest found is skipped without its memory or
+/// collectives (`skipped`). The same first layout as `search(.., 1)`.
+pub fn fastest(
+    hw: &Hardware,
+    model: &Model,
+    base: &TrainingRun,
+    devices: u32,
+    a: &Assumptions,
+    t: &TrainingAssumptions,
+) -> Result<Search> {
+    search_in(hw, model, base, devices, a, t, 1, true)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn search_in(
+    hw: &Hardware,
+    model: &Model,
+    base: &TrainingRun,
+    devices: u32,
+    a: &Assumptions,
+    t: &TrainingAssumptions,
+    top: usize,
+    prune: bool,
+) -> Result<Search> {
     crate::solver::roofline::validate_hardware(hw)?;
     crate::solver::roofline::validate_assumptions(a)?;
     super::validate_training_assumptions(t)?;
@@ -79,6 +111,7 @@ pub fn search(
         fitting: 0,
         too_big: 0,
         no_link: 0,
+        skipped: 0,
     };
     let divs: Vec<u32> = divisors(devices).collect();
     let experts = d.moe.map(|m| m.experts);
@@ -109,7 +142,9 @@ pub fn search(
                             cp,
                             v,
                         };
-                        try_layout(&mut out, &mc, d, &params, base, layout, a, t, hw, top);
+                        try_layout(
+                            &mut out, &mc, d, &params, base, layout, a, t, hw, top, prune,
+                        );
                     }
                 }
             }
@@ -130,6 +165,7 @@ fn try_layout(
     t: &TrainingAssumptions,
     hw: &Hardware,
     top: usize,
+    prune: bool,
 ) {
     let (gd, _) = dp_groups(&layout);
     let zeros: &[u8] = if gd > 1 { &[0, 1, 2, 3] } else { &[0] };
@@ -148,12 +184,22 @@ fn try_layout(
                     ..*base
                 };
                 out.tried += 1;
+                let flops = Flops::of(d, params, &run);
+                // A floor a hair above the slowest kept cannot be kept (the
+                // hair keeps a rounding apart from dropping a tie).
+                if prune
+                    && ranked_full(&out.ranked, top).is_some_and(|worst| {
+                        step_floor(mc, d, params, &flops, &run, a, t) > worst * (1.0 + 1e-9)
+                    })
+                {
+                    out.skipped += 1;
+                    continue;
+                }
                 let mem = memory::memory(hw, d, params, &run, a, t);
                 if !mem.fits {
                     out.too_big += 1;
                     continue;
                 }
-                let flops = Flops::of(d, params, &run);
                 let Ok(s) = step_on(mc, d, params, &flops, &run, a, t) else {
                     out.no_link += 1;
                     continue;
@@ -171,6 +217,13 @@ fn try_layout(
             }
         }
     }
+}
+
+/// The slowest step kept, once `top` are kept.
+fn ranked_full(ranked: &[Candidate], top: usize) -> Option<f64> {
+    (top > 0 && ranked.len() >= top)
+        .then(|| ranked.last().map(|c| c.step_time_s))
+        .flatten()
 }
 
 /// Insert `c` into the sorted `ranked`, keeping the `top` fastest.

@@ -6,7 +6,8 @@
 //! [`memory`] (bytes per device and the fit), [`step`] (step time: compute,
 //! exposed communication, pipeline bubble, optimizer, overhead; the critical
 //! batch; elasticities), [`run`] (tokens to train, cost, energy, goodput
-//! with failures) and [`layout`] (the search over layouts). docs/training.md
+//! with failures), [`layout`] (the search over layouts) and [`scale`]
+//! (strong and weak scaling over device counts). docs/training.md
 //! "Training" section gives every formula with its source.
 
 pub mod flops;
@@ -14,8 +15,11 @@ pub mod layout;
 pub mod memory;
 pub mod predict;
 pub mod run;
+pub mod scale;
 pub mod step;
 
+#[cfg(test)]
+mod scale_tests;
 #[cfg(test)]
 mod tests;
 

@@ -296,6 +296,45 @@ pub fn step(
     step_on(&Machine::of(hw, run.precision)?, d, p, f, run, a, t)
 }
 
+/// A floor under [`step_on`]'s step time: the kernels (the products,
+/// attention, element-wise traffic), the bubble they alone leave, the
+/// optimizer step and the overhead, without the collectives (which only
+/// add to the step and to the bubble) or an MoE's routing. The layout
+/// search ([`super::layout::fastest`]) skips a layout whose floor is above
+/// the fastest found; a test keeps it under the step.
+pub fn step_floor(
+    mc: &Machine,
+    d: &Decoder,
+    p: &Params,
+    f: &Flops,
+    run: &TrainingRun,
+    a: &Assumptions,
+    t: &TrainingAssumptions,
+) -> f64 {
+    let l = &run.layout;
+    let m = run.micro_batches();
+    let tokens_per_device = run.step_tokens() / l.devices() as f64;
+    let eff = compute_efficiency(a, mc.precision);
+    let rate = mc.peak * eff;
+    let attention_rate = mc.peak * t.attention_efficiency * eff / a.compute_efficiency;
+    let tokens = tokens_per_device * l.imbalance_trimmed(d.layers, run.edge_layers);
+    let gemm = f.hardware_per_token - f.attention_per_token;
+    let compute_s = gemm * tokens / rate + f.attention_per_token * tokens / attention_rate;
+    let elementwise_s = super::flops::elementwise_bytes_per_token(d, run) * tokens
+        / (mc.memory_bandwidth * a.memory_efficiency);
+    let work_s = compute_s + elementwise_s;
+    let bubble_s = if l.pp > 1 {
+        (l.pp as f64 - 1.0) / (l.v as f64 * m) * work_s
+    } else {
+        0.0
+    };
+    let (_, _, opt_bytes) = super::memory::states(p, run);
+    let opt_params = opt_bytes / run.optimizer_bytes();
+    let moved = opt_params * (2.0 * run.optimizer_bytes() + 2.0 * run.element_bytes());
+    let optimizer_s = moved / (mc.memory_bandwidth * a.memory_efficiency);
+    work_s + bubble_s + optimizer_s + a.overhead_s
+}
+
 /// One step on a machine's figures (what the elasticities perturb).
 pub fn step_on(
     mc: &Machine,

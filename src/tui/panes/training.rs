@@ -58,6 +58,7 @@ pub fn layout_text(l: &crate::solver::training::Layout) -> String {
 }
 
 mod bars;
+pub mod scaling;
 pub use bars::{Segment, bar_cells, memory_segments, step_segments};
 use bars::{bar, legend, pack};
 
@@ -331,8 +332,9 @@ fn ranking_section(
                 Span::styled(" Layouts ", t.header()),
                 Span::styled(
                     format!(
-                        "{} ranks every layout of {n} devices that fits",
-                        k(Command::SearchLayouts)
+                        "{} ranks every layout of {n} devices that fits · {} plots scaling",
+                        k(Command::SearchLayouts),
+                        k(Command::ScalingPlot)
                     ),
                     t.dim(),
                 ),
@@ -520,6 +522,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let Some((ViewData::Training(d), inner)) = view_frame(app, frame, area, |_| Vec::new()) else {
         return;
     };
+    if app.train_scaling
+        && let Some(s) = &d.scaling
+    {
+        scaling::draw(app, d, s, frame.buffer_mut(), inner);
+        return;
+    }
     let cursor = app.view_scroll;
     let two = inner.width >= TWO_COLUMNS;
     let half = if two { inner.width / 2 } else { inner.width };

@@ -2,11 +2,13 @@
 //! the selected device (its terms, memory per device and fit, MFU and HFU,
 //! the elasticities of the step time), the whole run (days, device-hours,
 //! cost, energy, CO2, goodput), and the layout search's ranking when the
-//! user ran it for these inputs. All from `solver::training`.
+//! user ran it for these inputs, and the scaling curve when its plot is
+//! shown. All from `solver::training`.
 
 use crate::solver::economics::DEFAULT_IDLE_SHARE;
 use crate::solver::training::memory::Fix;
 use crate::solver::training::run::{self, RunFigures, RunSpec};
+use crate::solver::training::scale::{self, Batch, Choice, Scaling, Spec};
 use crate::solver::training::step::{self, Knob as Elastic};
 use crate::solver::training::{
     self, Layout, Optimizer, Search, Training, TrainingAssumptions, TrainingRun,
@@ -33,6 +35,9 @@ pub struct TrainingData {
     pub region: String,
     /// The layout search, when it was run for these inputs.
     pub search: Option<Search>,
+    /// The scaling curve at the step's global batch, when its plot is
+    /// shown (or why there is none).
+    pub scaling: Option<Result<Scaling, String>>,
 }
 
 impl TrainingData {
@@ -114,6 +119,7 @@ pub fn compute(
     region: &str,
     grid: Option<crate::solver::economics::Grid>,
     search: Option<Search>,
+    with_scaling: bool,
 ) -> Result<TrainingData, String> {
     let err = |e: crate::solver::SolverError| e.to_string();
     let run = run_of(t, model, precision)?;
@@ -140,7 +146,48 @@ pub fn compute(
         fixes,
         region: region.to_string(),
         search,
+        scaling: with_scaling.then(|| scaling(hw, model, t, precision, a)),
     })
+}
+
+/// The device counts of the scaling plot: 8 to 16384, doubling (12).
+pub fn scaling_devices() -> Vec<u32> {
+    scale::doublings(8, 16384)
+}
+
+/// Strong scaling of the inputs' run (its global batch, sequence and
+/// formats) over [`scaling_devices`], each count's fastest layout that
+/// fits: what `ridgeline scale` gives with the same model and batch.
+pub fn scaling(
+    hw: &Hardware,
+    model: &Model,
+    t: &TrainInputs,
+    precision: Precision,
+    a: &Assumptions,
+) -> Result<Scaling, String> {
+    let base = TrainingRun {
+        layout: Layout::default(),
+        ..run_of(
+            &TrainInputs {
+                tp: 1,
+                pp: 1,
+                v: 1,
+                ep: 1,
+                cp: 1,
+                ..*t
+            },
+            model,
+            precision,
+        )?
+    };
+    let spec = Spec {
+        devices: scaling_devices(),
+        batch: Batch::Strong(base.global_batch_tokens),
+        base,
+        choice: Choice::Search,
+        knee: scale::DEFAULT_KNEE,
+    };
+    scale::scale(hw, model, &spec, a, &t.assumptions).map_err(|e| e.to_string())
 }
 
 /// Run the layout search for the inputs: every layout of the device count
@@ -247,7 +294,18 @@ mod tests {
         let hw = cat.hardware("h100-sxm").unwrap().hw.clone();
         let m = cat.model("llama-3.1-8b").unwrap().model.clone();
         let a = Assumptions::default();
-        let d = compute(&hw, &m, t, Precision::Bf16, &a, "us-east", None, None).unwrap();
+        let d = compute(
+            &hw,
+            &m,
+            t,
+            Precision::Bf16,
+            &a,
+            "us-east",
+            None,
+            None,
+            false,
+        )
+        .unwrap();
         (m, d)
     }
 
