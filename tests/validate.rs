@@ -3,7 +3,9 @@
 //! profile of its stack (`ridgeline validate` without `--profile`).
 
 use ridgeline::catalog::Catalog;
-use ridgeline::cli::validate::{per_stack, summary, summary_table};
+use ridgeline::cli::validate::{
+    leave_one_source_out, loso_summary, per_stack, summary, summary_table,
+};
 use ridgeline::solver::calibration::Metric;
 
 /// The built-in catalog with its published measurements.
@@ -67,9 +69,17 @@ fn the_serving_stacks_are_within_ten_percent_at_the_median_and_fifty_at_worst() 
     assert!(s.count >= 60, "{}", s.count);
     assert!(s.median_abs_error <= 0.10, "{s:?}");
     assert!(s.worst_abs_error <= 0.50, "{s:?}");
-    // Held out alone, the same.
+    // Held out alone: 12.7% since the MoE figures entered (8.7% before:
+    // one time per MoE layer holds neither vLLM's early-2024 Mixtral steps
+    // nor its 2025 Qwen3-30B-A3B ones, docs/validation.md). A guard
+    // against getting worse.
     let h = summary(&checked, |c| c.measurement.stack != "llama.cpp" && !c.fit);
-    assert!(h.median_abs_error <= 0.10, "{h:?}");
+    assert!(h.median_abs_error <= 0.13, "{h:?}");
+    // Each source left out (15.5%): the same kind of guard.
+    let loso = leave_one_source_out(&cat, &checked, &[]);
+    let l = loso_summary(&checked, &loso, |c| c.measurement.stack != "llama.cpp");
+    assert_eq!(l.count, s.count);
+    assert!(l.median_abs_error <= 0.16, "{l:?}");
 }
 
 #[test]
@@ -125,9 +135,11 @@ fn deepseek_v3_at_batch_one_is_several_times_off_until_its_fixed_costs_are_count
     };
     // The plain roofline streams the bytes only: about 10x too fast.
     assert!(predict("roofline") > 9.0 * m.value);
-    // Counting every kernel's fixed time (1212 a step) brings it to ~3x.
+    // Counting every kernel's fixed time (1212 a step) and the 40 us per
+    // MoE layer `default` fits on Mixtral and Qwen3 figures (58 layers:
+    // 2.3 ms a step) brings it to 2.7x: the 30% is not met.
     let d = predict("default");
-    assert!(d > 3.0 * m.value && d < 3.5 * m.value, "{d}");
+    assert!(d > 2.5 * m.value && d < 3.0 * m.value, "{d}");
     // The stack's profile adds its fitted per-MoE-layer cost.
     assert!((predict("sglang") / m.value - 1.0).abs() < 0.05);
 }
@@ -264,7 +276,7 @@ fn a_bad_training_run_file_is_reported_at_its_place_and_the_rest_loads() {
 
 #[test]
 fn leaving_a_source_out_refits_only_fitted_profiles_and_never_on_that_source() {
-    use ridgeline::cli::validate::{check, leave_one_source_out, loso_summary};
+    use ridgeline::cli::validate::check;
     let cat = catalog();
     // `roofline` fits nothing: left out or not, the same prediction.
     let p = cat.profile("roofline").unwrap();
@@ -280,9 +292,10 @@ fn leaving_a_source_out_refits_only_fitted_profiles_and_never_on_that_source() {
     }
     // Each stack's own profile: refitted without the file, so a prediction
     // moves where the file carried weight in its profile's fit. SGLang's
-    // DeepSeek-V3 is the only source of the `sglang` profile and the only
-    // MoE at batch 1: refitted on the others it loses its 220 us per MoE
-    // layer and comes out more than 1.5x too fast (30.29 tokens/s measured).
+    // DeepSeek-V3 is the only source of the `sglang` profile: refitted on
+    // the `default` stacks' measurements (a stack nobody fitted) it loses
+    // its 220 us per MoE layer for what Mixtral and Qwen3 ask, and comes
+    // out more than 1.5x too fast (30.29 tokens/s measured).
     let own = per_stack(&cat);
     let loso = leave_one_source_out(&cat, &own, &[]);
     let i = own
