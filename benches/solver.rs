@@ -26,10 +26,29 @@ fn benches(c: &mut Criterion) {
     c.bench_function("evaluate decode TP 8 (llama-3.1-70b on 8 h100)", |b| {
         b.iter(|| solver::evaluate(black_box(&hw), black_box(&m70), black_box(&tp8), &a).unwrap())
     });
+    // The measurements are read only by `validate` (Catalog::builtin
+    // leaves them out), so the validate benches load them.
+    let mut measured = Catalog::builtin();
+    measured.add_measurements(None);
     c.bench_function(
         "validate: every shipped measurement, each stack's profile",
-        |b| b.iter(|| ridgeline::cli::validate::per_stack(black_box(&cat)).len()),
+        |b| b.iter(|| ridgeline::cli::validate::per_stack(black_box(&measured)).len()),
     );
+    // Leaving each source out refits each profile once per measurement
+    // file: hundreds of milliseconds, so ten samples.
+    let checked = ridgeline::cli::validate::per_stack(&measured);
+    let mut slow = c.benchmark_group("validate, slow");
+    slow.sample_size(10);
+    slow.bench_function(
+        "validate: each source left out (each stack's profile refitted per file)",
+        |b| {
+            b.iter(|| {
+                ridgeline::cli::validate::leave_one_source_out(&measured, black_box(&checked), &[])
+                    .len()
+            })
+        },
+    );
+    slow.finish();
     c.bench_function("sensitivity (8 parameters)", |b| {
         b.iter(|| {
             solver::sensitivity(black_box(&hw), black_box(&model), black_box(&wl), &a, 0.1).unwrap()

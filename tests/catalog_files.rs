@@ -863,3 +863,29 @@ fn a_torus_is_read_whole_or_reported() {
     std::fs::remove_dir_all(&d).ok();
     std::fs::remove_dir_all(&e).ok();
 }
+
+#[test]
+fn a_profile_says_what_it_was_fitted_on_whole_or_is_reported() {
+    let d = dir("fitted");
+    std::fs::create_dir_all(d.join("profiles")).unwrap();
+    let head = |id: &str| {
+        format!("[[profile]]\nid = \"{id}\"\nname = \"n\"\nyear = 2026\nsource = \"mine\"\n")
+    };
+    // All three keys: read. Only two, or a key that is no assumption: each
+    // reported where it is.
+    let good = head("fitted")
+        + "fitted_from = \"default\"\nfitted_on = \"vllm,sglang\"\nfitted_keys = \"kernel_time,moe_layer_time\"\n";
+    let half = head("half") + "fitted_on = \"vllm\"\nfitted_keys = \"kernel_time\"\n";
+    let typo = head("typo")
+        + "fitted_from = \"default\"\nfitted_on = \"vllm\"\nfitted_keys = \"kernel_tim\"\n";
+    std::fs::write(
+        d.join("profiles/mine.toml"),
+        format!("{good}\n{half}\n{typo}"),
+    )
+    .unwrap();
+    let (code, out) = check(&d);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("give all three or none"), "{out}");
+    assert!(out.contains("kernel_tim is not an assumption key"), "{out}");
+    assert!(!out.contains("fitted_keys: kernel_time "), "{out}");
+}

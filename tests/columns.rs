@@ -359,7 +359,9 @@ fn validate_fits_80_columns_and_wide_shows_the_whole_table() {
     assert!(too_wide(&narrow, WIDTH).is_empty(), "{narrow}");
     // The optional columns are said to be left out, not silently lost.
     assert!(
-        narrow.contains("(not shown at 80 columns: band, half; --wide shows every column)"),
+        narrow.contains(
+            "(not shown at 80 columns: by source, band, half; --wide shows every column)"
+        ),
         "{narrow}"
     );
     // The longest id (61 characters) breaks after a dash: its first piece

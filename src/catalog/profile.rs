@@ -175,6 +175,12 @@ pub const DEFAULT_PROFILE: &str = "default";
 
 /// The number behind key `key` of `a` (seconds for times); None for
 /// `collective`, which is a name, and for an unknown key.
+/// The number behind a numeric assumption key (times in seconds), to
+/// read or change; None for `collective` and unknown keys.
+pub fn number_mut<'a>(a: &'a mut Assumptions, key: &str) -> Option<&'a mut f64> {
+    slot(a, key)
+}
+
 fn slot<'a>(a: &'a mut Assumptions, key: &str) -> Option<&'a mut f64> {
     Some(match key {
         "compute_efficiency" => &mut a.compute_efficiency,
@@ -291,10 +297,80 @@ pub struct ProfileEntry {
     /// Per-assumption sources that override `source`.
     pub sources: BTreeMap<String, String>,
     pub assumptions: Assumptions,
+    /// How examples/calibrate.rs fitted it; None for a profile set by hand.
+    pub fit: Option<FitSpec>,
     pub origin: String,
 }
 
-const PROFILE_INFO: &[&str] = &["id", "name", "year", "source", "notes", "sources"];
+/// What a profile was fitted to: the keys fitted, starting from which
+/// profile's values, on which stacks' measurements. `ridgeline validate`
+/// refits the same keys without each source to score it on data it did
+/// not see.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FitSpec {
+    pub from: String,
+    pub stacks: Vec<String>,
+    pub keys: Vec<String>,
+}
+
+const PROFILE_INFO: &[&str] = &[
+    "id",
+    "name",
+    "year",
+    "source",
+    "notes",
+    "sources",
+    "fitted_from",
+    "fitted_on",
+    "fitted_keys",
+];
+
+/// `fitted_from`, `fitted_on` and `fitted_keys`: all three or none; the
+/// keys are assumption keys.
+fn fit_spec(f: &mut Fields) -> Option<FitSpec> {
+    let from = f.opt_string("fitted_from");
+    let on = f.opt_string("fitted_on");
+    let keys = f.opt_string("fitted_keys");
+    let list = |s: &str| -> Vec<String> {
+        s.split(',')
+            .map(|x| x.trim().to_string())
+            .filter(|x| !x.is_empty())
+            .collect()
+    };
+    match (from, on, keys) {
+        (None, None, None) => None,
+        (Some(from), Some(on), Some(keys)) => {
+            let spec = FitSpec {
+                from: from.0,
+                stacks: list(&on.0),
+                keys: list(&keys.0),
+            };
+            for k in &spec.keys {
+                if !KEYS.iter().any(|x| x.key == k) {
+                    f.problem(
+                        keys.1,
+                        format!("fitted_keys: {k} is not an assumption key (see `ridgeline zoo profiles`)"),
+                    );
+                }
+            }
+            if spec.stacks.is_empty() || spec.keys.is_empty() {
+                f.problem(
+                    on.1,
+                    "fitted_on and fitted_keys each name at least one, comma-separated",
+                );
+            }
+            Some(spec)
+        }
+        (a, b, c) => {
+            let at = a.map(|x| x.1).or(b.map(|x| x.1)).or(c.map(|x| x.1));
+            f.problem(
+                at.unwrap_or(0),
+                "fitted_from, fitted_on and fitted_keys go together: give all three or none",
+            );
+            None
+        }
+    }
+}
 
 /// Keys a `[[profile]]` may hold.
 pub fn profile_keys() -> &'static [&'static str] {
@@ -317,6 +393,7 @@ pub fn profile(f: &mut Fields, origin: &str) -> Option<Converted<ProfileEntry>> 
     let source = source(f, "source");
     let notes = f.opt_string("notes");
     let sources = sources(f);
+    let fit = fit_spec(f);
     let mut a = Assumptions::default();
     for k in KEYS {
         let Some(v) = f.value(k.key) else {
@@ -352,6 +429,7 @@ pub fn profile(f: &mut Fields, origin: &str) -> Option<Converted<ProfileEntry>> 
             notes: notes.map(|n| n.0),
             sources,
             assumptions: a,
+            fit,
             origin: origin.to_string(),
         },
         id_at,
