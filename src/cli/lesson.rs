@@ -1,0 +1,133 @@
+//! `ridgeline lesson`: list, show and check lessons (src/lesson): scripted
+//! tutorials whose captions the solver fills in and whose expectations it
+//! is held to.
+
+use super::output::{Style, wrap};
+use super::{CliError, Out, write};
+use crate::catalog::Catalog;
+use crate::lesson::{self, Lesson};
+use clap::{Args, Subcommand};
+
+#[derive(Debug, Clone, Args)]
+pub struct LessonArgs {
+    #[command(subcommand)]
+    pub action: LessonAction,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum LessonAction {
+    /// The built-in lessons: name, title, steps and what each reproduces.
+    List,
+    /// Print each step: its number, its caption with the figures filled
+    /// in, its question and answer.
+    Show {
+        /// A lesson file (TOML), or a built-in lesson's name.
+        #[arg(value_name = "FILE|NAME")]
+        lesson: String,
+    },
+    /// Run every step and check every expectation; exit 1 with the list of
+    /// those that fail, 2 when the file has a problem.
+    Check {
+        /// A lesson file (TOML), or a built-in lesson's name.
+        #[arg(value_name = "FILE|NAME")]
+        lesson: String,
+    },
+}
+
+pub(super) fn lesson(
+    cat: &Catalog,
+    a: &LessonArgs,
+    style: Style,
+    out: Out,
+) -> Result<(), CliError> {
+    match &a.action {
+        LessonAction::List => list(cat, style, out),
+        LessonAction::Show { lesson } => show(cat, &open(cat, lesson)?, style, out),
+        LessonAction::Check { lesson } => check(cat, &open(cat, lesson)?, style, out),
+    }
+}
+
+fn open(cat: &Catalog, name: &str) -> Result<Lesson, CliError> {
+    Lesson::open(name, cat).map_err(|e| CliError::Input(e.to_string()))
+}
+
+fn list(cat: &Catalog, style: Style, out: Out) -> Result<(), CliError> {
+    let mut s = String::new();
+    for (name, _) in lesson::BUILT_IN {
+        let l = open(cat, name)?;
+        s.push_str(&wrap(
+            &format!(
+                "{name}: {} ({} steps)\n  reproduces {}\n",
+                l.title,
+                l.steps.len(),
+                l.reproduces
+            ),
+            style.width,
+        ));
+    }
+    s.push_str(&wrap(
+        "\n`ridgeline lesson show NAME` prints a lesson; `ridgeline lesson check NAME` checks it.\n",
+        style.width,
+    ));
+    write(out, &s)
+}
+
+fn show(cat: &Catalog, l: &Lesson, style: Style, out: Out) -> Result<(), CliError> {
+    let w = style.width;
+    let mut s = wrap(&format!("{}\n", l.title), w);
+    s.push_str(&wrap(&format!("reproduces {}\n", l.reproduces), w));
+    if let Some(d) = &l.description {
+        s.push_str(&wrap(&format!("{d}\n"), w));
+    }
+    let n = l.steps.len();
+    for i in 0..n {
+        let shown = l.show(i, cat).map_err(|e| {
+            CliError::Input(format!(
+                "{}: step {}: its figures cannot be computed: {e}",
+                l.file,
+                i + 1
+            ))
+        })?;
+        s.push('\n');
+        s.push_str(&wrap(&format!("{}/{n} {}\n", i + 1, shown.caption), w));
+        if let Some(q) = &shown.question {
+            s.push_str(&wrap(&format!("  Q: {q}\n"), w));
+        }
+        if let Some(a) = &shown.answer {
+            s.push_str(&wrap(&format!("  A: {a}\n"), w));
+        }
+    }
+    write(out, &s)
+}
+
+fn check(cat: &Catalog, l: &Lesson, style: Style, out: Out) -> Result<(), CliError> {
+    let (failures, checked) = l.check(cat);
+    let steps = l.steps.len();
+    if failures.is_empty() {
+        let s = format!(
+            "{}: {steps} steps, {checked} expectations, all hold\n",
+            l.title
+        );
+        return write(out, &wrap(&s, style.width));
+    }
+    let mut s = String::new();
+    for f in &failures {
+        s.push_str(&wrap(
+            &format!(
+                "{}:{}:{}: step {}: {}\n",
+                crate::catalog::fields::printable(&l.file),
+                f.line,
+                f.column,
+                f.step,
+                f.message
+            ),
+            style.width,
+        ));
+    }
+    write(out, &s)?;
+    Err(CliError::Check(format!(
+        "{} of {checked} expectations of {} do not hold (listed above)",
+        failures.len(),
+        l.title
+    )))
+}
