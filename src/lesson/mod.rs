@@ -549,8 +549,11 @@ impl<'a> Reader<'a> {
             &at,
             Some(catalog),
         );
+        // A fragment with problems of its own is not laid over the state:
+        // the state's problems would repeat them.
+        let clean = problems.is_empty();
         self.errors.extend(problems);
-        let fragment = fragment?;
+        let fragment = fragment.filter(|_| clean)?;
         let merged = match merge(state, &fragment) {
             Ok(s) => s,
             Err(e) => {
