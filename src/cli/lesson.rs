@@ -126,8 +126,8 @@ fn check(cat: &Catalog, l: &Lesson, style: Style, out: Out) -> Result<(), CliErr
     }
     write(out, &s)?;
     Err(CliError::Check(format!(
-        "{} of {checked} expectations of {} do not hold (listed above)",
-        failures.len(),
-        l.title
+        "{}: {} problems (listed above); {checked} expectations checked",
+        l.title,
+        failures.len()
     )))
 }

@@ -209,6 +209,15 @@ fn device_and_model(s: &Scenario) -> Result<(&str, &str), String> {
     Ok((hw, model))
 }
 
+/// A device's name without what it adds in parentheses ("NVIDIA B200
+/// (HGX B200, 1000 W)" is "NVIDIA B200"), for a sentence.
+fn short_name(name: &str) -> String {
+    match name.split_once(" (") {
+        Some((short, _)) if !short.trim().is_empty() => short.trim().to_string(),
+        _ => name.to_string(),
+    }
+}
+
 fn joined(problems: Vec<crate::scenario::Problem>) -> String {
     problems
         .iter()
@@ -250,7 +259,8 @@ pub fn compute(catalog: &Catalog, s: &Scenario) -> Result<Figures, String> {
         Figure {
             name: "hardware",
             value: Value::Text(hw.hw.id.clone()),
-            shown: hw.hw.name.clone(),
+            // The name without its parenthesis: "NVIDIA B200".
+            shown: short_name(&hw.hw.name),
         },
         Figure {
             name: "model",
@@ -411,6 +421,13 @@ mod tests {
             };
             assert!(kind.is_none_or(|k| k == d.kind), "{}", d.name);
         }
+    }
+
+    #[test]
+    fn a_device_is_named_without_its_parenthesis() {
+        assert_eq!(short_name("NVIDIA B200 (HGX B200, 1000 W)"), "NVIDIA B200");
+        assert_eq!(short_name("NVIDIA H100 SXM5 80GB"), "NVIDIA H100 SXM5 80GB");
+        assert_eq!(short_name(" (odd)"), " (odd)");
     }
 
     #[test]

@@ -555,6 +555,12 @@ impl<'a> Reader<'a> {
         self.errors.extend(problems);
         let fragment = fragment.filter(|_| clean)?;
         let merged = match merge(state, &fragment) {
+            // `compare = []` unmarks every device (an empty list is not
+            // written, so the merge alone would keep the marks before).
+            Ok(mut s) if table.get("compare").is_some() => {
+                s.compare = fragment.compare.clone();
+                s
+            }
             Ok(s) => s,
             Err(e) => {
                 self.error(pos, format!("step {n}: {e}"));
