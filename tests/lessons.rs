@@ -49,7 +49,10 @@ fn an_expectation_that_fails_exits_1_and_names_its_line() {
     let out = ridgeline(&["lesson", "check", p.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     // The lines wrap at 80 columns: compared with spaces evened out.
-    let o = text(&out.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    let o = text(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     let shown = p.display().to_string();
     assert!(
         o.contains(&format!(
@@ -57,8 +60,15 @@ fn an_expectation_that_fails_exits_1_and_names_its_line() {
         )),
         "{o}"
     );
-    assert!(o.contains(&format!("{shown}:9:1: step 1: latency_ms is ")), "{o}");
-    assert!(text(&out.stderr).contains("2 problems"), "{}", text(&out.stderr));
+    assert!(
+        o.contains(&format!("{shown}:9:1: step 1: latency_ms is ")),
+        "{o}"
+    );
+    assert!(
+        text(&out.stderr).contains("2 problems"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -89,14 +99,26 @@ fn a_caption_shows_what_eval_and_the_workbench_show() {
     let p = file("same.toml", EIGHT_B);
     let out = ridgeline(&["lesson", "show", p.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
-    let eval = common::cli::json(&["eval", "-H", "a100-sxm-80gb", "-m", "llama-3.1-8b", "-f", "json"]);
+    let eval = common::cli::json(&[
+        "eval",
+        "-H",
+        "a100-sxm-80gb",
+        "-m",
+        "llama-3.1-8b",
+        "-f",
+        "json",
+    ]);
     let lat = eval["latency_s"].as_f64().unwrap();
     let caption = format!(
         "1/1 {}, {}-bound",
         ridgeline::solver::units::format_time(lat),
         eval["bottleneck"].as_str().unwrap()
     );
-    assert!(text(&out.stdout).contains(&caption), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains(&caption),
+        "{}",
+        text(&out.stdout)
+    );
     // The workbench, opened on the step's state, computes the same step.
     let cat = Catalog::builtin();
     let l = Lesson::parse("same.toml", EIGHT_B, &cat).unwrap();

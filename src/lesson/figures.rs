@@ -45,7 +45,12 @@ use Kind::{Bool, Number, Text};
 
 /// Every figure, in the order `ridgeline lesson --help` and the docs list them.
 pub const DEFS: &[Def] = &[
-    def("hardware", "hardware", Text, "the device (its id in expectations)"),
+    def(
+        "hardware",
+        "hardware",
+        Text,
+        "the device (its id in expectations)",
+    ),
     def("model", "model", Text, "the model (its id in expectations)"),
     def("latency", "latency_ms", Number, "the step's latency (ms)"),
     def("tokens_per_s", "tokens_per_s", Number, "tokens per second"),
@@ -55,12 +60,32 @@ pub const DEFS: &[Def] = &[
         Text,
         "the bottleneck: compute, memory, communication or overhead",
     ),
-    def("intensity", "intensity", Number, "arithmetic intensity (FLOP/B)"),
-    def("ridge", "ridge", Number, "the device's ridge point (FLOP/B)"),
+    def(
+        "intensity",
+        "intensity",
+        Number,
+        "arithmetic intensity (FLOP/B)",
+    ),
+    def(
+        "ridge",
+        "ridge",
+        Number,
+        "the device's ridge point (FLOP/B)",
+    ),
     def("mfu", "mfu_pct", Number, "model FLOP/s utilization (%)"),
     def("mbu", "mbu_pct", Number, "memory bandwidth utilization (%)"),
-    def("memory", "memory_gb", Number, "memory needed per device (GB)"),
-    def("usable", "usable_gb", Number, "usable memory per device (GB)"),
+    def(
+        "memory",
+        "memory_gb",
+        Number,
+        "memory needed per device (GB)",
+    ),
+    def(
+        "usable",
+        "usable_gb",
+        Number,
+        "usable memory per device (GB)",
+    ),
     def("fits", "fits", Bool, "whether it fits as laid out"),
     def(
         "devices_to_fit",
@@ -68,7 +93,12 @@ pub const DEFS: &[Def] = &[
         Number,
         "the fewest devices that hold it",
     ),
-    def("max_batch", "max_batch", Number, "the largest batch that fits"),
+    def(
+        "max_batch",
+        "max_batch",
+        Number,
+        "the largest batch that fits",
+    ),
     def(
         "elasticity.peak_flops",
         "elasticity.peak_flops",
@@ -251,8 +281,8 @@ pub fn compute(catalog: &Catalog, s: &Scenario) -> Result<Figures, String> {
     let wl = s.workload(&Workload::default()).map_err(joined)?;
     let (_, base) = s.profile(catalog).map_err(|p| joined(vec![p]))?;
     let a = s.assumptions(&base).map_err(joined)?;
-    let sens = solver::sensitivity(&hw.hw, &model.model, &wl, &a, PERTURB)
-        .map_err(|e| e.to_string())?;
+    let sens =
+        solver::sensitivity(&hw.hw, &model.model, &wl, &a, PERTURB).map_err(|e| e.to_string())?;
     let c = compare::assess(&hw.hw, &model.model, &wl, &a, sens.base.clone());
     let e = &sens.base;
     let mut f = vec![
@@ -287,11 +317,7 @@ pub fn compute(catalog: &Catalog, s: &Scenario) -> Result<Figures, String> {
             e.arithmetic_intensity,
             units::format_number(e.arithmetic_intensity),
         ),
-        num(
-            "ridge",
-            e.ridge_point,
-            units::format_number(e.ridge_point),
-        ),
+        num("ridge", e.ridge_point, units::format_number(e.ridge_point)),
         num("mfu", e.mfu * 100.0, units::format_percent(e.mfu)),
         num("mbu", e.mbu * 100.0, units::format_percent(e.mbu)),
         num(
@@ -343,8 +369,8 @@ pub fn compute(catalog: &Catalog, s: &Scenario) -> Result<Figures, String> {
         ),
         None => none("precision_step"),
     });
-    let crossover = solver::sweep::crossover_batch(&hw.hw, &model.model, &wl, &a)
-        .map_err(|e| e.to_string())?;
+    let crossover =
+        solver::sweep::crossover_batch(&hw.hw, &model.model, &wl, &a).map_err(|e| e.to_string())?;
     f.push(match crossover {
         Some(b) => num("crossover_batch", b, units::format_number(b)),
         None => none("crossover_batch"),

@@ -233,7 +233,9 @@ impl Lesson {
             };
             for x in &step.expect {
                 checked += 1;
-                let got = figures.get(x.figure).map_or(Value::None, |f| f.value.clone());
+                let got = figures
+                    .get(x.figure)
+                    .map_or(Value::None, |f| f.value.clone());
                 if !x.want.holds(&got) {
                     failures.push(Failure {
                         step: i + 1,
@@ -636,11 +638,9 @@ impl<'a> Reader<'a> {
 /// A number of a TOML value (integer or float).
 fn number(v: &DeValue<'_>) -> Option<f64> {
     match v {
-        DeValue::Integer(i) => {
-            i64::from_str_radix(&i.as_str().replace('_', ""), i.radix())
-                .ok()
-                .map(|x| x as f64)
-        }
+        DeValue::Integer(i) => i64::from_str_radix(&i.as_str().replace('_', ""), i.radix())
+            .ok()
+            .map(|x| x as f64),
         DeValue::Float(f) => f.as_str().replace('_', "").parse::<f64>().ok(),
         _ => None,
     }

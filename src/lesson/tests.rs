@@ -78,9 +78,15 @@ fn unknown_keys_of_the_lesson_a_step_and_its_expectations_are_placed() {
     let p = problems(&text);
     assert_eq!(p.len(), 3, "{p:?}");
     assert!(p[0].starts_with("1:1: unknown key `titel`"), "{p:?}");
-    assert!(p[1].starts_with("6:1: unknown key `colour` in step 1"), "{p:?}");
+    assert!(
+        p[1].starts_with("6:1: unknown key `colour` in step 1"),
+        "{p:?}"
+    );
     // The expectation of latency is `latency_ms` (its unit in the key).
-    assert!(p[2].starts_with("8:1: unknown expectation `latency`"), "{p:?}");
+    assert!(
+        p[2].starts_with("8:1: unknown expectation `latency`"),
+        "{p:?}"
+    );
     assert!(p[2].contains("latency_ms"), "{p:?}");
 }
 
@@ -174,7 +180,11 @@ fn every_built_in_lesson_reads_and_holds() {
         assert!(failures.is_empty(), "{name}: {failures:?}");
         // Every step has expectations.
         for (i, s) in l.steps.iter().enumerate() {
-            assert!(!s.expect.is_empty(), "{name}: step {} checks nothing", i + 1);
+            assert!(
+                !s.expect.is_empty(),
+                "{name}: step {} checks nothing",
+                i + 1
+            );
         }
         assert!(checked >= l.steps.len());
     }
