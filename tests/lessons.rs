@@ -144,3 +144,38 @@ fn the_reference_lists_every_figure() {
         assert!(doc.contains(&row), "docs/commands/lesson.md lacks {row}");
     }
 }
+
+#[test]
+fn export_writes_a_handout_into_a_new_directory_and_never_over_one() {
+    let dir = std::env::temp_dir().join(format!("ridgeline-lessons-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let out = ridgeline(&["lesson", "export", "design-space", "-o", d]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let md = std::fs::read_to_string(dir.join("handout.md")).unwrap();
+    // Only the handout, no temporary file left beside it.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    assert!(md.starts_with("# The design space\n"), "{md}");
+    // Each step's caption as `show` fills it (show wraps at 80 columns).
+    let cat = Catalog::builtin();
+    let l = Lesson::open("design-space", &cat).unwrap();
+    for i in 0..l.steps.len() {
+        let s = l.show(i, &cat).unwrap();
+        assert!(md.contains(&format!("\n{}\n", s.caption)), "step {}", i + 1);
+        assert!(md.contains(&format!("## Step {} of {}", i + 1, l.steps.len())));
+    }
+    // Every expectation is in the tables, and holds.
+    let expected: usize = l.steps.iter().map(|s| s.expect.len()).sum();
+    assert_eq!(md.matches(": holds |").count(), expected, "{md}");
+    assert!(!md.contains("DOES NOT HOLD"));
+    // A second export to the same directory is refused, the handout kept.
+    let again = ridgeline(&["lesson", "export", "knobs", "-o", d]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        text(&again.stderr).contains("it exists"),
+        "{}",
+        text(&again.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(dir.join("handout.md")).unwrap(), md);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

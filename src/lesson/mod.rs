@@ -106,7 +106,7 @@ pub enum Want {
 }
 
 impl Want {
-    fn holds(&self, v: &Value) -> bool {
+    pub fn holds(&self, v: &Value) -> bool {
         match (self, v) {
             (Want::Range(lo, hi), Value::Number(x)) => lo <= x && x <= hi,
             (Want::Text(t), Value::Text(x)) => t.eq_ignore_ascii_case(x),
