@@ -571,6 +571,26 @@ impl<'a> Reader<'a> {
         };
         let mut problems = merged.value_problems();
         problems.extend(merged.catalog_problems(catalog));
+        if let Some(m) = &fragment.model
+            && crate::catalog::hf::load::looks_like_path(m)
+        {
+            problems.push((
+                "model".into(),
+                format!("{m:?} is a path: a lesson names a model by its catalog id (`ridgeline import` adds one)"),
+            ));
+        }
+        if merged.hardware.is_none() && merged.compare.is_empty() {
+            problems.push((
+                "hardware".into(),
+                "no device yet: set `hardware` in this step or an earlier one".into(),
+            ));
+        }
+        if merged.model.is_none() {
+            problems.push((
+                "model".into(),
+                "no model yet: set `model` in this step or an earlier one".into(),
+            ));
+        }
         for (key, message) in problems {
             self.error(
                 pos,

@@ -72,7 +72,7 @@ fn a_lone_brace_is_a_problem_and_doubled_braces_are_braces() {
 #[test]
 fn unknown_keys_of_the_lesson_a_step_and_its_expectations_are_placed() {
     let text = format!(
-        "titel = \"t\"\n{HEAD}[[step]]\ncaption = \"c\"\ncolour = 1\n\
+        "titel = \"t\"\n{HEAD}[[step]]\ncaption = \"c\"\ncolour = 1\nhardware = \"h100-sxm\"\nmodel = \"llama-3.1-8b\"\n\
          [step.expect]\nlatency = 3\n"
     );
     let p = problems(&text);
@@ -84,7 +84,7 @@ fn unknown_keys_of_the_lesson_a_step_and_its_expectations_are_placed() {
     );
     // The expectation of latency is `latency_ms` (its unit in the key).
     assert!(
-        p[2].starts_with("8:1: unknown expectation `latency`"),
+        p[2].starts_with("10:1: unknown expectation `latency`"),
         "{p:?}"
     );
     assert!(p[2].contains("latency_ms"), "{p:?}");
@@ -105,14 +105,14 @@ fn a_scenario_problem_in_a_step_is_at_its_key_in_the_lesson() {
 #[test]
 fn expectations_take_the_kind_of_their_figure() {
     let text = format!(
-        "{HEAD}[[step]]\ncaption = \"c\"\n[step.expect]\nfits = \"yes\"\nlatency_ms = [13, 10]\n\
+        "{HEAD}[[step]]\ncaption = \"c\"\nhardware = \"h100-sxm\"\nmodel = \"llama-3.1-8b\"\n[step.expect]\nfits = \"yes\"\nlatency_ms = [13, 10]\n\
          binding = 3\nelasticity.peak_flops = [-0.1, 0.1]\ncrossover_batch = \"none\"\n"
     );
     let p = problems(&text);
     assert_eq!(p.len(), 3, "{p:?}");
-    assert!(p[0].starts_with("6:1: fits: true or false"), "{p:?}");
-    assert!(p[1].starts_with("7:1: latency_ms: [low, high] needs low <= high"));
-    assert!(p[2].starts_with("8:1: binding: a string"), "{p:?}");
+    assert!(p[0].starts_with("8:1: fits: true or false"), "{p:?}");
+    assert!(p[1].starts_with("9:1: latency_ms: [low, high] needs low <= high"));
+    assert!(p[2].starts_with("10:1: binding: a string"), "{p:?}");
 }
 
 #[test]
@@ -121,8 +121,20 @@ fn a_lesson_needs_a_title_and_steps_with_captions() {
     assert_eq!(p.len(), 2, "{p:?}");
     assert!(p.iter().any(|m| m.contains("title: missing")), "{p:?}");
     assert!(p.iter().any(|m| m.contains("no steps")), "{p:?}");
-    let p = problems(&format!("{HEAD}[[step]]\nhardware = \"h100-sxm\"\n"));
+    let p = problems(&format!(
+        "{HEAD}[[step]]\nhardware = \"h100-sxm\"\nmodel = \"llama-3.1-8b\"\n"
+    ));
     assert_eq!(p, vec!["3:1: step 1: no caption; add caption = \"...\""]);
+    // The state a step runs needs a device and a model, from it or before.
+    let p = problems(&format!("{HEAD}[[step]]\ncaption = \"c\"\n"));
+    assert_eq!(p.len(), 2, "{p:?}");
+    assert!(p[0].contains("hardware: no device yet"), "{p:?}");
+    assert!(p[1].contains("model: no model yet"), "{p:?}");
+    // A model path is refused: a lesson names catalog ids.
+    let p = problems(&format!(
+        "{HEAD}[[step]]\ncaption = \"c\"\nhardware = \"h100-sxm\"\nmodel = \"./m/config.json\"\n"
+    ));
+    assert!(p.iter().any(|m| m.contains("is a path")), "{p:?}");
 }
 
 #[test]
@@ -187,5 +199,46 @@ fn every_built_in_lesson_reads_and_holds() {
             );
         }
         assert!(checked >= l.steps.len());
+    }
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+    use std::sync::LazyLock;
+
+    static CATALOG: LazyLock<Catalog> = LazyLock::new(Catalog::builtin);
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Any text spliced into a built-in lesson reads, or is refused
+        /// with problems at places inside the file; never a panic.
+        #[test]
+        fn an_edited_lesson_reads_or_says_where_it_is_wrong(
+            which in 0usize..2,
+            at in 0usize..8000,
+            insert in "[ -~\n]{0,16}",
+        ) {
+            let base = BUILT_IN[which % BUILT_IN.len()].1;
+            let mut at = at % (base.len() + 1);
+            while !base.is_char_boundary(at) {
+                at -= 1;
+            }
+            let text = format!("{}{insert}{}", &base[..at], &base[at..]);
+            match Lesson::parse("f.toml", &text, &CATALOG) {
+                Ok(l) => {
+                    prop_assert!(!l.steps.is_empty());
+                    let _ = l.show(0, &CATALOG);
+                }
+                Err(e) => {
+                    let lines = text.lines().count().max(1) + 1;
+                    for p in &e.0 {
+                        prop_assert!(p.line >= 1 && p.line <= lines, "{p}");
+                        prop_assert!(!p.message.is_empty());
+                    }
+                }
+            }
+        }
     }
 }
