@@ -214,6 +214,30 @@ fn explore(c: &mut Criterion, devices: &[solver::Hardware], m70: &solver::Model,
             })
         },
     );
+    // Streamed, as `explore --all` runs: each point handed over and
+    // dropped, only the front kept.
+    g.bench_function(
+        format!("{n} configurations streamed, the front kept (llama-3.1-70b)"),
+        |b| {
+            b.iter(|| {
+                let mut feasible = 0usize;
+                let s = solver::explore::explore_each(
+                    black_box(m70),
+                    &axes,
+                    &Limits::default(),
+                    &objs,
+                    a,
+                    0.3,
+                    |_, p| {
+                        feasible += usize::from(p.figures.is_some());
+                        std::ops::ControlFlow::Continue(())
+                    },
+                )
+                .unwrap();
+                (s.front.len(), feasible)
+            })
+        },
+    );
     g.finish();
 }
 

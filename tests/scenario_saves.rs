@@ -388,7 +388,8 @@ fn any_training() -> impl Strategy<Value = TrainInputs> {
 
 /// Overlaps anywhere from 0 to 1 (the ends included), an MTBF from a
 /// millisecond to 1e12 s, a checkpoint bandwidth from 1 B/s to 1e15 B/s and
-/// a restart of 0 or from a millisecond to 1e7 s.
+/// a restart of 0 or from a millisecond to 1e7 s, an MoE token time of 0
+/// or from a nanosecond to a millisecond.
 fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
     let share = || prop_oneof![Just(0.0), Just(1.0), 0.0..=1.0f64];
     (
@@ -398,6 +399,7 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
         prop_oneof![Just(0.0), magnitude(-3.0, 7.0)],
         prop_oneof![Just(1.0), 1.0..=16.0f64],
         prop_oneof![Just(1.0), 0.01..=1.0f64],
+        prop_oneof![Just(0.0), magnitude(-9.0, -3.0)],
     )
         .prop_map(
             |(
@@ -407,6 +409,7 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
                 restart_s,
                 moe_capacity,
                 attention_efficiency,
+                moe_token_time_s,
             )| {
                 TrainingAssumptions {
                     dp_overlap: dp,
@@ -418,6 +421,7 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
                     restart_s,
                     moe_capacity,
                     attention_efficiency,
+                    moe_token_time_s,
                 }
             },
         )

@@ -11,7 +11,7 @@ use crate::solver::{
     Arch, Decoder, Hardware, Mla, Model, ModelKind, Moe, Peaks, Precision, SinglePass, Tier, Torus,
     Window, Wrap,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// A converted entry with where its names are written, for the duplicate
 /// checks.
@@ -106,6 +106,10 @@ fn is_kebab(s: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
 }
 
+/// The most aliases an entry keeps: every name is held in the lookup map,
+/// and a name no one types is no help.
+pub const MAX_ALIASES: usize = 64;
+
 /// The id (lower-case kebab case) and aliases (any printable text, matched
 /// case-insensitively); names the entry in later messages.
 pub(super) fn names(
@@ -131,13 +135,29 @@ pub(super) fn names(
     };
     let mut aliases = Vec::new();
     if with_aliases {
+        // A repeat is the same name: merged, and not counted twice.
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut over = None;
         for (a, at) in f.strings("aliases") {
             let a = a.trim().to_lowercase();
             if a.is_empty() {
                 f.problem(at, "an alias is empty");
-            } else {
-                aliases.push((a, at));
+            } else if seen.insert(a.clone()) {
+                if seen.len() > MAX_ALIASES {
+                    over.get_or_insert(at);
+                } else {
+                    aliases.push((a, at));
+                }
             }
+        }
+        if let Some(at) = over {
+            f.problem(
+                at,
+                format!(
+                    "{} different aliases, more than the {MAX_ALIASES} accepted; keep the names people type",
+                    seen.len()
+                ),
+            );
         }
     }
     (id, aliases)

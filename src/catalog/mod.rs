@@ -686,6 +686,9 @@ pub struct LookupError {
     pub suggestions: Vec<String>,
 }
 
+/// The longest name an unknown-name error looks for close ids to.
+const MAX_SUGGESTED_LEN: usize = 128;
+
 impl LookupError {
     fn new<'a>(
         what: &'static str,
@@ -694,6 +697,9 @@ impl LookupError {
     ) -> Self {
         let key = name.trim().to_ascii_lowercase();
         let mut scored: Vec<(usize, &str)> = Vec::new();
+        // Edit distances cost the product of the lengths: a name longer
+        // than any id is no typo of one, and gets no suggestion.
+        let known = known.filter(|_| key.len() <= MAX_SUGGESTED_LEN);
         for (id, aliases) in known {
             let d = std::iter::once(id)
                 .chain(aliases.iter().map(|a| a.as_str()))

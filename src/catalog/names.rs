@@ -4,7 +4,7 @@
 //! caught: the first keeps it, the later one is reported.
 
 use super::fields::{Problem, Problems};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// What the index needs to know of an entry.
 pub trait Named {
@@ -76,8 +76,9 @@ impl Names {
                 );
                 // The names that reached the built-in entry still reach it.
                 let mut all = new.entry.aliases().to_vec();
+                let mut have: HashSet<String> = all.iter().cloned().collect();
                 for a in list[i].aliases() {
-                    if !all.contains(a) {
+                    if have.insert(a.clone()) {
                         all.push(a.clone());
                         new.alias_at.push(new.id_at);
                     }
@@ -122,8 +123,9 @@ impl Names {
         let what = E::WHAT;
         let id = entry.id().to_string();
         let mut kept: Vec<String> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::new();
         for (k, alias) in entry.aliases().iter().enumerate() {
-            if *alias == id || kept.contains(alias) {
+            if *alias == id || !seen.insert(alias.as_str()) {
                 continue;
             }
             match self.map.get(alias.as_str()) {

@@ -434,3 +434,63 @@ fn a_user_directory_holding_the_shipped_files_adds_nothing_of_its_own() {
     assert!(is_builtin_text(&text));
     assert!(!is_builtin_text(&format!("{text}\n")));
 }
+
+/// `GOOD` with `n` aliases "a0", "a1", ... and each of them written
+/// `copies` times.
+fn with_aliases(n: usize, copies: usize) -> String {
+    let names: Vec<String> = (0..copies)
+        .flat_map(|_| (0..n).map(|i| format!("\"a{i}\"")))
+        .collect();
+    GOOD.replace(
+        "aliases = [\"mine\"]",
+        &format!("aliases = [{}]", names.join(",")),
+    )
+}
+
+#[test]
+fn an_entry_with_more_than_64_aliases_is_a_problem_at_the_65th() {
+    // 100,000 aliases once made every command take 12.5 s (each checked
+    // against all those kept before it).
+    let text = with_aliases(100_000, 1);
+    let mut c = Catalog::default();
+    c.add_hardware_file("u.toml", &text);
+    assert!(c.hardware.is_empty());
+    assert_eq!(c.diagnostics.len(), 1, "{:?}", c.diagnostics);
+    let d = &c.diagnostics[0];
+    assert!(
+        d.message
+            .contains("100000 different aliases, more than the 64 accepted"),
+        "{d}"
+    );
+    // Placed at the 65th alias, "a64": its column is one past the comma
+    // after "a63".
+    let line = &text.lines().nth(d.line - 1).unwrap()[..d.column - 1];
+    assert!(line.ends_with("\"a63\","), "{d}");
+}
+
+#[test]
+fn sixty_four_aliases_load_and_repeats_of_them_merge() {
+    // 64 aliases each written 1,000 times: 64,000 names, 64 different,
+    // each kept once.
+    let mut c = Catalog::default();
+    c.add_hardware_file("u.toml", &with_aliases(64, 1000));
+    assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
+    assert_eq!(c.hardware[0].aliases.len(), 64);
+    assert_eq!(c.hardware("a63").unwrap().hw.id, "my-gpu");
+    // One more different one is over the cap.
+    let mut c = Catalog::default();
+    c.add_hardware_file("u.toml", &with_aliases(65, 1));
+    assert!(c.hardware.is_empty());
+    assert_eq!(c.diagnostics.len(), 1, "{:?}", c.diagnostics);
+}
+
+#[test]
+fn a_name_longer_than_any_id_gets_no_suggestion_and_no_search() {
+    // Closest names are edit distances, each the product of the two
+    // lengths: a 100,000-character name is not a typo of any id.
+    let c = Catalog::builtin();
+    let e = c.hardware(&"h".repeat(100_000)).err().unwrap();
+    assert!(e.suggestions.is_empty());
+    // A short unknown name still gets its closest ids.
+    assert!(!c.hardware("h10").err().unwrap().suggestions.is_empty());
+}

@@ -428,9 +428,19 @@ fn parse_utilization(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// How many rows to show: 1 or more.
+/// The most rows `--top` lists: more is a screenful nobody reads, and each
+/// row is held until the ranking ends.
+pub const MAX_TOP: u64 = 1000;
+
+/// How many rows to show: 1 to [`MAX_TOP`].
 fn parse_top(s: &str) -> Result<usize, String> {
     let v = parse_count(s)?;
+    if v > MAX_TOP {
+        return Err(format!(
+            "{} is more than {MAX_TOP}, the most rows --top lists; give 1 to {MAX_TOP}",
+            echo(s)
+        ));
+    }
     Ok(v as usize)
 }
 
@@ -617,7 +627,7 @@ pub struct SynthArgs {
     /// Share of the time budget given to communication when TP/PP > 1.
     #[arg(long, value_parser = parse_unit_interval, default_value = "0.1", allow_hyphen_values = true)]
     pub comm_share: f64,
-    /// How many matches to show in a table, 1 or more (JSON lists all).
+    /// How many matches to show in a table, 1 to 1000 (JSON lists all).
     #[arg(long, value_parser = parse_top, default_value = "15", allow_hyphen_values = true)]
     pub top: usize,
 }
@@ -1071,7 +1081,7 @@ pub struct TrainArgs {
     /// Rank every layout of the device count that fits (dp x tp x pp x ep x cp, ZeRO, recomputation, micro-batch).
     #[arg(long)]
     pub search: bool,
-    /// Layouts to list with --search (tables; JSON lists as many).
+    /// Layouts to list with --search, 1 to 1000 (tables; JSON lists as many).
     #[arg(long, value_parser = parse_top, default_value = "10", allow_hyphen_values = true)]
     pub top: usize,
     /// Share of DP/FSDP communication that may hide behind backward compute [default 1].
@@ -1095,6 +1105,9 @@ pub struct TrainArgs {
     /// Time to restart after a failure, "10min" [default].
     #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
     pub restart: Option<f64>,
+    /// An MoE layer's time per routed token copy beyond its math, "0.2us" [default: fitted on published MoE runs].
+    #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
+    pub moe_token_time: Option<f64>,
     /// Fraction of peak FLOP/s the attention kernels reach in training [default 0.6, FlashAttention-2's 50-73% on A100].
     #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
     pub attention_eff: Option<f64>,

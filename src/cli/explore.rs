@@ -9,10 +9,12 @@ use super::{CliError, Out, devices, profile_assumptions, write};
 use crate::catalog::Catalog;
 use crate::solver::Tier;
 use crate::solver::economics::DEFAULT_IDLE_SHARE;
-use crate::solver::explore::{self, Axes, Exploration, Limits, Objective, Precisions, Verdict};
+use crate::solver::explore::{self, Axes, Limits, Objective, Point, Precisions, Summary, Verdict};
 use crate::solver::units::{self, Kind};
 use clap::Args;
 use serde_json::{Map, Value, json};
+use std::io::{BufWriter, Write};
+use std::ops::ControlFlow;
 
 #[derive(Debug, Clone, Args)]
 pub struct ExploreArgs {
@@ -63,7 +65,10 @@ pub struct ExploreArgs {
     /// Share of TDP a device draws idle, for energy [default 0.3].
     #[arg(long)]
     pub idle_power: Option<f64>,
-    /// Every configuration evaluated, not only the front (JSON `all`, CSV rows).
+    /// Every configuration evaluated, not only the front (JSON `all`, CSV
+    /// rows), written as each is evaluated. A space holds at most 10
+    /// million configurations; at the cap `--all` takes about 30 s of CPU
+    /// and under 16 MB of memory (docs/commands/explore.md).
     #[arg(long)]
     pub all: bool,
     /// Calibration profile (`ridgeline zoo profiles`).
@@ -209,29 +214,83 @@ pub fn explore(cat: &Catalog, a: &ExploreArgs, style: Style, out: Out) -> Result
         Some(v) => return Err(input("idle-power", format!("{v} is not between 0 and 1"))),
         None => DEFAULT_IDLE_SHARE,
     };
-    let x = explore::explore(model, &axes, &limits, &objectives, &asm, idle)?;
-    let front: Vec<Map<String, Value>> = x.front.iter().map(|&i| record(&axes, &x, i)).collect();
-    let all = || -> Vec<Map<String, Value>> {
-        (0..x.points.len()).map(|i| record(&axes, &x, i)).collect()
-    };
     let names: Vec<&str> = objectives.iter().map(|o| o.name()).collect();
-    let text = match a.format {
+    let run =
+        |each: &mut dyn FnMut(&Point) -> Result<(), CliError>| -> Result<Summary, CliError> {
+            let mut failed = None;
+            let x =
+                explore::explore_each(model, &axes, &limits, &objectives, &asm, idle, |_, p| {
+                    match each(p) {
+                        Ok(()) => ControlFlow::Continue(()),
+                        Err(e) => {
+                            failed = Some(e);
+                            ControlFlow::Break(())
+                        }
+                    }
+                })?;
+            match failed {
+                Some(e) => Err(e),
+                None => Ok(x),
+            }
+        };
+    let front = |x: &Summary| -> Vec<Map<String, Value>> {
+        x.front.iter().map(|(_, p)| record(&axes, p)).collect()
+    };
+    // Refused before a byte is written: a streamed document is never cut.
+    explore::check(model, &axes, &objectives, &asm)?;
+    // `--all` rows are written as they are evaluated; only the front is
+    // kept, so memory does not grow with the space.
+    let mut out = BufWriter::new(out);
+    match a.format {
+        Format::Json if a.all => {
+            let head = json!({ "model": model.id, "objectives": names });
+            let head = super::output::json_text(&head);
+            // The object without its closing brace, then "all" row by row.
+            let head = head.trim_end().trim_end_matches('}').trim_end();
+            put(&mut out, &format!("{head},\n  \"all\": ["))?;
+            let mut first = true;
+            let x = run(&mut |p| {
+                let row = pretty(&Value::Object(record(&axes, p)), "    ");
+                let sep = if first { "\n    " } else { ",\n    " };
+                first = false;
+                put(&mut out, &format!("{sep}{row}"))
+            })?;
+            let tail = json!({
+                "evaluated": x.evaluated,
+                "feasible": x.feasible,
+                "front": front(&x),
+            });
+            // The tail's keys, after "all", in the same object (its lines
+            // are at the object's depth already).
+            let tail = super::output::json_text(&tail);
+            let tail = tail.trim_start_matches('{').trim_start();
+            put(&mut out, &format!("\n  ],\n  {tail}\n"))?;
+        }
         Format::Json => {
-            let mut doc = json!({
+            let x = run(&mut |_| Ok(()))?;
+            let doc = json!({
                 "model": model.id,
                 "evaluated": x.evaluated,
                 "feasible": x.feasible,
                 "objectives": names,
-                "front": front,
+                "front": front(&x),
             });
-            if a.all {
-                doc["all"] = Value::Array(all().into_iter().map(Value::Object).collect());
-            }
-            super::output::json_text(&doc) + "\n"
+            put(&mut out, &(super::output::json_text(&doc) + "\n"))?;
         }
-        Format::Csv if a.all => render_list(&all(), &COLS, a.format, style),
-        Format::Csv => render_list(&front, &COLS, a.format, style),
+        Format::Csv if a.all => {
+            put(&mut out, &render_list(&[], &COLS, a.format, style))?;
+            run(&mut |p| {
+                let one = render_list(&[record(&axes, p)], &COLS, a.format, style);
+                // The row without the header line each rendering starts with.
+                put(&mut out, one.split_once('\n').map_or("", |(_, row)| row))
+            })?;
+        }
+        Format::Csv => {
+            let x = run(&mut |_| Ok(()))?;
+            put(&mut out, &render_list(&front(&x), &COLS, a.format, style))?;
+        }
         Format::Table | Format::Markdown => {
+            let x = run(&mut |_| Ok(()))?;
             let mut s = wrap(
                 &format!(
                     "{}: {} configurations evaluated, {} feasible, {} on the front ({})\n",
@@ -251,12 +310,24 @@ pub fn explore(cat: &Catalog, a: &ExploreArgs, style: Style, out: Out) -> Result
                 s.push('\n');
             } else {
                 s.push('\n');
-                s += &render_list(&front, &COLS, a.format, style);
+                s += &render_list(&front(&x), &COLS, a.format, style);
             }
-            s
+            put(&mut out, &s)?;
         }
-    };
-    write(out, &text)
+    }
+    out.flush().map_err(super::write_error)
+}
+
+/// Write `s` to the buffered output.
+fn put(out: &mut BufWriter<Out>, s: &str) -> Result<(), CliError> {
+    write(out, s)
+}
+
+/// `v` as pretty JSON with every line after the first indented by
+/// `indent`, to sit inside an enclosing object.
+fn pretty(v: &Value, indent: &str) -> String {
+    let s = super::output::json_text(v);
+    s.replace('\n', &format!("\n{indent}"))
 }
 
 /// The columns of a configuration: what it is, then every objective.
@@ -282,8 +353,7 @@ const COLS: [super::output::Col; 13] = [
 ];
 
 /// One configuration as the JSON contract has it.
-fn record(axes: &Axes, x: &Exploration, i: usize) -> Map<String, Value> {
-    let p = &x.points[i];
+fn record(axes: &Axes, p: &Point) -> Map<String, Value> {
     let c = p.config;
     let prec = axes.precisions[c.precisions];
     let mut m = Map::new();

@@ -15,6 +15,7 @@ use crate::catalog::{self, Catalog, fields::printable};
 use crate::fsutil;
 use crate::solver::units;
 use serde_json::{Map, Value, json};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The file imports are written to, in the user catalog's `models/`.
@@ -100,6 +101,15 @@ fn identity(
     target: &Path,
 ) -> Result<(Identity, Option<String>), CliError> {
     let id = a.id.as_deref();
+    for (flag, given) in [("--id", id), ("--name", a.name.as_deref())] {
+        let n = given.map_or(0, |g| g.trim().chars().count());
+        if n > load::MAX_NAME_CHARS {
+            return Err(CliError::Input(format!(
+                "import: {flag} is {n} characters long; at most {} are accepted",
+                load::MAX_NAME_CHARS
+            )));
+        }
+    }
     let mut who = load::identity(imported, id);
     let given_name = match a.name.as_deref().map(str::trim) {
         Some("") => {
@@ -314,9 +324,9 @@ fn ids(file: &Path, text: &str) -> Vec<String> {
 /// else nothing is written.
 fn check_kept(old: Option<&str>, new: &str, id: &str, target: &Path) -> Result<(), CliError> {
     let before = old.map_or_else(Vec::new, |o| ids(target, o));
-    let after = ids(target, new);
-    let lost: Vec<&String> = before.iter().filter(|i| !after.contains(i)).collect();
-    if !lost.is_empty() || !after.iter().any(|i| i == id) {
+    let after: HashSet<String> = ids(target, new).into_iter().collect();
+    let lost: Vec<&String> = before.iter().filter(|i| !after.contains(*i)).collect();
+    if !lost.is_empty() || !after.contains(id) {
         return Err(CliError::Output(format!(
             "import: writing {} would lose {lost:?} or not add `{id}`; nothing was written (please report this)",
             printable(&target.display().to_string())

@@ -11,6 +11,7 @@ mod explore;
 mod fleet;
 mod import;
 mod lesson;
+mod lists;
 mod ops;
 pub mod output;
 mod records;
@@ -133,6 +134,7 @@ pub fn run(cli: &Cli, command: &Command, out: Out, err: Out) -> i32 {
         Command::Import(a) => import::import(cli, a, style, out, err),
         other => load_catalog(cli, other, err).and_then(|mut cat| {
             let command = resolve_model(&mut cat, other, err)?;
+            let command = lists::merge_lists(&cat, &command, err)?;
             dispatch(&cat, &command, style, out)
         }),
     };
@@ -390,7 +392,7 @@ pub fn resolve_model(cat: &mut Catalog, command: &Command, err: Out) -> Result<C
 }
 
 /// A failed write: a closed pipe ends quietly, anything else is reported.
-fn write_error(e: std::io::Error) -> CliError {
+pub(crate) fn write_error(e: std::io::Error) -> CliError {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
         CliError::Closed
     } else {

@@ -119,6 +119,7 @@ fn training_assumptions(args: &TrainArgs) -> TrainingAssumptions {
         restart_s: args.restart.unwrap_or(d.restart_s),
         moe_capacity: args.moe_capacity.unwrap_or(d.moe_capacity),
         attention_efficiency: args.attention_eff.unwrap_or(d.attention_efficiency),
+        moe_token_time_s: args.moe_token_time.unwrap_or(d.moe_token_time_s),
     }
 }
 
@@ -180,6 +181,7 @@ fn record(
     put("compute_s", json!(s.compute_s));
     put("recompute_s", json!(s.recompute_s));
     put("elementwise_s", json!(s.elementwise_s));
+    put("moe_routing_s", json!(s.moe_routing_s));
     put("exposed_comm_s", json!(s.exposed_comm_s));
     let mut comm = Map::new();
     for (name, c) in s.comm.named() {
@@ -485,6 +487,7 @@ const STEP_KEYS: &[&str] = &[
     "compute_s",
     "recompute_s",
     "elementwise_s",
+    "moe_routing_s",
     "exposed_comm_s",
     "comm",
     "bubble_s",
@@ -512,6 +515,7 @@ const SUMMARY: &[Col] = &[
     col("  compute (with recompute)", "compute_s", Fmt::Time),
     col("  recompute share of it", "recompute_s", Fmt::Time),
     col("  element-wise kernels", "elementwise_s", Fmt::Time),
+    col("  MoE routing", "moe_routing_s", Fmt::Time),
     col("  exposed communication", "exposed_comm_s", Fmt::Time),
     col("  pipeline bubble", "bubble_s", Fmt::Time),
     col("  optimizer step", "optimizer_s", Fmt::Time),

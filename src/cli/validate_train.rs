@@ -25,7 +25,7 @@ pub struct CheckedRun<'c> {
     pub profile: Result<Predicted, String>,
     /// With eta_c fitted without this run's source (None: no other source
     /// to fit on, or no prediction).
-    pub held_out: Option<(f64, Predicted)>,
+    pub held_out: Option<(predict::HeldOut, Predicted)>,
 }
 
 /// Median and worst |error| of `errs`.
@@ -41,9 +41,9 @@ pub fn median_worst(errs: &[f64]) -> (f64, f64) {
     (median, e.last().copied().unwrap_or(0.0))
 }
 
-/// Predict every training run of `cat` with `a`.
-pub fn check_runs<'c>(cat: &'c Catalog, a: &Assumptions) -> Vec<CheckedRun<'c>> {
-    let t = TrainingAssumptions::default();
+/// Each training run of `cat` as the check sees it, or why it cannot be
+/// predicted (an unknown device or model).
+fn cases(cat: &Catalog) -> Vec<Result<Case<'_>, String>> {
     let runs = &cat.training_runs;
     let mut sources: Vec<&str> = runs.iter().map(|r| r.source_key()).collect();
     sources.sort_unstable();
@@ -54,8 +54,7 @@ pub fn check_runs<'c>(cat: &'c Catalog, a: &Assumptions) -> Vec<CheckedRun<'c>> 
     let mut devices: Vec<String> = runs.iter().map(group).collect();
     devices.sort_unstable();
     devices.dedup();
-    let resolved: Vec<Result<Case, String>> = runs
-        .iter()
+    runs.iter()
         .map(|r| {
             let hw = &cat.hardware(&r.hardware).map_err(|e| e.to_string())?.hw;
             let model = &cat.model(&r.model).map_err(|e| e.to_string())?.model;
@@ -69,7 +68,22 @@ pub fn check_runs<'c>(cat: &'c Catalog, a: &Assumptions) -> Vec<CheckedRun<'c>> 
                 device: devices.binary_search(&group(r)).unwrap_or(0),
             })
         })
-        .collect();
+        .collect()
+}
+
+/// The MoE token time fitted on every shipped MoE run at `a` (what
+/// [`crate::solver::training::DEFAULT_MOE_TOKEN_TIME_S`] rounds).
+pub fn moe_token_time_fit(cat: &Catalog, a: &Assumptions) -> Option<f64> {
+    let resolved = cases(cat);
+    let all: Vec<&Case> = resolved.iter().filter_map(|c| c.as_ref().ok()).collect();
+    predict::fit_moe_token_time(&all, a, &TrainingAssumptions::default())
+}
+
+/// Predict every training run of `cat` with `a`.
+pub fn check_runs<'c>(cat: &'c Catalog, a: &Assumptions) -> Vec<CheckedRun<'c>> {
+    let t = TrainingAssumptions::default();
+    let runs = &cat.training_runs;
+    let resolved = cases(cat);
     let cases: Vec<Case> = resolved
         .iter()
         .filter_map(|c| c.as_ref().ok().copied())
@@ -90,8 +104,12 @@ pub fn check_runs<'c>(cat: &'c Catalog, a: &Assumptions) -> Vec<CheckedRun<'c>> 
                     .map_err(|e| e.to_string());
                 let held_out = eta.and_then(|eta| {
                     let a = Assumptions {
-                        compute_efficiency: eta,
+                        compute_efficiency: eta.compute_efficiency,
                         ..*a
+                    };
+                    let t = TrainingAssumptions {
+                        moe_token_time_s: eta.moe_token_time_s,
+                        ..t
                     };
                     predict::predict(c.hw, c.model, c.run, c.quantity, &a, &t)
                         .ok()
@@ -148,9 +166,16 @@ fn record(c: &CheckedRun) -> Map<String, Value> {
         }
     }
     match &c.held_out {
-        Some((eta, p)) => {
+        Some((h, p)) => {
             let e = error(p.value, r.value);
-            m.insert("held_out_compute_efficiency".into(), json!(eta));
+            m.insert(
+                "held_out_compute_efficiency".into(),
+                json!(h.compute_efficiency),
+            );
+            m.insert(
+                "held_out_moe_token_time_s".into(),
+                json!(h.moe_token_time_s),
+            );
             m.insert("predicted_held_out".into(), json!(p.value));
             m.insert(
                 "predicted_text".into(),
@@ -241,7 +266,7 @@ pub fn summary_table(cat: &Catalog, a: &Assumptions, profile: &str) -> String {
     };
     format!(
         "| training runs ({} from {} sources) | figures | median / worst error |\n|---|---:|---:|\n\
-         | speed, each source predicted with eta_c fitted on the others | {} |\n\
+         | speed, each source predicted with eta_c and the MoE time fitted on the others | {} |\n\
          | speed, the `{profile}` profile's eta_c | {} |\n\
          | memory per device, the `{profile}` profile | {} |\n\
          | published runs judged not to fit | {} | |\n",

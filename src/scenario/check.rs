@@ -114,6 +114,7 @@ pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
             "restart",
             "moe_capacity",
             "attention_efficiency",
+            "moe_token_time",
         ],
     ),
     (

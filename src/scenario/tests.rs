@@ -421,3 +421,37 @@ fn explore_values_read_and_each_problem_is_at_its_key() {
         assert!(e.to_string().contains(key), "{key}: {e}");
     }
 }
+
+/// CAPSTONE with `regions` as its regions (shares left out).
+fn with_regions(regions: &[String]) -> String {
+    let quoted: Vec<String> = regions.iter().map(|r| format!("{r:?}")).collect();
+    CAPSTONE.replace(
+        r#"regions = ["us-east", "eu-west"]"#,
+        &format!("regions = [{}]", quoted.join(", ")),
+    )
+}
+
+#[test]
+fn fifty_thousand_copies_of_a_region_are_one_region_but_257_different_are_refused() {
+    let cat = crate::catalog::Catalog::builtin();
+    // 50,000 copies of us-east and one eu-west: two different names, each
+    // looked up once.
+    let mut many = vec!["us-east".to_string(); 50_000];
+    many.push("eu-west".into());
+    let s = Scenario::parse_with("r.toml", &with_regions(&many), &cat).unwrap();
+    assert_eq!(s.fleet.regions.len(), 50_001);
+    // 257 different names: one problem at the key, at its line and column,
+    // and no lookup of each.
+    let different: Vec<String> = (0..257).map(|i| format!("r{i}")).collect();
+    let text = with_regions(&different);
+    let e = Scenario::parse_with("r.toml", &text, &cat).unwrap_err();
+    assert_eq!(e.0.len(), 1, "{e}");
+    let line = text.lines().position(|l| l.starts_with("regions")).unwrap() + 1;
+    assert_eq!((e.0[0].line, e.0[0].column), (line, 1), "{e}");
+    assert!(
+        e.0[0]
+            .message
+            .contains("257 different names; a list holds at most 256"),
+        "{e}"
+    );
+}

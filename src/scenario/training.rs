@@ -227,6 +227,9 @@ pub struct TrainingSection {
     /// Time to restart after a failure, "10min".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart: Option<String>,
+    /// An MoE layer's time per routed token copy, "0.2us".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moe_token_time: Option<String>,
     /// Fraction of peak the attention kernels reach, above 0 and at most 1.
     #[serde(
         default,
@@ -274,6 +277,7 @@ impl TrainingSection {
             mtbf: Some(exact::long_time(t.assumptions.device_mtbf_s)),
             checkpoint_bandwidth: Some(exact::bandwidth(t.assumptions.checkpoint_bandwidth)),
             restart: Some(exact::long_time(t.assumptions.restart_s)),
+            moe_token_time: Some(exact::long_time(t.assumptions.moe_token_time_s)),
             moe_capacity: Some(t.assumptions.moe_capacity),
             attention_efficiency: Some(t.assumptions.attention_efficiency),
         }
@@ -346,28 +350,20 @@ impl Scenario {
             }),
         };
         let dropout = s.dropout.unwrap_or(d.dropout);
-        let edge_layers = match s.edge_layers {
-            None => d.edge_layers,
+        // A count from 0 to MAX_DEVICES, or the default with a problem.
+        let mut up_to_devices = |key: &str, v: Option<u32>, default: u32| match v {
+            None => default,
             Some(x) if x <= MAX_DEVICES => x,
             Some(x) => {
                 p.push(
-                    "training.edge_layers",
-                    format!("edge_layers must be from 0 to {MAX_DEVICES}, got {x}"),
+                    &format!("training.{key}"),
+                    format!("{key} must be from 0 to {MAX_DEVICES}, got {x}"),
                 );
-                d.edge_layers
+                default
             }
         };
-        let contiguous = match s.contiguous {
-            None => d.contiguous,
-            Some(x) if x <= MAX_DEVICES => x,
-            Some(x) => {
-                p.push(
-                    "training.contiguous",
-                    format!("contiguous must be from 0 to {MAX_DEVICES}, got {x}"),
-                );
-                d.contiguous
-            }
-        };
+        let edge_layers = up_to_devices("edge_layers", s.edge_layers, d.edge_layers);
+        let contiguous = up_to_devices("contiguous", s.contiguous, d.contiguous);
         let mut whole = |key: &str, v: Option<f64>, max: f64| -> Option<f64> {
             let x = v?;
             if x.fract() == 0.0 && (1.0..=max).contains(&x) {
@@ -502,6 +498,14 @@ fn assumptions(s: &TrainingSection, p: &mut Problems) -> TrainingAssumptions {
         true,
         "10min",
     );
+    let moe_token_time_s = quantity(
+        "moe_token_time",
+        s.moe_token_time.as_deref(),
+        d.moe_token_time_s,
+        Kind::Time,
+        true,
+        "0.2us",
+    );
     let moe_capacity = match s.moe_capacity {
         None => d.moe_capacity,
         Some(x) if (1.0..=16.0).contains(&x) => x,
@@ -534,5 +538,6 @@ fn assumptions(s: &TrainingSection, p: &mut Problems) -> TrainingAssumptions {
         restart_s,
         moe_capacity,
         attention_efficiency,
+        moe_token_time_s,
     }
 }

@@ -11,6 +11,7 @@ use crate::solver::roofline::{validate_assumptions, validate_workload};
 use crate::solver::serving::{Request, validate_request};
 use crate::solver::units::{self, Kind};
 use crate::solver::{Assumptions, Phase, Precision, Precisions, Workload};
+use std::collections::HashSet;
 
 /// A problem with one key: its dotted path and what is wrong.
 pub type Problem = (String, String);
@@ -340,6 +341,20 @@ impl Scenario {
         all.extend(self.target().err().unwrap_or_default());
         all.extend(self.batches().err().unwrap_or_default());
         all.extend(self.sweep_over_context().err().unwrap_or_default());
+        for (key, items) in [
+            ("compare", &self.compare),
+            ("fleet.regions", &self.fleet.regions),
+        ] {
+            let n = distinct(items).len();
+            if n > MAX_LIST_ITEMS {
+                all.push((
+                    key.to_string(),
+                    format!(
+                        "{n} different names; a list holds at most {MAX_LIST_ITEMS} (a repeat counts once)"
+                    ),
+                ));
+            }
+        }
         all
     }
 
@@ -351,8 +366,8 @@ impl Scenario {
         {
             p.push("hardware", e.to_string());
         }
-        for (i, h) in self.compare.iter().enumerate() {
-            if let Err(e) = catalog.hardware(h) {
+        for i in first_of_each(&self.compare) {
+            if let Err(e) = catalog.hardware(&self.compare[i]) {
                 p.push(&format!("compare.{i}"), e.to_string());
             }
         }
@@ -382,8 +397,8 @@ impl Scenario {
                 Ok(_) => {}
             }
         }
-        for (i, r) in self.fleet.regions.iter().enumerate() {
-            if let Err(e) = catalog.region(r) {
+        for i in first_of_each(&self.fleet.regions) {
+            if let Err(e) = catalog.region(&self.fleet.regions[i]) {
                 p.push(&format!("fleet.regions.{i}"), e.to_string());
             }
         }
@@ -403,6 +418,29 @@ impl Scenario {
         }
         p.0
     }
+}
+
+/// The most different names a scenario list (`compare`, `fleet.regions`)
+/// holds, as a list flag of the command line; a repeat is merged.
+pub const MAX_LIST_ITEMS: usize = 256;
+
+/// The names of a list as they are matched (trimmed, lower case), each once.
+fn distinct(items: &[String]) -> HashSet<String> {
+    items.iter().map(|s| s.trim().to_lowercase()).collect()
+}
+
+/// The index of the first item of each different name, in order; none when
+/// the list is over [`MAX_LIST_ITEMS`] (that is its problem), so that a
+/// long list is never looked up item by item.
+fn first_of_each(items: &[String]) -> Vec<usize> {
+    let mut seen = HashSet::new();
+    let firsts: Vec<usize> = (0..items.len())
+        .filter(|&i| seen.insert(items[i].trim().to_lowercase()))
+        .collect();
+    if firsts.len() > MAX_LIST_ITEMS {
+        return Vec::new();
+    }
+    firsts
 }
 
 /// Shares of the load over `n` regions: one per region, each above 0,

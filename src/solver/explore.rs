@@ -27,6 +27,7 @@ use super::serving::replica_capacity;
 pub use super::types::Precisions;
 use super::types::{Arch, Assumptions, Hardware, Model, Phase, Workload};
 use super::validation::{validate_assumptions, validate_hardware, validate_model};
+use std::ops::ControlFlow;
 
 /// What to compare configurations on. Each is minimised, but throughput,
 /// which is maximised.
@@ -108,7 +109,8 @@ pub struct Axes {
 }
 
 impl Axes {
-    /// How many configurations the axes span.
+    /// How many configurations the axes span (saturating: a product past
+    /// `usize::MAX` is over any cap all the same).
     pub fn size(&self) -> usize {
         [
             self.hardware.len(),
@@ -120,7 +122,7 @@ impl Axes {
             self.output.len(),
         ]
         .iter()
-        .product()
+        .fold(1usize, |n, &l| n.saturating_mul(l))
     }
 }
 
@@ -200,12 +202,69 @@ pub struct Exploration {
     pub front: Vec<usize>,
 }
 
-/// The most configurations one exploration evaluates: 10^7 take seconds,
-/// more is a typo in a range.
+/// The most configurations one exploration evaluates. At about 1.3
+/// million configurations a second on one core (release build, 2-core
+/// machine; docs/commands/explore.md has the measurement) a full space
+/// takes seconds, and streamed (`explore --all`) it holds only the front
+/// in memory; more is a typo in a range.
 pub const MAX_CONFIGS: usize = 10_000_000;
 
+/// What a streamed exploration ([`explore_each`]) keeps: the counts and
+/// the front, never every point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub objectives: Vec<Objective>,
+    /// Configurations evaluated (every one, unless the caller stopped).
+    pub evaluated: usize,
+    /// Feasible with a value on every objective.
+    pub feasible: usize,
+    /// The front: each point with its index in axis order, ordered by the
+    /// first objective.
+    pub front: Vec<(usize, Point)>,
+}
+
+/// The front of the points seen so far, kept as they come: a point no kept
+/// one dominates or equals joins, and drops those it dominates. Over the
+/// same points it is the set [`pareto_front`] finds (dominance is
+/// transitive, and of equal points the first seen stays).
+struct RunningFront {
+    k: usize,
+    kept: Vec<(usize, Point, [f64; 3])>,
+}
+
+impl RunningFront {
+    fn offer(&mut self, i: usize, p: Point, v: [f64; 3]) {
+        let k = self.k;
+        if self
+            .kept
+            .iter()
+            .any(|(_, _, f)| dominates(f, &v, k) || f[..k] == v[..k])
+        {
+            return;
+        }
+        self.kept.retain(|(_, _, f)| !dominates(&v, f, k));
+        self.kept.push((i, p, v));
+    }
+
+    /// The front ordered by the first value, then the next, then index.
+    fn finish(mut self) -> Vec<(usize, Point)> {
+        let k = self.k;
+        self.kept.sort_by(|(i, _, x), (j, _, y)| {
+            x[..k]
+                .iter()
+                .zip(&y[..k])
+                .map(|(a, b)| a.total_cmp(b))
+                .find(|o| o.is_ne())
+                .unwrap_or(i.cmp(j))
+        });
+        self.kept.into_iter().map(|(i, p, _)| (i, p)).collect()
+    }
+}
+
 /// Evaluate every configuration of `axes` for `model` and find the front
-/// on `objectives` (one to three, no repeats).
+/// on `objectives` (one to three, no repeats), keeping every point in
+/// memory: for a space the caller keeps small (the workbench's view takes
+/// at most 100,000); [`explore_each`] keeps none.
 pub fn explore(
     model: &Model,
     axes: &Axes,
@@ -214,6 +273,25 @@ pub fn explore(
     a: &Assumptions,
     idle_share: f64,
 ) -> Result<Exploration> {
+    // Grown as points come: never sized by the axes before they are checked.
+    let mut points = Vec::new();
+    let s = explore_each(model, axes, limits, objectives, a, idle_share, |_, p| {
+        points.push(*p);
+        ControlFlow::Continue(())
+    })?;
+    Ok(Exploration {
+        objectives: s.objectives,
+        evaluated: s.evaluated,
+        feasible: s.feasible,
+        points,
+        front: s.front.into_iter().map(|(i, _)| i).collect(),
+    })
+}
+
+/// Check the inputs of an exploration: the model a decoder, one to three
+/// objectives without repeats, every axis with a value and at most
+/// [`MAX_CONFIGS`] configurations in all, each value in range.
+pub fn check(model: &Model, axes: &Axes, objectives: &[Objective], a: &Assumptions) -> Result<()> {
     validate_model(model)?;
     validate_assumptions(a)?;
     if !matches!(model.arch, Arch::Decoder(_)) {
@@ -244,7 +322,7 @@ pub fn explore(
     }
     if size > MAX_CONFIGS {
         return Err(SolverError::Unsupported(format!(
-            "{size} configurations: more than {MAX_CONFIGS}; narrow an axis"
+            "{size} configurations: more than {MAX_CONFIGS}, the most one exploration evaluates; narrow an axis"
         )));
     }
     for hw in &axes.hardware {
@@ -269,8 +347,29 @@ pub fn explore(
             "a TP or PP degree of 0: each must be at least 1".into(),
         ));
     }
-    let mut points = Vec::with_capacity(size);
-    for (h, hw) in axes.hardware.iter().enumerate() {
+    Ok(())
+}
+
+/// Evaluate every configuration of `axes` in axis order, handing each to
+/// `each` with its index as it is judged, and keep only the counts and
+/// the front. `each` may stop the run early (`ControlFlow::Break`); the
+/// summary then covers the points handed over.
+pub fn explore_each(
+    model: &Model,
+    axes: &Axes,
+    limits: &Limits,
+    objectives: &[Objective],
+    a: &Assumptions,
+    idle_share: f64,
+    mut each: impl FnMut(usize, &Point) -> ControlFlow<()>,
+) -> Result<Summary> {
+    check(model, axes, objectives, a)?;
+    let mut front = RunningFront {
+        k: objectives.len(),
+        kept: Vec::new(),
+    };
+    let (mut evaluated, mut feasible) = (0usize, 0usize);
+    'all: for (h, hw) in axes.hardware.iter().enumerate() {
         for (p, prec) in axes.precisions.iter().enumerate() {
             for &tp in &axes.tp {
                 for &pp in &axes.pp {
@@ -295,11 +394,21 @@ pub fn explore(
                                 } else {
                                     (Verdict::Invalid, None)
                                 };
-                                points.push(Point {
+                                let point = Point {
                                     config,
                                     figures,
                                     verdict,
-                                });
+                                };
+                                let index = evaluated;
+                                evaluated += 1;
+                                if verdict == Verdict::Feasible {
+                                    feasible += 1;
+                                    let v = minimised(objectives, figures.as_ref());
+                                    front.offer(index, point, v);
+                                }
+                                if each(index, &point).is_break() {
+                                    break 'all;
+                                }
                             }
                         }
                     }
@@ -307,23 +416,11 @@ pub fn explore(
             }
         }
     }
-    let feasible: Vec<usize> = (0..points.len())
-        .filter(|&i| points[i].verdict == Verdict::Feasible)
-        .collect();
-    let values: Vec<[f64; 3]> = feasible
-        .iter()
-        .map(|&i| minimised(objectives, points[i].figures.as_ref()))
-        .collect();
-    let front = pareto_front(&values, objectives.len())
-        .into_iter()
-        .map(|k| feasible[k])
-        .collect();
-    Ok(Exploration {
+    Ok(Summary {
         objectives: objectives.to_vec(),
-        evaluated: points.len(),
-        feasible: feasible.len(),
-        points,
-        front,
+        evaluated,
+        feasible,
+        front: front.finish(),
     })
 }
 
@@ -595,6 +692,118 @@ mod tests {
                 }
             }
         }
+    }
+
+    proptest! {
+        #[test]
+        fn the_running_front_is_the_front_of_every_point(
+            raw in prop::collection::vec((0u8..8, 0u8..8, 0u8..8), 1..60),
+            k in 1usize..=3,
+        ) {
+            // Streamed in index order, the front kept as points come is the
+            // one pareto_front finds over them all, in the same order.
+            let v: Vec<[f64; 3]> =
+                raw.iter().map(|&(a, b, c)| [a as f64, b as f64, c as f64]).collect();
+            let point = Point {
+                config: Config {
+                    hardware: 0,
+                    precisions: 0,
+                    tp: 1,
+                    pp: 1,
+                    batch: 0,
+                    prompt: 0,
+                    output: 0,
+                },
+                figures: None,
+                verdict: Verdict::Feasible,
+            };
+            let mut running = RunningFront { k, kept: Vec::new() };
+            for (i, x) in v.iter().enumerate() {
+                running.offer(i, point, *x);
+            }
+            let got: Vec<usize> = running.finish().into_iter().map(|(i, _)| i).collect();
+            prop_assert_eq!(got, pareto_front(&v, k));
+        }
+    }
+
+    #[test]
+    fn a_streamed_run_hands_over_every_point_and_keeps_the_same_front() {
+        let ax = axes(vec![a100()]);
+        let objectives = [Objective::Itl, Objective::Cost];
+        let a = Assumptions::default();
+        let whole = explore(&llama8(), &ax, &Limits::default(), &objectives, &a, 0.3).unwrap();
+        let mut seen = Vec::new();
+        let s = explore_each(
+            &llama8(),
+            &ax,
+            &Limits::default(),
+            &objectives,
+            &a,
+            0.3,
+            |i, p| {
+                seen.push((i, *p));
+                ControlFlow::Continue(())
+            },
+        )
+        .unwrap();
+        // 1 device x 2 precisions x 4 TP x 2 PP x 5 batches = 80, in order.
+        assert_eq!(seen.len(), 80);
+        assert!(seen.iter().enumerate().all(|(n, (i, _))| n == *i));
+        assert_eq!(
+            seen.iter().map(|(_, p)| *p).collect::<Vec<_>>(),
+            whole.points
+        );
+        assert_eq!((s.evaluated, s.feasible), (whole.evaluated, whole.feasible));
+        let front: Vec<usize> = s.front.iter().map(|(i, _)| *i).collect();
+        assert_eq!(front, whole.front);
+        assert!(s.front.iter().all(|(i, p)| whole.points[*i] == *p));
+        // A caller that stops after three points stops the run there.
+        let mut n = 0;
+        let s = explore_each(
+            &llama8(),
+            &ax,
+            &Limits::default(),
+            &objectives,
+            &a,
+            0.3,
+            |_, _| {
+                n += 1;
+                if n == 3 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        )
+        .unwrap();
+        assert_eq!((n, s.evaluated), (3, 3));
+    }
+
+    #[test]
+    fn a_space_over_the_cap_is_refused_before_anything_is_evaluated() {
+        // 2 precisions x 4 TP x 2 PP x 5 batches = 80 per device; 125,000
+        // copies of the device make 10,000,000 (the cap, accepted), 125,001
+        // make 80 more.
+        let at_cap = axes(vec![a100(); 125_000]);
+        assert_eq!(at_cap.size(), MAX_CONFIGS);
+        let objectives = [Objective::Itl];
+        let a = Assumptions::default();
+        assert!(check(&llama8(), &at_cap, &objectives, &a).is_ok());
+        let over = axes(vec![a100(); 125_001]);
+        let e = check(&llama8(), &over, &objectives, &a).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("10000080 configurations: more than 10000000"),
+            "{e}"
+        );
+        // Axes whose product overflows usize saturate, and are refused.
+        let mut huge = axes(vec![a100()]);
+        huge.batch = vec![1.0; 1 << 20];
+        huge.prompt = vec![1.0; 1 << 20];
+        huge.output = vec![1.0; 1 << 20];
+        huge.tp = vec![1; 1 << 20];
+        assert_eq!(huge.size(), usize::MAX);
+        assert!(check(&llama8(), &huge, &objectives, &a).is_err());
     }
 
     #[test]

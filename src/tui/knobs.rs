@@ -82,6 +82,7 @@ pub enum Knob {
     EpOverlap,
     CpOverlap,
     AttentionEff,
+    MoeTokenTime,
     Mtbf,
     CheckpointBw,
     Restart,
@@ -768,11 +769,15 @@ impl Knob {
                 }
             }
             Knob::Regions => {
-                let list = t
+                let mut list: Vec<String> = t
                     .split(|ch: char| ch == ',' || ch.is_whitespace())
                     .filter(|s| !s.is_empty())
                     .map(|r| region(r, c))
                     .collect::<Result<Vec<_>, _>>()?;
+                // A region named twice is one region (the value shown after
+                // says so), as on the command line.
+                let mut seen = std::collections::HashSet::new();
+                list.retain(|r| seen.insert(r.clone()));
                 if list.is_empty() {
                     return Err("name at least one region".into());
                 }
@@ -836,7 +841,7 @@ const EXPLORE_KNOBS: [Knob; 17] = [
 /// The Training view's knobs: its own, then the region of its carbon, the
 /// number format, the assumptions it shares with the other views and its
 /// own assumptions.
-const TRAINING_KNOBS: [Knob; 31] = [
+const TRAINING_KNOBS: [Knob; 32] = [
     Knob::Devices,
     Knob::Dp,
     Knob::TrainTp,
@@ -865,6 +870,7 @@ const TRAINING_KNOBS: [Knob; 31] = [
     Knob::EpOverlap,
     Knob::CpOverlap,
     Knob::AttentionEff,
+    Knob::MoeTokenTime,
     Knob::Mtbf,
     Knob::CheckpointBw,
     Knob::Restart,

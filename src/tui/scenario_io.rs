@@ -79,7 +79,7 @@ impl App {
             self.refresh_models();
             s.model = Some(r.id);
         }
-        self.apply_scenario(&s).map_err(|e| {
+        let notes = self.apply_scenario(&s).map_err(|e| {
             format!(
                 "{}: {}",
                 crate::catalog::fields::printable(&path.display().to_string()),
@@ -88,13 +88,15 @@ impl App {
         })?;
         self.session.own(path);
         let name = s.title.unwrap_or_else(|| path.display().to_string());
-        self.say(Level::Info, format!("scenario: {name}"));
+        let notes: String = notes.iter().map(|n| format!("; {n}")).collect();
+        self.say(Level::Info, format!("scenario: {name}{notes}"));
         Ok(())
     }
 
     /// Take a parsed scenario's state. All or nothing: a value or name the
     /// catalog does not know changes nothing and is named in the error.
-    pub fn apply_scenario(&mut self, s: &Scenario) -> Result<(), String> {
+    /// Returns what it merged (a device or region named twice), to say.
+    pub fn apply_scenario(&mut self, s: &Scenario) -> Result<Vec<String>, String> {
         let mut problems = s.value_problems();
         problems.extend(s.catalog_problems(&self.catalog));
         if let Some(m) = &s.model
@@ -119,7 +121,23 @@ impl App {
             .as_deref()
             .or(s.compare.first().map(String::as_str))
             .map_or(self.hw, hw_index);
-        let marked: Vec<usize> = s.compare.iter().map(|h| hw_index(h)).collect();
+        // A device named twice is marked once.
+        let mut notes = Vec::new();
+        let mut marked: Vec<usize> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for h in &s.compare {
+            let i = hw_index(h);
+            if seen.insert(i) {
+                marked.push(i);
+            }
+        }
+        if marked.len() < s.compare.len() {
+            notes.push(format!(
+                "compare: {} names, {} different devices (repeats merged)",
+                s.compare.len(),
+                marked.len()
+            ));
+        }
         let model = match &s.model {
             Some(m) => {
                 let id = cat.model(m).map(|e| e.model.id.as_str()).unwrap_or("");
@@ -139,6 +157,13 @@ impl App {
             .and_then(View::parse)
             .unwrap_or(View::Roofline);
         let v = self.view_inputs_of(s, hw, !marked.is_empty() && view == View::Generations)?;
+        if v.regions.len() < s.fleet.regions.len() {
+            notes.push(format!(
+                "fleet.regions: {} names, {} different regions (repeats merged, their shares added)",
+                s.fleet.regions.len(),
+                v.regions.len()
+            ));
+        }
         self.hw = hw;
         self.marked = marked;
         self.model = model;
@@ -149,7 +174,7 @@ impl App {
         self.session.title = s.title.clone();
         self.session.description = s.description.clone();
         self.set_view(view);
-        Ok(())
+        Ok(notes)
     }
 
     /// The view inputs of a checked scenario: what it sets over the
@@ -189,11 +214,29 @@ impl App {
         v.ttft_s = f.ttft_s;
         v.itl_s = f.itl_s;
         v.budget = f.budget_usd_per_year;
-        v.shares = f.shares;
         v.precisions = f.precisions;
         v.mode = f.mode;
         v.max_utilization = f.max_utilization;
-        v.regions = f.regions.iter().map(|r| region_id(r)).collect();
+        // A region named twice is one region; its shares add up.
+        v.regions = Vec::new();
+        v.shares = Vec::new();
+        let mut place = std::collections::HashMap::new();
+        for (k, r) in f.regions.iter().enumerate() {
+            let id = region_id(r);
+            let share = f.shares.get(k).copied();
+            match place.get(&id) {
+                Some(&at) => {
+                    if let (Some(x), Some(sum)) = (share, v.shares.get_mut(at)) {
+                        *sum += x;
+                    }
+                }
+                None => {
+                    place.insert(id.clone(), v.regions.len());
+                    v.regions.push(id);
+                    v.shares.extend(share);
+                }
+            }
+        }
         if let Some(r) = s
             .serving
             .region

@@ -248,13 +248,21 @@ fn total_size(path: &Path) -> Result<f64, String> {
 pub fn default_id(imported: &Imported) -> String {
     let d = &imported.derivation;
     let folder = folder_name(&imported.config);
-    d.name_hint
+    let id = d
+        .name_hint
         .as_deref()
         .and_then(kebab)
         .or_else(|| folder.as_deref().and_then(kebab))
         .or_else(|| d.model_type.as_deref().and_then(kebab))
-        .unwrap_or_else(|| "imported-model".to_string())
+        .unwrap_or_else(|| "imported-model".to_string());
+    // Kebab case is ASCII: a cut at MAX_NAME_CHARS is a cut at a character.
+    let id = &id[..id.len().min(MAX_NAME_CHARS)];
+    id.trim_end_matches(['-', '.']).to_string()
 }
+
+/// The longest id or name an import writes: a config's `_name_or_path` or
+/// folder longer than this is cut, a longer `--id` or `--name` refused.
+pub const MAX_NAME_CHARS: usize = 128;
 
 /// The name of the model's folder, seen through a Hugging Face cache.
 fn folder_name(config: &Path) -> Option<String> {
@@ -274,12 +282,13 @@ fn folder_name(config: &Path) -> Option<String> {
 
 /// A name for people: `_name_or_path`'s last part, else the id.
 pub fn default_name(imported: &Imported, id: &str) -> String {
-    imported
+    let name = imported
         .derivation
         .name_hint
         .clone()
         .or_else(|| folder_name(&imported.config))
-        .unwrap_or_else(|| id.to_string())
+        .unwrap_or_else(|| id.to_string());
+    name.chars().take(MAX_NAME_CHARS).collect()
 }
 
 /// The year now (UTC), for the entry's `year`.

@@ -73,7 +73,8 @@ pub fn search(
     let params = Params::of(model, d);
     let mc = Machine::of(hw, base.precision)?;
     let mut out = Search {
-        ranked: Vec::with_capacity(top + 1),
+        // Grown as layouts rank, never sized by the caller's `top`.
+        ranked: Vec::new(),
         tried: 0,
         fitting: 0,
         too_big: 0,

@@ -121,29 +121,9 @@ fn log_error(c: &Case, eta: f64, a: &Assumptions, t: &TrainingAssumptions) -> Op
 /// Lower and upper bounds of a fitted compute efficiency.
 pub const FIT_RANGE: (f64, f64) = (0.2, 1.0);
 
-/// The eta_c in [`FIT_RANGE`] that minimises the mean |ln error| over
-/// `cases`' throughput figures (golden-section search; the error is
-/// unimodal in eta_c as every throughput grows with it); None without any.
-pub fn fit_efficiency(cases: &[&Case], a: &Assumptions, t: &TrainingAssumptions) -> Option<f64> {
-    let used: Vec<&&Case> = cases
-        .iter()
-        .filter(|c| c.quantity.is_throughput())
-        .collect();
-    if used.is_empty() {
-        return None;
-    }
-    let cost = |eta: f64| -> f64 {
-        let errs: Vec<f64> = used
-            .iter()
-            .filter_map(|c| log_error(c, eta, a, t))
-            .collect();
-        if errs.is_empty() {
-            f64::INFINITY
-        } else {
-            errs.iter().sum::<f64>() / errs.len() as f64
-        }
-    };
-    let (mut lo, mut hi) = FIT_RANGE;
+/// The x in `(lo, hi)` that minimises a unimodal `cost` (golden-section
+/// search, 40 steps: a width of (lo - hi) x 0.618^40).
+fn golden(mut lo: f64, mut hi: f64, cost: impl Fn(f64) -> f64) -> f64 {
     let g = (5f64.sqrt() - 1.0) / 2.0;
     let mut x1 = hi - g * (hi - lo);
     let mut x2 = lo + g * (hi - lo);
@@ -163,24 +143,104 @@ pub fn fit_efficiency(cases: &[&Case], a: &Assumptions, t: &TrainingAssumptions)
             f2 = cost(x2);
         }
     }
-    Some((lo + hi) / 2.0)
+    (lo + hi) / 2.0
 }
 
-/// For each case, the compute efficiency fitted without its source: on the
-/// other sources' runs on the same device when there are any, else on all
-/// the other sources' runs; None when no other source has a throughput
-/// figure.
+/// The mean |ln error| of `cases` under `a` and `t`.
+fn mean_log_error(cases: &[&&Case], a: &Assumptions, t: &TrainingAssumptions) -> f64 {
+    let errs: Vec<f64> = cases
+        .iter()
+        .filter_map(|c| log_error(c, a.compute_efficiency, a, t))
+        .collect();
+    if errs.is_empty() {
+        f64::INFINITY
+    } else {
+        errs.iter().sum::<f64>() / errs.len() as f64
+    }
+}
+
+/// The eta_c in [`FIT_RANGE`] that minimises the mean |ln error| over
+/// `cases`' throughput figures (golden-section search; the error is
+/// unimodal in eta_c as every throughput grows with it); None without any.
+pub fn fit_efficiency(cases: &[&Case], a: &Assumptions, t: &TrainingAssumptions) -> Option<f64> {
+    let used: Vec<&&Case> = cases
+        .iter()
+        .filter(|c| c.quantity.is_throughput())
+        .collect();
+    if used.is_empty() {
+        return None;
+    }
+    let (lo, hi) = FIT_RANGE;
+    Some(golden(lo, hi, |eta| {
+        let a = Assumptions {
+            compute_efficiency: eta,
+            ..*a
+        };
+        mean_log_error(&used, &a, t)
+    }))
+}
+
+/// Bounds of a fitted MoE token time, seconds.
+pub const MOE_FIT_RANGE: (f64, f64) = (0.0, 2e-6);
+
+/// The MoE token time in [`MOE_FIT_RANGE`] that minimises the mean |ln
+/// error| over `cases`' throughput figures of MoE models, at the profile's
+/// compute efficiency; None without any.
+pub fn fit_moe_token_time(
+    cases: &[&Case],
+    a: &Assumptions,
+    t: &TrainingAssumptions,
+) -> Option<f64> {
+    let used: Vec<&&Case> = cases
+        .iter()
+        .filter(|c| c.quantity.is_throughput() && is_moe(c.model))
+        .collect();
+    if used.is_empty() {
+        return None;
+    }
+    let (lo, hi) = MOE_FIT_RANGE;
+    Some(golden(lo, hi, |x| {
+        let t = TrainingAssumptions {
+            moe_token_time_s: x,
+            ..*t
+        };
+        mean_log_error(&used, a, &t)
+    }))
+}
+
+/// Whether a model routes its tokens to experts.
+fn is_moe(model: &Model) -> bool {
+    matches!(&model.arch, crate::solver::types::Arch::Decoder(d) if d.moe.is_some())
+}
+
+/// What [`leave_one_source_out`] fits without a case's source.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeldOut {
+    pub compute_efficiency: f64,
+    pub moe_token_time_s: f64,
+}
+
+/// For each case, the values fitted without its source: the MoE token
+/// time on the other sources' MoE runs (the default's when they have
+/// none), then with it the compute efficiency on the other sources' runs
+/// on the same device when there are any, else on all the other sources'
+/// runs; None when no other source has a throughput figure.
 pub fn leave_one_source_out(
     cases: &[Case],
     a: &Assumptions,
     t: &TrainingAssumptions,
-) -> Vec<Option<f64>> {
+) -> Vec<Option<HeldOut>> {
     let mut by_source: Vec<usize> = cases.iter().map(|c| c.source).collect();
     by_source.sort_unstable();
     by_source.dedup();
     let mut out = vec![None; cases.len()];
     for &src in &by_source {
         let others: Vec<&Case> = cases.iter().filter(|c| c.source != src).collect();
+        let moe = fit_moe_token_time(&others, a, t).unwrap_or(t.moe_token_time_s);
+        let t = &TrainingAssumptions {
+            moe_token_time_s: moe,
+            ..*t
+        };
         let global = fit_efficiency(&others, a, t);
         let mut per_device: Vec<(usize, Option<f64>)> = Vec::new();
         for (i, c) in cases.iter().enumerate().filter(|(_, c)| c.source == src) {
@@ -197,7 +257,10 @@ pub fn leave_one_source_out(
                     e
                 }
             };
-            out[i] = eta;
+            out[i] = eta.map(|eta| HeldOut {
+                compute_efficiency: eta,
+                moe_token_time_s: moe,
+            });
         }
     }
     out
@@ -253,8 +316,8 @@ mod tests {
         let all: Vec<&Case> = cases.iter().collect();
         let eta = fit_efficiency(&all, &a, &t).unwrap();
         assert!((eta - 0.55).abs() < 1e-4, "{eta}");
-        for eta in leave_one_source_out(&cases, &a, &t) {
-            assert!((eta.unwrap() - 0.55).abs() < 1e-4);
+        for h in leave_one_source_out(&cases, &a, &t) {
+            assert!((h.unwrap().compute_efficiency - 0.55).abs() < 1e-4);
         }
         // Memory figures are not fitted on.
         let mem = Case {

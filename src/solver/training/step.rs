@@ -158,6 +158,7 @@ impl Comms {
 pub enum Term {
     Compute,
     Elementwise,
+    MoeRouting,
     DpComm,
     TpComm,
     PpComm,
@@ -173,6 +174,7 @@ impl Term {
         match self {
             Term::Compute => "compute",
             Term::Elementwise => "elementwise",
+            Term::MoeRouting => "moe-routing",
             Term::DpComm => "dp-comm",
             Term::TpComm => "tp-comm",
             Term::PpComm => "pp-comm",
@@ -192,6 +194,7 @@ impl Term {
         match self {
             Term::Compute => "compute-bound".into(),
             Term::Elementwise => "memory-bound (element-wise kernels)".into(),
+            Term::MoeRouting => "routing-bound (MoE dispatch and combine)".into(),
             Term::DpComm => comm("DP gradients"),
             Term::TpComm => comm("TP all-reduces"),
             Term::PpComm => comm("PP sends"),
@@ -227,6 +230,9 @@ pub struct TrainingStep {
     /// The element-wise kernels' memory traffic (norms, residual adds,
     /// activation functions, the loss), serial with the products.
     pub elementwise_s: f64,
+    /// An MoE's fixed time per routed token copy (router, permutation,
+    /// dispatch and combine), serial with the products.
+    pub moe_routing_s: f64,
     pub comm: Comms,
     pub exposed_comm_s: f64,
     pub bubble_s: f64,
@@ -245,10 +251,11 @@ pub struct TrainingStep {
 
 impl TrainingStep {
     /// Each term with its seconds, in the order of the step.
-    pub fn terms(&self) -> [(Term, f64); 10] {
+    pub fn terms(&self) -> [(Term, f64); 11] {
         [
             (Term::Compute, self.compute_s),
             (Term::Elementwise, self.elementwise_s),
+            (Term::MoeRouting, self.moe_routing_s),
             (Term::DpComm, self.comm.dp.exposed_s),
             (Term::TpComm, self.comm.tp.exposed_s),
             (Term::PpComm, self.comm.pp.exposed_s),
@@ -320,6 +327,12 @@ pub fn step_on(
         gemm_recompute * tokens / rate + f.attention_recompute_per_token * tokens / attention_rate;
     let elementwise_s = super::flops::elementwise_bytes_per_token(d, run) * tokens
         / (mc.memory_bandwidth * a.memory_efficiency);
+    // Each routed copy of a token costs an MoE layer a fixed time beyond
+    // its products and bytes (see TrainingAssumptions::moe_token_time_s).
+    let routed = d
+        .moe
+        .map_or(0.0, |m| m.top_k as f64 * d.moe_layers() as f64);
+    let moe_routing_s = t.moe_token_time_s * routed * tokens;
     let mut c = comms(mc, d, p, run, a)?;
     let (_, _, opt_bytes) = super::memory::states(p, run);
     let opt_params = opt_bytes / run.optimizer_bytes();
@@ -329,6 +342,7 @@ pub fn step_on(
         compute_s,
         attention_s,
         elementwise_s,
+        moe_routing_s,
         comm_s: [
             c.dp.time_s,
             c.tp.time_s,
@@ -370,6 +384,7 @@ pub fn step_on(
         compute_s,
         recompute_s,
         elementwise_s,
+        moe_routing_s,
         comm: c,
         exposed_comm_s,
         bubble_s,
@@ -389,10 +404,11 @@ pub fn step_on(
 /// The terms a step is assembled from, in [`Term`]'s order: compute,
 /// element-wise, the DP, TP, PP, EP and CP collectives, the bubble, the
 /// optimizer and the overhead.
-const TERMS: usize = 10;
+const TERMS: usize = 11;
 const ORDER: [Term; TERMS] = [
     Term::Compute,
     Term::Elementwise,
+    Term::MoeRouting,
     Term::DpComm,
     Term::TpComm,
     Term::PpComm,
@@ -409,6 +425,7 @@ struct Parts {
     compute_s: f64,
     attention_s: f64,
     elementwise_s: f64,
+    moe_routing_s: f64,
     /// Each collective's whole time: DP, TP, PP, EP, CP.
     comm_s: [f64; 5],
     /// The bubble over the pipeline's work: (p - 1)/(v m).
@@ -441,25 +458,25 @@ impl Parts {
     fn assemble(&self, k: &[f64; TERMS]) -> Assembled {
         let compute_s = self.compute_s * k[0];
         let attention_s = self.attention_s * k[0];
-        let work_s = compute_s + self.elementwise_s * k[1];
+        let work_s = compute_s + self.elementwise_s * k[1] + self.moe_routing_s * k[2];
         let dp_window_s = self.dp_window_share * work_s;
         let [w_dp, w_tp, w_ep, w_cp] = self.overlap;
         let [dp, tp, pp, ep, cp] = self.comm_s;
         let exposed = [
-            exposed(dp * k[2], w_dp, dp_window_s),
-            exposed(tp * k[3], w_tp, work_s),
-            pp * k[4],
-            exposed(ep * k[5], w_ep, work_s),
-            exposed(cp * k[6], w_cp, attention_s),
+            exposed(dp * k[3], w_dp, dp_window_s),
+            exposed(tp * k[4], w_tp, work_s),
+            pp * k[5],
+            exposed(ep * k[6], w_ep, work_s),
+            exposed(cp * k[7], w_cp, attention_s),
         ];
         let [_, tp_x, pp_x, ep_x, cp_x] = exposed;
         let pipeline_s = work_s + tp_x + ep_x + cp_x + pp_x;
-        let bubble_s = self.bubble_factor * k[7] * pipeline_s;
+        let bubble_s = self.bubble_factor * k[8] * pipeline_s;
         let step_time_s = work_s
             + exposed.iter().sum::<f64>()
             + bubble_s
-            + self.optimizer_s * k[8]
-            + self.overhead_s * k[9];
+            + self.optimizer_s * k[9]
+            + self.overhead_s * k[10];
         Assembled {
             dp_window_s,
             exposed,

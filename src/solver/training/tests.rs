@@ -743,6 +743,45 @@ fn bad_layouts_are_refused_with_the_reason() {
 }
 
 #[test]
+fn each_routed_token_copy_costs_an_moe_layer_its_token_time() {
+    // 8 layers, all MoE, top-2: each token makes 2 x 8 = 16 routed copies.
+    // 8 devices of DP, 8 x 1024 tokens: 1024 tokens per device, so at
+    // 0.25 us a copy the routing takes 1024 x 16 x 0.25 us = 4.096 ms of
+    // each step, serial with the products; a dense model pays nothing.
+    let mut m = gpt(8, 1024, 8, 32_000);
+    m.kind = ModelKind::MoeDecoder;
+    let dense = gpt(8, 1024, 8, 32_000);
+    if let Arch::Decoder(d) = &mut m.arch {
+        d.moe = Some(Moe::routed(8, 2, m.params));
+    }
+    let run = TrainingRun {
+        seq: 1024.0,
+        global_batch_tokens: 8.0 * 1024.0,
+        layout: layout(8, 1, 1),
+        ..TrainingRun::default()
+    };
+    let t = TrainingAssumptions {
+        moe_token_time_s: 0.25e-6,
+        ..TrainingAssumptions::default()
+    };
+    let a = Assumptions::ideal();
+    let moe = evaluate(&a100(), &m, &run, &a, &t).unwrap().step;
+    assert!(
+        (moe.moe_routing_s - 4.096e-3).abs() < 1e-12,
+        "{}",
+        moe.moe_routing_s
+    );
+    let none = TrainingAssumptions {
+        moe_token_time_s: 0.0,
+        ..t
+    };
+    let free = evaluate(&a100(), &m, &run, &a, &none).unwrap().step;
+    assert!((moe.step_time_s - free.step_time_s - 4.096e-3).abs() < 1e-9);
+    let d = evaluate(&a100(), &dense, &run, &a, &t).unwrap().step;
+    assert_eq!(d.moe_routing_s, 0.0);
+}
+
+#[test]
 fn an_moe_counts_active_parameters_and_shards_experts_over_ep() {
     // 8 experts, top-2: total = dense + 8x, active = dense + 2x.
     let mut m = gpt(8, 1024, 8, 32_000);

@@ -206,6 +206,11 @@ fn view_knobs_step_and_read() {
     assert_eq!(Knob::Regions.step(&i, true, &c).v.regions, vec!["eu-west"]);
     let two = Knob::Regions.parse("us-east, eu-west", &i, &c).unwrap();
     assert_eq!(two.v.regions, vec!["us-east", "eu-west"]);
+    // A region typed twice, in any case, is one region in its first place.
+    let again = Knob::Regions
+        .parse("us-east,EU-WEST,us-east US-EAST", &i, &c)
+        .unwrap();
+    assert_eq!(again.v.regions, vec!["us-east", "eu-west"]);
     assert_eq!(
         Knob::Regions.step(&two, true, &c).v.regions,
         vec!["us-east", "fr"]

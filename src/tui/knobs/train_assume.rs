@@ -18,17 +18,20 @@ const MTBF_S: (f64, f64) = (HOUR, 1e9 * HOUR);
 const CHECKPOINT_BW: (f64, f64) = (1e6, 1e15);
 /// The restart time steps from 0 (up to one minute first) to 1000 hours.
 const RESTART_S: (f64, f64) = (60.0, 1000.0 * HOUR);
+/// The MoE token time steps from 0 (up to 10 ns first) to 1 ms.
+const MOE_TOKEN_S: (f64, f64) = (1e-8, 1e-3);
 /// An overlap steps by ten points.
 const OVERLAP_STEP: f64 = 0.1;
 
 /// These knobs.
-pub const KNOBS: [Knob; 9] = [
+pub const KNOBS: [Knob; 10] = [
     Knob::Optimizer,
     Knob::DpOverlap,
     Knob::TpOverlap,
     Knob::EpOverlap,
     Knob::CpOverlap,
     Knob::AttentionEff,
+    Knob::MoeTokenTime,
     Knob::Mtbf,
     Knob::CheckpointBw,
     Knob::Restart,
@@ -47,6 +50,7 @@ pub fn label(k: Knob) -> &'static str {
         Knob::EpOverlap => "EP overlap",
         Knob::CpOverlap => "CP overlap",
         Knob::AttentionEff => "attention eff",
+        Knob::MoeTokenTime => "MoE token time",
         Knob::Mtbf => "device MTBF",
         Knob::CheckpointBw => "ckpt write",
         _ => "restart",
@@ -60,6 +64,7 @@ pub fn hint(k: Knob) -> &'static str {
         Knob::TpOverlap | Knob::EpOverlap => "share hidden behind compute, e.g. 0, 0.5",
         Knob::CpOverlap => "share of the ring hidden behind attention, e.g. 1, 50%",
         Knob::AttentionEff => "fraction of peak the attention kernels reach, e.g. 0.6",
+        Knob::MoeTokenTime => "an MoE layer's time per routed token copy, e.g. 0.2us, 0",
         Knob::Mtbf => "mean time between failures of one device, e.g. 50000h",
         Knob::CheckpointBw => "checkpoint write per device, e.g. 400MB/s, 2GB/s",
         _ => "time lost to restart after a failure, e.g. 10min, 0",
@@ -87,6 +92,7 @@ pub fn value(k: Knob, t: &TrainInputs) -> String {
         Knob::EpOverlap => units::format_percent(a.ep_overlap),
         Knob::CpOverlap => units::format_percent(a.cp_overlap),
         Knob::AttentionEff => units::format_percent(a.attention_efficiency),
+        Knob::MoeTokenTime => units::format_time(a.moe_token_time_s),
         Knob::Mtbf => format!("{} h", units::format_number(a.device_mtbf_s / HOUR)),
         Knob::CheckpointBw => units::format_bandwidth(a.checkpoint_bandwidth),
         _ => units::format_time(a.restart_s),
@@ -129,6 +135,9 @@ pub fn step(k: Knob, t: &TrainInputs, up: bool) -> TrainInputs {
     match k {
         Knob::Optimizer => n.optimizer = Optimizer::ALL[usize::from(up)],
         Knob::Mtbf => a.device_mtbf_s = double(a.device_mtbf_s, up, MTBF_S, false),
+        Knob::MoeTokenTime => {
+            a.moe_token_time_s = double(a.moe_token_time_s, up, MOE_TOKEN_S, true)
+        }
         Knob::CheckpointBw => {
             a.checkpoint_bandwidth = double(a.checkpoint_bandwidth, up, CHECKPOINT_BW, false)
         }
@@ -177,10 +186,15 @@ pub fn parse(k: Knob, text: &str, t: &TrainInputs) -> Result<TrainInputs, String
         Knob::CheckpointBw => a.checkpoint_bandwidth = positive(Kind::Bandwidth, "400MB/s")?,
         _ => {
             let v = units::parse(s, Kind::Time).map_err(|e| e.to_string())?;
+            let (slot, eg) = if k == Knob::MoeTokenTime {
+                (&mut a.moe_token_time_s, "0.2us")
+            } else {
+                (&mut a.restart_s, "10min")
+            };
             if v < 0.0 {
-                return Err(format!("{what} must be zero or more, e.g. 10min"));
+                return Err(format!("{what} must be zero or more, e.g. {eg}"));
             }
-            a.restart_s = v;
+            *slot = v;
         }
     }
     Ok(n)

@@ -208,7 +208,11 @@ pub fn step(k: Knob, t: &TrainInputs, up: bool, model: Option<&Model>) -> TrainI
             } else {
                 t.contiguous
             };
-            n.contiguous = if up {
+            // Without interleaving (v 1) there are no chunks to group: N
+            // stays at pp rather than step into a refused layout.
+            n.contiguous = if t.v <= 1 {
+                0
+            } else if up {
                 if now + 1 >= t.pp { 0 } else { now + 1 }
             } else {
                 now.saturating_sub(1).max(1)
@@ -395,6 +399,30 @@ mod tests {
         // Down again: 16 divides the 32 devices, so dp grows to 2.
         let down = step(Knob::TrainTp, &t, false, Some(&m));
         assert_eq!((down.tp, down.dp(), down.devices), (16, Some(2), 32));
+    }
+
+    #[test]
+    fn the_pp_group_steps_below_pp_only_with_interleaving() {
+        // v 1: nothing to group, N stays at pp (0).
+        let t = TrainInputs::default();
+        assert_eq!(step(Knob::Contiguous, &t, false, None).contiguous, 0);
+        // pp 16, v 8: down from pp is 15, ..., never below 1; up from 15
+        // is pp again (0), shown as "pp"; typed values are taken as such.
+        let l = TrainInputs {
+            devices: 16,
+            pp: 16,
+            v: 8,
+            ..t
+        };
+        let down = step(Knob::Contiguous, &l, false, None);
+        assert_eq!(down.contiguous, 15);
+        assert_eq!(step(Knob::Contiguous, &down, true, None).contiguous, 0);
+        assert_eq!(value(Knob::Contiguous, &l), "pp");
+        let one = TrainInputs { contiguous: 1, ..l };
+        assert_eq!(step(Knob::Contiguous, &one, false, None).contiguous, 1);
+        assert_eq!(parse(Knob::Contiguous, "8", &l).unwrap().contiguous, 8);
+        assert_eq!(parse(Knob::Contiguous, "pp", &l).unwrap().contiguous, 0);
+        assert!(parse(Knob::Contiguous, "many", &l).is_err());
     }
 
     #[test]

@@ -283,6 +283,7 @@ mod tests {
             let parts = (s.compute_s - s.recompute_s)
                 + s.recompute_s
                 + s.elementwise_s
+                + s.moe_routing_s
                 + s.comm.exposed()
                 + s.bubble_s
                 + s.optimizer_s

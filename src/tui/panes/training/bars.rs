@@ -32,6 +32,7 @@ pub fn step_segments(app: &App, d: &TrainingData) -> Vec<Segment> {
         seg("compute", s.compute_s - s.recompute_s, '█', c(0)),
         seg("recompute", s.recompute_s, '▓', c(1)),
         seg("element-wise", s.elementwise_s, 'M', c(3)),
+        seg("MoE routing", s.moe_routing_s, 'R', c(4)),
         seg("DP comm", s.comm.dp.exposed_s, 'D', c(2)),
         seg("TP comm", s.comm.tp.exposed_s, 'T', c(3)),
         seg("PP comm", s.comm.pp.exposed_s, 'P', c(4)),
