@@ -208,6 +208,10 @@ fn typical() -> Vec<Vec<String>> {
             "64",
         ],
         vec!["catalog", "check"],
+        vec!["lesson", "list"],
+        vec!["lesson", "show", "knobs"],
+        vec!["lesson", "show", "design-space"],
+        vec!["lesson", "check", "knobs"],
         vec!["import", &qwen],
         vec!["import", &qwen, "--id", "qwen-2"],
         // Its longest report: an MoE with MLA, a built-in id taken.

@@ -24,7 +24,7 @@ pub const HELP_WIDTH: usize = 80;
     version,
     max_term_width = 100,
     about = "A terminal workbench for roofline analysis of machine-learning workloads",
-    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, ops, sens, synth, compare, sweep, serve, fleet, train, scale, collective, explore, zoo, validate, catalog, import. A --model takes a catalog id or the path of a Hugging Face config.json. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
+    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, ops, sens, synth, compare, sweep, serve, fleet, train, scale, collective, explore, zoo, validate, catalog, import, lesson. A --model takes a catalog id or the path of a Hugging Face config.json. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
 )]
 pub struct Cli {
     /// A catalog directory (hardware/*.toml, models/*.toml, regions.toml) to lay over the built-in one.
@@ -84,6 +84,8 @@ pub enum Command {
     Explore(super::explore::ExploreArgs),
     /// Derive a model from a Hugging Face config.json (or a downloaded model's folder) and add it to the user catalog.
     Import(ImportArgs),
+    /// Lessons: scripted tutorials whose captions the solver fills in; list, show, check.
+    Lesson(super::lesson::LessonArgs),
 }
 
 /// The model argument of a command: with the workload flags around it
@@ -132,7 +134,8 @@ impl Command {
             | Command::Catalog(_)
             | Command::Validate(_)
             | Command::Collective(_)
-            | Command::Import(_) => None,
+            | Command::Import(_)
+            | Command::Lesson(_) => None,
         }
     }
 }

@@ -10,6 +10,7 @@ mod eval;
 mod explore;
 mod fleet;
 mod import;
+mod lesson;
 mod lists;
 mod ops;
 pub mod output;
@@ -45,6 +46,8 @@ pub enum CliError {
     Closed,
     /// Output could not be written for another reason: exit 1.
     Output(String),
+    /// A check found claims that do not hold (`lesson check`): exit 1.
+    Check(String),
 }
 
 impl CliError {
@@ -53,7 +56,7 @@ impl CliError {
             CliError::Input(_) => 2,
             CliError::Verdict(_) => 3,
             CliError::Closed => 0,
-            CliError::Output(_) => 1,
+            CliError::Output(_) | CliError::Check(_) => 1,
         }
     }
 }
@@ -61,7 +64,10 @@ impl CliError {
 impl std::fmt::Display for CliError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CliError::Input(m) | CliError::Verdict(m) | CliError::Output(m) => f.write_str(m),
+            CliError::Input(m)
+            | CliError::Verdict(m)
+            | CliError::Output(m)
+            | CliError::Check(m) => f.write_str(m),
             CliError::Closed => f.write_str("the output was closed"),
         }
     }
@@ -141,6 +147,7 @@ pub fn run(cli: &Cli, command: &Command, out: Out, err: Out) -> i32 {
         Err(e) => {
             let prefix = match e {
                 CliError::Verdict(_) => "verdict",
+                CliError::Check(_) => "check",
                 _ => "error",
             };
             let _ = writeln!(err, "{prefix}: {e}");
@@ -320,6 +327,7 @@ fn dispatch(cat: &Catalog, command: &Command, style: Style, out: Out) -> Result<
         Command::Collective(a) => collective::collective(cat, a, style, out),
         Command::Ops(a) => ops::ops(cat, a, style, out),
         Command::Explore(a) => explore::explore(cat, a, style, out),
+        Command::Lesson(a) => lesson::lesson(cat, a, style, out),
         Command::Catalog(_) | Command::Import(_) => unreachable_catalog(),
     }
 }

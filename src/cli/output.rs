@@ -543,7 +543,7 @@ pub fn text_table(headers: &[String], rows: &[Vec<String>], right: &[bool]) -> S
     out
 }
 
-fn markdown(headers: &[String], rows: &[Vec<String>], right: &[bool]) -> String {
+pub(crate) fn markdown(headers: &[String], rows: &[Vec<String>], right: &[bool]) -> String {
     let mut out = format!("| {} |\n", headers.join(" | "));
     out.push_str(&format!(
         "|{}|\n",

@@ -172,7 +172,7 @@ pub(super) fn read(
             message,
         }
     };
-    let (mut doc, syntax) = DeTable::parse_recoverable(text);
+    let (doc, syntax) = DeTable::parse_recoverable(text);
     if !syntax.is_empty() {
         let errors = syntax
             .iter()
@@ -185,6 +185,22 @@ pub(super) fn read(
             .collect();
         return Err(sorted(errors));
     }
+    let (scenario, errors) = read_doc(doc, &at, catalog);
+    match scenario {
+        Some(s) if errors.is_empty() => Ok(s),
+        _ => Err(sorted(errors)),
+    }
+}
+
+/// Check a parsed scenario table (the whole file, or a lesson step's
+/// fragment): every problem, placed by `at` from the byte position of its
+/// key in the text the table was parsed from. The scenario is Some when
+/// every key could be read (its values may still have problems).
+pub(crate) fn read_doc(
+    mut doc: Spanned<DeTable<'_>>,
+    at: &dyn Fn(usize, String) -> ScenarioError,
+    catalog: Option<&Catalog>,
+) -> (Option<Scenario>, Vec<ScenarioError>) {
     let mut errors: Vec<ScenarioError> = unknown_keys(doc.get_mut())
         .into_iter()
         .map(|(pos, m)| at(pos, m))
@@ -215,10 +231,7 @@ pub(super) fn read(
             errors.push(at(pos, keyed(&key, &message)));
         }
     }
-    match scenario {
-        Some(s) if errors.is_empty() => Ok(s),
-        _ => Err(sorted(errors)),
-    }
+    (scenario, errors)
 }
 
 /// A problem of `key` found after the file was read (the model path it

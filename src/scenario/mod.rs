@@ -88,6 +88,15 @@ pub use training::{
 };
 pub use values::{Problem, check_shares};
 
+/// Check a scenario table parsed from a larger file (a lesson step), every
+/// problem placed in that file (`check::read_doc`).
+pub(crate) use check::read_doc as read_fragment;
+
+/// The keys of a scenario's top level.
+pub fn top_keys() -> &'static [&'static str] {
+    check::SCHEMA[0].1
+}
+
 use crate::catalog::Catalog;
 use crate::fsutil;
 use crate::solver::Precisions;

@@ -1,0 +1,256 @@
+//! `ridgeline lesson`: list, show and check lessons (src/lesson): scripted
+//! tutorials whose captions the solver fills in and whose expectations it
+//! is held to.
+
+use super::output::{Style, markdown, wrap};
+use super::{CliError, Out, write};
+use crate::catalog::Catalog;
+use crate::lesson::{self, Lesson};
+use clap::{Args, Subcommand};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Args)]
+pub struct LessonArgs {
+    #[command(subcommand)]
+    pub action: LessonAction,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum LessonAction {
+    /// The built-in lessons: name, title, steps and what each reproduces.
+    List,
+    /// Print each step: its number, its caption with the figures filled
+    /// in, its question and answer.
+    Show {
+        /// A lesson file (TOML), or a built-in lesson's name.
+        #[arg(value_name = "FILE|NAME")]
+        lesson: String,
+    },
+    /// Run every step and check every expectation; exit 1 with the list of
+    /// those that fail, 2 when the file has a problem.
+    Check {
+        /// A lesson file (TOML), or a built-in lesson's name.
+        #[arg(value_name = "FILE|NAME")]
+        lesson: String,
+    },
+    /// Write a handout: a new directory holding handout.md, every step's
+    /// caption filled in, its question and answer, and a table of its
+    /// figures and expectations.
+    Export {
+        /// A lesson file (TOML), or a built-in lesson's name.
+        #[arg(value_name = "FILE|NAME")]
+        lesson: String,
+        /// The directory to create (it must not exist: nothing is
+        /// overwritten).
+        #[arg(long, short = 'o', value_name = "DIR")]
+        out: PathBuf,
+    },
+}
+
+/// The figures every step's table shows, before those it expects.
+const TABLE: [&str; 10] = [
+    "hardware",
+    "model",
+    "latency",
+    "tokens_per_s",
+    "binding",
+    "intensity",
+    "ridge",
+    "memory",
+    "usable",
+    "fits",
+];
+
+pub(super) fn lesson(
+    cat: &Catalog,
+    a: &LessonArgs,
+    style: Style,
+    out: Out,
+) -> Result<(), CliError> {
+    match &a.action {
+        LessonAction::List => list(cat, style, out),
+        LessonAction::Show { lesson } => show(cat, &open(cat, lesson)?, style, out),
+        LessonAction::Check { lesson } => check(cat, &open(cat, lesson)?, style, out),
+        LessonAction::Export { lesson, out: dir } => {
+            export(cat, &open(cat, lesson)?, dir, style, out)
+        }
+    }
+}
+
+fn open(cat: &Catalog, name: &str) -> Result<Lesson, CliError> {
+    Lesson::open(name, cat).map_err(|e| CliError::Input(e.to_string()))
+}
+
+fn list(cat: &Catalog, style: Style, out: Out) -> Result<(), CliError> {
+    let mut s = String::new();
+    for (name, _) in lesson::BUILT_IN {
+        let l = open(cat, name)?;
+        s.push_str(&wrap(
+            &format!(
+                "{name}: {} ({} steps)\n  reproduces {}\n",
+                l.title,
+                l.steps.len(),
+                l.reproduces
+            ),
+            style.width,
+        ));
+    }
+    s.push_str(&wrap(
+        "\n`ridgeline lesson show NAME` prints a lesson; `ridgeline lesson check NAME` checks it.\n",
+        style.width,
+    ));
+    write(out, &s)
+}
+
+fn show(cat: &Catalog, l: &Lesson, style: Style, out: Out) -> Result<(), CliError> {
+    let w = style.width;
+    let mut s = wrap(&format!("{}\n", l.title), w);
+    s.push_str(&wrap(&format!("reproduces {}\n", l.reproduces), w));
+    if let Some(d) = &l.description {
+        s.push_str(&wrap(&format!("{d}\n"), w));
+    }
+    let n = l.steps.len();
+    for i in 0..n {
+        let shown = l.show(i, cat).map_err(|e| {
+            CliError::Input(format!(
+                "{}: step {}: its figures cannot be computed: {e}",
+                l.file,
+                i + 1
+            ))
+        })?;
+        s.push('\n');
+        s.push_str(&wrap(&format!("{}/{n} {}\n", i + 1, shown.caption), w));
+        if let Some(q) = &shown.question {
+            s.push_str(&wrap(&format!("  Q: {q}\n"), w));
+        }
+        if let Some(a) = &shown.answer {
+            s.push_str(&wrap(&format!("  A: {a}\n"), w));
+        }
+    }
+    write(out, &s)
+}
+
+fn check(cat: &Catalog, l: &Lesson, style: Style, out: Out) -> Result<(), CliError> {
+    let (failures, checked) = l.check(cat);
+    let steps = l.steps.len();
+    if failures.is_empty() {
+        let s = format!(
+            "{}: {steps} steps, {checked} expectations, all hold\n",
+            l.title
+        );
+        return write(out, &wrap(&s, style.width));
+    }
+    let mut s = String::new();
+    for f in &failures {
+        s.push_str(&wrap(
+            &format!(
+                "{}:{}:{}: step {}: {}\n",
+                crate::catalog::fields::printable(&l.file),
+                f.line,
+                f.column,
+                f.step,
+                f.message
+            ),
+            style.width,
+        ));
+    }
+    write(out, &s)?;
+    Err(CliError::Check(format!(
+        "{}: {} problems (listed above); {checked} expectations checked",
+        l.title,
+        failures.len()
+    )))
+}
+
+/// The handout of a lesson, in Markdown.
+fn handout(cat: &Catalog, l: &Lesson) -> Result<String, CliError> {
+    let mut s = format!("# {}\n\nReproduces {}.\n", l.title, l.reproduces);
+    if let Some(d) = &l.description {
+        s.push_str(&format!("\n{d}\n"));
+    }
+    let n = l.steps.len();
+    for (i, step) in l.steps.iter().enumerate() {
+        let shown = l.show(i, cat).map_err(|e| {
+            CliError::Input(format!(
+                "{}: step {}: its figures cannot be computed: {e}",
+                l.file,
+                i + 1
+            ))
+        })?;
+        s.push_str(&format!(
+            "\n## Step {} of {n}\n\n{}\n",
+            i + 1,
+            shown.caption
+        ));
+        if let Some(q) = &shown.question {
+            s.push_str(&format!("\n**Question.** {q}\n"));
+        }
+        if let Some(a) = &shown.answer {
+            s.push_str(&format!("\n**Answer.** {a}\n"));
+        }
+        let mut names: Vec<&str> = TABLE.to_vec();
+        for x in &step.expect {
+            if !names.contains(&x.figure) {
+                names.push(x.figure);
+            }
+        }
+        let rows: Vec<Vec<String>> = names
+            .iter()
+            .filter_map(|name| {
+                let f = shown.figures.get(name)?;
+                let expected = step
+                    .expect
+                    .iter()
+                    .filter(|x| x.figure == *name)
+                    .map(|x| {
+                        let verdict = if x.want.holds(&f.value) {
+                            "holds"
+                        } else {
+                            "DOES NOT HOLD"
+                        };
+                        format!("{} = {}: {verdict}", x.key, x.want.text())
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                Some(vec![name.to_string(), f.shown.clone(), expected])
+            })
+            .collect();
+        let headers = ["figure", "value", "expected"].map(String::from);
+        s.push('\n');
+        s.push_str(&markdown(&headers, &rows, &[false, true, false]));
+    }
+    Ok(s)
+}
+
+/// Create `dir` (it must not exist) and write the handout into it
+/// atomically; on a failure the directory created is removed.
+fn export(cat: &Catalog, l: &Lesson, dir: &Path, style: Style, out: Out) -> Result<(), CliError> {
+    let text = handout(cat, l)?;
+    let shown = crate::catalog::fields::printable(&dir.display().to_string()).into_owned();
+    if let Err(e) = std::fs::create_dir(dir) {
+        let why = if e.kind() == std::io::ErrorKind::AlreadyExists {
+            "it exists: export writes a new directory, so that nothing is overwritten; choose another name".to_string()
+        } else {
+            format!("it cannot be created: {e}")
+        };
+        return Err(CliError::Input(format!("-o {shown}: {why}")));
+    }
+    let file = dir.join("handout.md");
+    if let Err(e) = crate::fsutil::write_atomic(&file, text.as_bytes()) {
+        let _ = std::fs::remove_dir(dir);
+        return Err(CliError::Output(format!(
+            "{shown}/handout.md: not written: {e}"
+        )));
+    }
+    write(
+        out,
+        &wrap(
+            &format!(
+                "wrote {shown}/handout.md: {}, {} steps\n",
+                l.title,
+                l.steps.len()
+            ),
+            style.width,
+        ),
+    )
+}
