@@ -300,7 +300,6 @@ pub fn refit(cases: &[Case], start: &Assumptions, params: &[Param]) -> Assumptio
     if !best.is_finite() {
         return a;
     }
-    let g = (5f64.sqrt() - 1.0) / 2.0;
     for _ in 0..REFIT_SWEEPS {
         let before = best;
         for p in params {
@@ -309,26 +308,7 @@ pub fn refit(cases: &[Case], start: &Assumptions, params: &[Param]) -> Assumptio
                 (p.set)(&mut t, x);
                 mean_log_error(cases, &t)
             };
-            let (mut lo, mut hi) = (p.lo, p.hi);
-            let mut x1 = hi - g * (hi - lo);
-            let mut x2 = lo + g * (hi - lo);
-            let (mut f1, mut f2) = (cost(x1), cost(x2));
-            for _ in 0..REFIT_STEPS {
-                if f1 <= f2 {
-                    hi = x2;
-                    x2 = x1;
-                    f2 = f1;
-                    x1 = hi - g * (hi - lo);
-                    f1 = cost(x1);
-                } else {
-                    lo = x1;
-                    x1 = x2;
-                    f1 = f2;
-                    x2 = lo + g * (hi - lo);
-                    f2 = cost(x2);
-                }
-            }
-            let x = (lo + hi) / 2.0;
+            let x = golden(p.lo, p.hi, REFIT_STEPS, cost);
             let f = cost(x);
             if f < best - 1e-12 {
                 best = f;
@@ -340,6 +320,31 @@ pub fn refit(cases: &[Case], start: &Assumptions, params: &[Param]) -> Assumptio
         }
     }
     a
+}
+
+/// The x in `(lo, hi)` that minimises a unimodal `cost`: golden-section
+/// search of `steps` steps (a width of (hi - lo) x 0.618^steps).
+pub fn golden(mut lo: f64, mut hi: f64, steps: usize, cost: impl Fn(f64) -> f64) -> f64 {
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    let mut x1 = hi - g * (hi - lo);
+    let mut x2 = lo + g * (hi - lo);
+    let (mut f1, mut f2) = (cost(x1), cost(x2));
+    for _ in 0..steps {
+        if f1 <= f2 {
+            hi = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = hi - g * (hi - lo);
+            f1 = cost(x1);
+        } else {
+            lo = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = lo + g * (hi - lo);
+            f2 = cost(x2);
+        }
+    }
+    (lo + hi) / 2.0
 }
 
 #[cfg(test)]

@@ -121,29 +121,9 @@ fn log_error(c: &Case, eta: f64, a: &Assumptions, t: &TrainingAssumptions) -> Op
 /// Lower and upper bounds of a fitted compute efficiency.
 pub const FIT_RANGE: (f64, f64) = (0.2, 1.0);
 
-/// The x in `(lo, hi)` that minimises a unimodal `cost` (golden-section
-/// search, 40 steps: a width of (lo - hi) x 0.618^40).
-fn golden(mut lo: f64, mut hi: f64, cost: impl Fn(f64) -> f64) -> f64 {
-    let g = (5f64.sqrt() - 1.0) / 2.0;
-    let mut x1 = hi - g * (hi - lo);
-    let mut x2 = lo + g * (hi - lo);
-    let (mut f1, mut f2) = (cost(x1), cost(x2));
-    for _ in 0..40 {
-        if f1 <= f2 {
-            hi = x2;
-            x2 = x1;
-            f2 = f1;
-            x1 = hi - g * (hi - lo);
-            f1 = cost(x1);
-        } else {
-            lo = x1;
-            x1 = x2;
-            f1 = f2;
-            x2 = lo + g * (hi - lo);
-            f2 = cost(x2);
-        }
-    }
-    (lo + hi) / 2.0
+/// Golden-section search of 40 steps (see [`crate::solver::calibration::golden`]).
+fn golden(lo: f64, hi: f64, cost: impl Fn(f64) -> f64) -> f64 {
+    crate::solver::calibration::golden(lo, hi, 40, cost)
 }
 
 /// The mean |ln error| of `cases` under `a` and `t`.
