@@ -296,12 +296,10 @@ pub fn step(
     step_on(&Machine::of(hw, run.precision)?, d, p, f, run, a, t)
 }
 
-/// A floor under [`step_on`]'s step time: the kernels (the products,
-/// attention, element-wise traffic), the bubble they alone leave, the
-/// optimizer step and the overhead, without the collectives (which only
-/// add to the step and to the bubble) or an MoE's routing. The layout
-/// search ([`super::layout::fastest`]) skips a layout whose floor is above
-/// the fastest found; a test keeps it under the step.
+/// A floor under [`step_on`]'s step time: the step with no collectives
+/// (they only add to the step and to the bubble). The layout search
+/// ([`super::layout::fastest`]) skips a layout whose floor is above the
+/// fastest found; a test keeps it under the step.
 pub fn step_floor(
     mc: &Machine,
     d: &Decoder,
@@ -311,28 +309,70 @@ pub fn step_floor(
     a: &Assumptions,
     t: &TrainingAssumptions,
 ) -> f64 {
+    parts(mc, d, p, f, run, a, t)
+        .assemble(&[1.0; TERMS])
+        .step_time_s
+}
+
+/// The step's parts on a machine, with no collectives yet (their times
+/// are [`comms`]'): the products and the attention at their rates on the
+/// busiest stage, the element-wise traffic, an MoE's routing, the bubble's
+/// factor, the optimizer step and the overhead.
+fn parts(
+    mc: &Machine,
+    d: &Decoder,
+    p: &Params,
+    f: &Flops,
+    run: &TrainingRun,
+    a: &Assumptions,
+    t: &TrainingAssumptions,
+) -> Parts {
     let l = &run.layout;
     let m = run.micro_batches();
     let tokens_per_device = run.step_tokens() / l.devices() as f64;
     let eff = compute_efficiency(a, mc.precision);
     let rate = mc.peak * eff;
+    // The attention core runs at its own efficiency (the low-precision
+    // factor applies to it as to the products).
     let attention_rate = mc.peak * t.attention_efficiency * eff / a.compute_efficiency;
+    // The busiest pipeline stage sets the pace: its tokens' share of the
+    // model's work.
     let tokens = tokens_per_device * l.imbalance_trimmed(d.layers, run.edge_layers);
     let gemm = f.hardware_per_token - f.attention_per_token;
-    let compute_s = gemm * tokens / rate + f.attention_per_token * tokens / attention_rate;
+    let gemm_recompute = f.hardware_per_token - f.model_per_token - f.attention_recompute_per_token;
+    let attention_s = f.attention_per_token * tokens / attention_rate;
     let elementwise_s = super::flops::elementwise_bytes_per_token(d, run) * tokens
         / (mc.memory_bandwidth * a.memory_efficiency);
-    let work_s = compute_s + elementwise_s;
-    let bubble_s = if l.pp > 1 {
-        (l.pp as f64 - 1.0) / (l.v as f64 * m) * work_s
-    } else {
-        0.0
-    };
+    // Each routed copy of a token costs an MoE layer a fixed time beyond
+    // its products and bytes (see TrainingAssumptions::moe_token_time_s).
+    let routed = d
+        .moe
+        .map_or(0.0, |m| m.top_k as f64 * d.moe_layers() as f64);
     let (_, _, opt_bytes) = super::memory::states(p, run);
     let opt_params = opt_bytes / run.optimizer_bytes();
     let moved = opt_params * (2.0 * run.optimizer_bytes() + 2.0 * run.element_bytes());
-    let optimizer_s = moved / (mc.memory_bandwidth * a.memory_efficiency);
-    work_s + bubble_s + optimizer_s + a.overhead_s
+    Parts {
+        compute_s: gemm * tokens / rate + attention_s,
+        recompute_s: gemm_recompute * tokens / rate
+            + f.attention_recompute_per_token * tokens / attention_rate,
+        attention_s,
+        elementwise_s,
+        moe_routing_s: t.moe_token_time_s * routed * tokens,
+        comm_s: [0.0; 5],
+        bubble_factor: if l.pp > 1 {
+            (l.pp as f64 - 1.0) / (l.v as f64 * m)
+        } else {
+            0.0
+        },
+        optimizer_s: moved / (mc.memory_bandwidth * a.memory_efficiency),
+        overhead_s: a.overhead_s,
+        dp_window_share: match run.zero {
+            0 | 1 => f.backward_share() / m,
+            2 => f.backward_share(),
+            _ => 1.0,
+        },
+        overlap: [t.dp_overlap, t.tp_overlap, t.ep_overlap, t.cp_overlap],
+    }
 }
 
 /// One step on a machine's figures (what the elasticities perturb).
@@ -345,64 +385,18 @@ pub fn step_on(
     a: &Assumptions,
     t: &TrainingAssumptions,
 ) -> Result<TrainingStep> {
-    let l = &run.layout;
-    let devices = l.devices() as f64;
     let m = run.micro_batches();
     let step_tokens = run.step_tokens();
-    let tokens_per_device = step_tokens / devices;
-    let eff = compute_efficiency(a, mc.precision);
-    let rate = mc.peak * eff;
-    // The attention core runs at its own efficiency (the low-precision
-    // factor applies to it as to the products).
-    let attention_rate = mc.peak * t.attention_efficiency * eff / a.compute_efficiency;
-    // The busiest pipeline stage sets the pace: its tokens' share of the
-    // model's work.
-    let tokens = tokens_per_device * l.imbalance_trimmed(d.layers, run.edge_layers);
-    let gemm = f.hardware_per_token - f.attention_per_token;
-    let gemm_recompute = f.hardware_per_token - f.model_per_token - f.attention_recompute_per_token;
-    let attention_s = f.attention_per_token * tokens / attention_rate;
-    let compute_s = gemm * tokens / rate + attention_s;
-    let recompute_s =
-        gemm_recompute * tokens / rate + f.attention_recompute_per_token * tokens / attention_rate;
-    let elementwise_s = super::flops::elementwise_bytes_per_token(d, run) * tokens
-        / (mc.memory_bandwidth * a.memory_efficiency);
-    // Each routed copy of a token costs an MoE layer a fixed time beyond
-    // its products and bytes (see TrainingAssumptions::moe_token_time_s).
-    let routed = d
-        .moe
-        .map_or(0.0, |m| m.top_k as f64 * d.moe_layers() as f64);
-    let moe_routing_s = t.moe_token_time_s * routed * tokens;
+    let tokens_per_device = step_tokens / run.layout.devices() as f64;
     let mut c = comms(mc, d, p, run, a)?;
-    let (_, _, opt_bytes) = super::memory::states(p, run);
-    let opt_params = opt_bytes / run.optimizer_bytes();
-    let moved = opt_params * (2.0 * run.optimizer_bytes() + 2.0 * run.element_bytes());
-    let optimizer_s = moved / (mc.memory_bandwidth * a.memory_efficiency);
-    let parts = Parts {
-        compute_s,
-        attention_s,
-        elementwise_s,
-        moe_routing_s,
-        comm_s: [
-            c.dp.time_s,
-            c.tp.time_s,
-            c.pp.time_s,
-            c.ep.time_s,
-            c.cp.time_s,
-        ],
-        bubble_factor: if l.pp > 1 {
-            (l.pp as f64 - 1.0) / (l.v as f64 * m)
-        } else {
-            0.0
-        },
-        optimizer_s,
-        overhead_s: a.overhead_s,
-        dp_window_share: match run.zero {
-            0 | 1 => f.backward_share() / m,
-            2 => f.backward_share(),
-            _ => 1.0,
-        },
-        overlap: [t.dp_overlap, t.tp_overlap, t.ep_overlap, t.cp_overlap],
-    };
+    let mut parts = parts(mc, d, p, f, run, a, t);
+    parts.comm_s = [
+        c.dp.time_s,
+        c.tp.time_s,
+        c.pp.time_s,
+        c.ep.time_s,
+        c.cp.time_s,
+    ];
     let at = parts.assemble(&[1.0; TERMS]);
     let [dp, tp, pp, ep, cp] = at.exposed;
     c.dp.exposed_s = dp;
@@ -420,15 +414,15 @@ pub fn step_on(
         tokens_per_device,
         peak_flops: mc.peak,
         compute_precision: mc.precision,
-        compute_s,
-        recompute_s,
-        elementwise_s,
-        moe_routing_s,
+        compute_s: parts.compute_s,
+        recompute_s: parts.recompute_s,
+        elementwise_s: parts.elementwise_s,
+        moe_routing_s: parts.moe_routing_s,
         comm: c,
         exposed_comm_s,
         bubble_s,
         bubble_fraction: bubble_s / (pipeline + bubble_s),
-        optimizer_s,
+        optimizer_s: parts.optimizer_s,
         overhead_s: a.overhead_s,
         step_time_s,
         tokens_per_s: step_tokens / step_time_s,
@@ -441,27 +435,34 @@ pub fn step_on(
 }
 
 /// The terms a step is assembled from, in [`Term`]'s order: compute,
-/// element-wise, the DP, TP, PP, EP and CP collectives, the bubble, the
-/// optimizer and the overhead.
+/// element-wise, MoE routing, the DP, TP, PP, EP and CP collectives, the
+/// bubble, the optimizer and the overhead.
 const TERMS: usize = 11;
-const ORDER: [Term; TERMS] = [
-    Term::Compute,
-    Term::Elementwise,
-    Term::MoeRouting,
-    Term::DpComm,
-    Term::TpComm,
-    Term::PpComm,
-    Term::EpComm,
-    Term::CpComm,
-    Term::Bubble,
-    Term::Optimizer,
-    Term::Overhead,
-];
+const ORDER: [Term; TERMS] = Term::ALL;
+
+impl Term {
+    /// Every term, in the order of the step.
+    pub const ALL: [Term; TERMS] = [
+        Term::Compute,
+        Term::Elementwise,
+        Term::MoeRouting,
+        Term::DpComm,
+        Term::TpComm,
+        Term::PpComm,
+        Term::EpComm,
+        Term::CpComm,
+        Term::Bubble,
+        Term::Optimizer,
+        Term::Overhead,
+    ];
+}
 
 /// What a step's time is made of before overlap: the parts the binding
 /// term is judged on.
 struct Parts {
     compute_s: f64,
+    /// The recomputation's part of `compute_s` (reported, not assembled).
+    recompute_s: f64,
     attention_s: f64,
     elementwise_s: f64,
     moe_routing_s: f64,

@@ -292,19 +292,7 @@ mod tests {
 
     #[test]
     fn every_term_has_its_own_mark_in_both_modes() {
-        const ALL: [Term; 11] = [
-            Term::Compute,
-            Term::Elementwise,
-            Term::MoeRouting,
-            Term::DpComm,
-            Term::TpComm,
-            Term::PpComm,
-            Term::EpComm,
-            Term::CpComm,
-            Term::Bubble,
-            Term::Optimizer,
-            Term::Overhead,
-        ];
+        const ALL: [Term; 11] = Term::ALL;
         for ascii in [false, true] {
             let mut marks: Vec<char> = ALL.iter().map(|t| term_mark(*t, ascii)).collect();
             marks.push(here_mark(ascii));
