@@ -190,7 +190,12 @@ pub fn prev_keys(app: &App) -> String {
 }
 
 fn keys(app: &App, paging: Command, own: Command) -> String {
-    let mut k: Vec<String> = app.keymap.keys(paging).iter().map(|k| k.to_string()).collect();
+    let mut k: Vec<String> = app
+        .keymap
+        .keys(paging)
+        .iter()
+        .map(|k| k.to_string())
+        .collect();
     k.extend(app.keymap.keys(own).iter().map(|k| k.to_string()));
     if k.is_empty() {
         "(unbound)".into()

@@ -26,7 +26,10 @@ pub fn split(app: &App, area: Rect) -> (Rect, Option<Rect>) {
         return (area, None);
     };
     let max = area.height / 3;
-    let wanted = 2 + parts(app, r, area.width).iter().map(Vec::len).sum::<usize>();
+    let wanted = 2 + parts(app, r, area.width)
+        .iter()
+        .map(Vec::len)
+        .sum::<usize>();
     let h = (wanted as u16).min(max);
     let body = Rect {
         height: area.height - h,
@@ -53,7 +56,10 @@ fn parts(app: &App, r: &Running, width: u16) -> [Vec<String>; 3] {
     match &r.text {
         Ok(f) => [
             wrap(&f.caption),
-            f.question.as_deref().map(|q| wrap(&format!("Q: {q}"))).unwrap_or_default(),
+            f.question
+                .as_deref()
+                .map(|q| wrap(&format!("Q: {q}")))
+                .unwrap_or_default(),
             f.answer
                 .as_deref()
                 .filter(|_| r.revealed)
@@ -61,7 +67,9 @@ fn parts(app: &App, r: &Running, width: u16) -> [Vec<String>; 3] {
                 .unwrap_or_default(),
         ],
         Err(e) => [
-            wrap(&format!("the figures cannot be computed for this state: {e}")),
+            wrap(&format!(
+                "the figures cannot be computed for this state: {e}"
+            )),
             Vec::new(),
             Vec::new(),
         ],
@@ -87,13 +95,18 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         return;
     };
     let t = app.theme();
-    let title = format!(" {} · {} ", r.position(), r.lesson.title);
-    let title = text::clip(&title, area.width.saturating_sub(2) as usize, app.ascii);
+    // "─ step 3/9 · title ──": the rule starts before the title.
+    let title = format!("{} · {}", r.position(), r.lesson.title);
+    let title = text::clip(&title, area.width.saturating_sub(4) as usize, app.ascii);
+    let title = format!(" {title} ");
     let block = Block::new()
         .style(t.base())
         .borders(Borders::TOP)
         .border_style(t.border(true))
-        .title(Line::from(Span::styled(title, t.title(true))));
+        .title(Line::from(vec![
+            Span::styled("─", t.border(true)),
+            Span::styled(title, t.title(true)),
+        ]));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.height == 0 {
@@ -117,7 +130,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         } else {
             part.clone()
         };
-        lines.extend(fitted.into_iter().map(|l| Line::from(Span::styled(format!(" {l}"), style))));
+        lines.extend(
+            fitted
+                .into_iter()
+                .map(|l| Line::from(Span::styled(format!(" {l}"), style))),
+        );
     }
     let body = Rect {
         height: inner.height - 1,
