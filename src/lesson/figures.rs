@@ -183,6 +183,79 @@ pub const DEFS: &[Def] = &[
         Number,
         "peak FLOP/s at the math precision, last marked over first",
     ),
+    def(
+        "train.step",
+        "train.step_s",
+        Number,
+        "training: one optimizer step's time (s), [training] layout",
+    ),
+    def(
+        "train.tokens_per_s",
+        "train.tokens_per_s",
+        Number,
+        "training: tokens per second over all devices",
+    ),
+    def(
+        "train.binding",
+        "train.binding",
+        Text,
+        "training: the step's largest term (compute, dp-comm, tp-comm, bubble, ...)",
+    ),
+    def("train.mfu", "train.mfu_pct", Number, "training: MFU (%)"),
+    def(
+        "train.memory",
+        "train.memory_gb",
+        Number,
+        "training: memory per device (GB)",
+    ),
+    def(
+        "train.fits",
+        "train.fits",
+        Bool,
+        "training: whether the step fits in each device's memory",
+    ),
+    def(
+        "train.dp_comm",
+        "train.dp_comm_pct",
+        Number,
+        "training: data-parallel communication left exposed, share of the step (%)",
+    ),
+    def(
+        "train.tp_comm",
+        "train.tp_comm_pct",
+        Number,
+        "training: tensor-parallel communication left exposed, share of the step (%)",
+    ),
+    def(
+        "train.tp_comm_time",
+        "train.tp_comm_ms",
+        Number,
+        "training: tensor-parallel collectives per step, all of their time (ms)",
+    ),
+    def(
+        "train.bubble",
+        "train.bubble_pct",
+        Number,
+        "training: the pipeline bubble, (p - 1)/(v m + p - 1) (%)",
+    ),
+    def(
+        "train.critical_tokens",
+        "train.critical_tokens",
+        Number,
+        "training: tokens per device per step at which data-parallel communication just hides, or none",
+    ),
+    def(
+        "train.days",
+        "train.days",
+        Number,
+        "training: days to train the run's tokens, failures and checkpoints included",
+    ),
+    def(
+        "train.goodput",
+        "train.goodput_pct",
+        Number,
+        "training: useful time over wall time (%)",
+    ),
 ];
 
 /// The figure named `name` (a placeholder).
@@ -380,7 +453,93 @@ pub fn compute(catalog: &Catalog, s: &Scenario) -> Result<Figures, String> {
         None => none("cost_per_mtok"),
     });
     f.extend(speedups(catalog, s, &wl, &a, &model.model)?);
+    f.extend(training(s, &hw.hw, &model.model, wl.weights, &a)?);
     Ok(Figures(f))
+}
+
+/// The names of the training figures, in `DEFS` order.
+const TRAINING: [&str; 13] = [
+    "train.step",
+    "train.tokens_per_s",
+    "train.binding",
+    "train.mfu",
+    "train.memory",
+    "train.fits",
+    "train.dp_comm",
+    "train.tp_comm",
+    "train.tp_comm_time",
+    "train.bubble",
+    "train.critical_tokens",
+    "train.days",
+    "train.goodput",
+];
+
+/// One training step of the state's `[training]` run at the weights'
+/// precision (the Training view's step and run, `solver::training`); all
+/// "none" for a model that is not a decoder. A layout the devices do not
+/// split into is an error that says so.
+fn training(
+    s: &Scenario,
+    hw: &solver::Hardware,
+    model: &solver::Model,
+    precision: solver::Precision,
+    a: &solver::Assumptions,
+) -> Result<Vec<Figure>, String> {
+    use solver::training::{self as tr, run};
+    if tr::decoder(model).is_err() {
+        return Ok(TRAINING.iter().map(|n| none(n)).collect());
+    }
+    let t = s.training_inputs().map_err(joined)?;
+    let r = t.run(model, precision).map_err(|e| format!("training: {e}"))?;
+    let e = tr::evaluate(hw, model, &r, a, &t.assumptions).map_err(|e| e.to_string())?;
+    let spec = run::RunSpec {
+        tokens: t.tokens,
+        idle_share: crate::solver::economics::DEFAULT_IDLE_SHARE,
+        grid: None,
+    };
+    let rf = run::run_figures(hw, &e, &spec, &t.assumptions);
+    let st = &e.step;
+    let share = |x: f64| x / st.step_time_s;
+    let pct = |name: &'static str, x: f64| num(name, x * 100.0, units::format_percent(x));
+    let days = rf.time_to_train_s / 86_400.0;
+    Ok(vec![
+        num("train.step", st.step_time_s, units::format_time(st.step_time_s)),
+        num(
+            "train.tokens_per_s",
+            st.tokens_per_s,
+            units::format_number(st.tokens_per_s),
+        ),
+        Figure {
+            name: "train.binding",
+            value: Value::Text(st.binding.name().into()),
+            shown: st.binding.name().into(),
+        },
+        pct("train.mfu", st.mfu),
+        num(
+            "train.memory",
+            e.memory.total() / 1e9,
+            units::format_bytes(e.memory.total()),
+        ),
+        Figure {
+            name: "train.fits",
+            value: Value::Bool(e.memory.fits),
+            shown: if e.memory.fits { "yes" } else { "no" }.into(),
+        },
+        pct("train.dp_comm", share(st.comm.dp.exposed_s)),
+        pct("train.tp_comm", share(st.comm.tp.exposed_s)),
+        num(
+            "train.tp_comm_time",
+            st.comm.tp.time_s * 1e3,
+            units::format_time(st.comm.tp.time_s),
+        ),
+        pct("train.bubble", st.bubble_fraction),
+        match e.critical_batch_tokens_per_device {
+            Some(x) => num("train.critical_tokens", x, units::format_number(x)),
+            None => none("train.critical_tokens"),
+        },
+        num("train.days", days, units::format_number(days)),
+        pct("train.goodput", rf.goodput),
+    ])
 }
 
 /// The speedup from the first marked device to the last, and the ratios

@@ -49,6 +49,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         "design-space",
         include_str!("../../assets/lessons/design-space.toml"),
     ),
+    ("scaling", include_str!("../../assets/lessons/scaling.toml")),
 ];
 
 /// The keys of a lesson's top level and of a step (besides the scenario's).
