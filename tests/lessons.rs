@@ -179,3 +179,103 @@ fn export_writes_a_handout_into_a_new_directory_and_never_over_one() {
     assert_eq!(std::fs::read_to_string(dir.join("handout.md")).unwrap(), md);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The training figures of the "Scaling a model" lesson are those
+/// `ridgeline train` prints for the same layout (to the last digit: the
+/// same solver calls), for the data-parallel step and the frontier run.
+#[test]
+fn training_figures_are_what_train_prints() {
+    let cat = Catalog::builtin();
+    let l = Lesson::open("scaling", &cat).unwrap();
+    let cases: [(usize, &[&str]); 2] = [
+        (
+            2,
+            &[
+                "-H",
+                "h100-sxm",
+                "-m",
+                "llama-3.1-8b",
+                "--devices",
+                "64",
+                "--seq",
+                "2048",
+                "--global-batch",
+                "131072",
+            ],
+        ),
+        (
+            8,
+            &[
+                "-H",
+                "h100-sxm",
+                "-m",
+                "llama-3.1-405b",
+                "--devices",
+                "16384",
+                "--tp",
+                "8",
+                "--pp",
+                "16",
+                "--interleave",
+                "8",
+                "--zero",
+                "2",
+                "--edge-layers",
+                "1",
+                "--contiguous",
+                "8",
+                "--seq",
+                "8192",
+                "--global-batch",
+                "16M",
+                "--tokens",
+                "15.6T",
+            ],
+        ),
+    ];
+    for (step, args) in cases {
+        let mut a = vec!["train"];
+        a.extend_from_slice(args);
+        a.extend_from_slice(&["-f", "json"]);
+        let t = common::cli::json(&a);
+        let f = l.show(step, &cat).unwrap().figures;
+        let n = |name: &str| match &f.get(name).unwrap().value {
+            figures::Value::Number(x) => *x,
+            v => panic!("{name}: {v:?}"),
+        };
+        let close = |got: f64, want: f64, what: &str| {
+            assert!(
+                (got - want).abs() <= 1e-9 * want.abs().max(1.0),
+                "step {}: {what}: lesson {got}, train {want}",
+                step + 1
+            )
+        };
+        let num = |k: &str| t[k].as_f64().unwrap();
+        close(n("train.step"), num("step_time_s"), "step time");
+        close(n("train.mfu"), num("mfu") * 100.0, "MFU %");
+        close(n("train.tokens_per_s"), num("tokens_per_s"), "tokens/s");
+        close(
+            n("train.memory"),
+            t["memory_per_device_bytes"]["total"].as_f64().unwrap() / 1e9,
+            "memory GB",
+        );
+        close(n("train.days"), num("time_to_train_s") / 86_400.0, "days");
+        close(n("train.goodput"), num("goodput") * 100.0, "goodput %");
+        close(
+            n("train.bubble"),
+            num("bubble_fraction") * 100.0,
+            "bubble %",
+        );
+        close(
+            n("train.critical_tokens"),
+            num("critical_batch_tokens_per_device"),
+            "critical tokens",
+        );
+        let dp = t["comm"]["dp"]["exposed_s"].as_f64().unwrap();
+        close(n("train.dp_comm"), dp / num("step_time_s") * 100.0, "DP %");
+        assert_eq!(
+            f.get("train.binding").unwrap().value,
+            figures::Value::Text(t["binding"].as_str().unwrap().into())
+        );
+    }
+}

@@ -490,7 +490,9 @@ fn training(
         return Ok(TRAINING.iter().map(|n| none(n)).collect());
     }
     let t = s.training_inputs().map_err(joined)?;
-    let r = t.run(model, precision).map_err(|e| format!("training: {e}"))?;
+    let r = t
+        .run(model, precision)
+        .map_err(|e| format!("training: {e}"))?;
     let e = tr::evaluate(hw, model, &r, a, &t.assumptions).map_err(|e| e.to_string())?;
     let spec = run::RunSpec {
         tokens: t.tokens,
@@ -503,7 +505,11 @@ fn training(
     let pct = |name: &'static str, x: f64| num(name, x * 100.0, units::format_percent(x));
     let days = rf.time_to_train_s / 86_400.0;
     Ok(vec![
-        num("train.step", st.step_time_s, units::format_time(st.step_time_s)),
+        num(
+            "train.step",
+            st.step_time_s,
+            units::format_time(st.step_time_s),
+        ),
         num(
             "train.tokens_per_s",
             st.tokens_per_s,
@@ -606,6 +612,59 @@ mod tests {
             };
             assert!(kind.is_none_or(|k| k == d.kind), "{}", d.name);
         }
+    }
+
+    fn with_training(model: &str, t: crate::scenario::TrainingSection) -> Scenario {
+        Scenario {
+            hardware: Some("h100-sxm".into()),
+            model: Some(model.into()),
+            training: t,
+            ..Scenario::default()
+        }
+    }
+
+    #[test]
+    fn the_training_figures_are_a_step_of_the_training_layout() {
+        let cat = Catalog::builtin();
+        // 64 devices as tp 8 x pp 4 x dp 2, 256k tokens of 8k sequences:
+        // 262144 / (2 x 8192) = 16 micro-batches per pipeline, a bubble of
+        // (p - 1)/(m + p - 1) = 3/19 = 15.789%.
+        let t = crate::scenario::TrainingSection {
+            devices: Some(64),
+            tp: Some(8),
+            pp: Some(4),
+            seq: Some(8192.0),
+            global_batch: Some(262144.0),
+            ..Default::default()
+        };
+        let f = compute(&cat, &with_training("llama-3.1-70b", t)).unwrap();
+        let Value::Number(b) = f.get("train.bubble").unwrap().value else {
+            panic!("no bubble")
+        };
+        assert!((b - 300.0 / 19.0).abs() < 1e-9, "{b}");
+        assert_eq!(f.get("train.fits").unwrap().value, Value::Bool(true));
+    }
+
+    #[test]
+    fn a_model_that_is_not_a_decoder_has_no_training_figures() {
+        let cat = Catalog::builtin();
+        let f = compute(&cat, &with_training("resnet-50", Default::default())).unwrap();
+        for name in TRAINING {
+            assert_eq!(f.get(name).unwrap().value, Value::None, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_training_layout_the_devices_do_not_split_into_says_so() {
+        let cat = Catalog::builtin();
+        // 12 devices are not a multiple of tp 8.
+        let t = crate::scenario::TrainingSection {
+            devices: Some(12),
+            tp: Some(8),
+            ..Default::default()
+        };
+        let e = compute(&cat, &with_training("llama-3.1-8b", t)).unwrap_err();
+        assert!(e.contains("training: 12 devices are not a multiple"), "{e}");
     }
 
     #[test]
