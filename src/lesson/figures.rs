@@ -184,6 +184,66 @@ pub const DEFS: &[Def] = &[
         "peak FLOP/s at the math precision, last marked over first",
     ),
     def(
+        "serve.ttft",
+        "serve.ttft_ms",
+        Number,
+        "serving: time to first token (ms): a static batch's, all its prompts prefilled together, or continuous batching's",
+    ),
+    def(
+        "serve.itl",
+        "serve.itl_ms",
+        Number,
+        "serving: inter-token latency (ms), speculative decoding's tokens per step counted",
+    ),
+    def(
+        "serve.e2e",
+        "serve.e2e_s",
+        Number,
+        "serving: one request end to end (s)",
+    ),
+    def(
+        "serve.tokens_per_s",
+        "serve.tokens_per_s",
+        Number,
+        "serving: output tokens per second of the replica",
+    ),
+    def(
+        "serve.cost_per_mtok",
+        "serve.cost_per_mtok_usd",
+        Number,
+        "serving: USD per million output tokens of the replica, or none",
+    ),
+    def(
+        "serve.tokens_per_step",
+        "serve.tokens_per_step",
+        Number,
+        "serving: tokens a target step yields (1 without speculative decoding)",
+    ),
+    def(
+        "disagg.ttft",
+        "disagg.ttft_ms",
+        Number,
+        "disaggregated pools: time to first token, prefill alone and the KV cache sent (ms)",
+    ),
+    def(
+        "disagg.itl",
+        "disagg.itl_ms",
+        Number,
+        "disaggregated pools: inter-token latency, decode steps alone (ms)",
+    ),
+    def(
+        "disagg.transfer",
+        "disagg.transfer_ms",
+        Number,
+        "disaggregated pools: sending one prompt's KV cache to the decode pool (ms)",
+    ),
+    def(
+        "disagg.ratio",
+        "disagg.ratio",
+        Number,
+        "disaggregated pools: prefill devices per decode device at the fleet's QPS",
+    ),
+    def(
         "train.step",
         "train.step_s",
         Number,
@@ -453,8 +513,92 @@ pub fn compute(catalog: &Catalog, s: &Scenario) -> Result<Figures, String> {
         None => none("cost_per_mtok"),
     });
     f.extend(speedups(catalog, s, &wl, &a, &model.model)?);
+    f.extend(serving(catalog, s, &hw.hw, &model.model, &wl, &a)?);
     f.extend(training(s, &hw.hw, &model.model, wl.weights, &a)?);
     Ok(Figures(f))
+}
+
+/// The names of the serving figures, in `DEFS` order.
+const SERVING: [&str; 10] = [
+    "serve.ttft",
+    "serve.itl",
+    "serve.e2e",
+    "serve.tokens_per_s",
+    "serve.cost_per_mtok",
+    "serve.tokens_per_step",
+    "disagg.ttft",
+    "disagg.itl",
+    "disagg.transfer",
+    "disagg.ratio",
+];
+
+/// One replica serving the state's `[serving]` request with its batching
+/// mode (`solver::serving::serve`, or `solver::batching::continuous` under
+/// continuous batching, as `ridgeline serve` and the Serving view), and
+/// the same request on disaggregated prefill and decode pools of the same
+/// device at the fleet's QPS (`solver::batching::disaggregated`). All
+/// "none" for a model that is not a decoder; the pools "none" for a device
+/// without a scale-out network.
+fn serving(
+    catalog: &Catalog,
+    s: &Scenario,
+    hw: &solver::Hardware,
+    model: &solver::Model,
+    wl: &Workload,
+    a: &solver::Assumptions,
+) -> Result<Vec<Figure>, String> {
+    use crate::solver::{batching, economics, serving};
+    if !model.kind.is_decoder() {
+        return Ok(SERVING.iter().map(|n| none(n)).collect());
+    }
+    let req = s.request().map_err(joined)?;
+    let modes = s.serve_modes().map_err(joined)?;
+    let err = |e: solver::SolverError| e.to_string();
+    let (ttft, itl, e2e, rate, per_step) = if modes.continuous {
+        let draft = match &modes.draft {
+            Some(d) => Some(
+                &catalog
+                    .model(d)
+                    .map_err(|e| format!("serving.draft: {e}"))?
+                    .model,
+            ),
+            None => None,
+        };
+        let c = batching::continuous(hw, model, wl, &req, &modes.batching(draft), a).map_err(err)?;
+        (c.ttft_s, c.itl_s, c.e2e_s, c.tokens_per_s, c.tokens_per_step)
+    } else {
+        let r = serving::serve(hw, model, wl, &req, a).map_err(err)?;
+        (r.ttft_batch_s, r.itl_s, r.e2e_batch_s, r.tokens_per_s, 1.0)
+    };
+    let e = economics::economics(hw, wl.tp * wl.pp, rate, 1.0, economics::DEFAULT_IDLE_SHARE);
+    let ms = |name: &'static str, x: f64| num(name, x * 1e3, units::format_time(x));
+    let mut f = vec![
+        ms("serve.ttft", ttft),
+        ms("serve.itl", itl),
+        num("serve.e2e", e2e, units::format_time(e2e)),
+        num("serve.tokens_per_s", rate, units::format_number(rate)),
+        match e.cost_per_million_tokens_usd {
+            Some(x) => num("serve.cost_per_mtok", x, units::format_usd(x)),
+            None => none("serve.cost_per_mtok"),
+        },
+        num("serve.tokens_per_step", per_step, units::format_number(per_step)),
+    ];
+    let qps = s.fleet_inputs().map_err(joined)?.qps;
+    match batching::disaggregated(hw, wl, hw, wl, model, &req, qps, true, a) {
+        Ok(d) => f.extend([
+            ms("disagg.ttft", d.ttft_s),
+            ms("disagg.itl", d.itl_s),
+            ms("disagg.transfer", d.transfer_s),
+            num("disagg.ratio", d.ratio(), units::format_number(d.ratio())),
+        ]),
+        // A device without a scale-out network has no pools to send
+        // between.
+        Err(_) if hw.scaleout_bandwidth.is_none() => {
+            f.extend(SERVING[6..].iter().map(|n| none(n)))
+        }
+        Err(e) => return Err(e.to_string()),
+    }
+    Ok(f)
 }
 
 /// The names of the training figures, in `DEFS` order.

@@ -50,6 +50,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../../assets/lessons/design-space.toml"),
     ),
     ("scaling", include_str!("../../assets/lessons/scaling.toml")),
+    ("serving", include_str!("../../assets/lessons/serving.toml")),
 ];
 
 /// The keys of a lesson's top level and of a step (besides the scenario's).
