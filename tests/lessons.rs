@@ -279,3 +279,88 @@ fn training_figures_are_what_train_prints() {
         );
     }
 }
+
+/// The serving figures of the "Serving for real" lesson are those
+/// `ridgeline serve` prints with the same flags: the static batch's
+/// (everyone waits for the batch's prefill), then continuous batching's.
+#[test]
+fn serving_figures_are_what_serve_prints() {
+    let cat = Catalog::builtin();
+    let l = Lesson::open("serving", &cat).unwrap();
+    let base = [
+        "serve",
+        "-H",
+        "h100-sxm",
+        "-m",
+        "llama-3.1-8b",
+        "--prompt",
+        "2048",
+        "--output",
+        "256",
+    ];
+    // (step from 0, its flags, the TTFT and e2e keys of its mode)
+    let cases: [(usize, &[&str], &str, &str); 3] = [
+        (0, &["-b", "32"], "ttft_batch_s", "e2e_batch_s"),
+        (
+            2,
+            &[
+                "-b",
+                "32",
+                "--batching",
+                "continuous",
+                "--prefix-hit",
+                "0.5",
+            ],
+            "ttft_s",
+            "e2e_s",
+        ),
+        (
+            4,
+            &[
+                "-b",
+                "1",
+                "--batching",
+                "continuous",
+                "--draft",
+                "llama-3.2-1b",
+            ],
+            "ttft_s",
+            "e2e_s",
+        ),
+    ];
+    for (step, flags, ttft, e2e) in cases {
+        let mut a = base.to_vec();
+        a.extend_from_slice(flags);
+        a.extend_from_slice(&["-f", "json"]);
+        let s = common::cli::json(&a);
+        let f = l.show(step, &cat).unwrap().figures;
+        let n = |name: &str| match &f.get(name).unwrap().value {
+            figures::Value::Number(x) => *x,
+            v => panic!("{name}: {v:?}"),
+        };
+        let close = |got: f64, want: f64, what: &str| {
+            assert!(
+                (got - want).abs() <= 1e-9 * want.abs().max(1.0),
+                "step {}: {what}: lesson {got}, serve {want}",
+                step + 1
+            )
+        };
+        let num = |k: &str| s[k].as_f64().unwrap();
+        close(n("serve.ttft"), num(ttft) * 1e3, "TTFT ms");
+        close(n("serve.itl"), num("itl_s") * 1e3, "ITL ms");
+        close(n("serve.e2e"), num(e2e), "e2e s");
+        close(n("serve.tokens_per_s"), num("tokens_per_s"), "tokens/s");
+        close(
+            n("serve.cost_per_mtok"),
+            num("cost_per_million_tokens_usd"),
+            "$/M tokens",
+        );
+        if step > 0 {
+            close(
+                n("serve.tokens_per_step"),
+                num("tokens_per_target_step"),
+                "tokens per step",
+            );
+        }
+    }
+}

@@ -564,8 +564,15 @@ fn serving(
             ),
             None => None,
         };
-        let c = batching::continuous(hw, model, wl, &req, &modes.batching(draft), a).map_err(err)?;
-        (c.ttft_s, c.itl_s, c.e2e_s, c.tokens_per_s, c.tokens_per_step)
+        let c =
+            batching::continuous(hw, model, wl, &req, &modes.batching(draft), a).map_err(err)?;
+        (
+            c.ttft_s,
+            c.itl_s,
+            c.e2e_s,
+            c.tokens_per_s,
+            c.tokens_per_step,
+        )
     } else {
         let r = serving::serve(hw, model, wl, &req, a).map_err(err)?;
         (r.ttft_batch_s, r.itl_s, r.e2e_batch_s, r.tokens_per_s, 1.0)
@@ -581,7 +588,11 @@ fn serving(
             Some(x) => num("serve.cost_per_mtok", x, units::format_usd(x)),
             None => none("serve.cost_per_mtok"),
         },
-        num("serve.tokens_per_step", per_step, units::format_number(per_step)),
+        num(
+            "serve.tokens_per_step",
+            per_step,
+            units::format_number(per_step),
+        ),
     ];
     let qps = s.fleet_inputs().map_err(joined)?.qps;
     match batching::disaggregated(hw, wl, hw, wl, model, &req, qps, true, a) {
@@ -593,9 +604,7 @@ fn serving(
         ]),
         // A device without a scale-out network has no pools to send
         // between.
-        Err(_) if hw.scaleout_bandwidth.is_none() => {
-            f.extend(SERVING[6..].iter().map(|n| none(n)))
-        }
+        Err(_) if hw.scaleout_bandwidth.is_none() => f.extend(SERVING[6..].iter().map(|n| none(n))),
         Err(e) => return Err(e.to_string()),
     }
     Ok(f)
@@ -790,10 +799,33 @@ mod tests {
     }
 
     #[test]
-    fn a_model_that_is_not_a_decoder_has_no_training_figures() {
+    fn speculative_decoding_yields_the_geometric_series_of_tokens() {
+        let cat = Catalog::builtin();
+        let mut s = with_training("llama-3.1-8b", Default::default());
+        s.serving.batching = Some("continuous".into());
+        s.serving.draft = Some("llama-3.2-1b".into());
+        s.serving.proposed = Some(4);
+        s.serving.acceptance = Some(0.7);
+        let f = compute(&cat, &s).unwrap();
+        let Value::Number(t) = f.get("serve.tokens_per_step").unwrap().value else {
+            panic!("no tokens per step")
+        };
+        // (1 - 0.7^5) / (1 - 0.7) = (1 - 0.16807) / 0.3 = 2.7731.
+        assert!((t - 0.83193 / 0.3).abs() < 1e-9, "{t}");
+        // Static batching yields one token a step.
+        s.serving.batching = Some("static".into());
+        let f = compute(&cat, &s).unwrap();
+        assert_eq!(
+            f.get("serve.tokens_per_step").unwrap().value,
+            Value::Number(1.0)
+        );
+    }
+
+    #[test]
+    fn a_model_that_is_not_a_decoder_has_no_serving_or_training_figures() {
         let cat = Catalog::builtin();
         let f = compute(&cat, &with_training("resnet-50", Default::default())).unwrap();
-        for name in TRAINING {
+        for name in SERVING.iter().chain(&TRAINING) {
             assert_eq!(f.get(name).unwrap().value, Value::None, "{name}");
         }
     }
