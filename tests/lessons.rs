@@ -239,16 +239,9 @@ fn training_figures_are_what_train_prints() {
         a.extend_from_slice(&["-f", "json"]);
         let t = common::cli::json(&a);
         let f = l.show(step, &cat).unwrap().figures;
-        let n = |name: &str| match &f.get(name).unwrap().value {
-            figures::Value::Number(x) => *x,
-            v => panic!("{name}: {v:?}"),
-        };
+        let n = |name: &str| number(&f, name);
         let close = |got: f64, want: f64, what: &str| {
-            assert!(
-                (got - want).abs() <= 1e-9 * want.abs().max(1.0),
-                "step {}: {what}: lesson {got}, train {want}",
-                step + 1
-            )
+            close_to(got, want, &format!("step {}: {what} (train)", step + 1))
         };
         let num = |k: &str| t[k].as_f64().unwrap();
         close(n("train.step"), num("step_time_s"), "step time");
@@ -334,16 +327,9 @@ fn serving_figures_are_what_serve_prints() {
         a.extend_from_slice(&["-f", "json"]);
         let s = common::cli::json(&a);
         let f = l.show(step, &cat).unwrap().figures;
-        let n = |name: &str| match &f.get(name).unwrap().value {
-            figures::Value::Number(x) => *x,
-            v => panic!("{name}: {v:?}"),
-        };
+        let n = |name: &str| number(&f, name);
         let close = |got: f64, want: f64, what: &str| {
-            assert!(
-                (got - want).abs() <= 1e-9 * want.abs().max(1.0),
-                "step {}: {what}: lesson {got}, serve {want}",
-                step + 1
-            )
+            close_to(got, want, &format!("step {}: {what} (serve)", step + 1))
         };
         let num = |k: &str| s[k].as_f64().unwrap();
         close(n("serve.ttft"), num(ttft) * 1e3, "TTFT ms");
@@ -363,4 +349,20 @@ fn serving_figures_are_what_serve_prints() {
             );
         }
     }
+}
+
+/// A number figure's value.
+fn number(f: &figures::Figures, name: &str) -> f64 {
+    match &f.get(name).unwrap().value {
+        figures::Value::Number(x) => *x,
+        v => panic!("{name}: {v:?}"),
+    }
+}
+
+/// `got` equals `want` but for rounding (the same solver calls).
+fn close_to(got: f64, want: f64, what: &str) {
+    assert!(
+        (got - want).abs() <= 1e-9 * want.abs().max(1.0),
+        "{what}: lesson {got}, command {want}"
+    )
 }

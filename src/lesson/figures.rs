@@ -397,6 +397,15 @@ fn num(name: &'static str, value: f64, shown: String) -> Figure {
     }
 }
 
+/// A text figure shown as it is.
+fn text(name: &'static str, t: &str) -> Figure {
+    Figure {
+        name,
+        value: Value::Text(t.into()),
+        shown: t.into(),
+    }
+}
+
 fn none(name: &'static str) -> Figure {
     Figure {
         name,
@@ -440,11 +449,7 @@ pub fn compute(catalog: &Catalog, s: &Scenario) -> Result<Figures, String> {
             e.tokens_per_s,
             units::format_number(e.tokens_per_s),
         ),
-        Figure {
-            name: "binding",
-            value: Value::Text(e.bottleneck.name().into()),
-            shown: e.bottleneck.name().into(),
-        },
+        text("binding", e.bottleneck.name()),
         num(
             "intensity",
             e.arithmetic_intensity,
@@ -668,11 +673,7 @@ fn training(
             st.tokens_per_s,
             units::format_number(st.tokens_per_s),
         ),
-        Figure {
-            name: "train.binding",
-            value: Value::Text(st.binding.name().into()),
-            shown: st.binding.name().into(),
-        },
+        text("train.binding", st.binding.name()),
         pct("train.mfu", st.mfu),
         num(
             "train.memory",

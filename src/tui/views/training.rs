@@ -147,18 +147,7 @@ pub fn scaling(
     precision: Precision,
     a: &Assumptions,
 ) -> Result<Scaling, String> {
-    let base = TrainingRun {
-        layout: Layout::default(),
-        ..TrainInputs {
-            tp: 1,
-            pp: 1,
-            v: 1,
-            ep: 1,
-            cp: 1,
-            ..*t
-        }
-        .run(model, precision)?
-    };
+    let base = unlaid_run(t, model, precision)?;
     let spec = Spec {
         devices: scaling_devices(),
         batch: Batch::Strong(base.global_batch_tokens),
@@ -167,6 +156,24 @@ pub fn scaling(
         knee: scale::DEFAULT_KNEE,
     };
     scale::scale(hw, model, &spec, a, &t.assumptions).map_err(|e| e.to_string())
+}
+
+/// The run of the inputs with the default layout, for a caller that lays
+/// it out itself (the scaling curve, the layout search): only the batch,
+/// sequence and formats of the run matter there.
+fn unlaid_run(t: &TrainInputs, model: &Model, precision: Precision) -> Result<TrainingRun, String> {
+    let one = TrainInputs {
+        tp: 1,
+        pp: 1,
+        v: 1,
+        ep: 1,
+        cp: 1,
+        ..*t
+    };
+    Ok(TrainingRun {
+        layout: Layout::default(),
+        ..one.run(model, precision)?
+    })
 }
 
 /// Run the layout search for the inputs: every layout of the device count
@@ -180,18 +187,7 @@ pub fn search(
 ) -> Result<Search, String> {
     // The search sets the layout itself; only the batch, sequence and
     // formats of the run matter.
-    let base = TrainingRun {
-        layout: Layout::default(),
-        ..TrainInputs {
-            tp: 1,
-            pp: 1,
-            v: 1,
-            ep: 1,
-            cp: 1,
-            ..*t
-        }
-        .run(model, precision)?
-    };
+    let base = unlaid_run(t, model, precision)?;
     training::search(hw, model, &base, t.devices, a, &t.assumptions, SEARCH_TOP)
         .map_err(|e| e.to_string())
 }
