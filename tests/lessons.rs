@@ -366,3 +366,34 @@ fn close_to(got: f64, want: f64, what: &str) {
         "{what}: lesson {got}, command {want}"
     )
 }
+
+/// `ridgeline lesson NAME` gives the lesson in the workbench: a name that
+/// is no lesson is an error before the terminal is touched, and `lesson`
+/// alone says what to name.
+#[test]
+fn a_lesson_to_give_that_cannot_be_read_is_said_before_the_terminal() {
+    let out = ridgeline(&["lesson", "no-such-lesson"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("lesson: it cannot be read; nothing was started"),
+        "{err}"
+    );
+    assert!(err.contains("no-such-lesson:1:1: no such file"), "{err}");
+    assert!(out.stdout.is_empty(), "nothing drawn");
+    let out = ridgeline(&["lesson"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("name a lesson to give it in the workbench"),
+        "{err}"
+    );
+    assert!(
+        err.contains("knobs, design-space, scaling, serving"),
+        "{err}"
+    );
+    // A readable lesson without a terminal: the workbench says it needs one.
+    let out = ridgeline(&["lesson", "knobs"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("the workbench needs a terminal"));
+}
