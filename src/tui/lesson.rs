@@ -83,10 +83,11 @@ pub fn start(app: &mut App, lesson: Lesson) {
         return app.say(Level::Error, format!("{}: no steps", lesson.title));
     }
     let title = lesson.title.clone();
+    // Off the script until its first step is applied.
     app.presenter.running = Some(Running {
         lesson,
         step: 0,
-        on: true,
+        on: false,
         revealed: false,
         script: Err("not computed yet".into()),
         seen: None,
@@ -96,6 +97,9 @@ pub fn start(app: &mut App, lesson: Lesson) {
     if app.presenter.on().is_some() {
         let k = next_keys(app);
         app.say(Level::Info, format!("lesson: {title}; {k} steps"));
+    } else {
+        // Its first step was refused (the status line says why): no lesson.
+        app.presenter.running = None;
     }
 }
 

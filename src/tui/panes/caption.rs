@@ -221,3 +221,22 @@ pub fn render_picker(app: &App, frame: &mut Frame, area: Rect) {
     )));
     text::draw_lines(frame.buffer_mut(), inner, &lines, app.ascii);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::shares;
+
+    #[test]
+    fn a_revealed_answer_keeps_its_lines_first_then_the_caption() {
+        // All fit: each part gets what it wants.
+        assert_eq!(shares([3, 1, 2], 6), [3, 1, 2]);
+        // 4 + 1 + 3 = 8 lines in 6: the answer up to half (3), the caption
+        // the rest (3), nothing left for the question.
+        assert_eq!(shares([4, 1, 3], 6), [3, 0, 3]);
+        // A short answer leaves the caption more: the answer its 1 line,
+        // the caption its 5, none for the question.
+        assert_eq!(shares([5, 2, 1], 6), [5, 0, 1]);
+        // No answer shown: the caption first, then the question.
+        assert_eq!(shares([4, 3, 0], 6), [4, 2, 0]);
+    }
+}
