@@ -126,7 +126,6 @@ pub fn load_catalog(cli: &Cli, command: &Command, err: Out) -> Result<Catalog, C
     Ok(c)
 }
 
-/// Run a subcommand; returns the process exit code.
 /// The lesson `ridgeline lesson NAME|FILE` (no subcommand word after it)
 /// asks the workbench to give, if that is the command.
 pub fn presented_lesson(cli: &Cli) -> Option<&str> {
@@ -136,6 +135,7 @@ pub fn presented_lesson(cli: &Cli) -> Option<&str> {
     }
 }
 
+/// Run a subcommand; returns the process exit code.
 pub fn run(cli: &Cli, command: &Command, out: Out, err: Out) -> i32 {
     let style = style(cli, |k| std::env::var(k).ok(), terminal_width());
     let result = match command {
