@@ -10,9 +10,13 @@ fn main() -> ExitCode {
     let cli = cli::parse_args();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
+    // `ridgeline lesson NAME` gives the lesson in the workbench.
+    let lesson = cli::presented_lesson(&cli).map(str::to_string);
     let code = match &cli.command {
-        Some(command) => cli::run(&cli, command, &mut stdout.lock(), &mut stderr.lock()),
-        None => {
+        Some(command) if lesson.is_none() => {
+            cli::run(&cli, command, &mut stdout.lock(), &mut stderr.lock())
+        }
+        _ => {
             // A --catalog DIR that cannot be used is an error before the
             // terminal is touched (the subcommands check it in cli::run).
             if let Err(e) = cli::catalog_dir(&cli) {
@@ -24,7 +28,8 @@ fn main() -> ExitCode {
                 ascii: cli.ascii,
                 theme: cli.theme.clone(),
                 scenario: cli.scenario.clone(),
-                ..TuiOptions::default()
+                lesson,
+                config_dir: None,
             };
             match tui::run(opts) {
                 Ok(exit) => exit.code() as i32,

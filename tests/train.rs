@@ -254,9 +254,7 @@ fn the_command_and_the_training_view_share_their_defaults() {
     let model = &cat.model("llama-3.1-8b").unwrap().model;
     assert_eq!(f(&v, "seq"), t.seq_for(model));
     let a = cat.profile("default").unwrap().assumptions;
-    let run =
-        ridgeline::tui::views::training::run_of(&t, model, ridgeline::solver::Precision::Bf16)
-            .unwrap();
+    let run = t.run(model, ridgeline::solver::Precision::Bf16).unwrap();
     let tr = ridgeline::solver::training::evaluate(hw, model, &run, &a, &t.assumptions).unwrap();
     assert_eq!(v["fits"], Value::Bool(tr.memory.fits));
     assert!((f(&v["memory_per_device_bytes"], "total") / tr.memory.total() - 1.0).abs() < 1e-12);
