@@ -2,6 +2,7 @@ pub mod catalog;
 pub mod cli;
 pub mod fsutil;
 pub mod lesson;
+pub mod plot;
 pub mod scenario;
 pub mod solver;
 pub mod tui;
