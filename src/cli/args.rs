@@ -86,6 +86,8 @@ pub enum Command {
     Import(ImportArgs),
     /// Lessons: scripted tutorials whose captions the solver fills in; list, show, check.
     Lesson(super::lesson::LessonArgs),
+    /// Plots as SVG figures for papers and slides: roofline, generations, sweep.
+    Plot(super::plot::PlotArgs),
 }
 
 /// The model argument of a command: with the workload flags around it
@@ -130,6 +132,12 @@ impl Command {
             Command::Scale(a) => Some(ModelArg::Alone(&mut a.model)),
             Command::Explore(a) => Some(ModelArg::Alone(&mut a.model)),
             Command::Ops(a) => Some(ModelArg::workload(&mut a.workload)),
+            Command::Plot(a) => Some(match &mut a.kind {
+                super::plot::PlotKind::Roofline(p) | super::plot::PlotKind::Generations(p) => {
+                    ModelArg::workload(&mut p.compare.workload)
+                }
+                super::plot::PlotKind::Sweep(p) => ModelArg::workload(&mut p.sweep.workload),
+            }),
             Command::Zoo(_)
             | Command::Catalog(_)
             | Command::Validate(_)

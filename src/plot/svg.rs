@@ -16,16 +16,16 @@ use svg::Document;
 use svg::node::element::{Circle, Group, Line, Path, Polyline, Rectangle, Text, Title};
 
 /// The page, in CSS pixels.
-const W: f64 = 880.0;
+const W: f64 = 980.0;
 const H: f64 = 540.0;
 /// The graph area's edges: room for the titles above, the y labels to
 /// the left, the legend to the right and the x labels below.
-const LEFT: f64 = 96.0;
+const LEFT: f64 = 112.0;
 const TOP: f64 = 70.0;
-const RIGHT: f64 = 620.0;
+const RIGHT: f64 = 640.0;
 const BOTTOM: f64 = 470.0;
 /// Where the legend starts.
-const LEGEND_X: f64 = 640.0;
+const LEGEND_X: f64 = 664.0;
 /// A dot of a terminal dash pattern, in pixels of a stroke.
 const DOT: f64 = 3.0;
 

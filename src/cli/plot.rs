@@ -1,0 +1,244 @@
+//! `ridgeline plot KIND ... -o FILE.svg`: the workbench's plots as SVG
+//! figures for papers and slides (src/plot). Each kind takes the flags of
+//! the command whose figures it draws (`roofline` and `generations`:
+//! `compare`'s; `sweep`: `sweep`'s), so a table and its plot come from one
+//! command line.
+
+use super::args::{CompareArgs, Format, SweepArgs};
+use super::output::Style;
+use super::records::workload_line;
+use super::sweep::batch_sweep;
+use super::{CliError, Out, assumptions, devices, single_batch, workload, write};
+use crate::catalog::Catalog;
+use crate::plot::{Figure, build};
+use crate::solver::{self, Phase, Workload, compare, sweep, units};
+use crate::words::Words;
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Args)]
+pub struct PlotArgs {
+    #[command(subcommand)]
+    pub kind: PlotKind,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum PlotKind {
+    /// The log-log roofline of one workload on devices side by side
+    /// (`compare`'s flags): each roof in its own dash pattern, the
+    /// operating points, the first device's effective roof and ridge.
+    Roofline(PlotCompare),
+    /// The same roofline over a family of devices, titled as the
+    /// Generations view (`compare`'s flags; list the family in --hardware).
+    Generations(PlotCompare),
+    /// Tokens/s against the batch (or, with --contexts, the context) on
+    /// each device, the crossover batch marked (`sweep`'s flags).
+    Sweep(PlotSweep),
+}
+
+/// Where the figure goes.
+#[derive(Debug, Clone, Args)]
+pub struct PlotOut {
+    /// The SVG file to write ("-": standard output).
+    #[arg(long, short = 'o', value_name = "FILE.svg")]
+    pub out: PathBuf,
+    /// Replace FILE when it exists (without it, an existing file is kept
+    /// and the command fails).
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PlotCompare {
+    #[command(flatten)]
+    pub compare: CompareArgs,
+    #[command(flatten)]
+    pub to: PlotOut,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PlotSweep {
+    #[command(flatten)]
+    pub sweep: SweepArgs,
+    #[command(flatten)]
+    pub to: PlotOut,
+}
+
+impl PlotKind {
+    pub fn to(&self) -> &PlotOut {
+        match self {
+            PlotKind::Roofline(a) | PlotKind::Generations(a) => &a.to,
+            PlotKind::Sweep(a) => &a.to,
+        }
+    }
+    /// The format flag of the command it shares flags with (refused: a
+    /// plot is SVG).
+    fn format(&self) -> Format {
+        match self {
+            PlotKind::Roofline(a) | PlotKind::Generations(a) => a.compare.workload.format,
+            PlotKind::Sweep(a) => a.sweep.workload.format,
+        }
+    }
+}
+
+pub(super) fn plot(cat: &Catalog, a: &PlotArgs, style: Style, out: Out) -> Result<(), CliError> {
+    if a.kind.format() != Format::Table {
+        return Err(CliError::Input(
+            "--format: a plot is an SVG file; leave out --format (the table's command takes it)"
+                .into(),
+        ));
+    }
+    let svg = figure(cat, &a.kind)?.svg();
+    let to = a.kind.to();
+    if to.out.as_os_str() == "-" {
+        return write(out, &svg);
+    }
+    let shown = crate::catalog::fields::printable(&to.out.display().to_string()).into_owned();
+    if !to.force && std::fs::symlink_metadata(&to.out).is_ok() {
+        return Err(CliError::Input(format!(
+            "-o {shown}: it exists; give --force to replace it, or another name"
+        )));
+    }
+    crate::fsutil::write_atomic(&to.out, svg.as_bytes())
+        .map_err(|e| CliError::Output(format!("{shown}: not written: {e}")))?;
+    write(
+        out,
+        &super::output::wrap(&format!("wrote {shown}\n"), style.width),
+    )
+}
+
+/// The figure of a plot command.
+pub fn figure(cat: &Catalog, kind: &PlotKind) -> Result<Figure, CliError> {
+    match kind {
+        PlotKind::Roofline(a) => roofline(cat, &a.compare, "Roofline"),
+        PlotKind::Generations(a) => roofline(cat, &a.compare, "Generations"),
+        PlotKind::Sweep(a) => sweep_figure(cat, &a.sweep),
+    }
+}
+
+/// The roofline of `compare`'s devices; the first that evaluates is the
+/// one whose effective roof, ridge and other phase are drawn.
+fn roofline(cat: &Catalog, a: &CompareArgs, name: &str) -> Result<Figure, CliError> {
+    let w = &a.workload;
+    let model = cat.model(&w.model)?;
+    let wl = workload(w, single_batch(w)?);
+    let asm = assumptions(cat, w)?;
+    let entries = devices(cat, &a.hardware)?;
+    let hws: Vec<solver::Hardware> = entries.iter().map(|e| e.hw.clone()).collect();
+    let cmp = compare::compare(&hws, &model.model, &wl, &asm, None);
+    let judged: Vec<build::Judged> = cmp
+        .rows
+        .iter()
+        .zip(&entries)
+        .enumerate()
+        .map(|(place, (r, e))| build::Judged {
+            place,
+            id: &e.hw.id,
+            bandwidth: e.hw.memory_bandwidth,
+            judged: r.as_ref().ok(),
+        })
+        .collect();
+    let Some(sel) = judged.iter().position(|j| j.judged.is_some()) else {
+        let why: Vec<String> = cmp
+            .rows
+            .iter()
+            .zip(&entries)
+            .filter_map(|(r, e)| r.as_ref().err().map(|x| format!("{}: {x}", e.hw.id)))
+            .collect();
+        return Err(CliError::Input(why.join("; ")));
+    };
+    let other = model.model.kind.is_decoder().then(|| {
+        let o = Workload {
+            phase: match wl.phase {
+                Phase::Decode => Phase::Prefill,
+                Phase::Prefill => Phase::Decode,
+            },
+            ..wl
+        };
+        solver::evaluate(&entries[sel].hw, &model.model, &o, &asm).ok()
+    });
+    let subtitle = workload_line(
+        model,
+        &wl,
+        &format!(
+            "{}, TP {} x PP {}, profile {}",
+            wl.weights, wl.tp, wl.pp, w.profile
+        ),
+    );
+    Ok(Figure::Roofline(build::roofline(
+        format!("{name}: {}", model.model.name),
+        subtitle.trim_end().to_string(),
+        &judged,
+        Some(sel),
+        &asm,
+        other.flatten().as_ref(),
+        Words::for_model(model),
+    )))
+}
+
+/// Tokens/s over the batch (or context) sweep of each device.
+fn sweep_figure(cat: &Catalog, a: &SweepArgs) -> Result<Figure, CliError> {
+    let w = &a.workload;
+    let model = cat.model(&w.model)?;
+    let asm = assumptions(cat, w)?;
+    let words = Words::for_model(model);
+    let entries = devices(cat, &a.hardware)?;
+    let mut runs: Vec<(Vec<u64>, Vec<solver::Evaluation>, Option<f64>)> = Vec::new();
+    let (base, title, x_title) = match a.contexts {
+        None => {
+            let base = workload(w, 1);
+            for hw in &entries {
+                let (batches, s) = batch_sweep(hw, model, &base, &asm, w.batch)?;
+                runs.push((batches, s.points, s.crossover_batch));
+            }
+            (base, "batch sweep", "batch (sequences)")
+        }
+        Some(c) => {
+            let base = workload(w, single_batch(w)?);
+            let (lo, hi) = match c {
+                super::args::BatchSpec::One(c) => (c, c),
+                super::args::BatchSpec::Range(lo, hi) => (lo, hi),
+            };
+            let points = sweep::powers_of_two(lo, hi);
+            for hw in &entries {
+                let evals = sweep::context_sweep(&hw.hw, &model.model, &base, &asm, &points)?;
+                runs.push((points.clone(), evals, None));
+            }
+            (base, "context sweep", "context (tokens)")
+        }
+    };
+    let swept: Vec<build::Swept> = runs
+        .iter()
+        .zip(&entries)
+        .enumerate()
+        .map(|(place, ((xs, evals, crossover), e))| build::Swept {
+            place,
+            id: &e.hw.id,
+            points: xs.iter().map(|x| *x as f64).zip(evals.iter()).collect(),
+            crossover: *crossover,
+        })
+        .collect();
+    // What stays fixed: the context of a batch sweep, the batch of a
+    // context sweep.
+    let fixed = match a.contexts {
+        None if words.single_pass() => String::new(),
+        None => format!(", context {}", units::format_tokens(base.context)),
+        Some(_) => format!(", batch {}", units::format_count(base.batch)),
+    };
+    let subtitle = format!(
+        "{}: {}{fixed}, {}, TP {} x PP {}, profile {}",
+        model.model.name,
+        words.step(base.phase),
+        base.weights,
+        base.tp,
+        base.pp,
+        w.profile
+    );
+    Ok(Figure::Lines(build::sweep(
+        format!("{}: {title}", model.model.name),
+        subtitle,
+        x_title,
+        &swept,
+        words,
+    )))
+}
