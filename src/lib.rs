@@ -1,4 +1,5 @@
 pub mod catalog;
+pub mod export;
 pub mod cli;
 pub mod fsutil;
 pub mod lesson;
