@@ -1,6 +1,6 @@
 pub mod catalog;
-pub mod export;
 pub mod cli;
+pub mod export;
 pub mod fsutil;
 pub mod lesson;
 pub mod plot;

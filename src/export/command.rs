@@ -5,8 +5,10 @@
 
 use crate::catalog::Catalog;
 use crate::scenario::{
-    self, DEFAULT_SWEEP_BATCHES, FLAGSHIP_FAMILY, SWEEP_CONTEXTS, Scenario, Setting, exact,
+    self, DEFAULT_PROFILE, DEFAULT_SWEEP_BATCHES, FLAGSHIP_FAMILY, SWEEP_CONTEXTS, Scenario,
+    Setting, exact,
 };
+use crate::solver::Workload;
 use std::path::Path;
 
 /// A view's command lines, each as its arguments from "ridgeline" on.
@@ -50,7 +52,10 @@ pub fn commands(
     };
     match view {
         "roofline" => {
-            let list = device_list(catalog, std::iter::once(hw.as_str()).chain(s.compare.iter().map(String::as_str)));
+            let list = device_list(
+                catalog,
+                std::iter::once(hw.as_str()).chain(s.compare.iter().map(String::as_str)),
+            );
             Ok(Commands {
                 table: with(&["compare"], list.clone(), &[], &wl),
                 plot: Some(with(&["plot", "roofline"], list, &[], &wl)),
@@ -87,8 +92,9 @@ pub fn commands(
                 ),
                 _ => {
                     let (lo, hi) = match &s.sweep.batches {
-                        Some(b) => scenario::parse_batches(b)
-                            .map_err(|e| format!("sweep.batches: {e}"))?,
+                        Some(b) => {
+                            scenario::parse_batches(b).map_err(|e| format!("sweep.batches: {e}"))?
+                        }
                         None => DEFAULT_SWEEP_BATCHES,
                     };
                     // The sweep's range takes the place of the batch.
@@ -145,9 +151,13 @@ fn without(flags: &[String], flag: &str) -> Vec<String> {
     out
 }
 
-/// The workload and assumption flags of a scenario: each value it sets,
-/// written so that the command line reads it back equal.
+/// The workload and assumption flags of a scenario: each value it sets
+/// that differs from the command line's default (`Workload::default()`, the
+/// default profile), written so that the command line reads it back equal.
+/// Precisions are always written when set: the command line's weights
+/// default to a model's checkpoint precision.
 pub fn workload_flags(s: &Scenario) -> Result<Vec<String>, String> {
+    let d = Workload::default();
     let mut v: Vec<String> = Vec::new();
     let mut flag = |f: &str, x: String| {
         v.push(f.to_string());
@@ -157,46 +167,51 @@ pub fn workload_flags(s: &Scenario) -> Result<Vec<String>, String> {
         flag("--model", m.clone());
     }
     let w = &s.workload;
-    if let Some(p) = &w.phase {
-        flag("--phase", p.clone());
+    if let Some(p) = w.phase.as_deref().filter(|p| *p != d.phase.name()) {
+        flag("--phase", p.to_string());
     }
-    if let Some(b) = w.batch {
-        if b.fract() != 0.0 || b < 1.0 {
-            return Err(format!(
-                "batch {}: the command line takes a whole batch of 1 or more",
-                exact::number(b)
-            ));
+    let whole = |what: &str, x: f64| {
+        if x.fract() != 0.0 || x < 1.0 {
+            Err(format!(
+                "{what} {}: the command line takes a whole {what} of 1 or more",
+                exact::number(x)
+            ))
+        } else {
+            Ok(exact::number(x))
         }
-        flag("--batch", exact::number(b));
+    };
+    if let Some(b) = w.batch.filter(|b| *b != d.batch) {
+        flag("--batch", whole("batch", b)?);
     }
-    if let Some(c) = w.context {
-        if c.fract() != 0.0 || c < 1.0 {
-            return Err(format!(
-                "context {}: the command line takes a whole number of tokens",
-                exact::number(c)
-            ));
+    if let Some(c) = w.context.filter(|c| *c != d.context) {
+        flag("--context", whole("context", c)?);
+    }
+    let (wt, ac, kv) = (&w.weights, &w.activations, &w.kv);
+    match (&w.precision, wt, ac, kv) {
+        // All three alike: one flag says it.
+        (None, Some(a), Some(b), Some(c)) if a == b && b == c => flag("--precision", a.clone()),
+        _ => {
+            for (f, p) in [
+                ("--precision", &w.precision),
+                ("--weights", wt),
+                ("--activations", ac),
+                ("--kv", kv),
+            ] {
+                if let Some(p) = p {
+                    flag(f, p.clone());
+                }
+            }
         }
-        flag("--context", exact::number(c));
     }
-    for (f, p) in [
-        ("--precision", &w.precision),
-        ("--weights", &w.weights),
-        ("--activations", &w.activations),
-        ("--kv", &w.kv),
-    ] {
-        if let Some(p) = p {
-            flag(f, p.clone());
-        }
-    }
-    if let Some(t) = w.tp {
+    if let Some(t) = w.tp.filter(|t| *t != d.tp) {
         flag("--tp", t.to_string());
     }
-    if let Some(p) = w.pp {
+    if let Some(p) = w.pp.filter(|p| *p != d.pp) {
         flag("--pp", p.to_string());
     }
     let a = &s.assumptions;
-    if let Some(p) = &a.profile {
-        flag("--profile", p.clone());
+    if let Some(p) = a.profile.as_deref().filter(|p| *p != DEFAULT_PROFILE) {
+        flag("--profile", p.to_string());
     }
     for (k, x) in &a.values {
         let x = match x {
@@ -254,6 +269,6 @@ mod tests {
         let mut s = Scenario::default();
         s.workload.batch = Some(1.5);
         let e = workload_flags(&s).unwrap_err();
-        assert!(e.contains("whole batch"), "{e}");
+        assert!(e.contains("whole batch of 1 or more"), "{e}");
     }
 }

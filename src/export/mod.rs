@@ -58,10 +58,7 @@ pub fn files(c: &Commands, view_title: &str) -> Result<Vec<(&'static str, String
         sh.push('\n');
     }
     files.push(("table.csv", run(&plus(&c.table, &["--format", "csv"]))?));
-    files.push((
-        "table.md",
-        run(&plus(&c.table, &["--format", "markdown"]))?,
-    ));
+    files.push(("table.md", run(&plus(&c.table, &["--format", "markdown"]))?));
     files.push(("command.sh", sh));
     Ok(files)
 }

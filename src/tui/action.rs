@@ -47,11 +47,13 @@ pub enum Command {
     ImportModel,
     NewEntry,
     EditCopy,
+    Export,
+    CopyCommand,
 }
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 41] = [
+    pub const ALL: [Command; 43] = [
         Command::View1,
         Command::View2,
         Command::View3,
@@ -87,6 +89,8 @@ impl Command {
         Command::SearchLayouts,
         Command::ScalingPlot,
         Command::Save,
+        Command::Export,
+        Command::CopyCommand,
         Command::ImportModel,
         Command::NextTheme,
         Command::Redraw,
@@ -155,6 +159,8 @@ impl Command {
             Command::ImportModel => "import_model",
             Command::NewEntry => "new_entry",
             Command::EditCopy => "edit_copy",
+            Command::Export => "export",
+            Command::CopyCommand => "copy_command",
         }
     }
 
@@ -208,6 +214,10 @@ impl Command {
             }
             Command::NewEntry => "a form: your own device (hardware list) or region (region knob)",
             Command::EditCopy => "edit a copy of the selected device or region (your own: edit it)",
+            Command::Export => {
+                "export the view: plot.svg, table.csv, table.md, command.sh in a new directory"
+            }
+            Command::CopyCommand => "copy the view's command line to the clipboard (OSC 52)",
         }
     }
 

@@ -278,6 +278,9 @@ pub struct App {
     pub notices: Vec<String>,
     /// Feedback on the last action.
     pub message: Option<(Level, String)>,
+    /// Bytes for the terminal itself (the OSC 52 of `y`), written by the
+    /// event loop after the next draw.
+    pub osc: Vec<u8>,
     /// Picker figures per catalog index.
     pub hw_figures: Vec<DeviceFigures>,
     pub model_kv: Vec<Option<f64>>,
@@ -465,6 +468,7 @@ impl App {
             ascii: settings.ascii,
             notices,
             message: None,
+            osc: Vec::new(),
             hw_figures: Vec::new(),
             model_kv: Vec::new(),
             current: Err("not computed yet".to_string()),

@@ -265,6 +265,8 @@ impl Default for Keymap {
         b.insert(Command::ImportModel, vec![c('i')]);
         b.insert(Command::NewEntry, vec![c('n')]);
         b.insert(Command::EditCopy, vec![c('e')]);
+        b.insert(Command::Export, vec![c('X')]);
+        b.insert(Command::CopyCommand, vec![c('y')]);
         Keymap { bindings: b }
     }
 }

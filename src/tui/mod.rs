@@ -6,6 +6,7 @@
 pub mod action;
 pub mod app;
 pub mod events;
+mod export;
 pub mod form;
 mod import;
 pub mod keymap;
@@ -20,6 +21,8 @@ pub mod views;
 
 #[cfg(test)]
 mod cells_tests;
+#[cfg(test)]
+mod export_tests;
 #[cfg(test)]
 mod generations_tests;
 #[cfg(test)]
@@ -209,6 +212,15 @@ fn event_loop(term: &mut DefaultTerminal, app: &mut App, inbox: &Inbox) -> io::R
         if app.dirty {
             term.draw(|f| render(app, f))?;
             app.dirty = false;
+        }
+        if !app.osc.is_empty() {
+            // The clipboard's OSC 52 (`y`): through the terminal's own
+            // writer, between frames.
+            use std::io::Write;
+            let bytes = std::mem::take(&mut app.osc);
+            let w = term.backend_mut();
+            w.write_all(&bytes)?;
+            w.flush()?;
         }
         if queue.is_empty() {
             if let Next::Input(ev) = inbox.next()? {

@@ -581,8 +581,7 @@ fn sweep(
 /// or the marked devices.
 pub fn generation_devices(app: &App) -> (String, Vec<usize>) {
     let name = app.view_inputs.family.name();
-    let devices =
-        crate::scenario::family_devices(&app.catalog, &name, &app.shown_devices_marked());
+    let devices = crate::scenario::family_devices(&app.catalog, &name, &app.shown_devices_marked());
     (name, devices)
 }
 
