@@ -116,6 +116,18 @@ pub fn figure(cat: &Catalog, kind: &PlotKind) -> Result<Figure, CliError> {
     }
 }
 
+/// The figure of a `ridgeline plot ...` command line (its arguments from
+/// "ridgeline" on), drawn against `cat` (a lesson's handout draws each
+/// step's plot this way, with the catalog it was checked against).
+pub fn figure_of(cat: &Catalog, args: &[String]) -> Result<Figure, CliError> {
+    use clap::Parser;
+    let cli = super::args::Cli::try_parse_from(args).map_err(|e| CliError::Input(e.to_string()))?;
+    match &cli.command {
+        Some(super::args::Command::Plot(p)) => figure(cat, &p.kind),
+        _ => Err(CliError::Input("not a plot command line".into())),
+    }
+}
+
 /// The roofline of `compare`'s devices; the first that evaluates is the
 /// one whose effective roof, ridge and other phase are drawn.
 fn roofline(cat: &Catalog, a: &CompareArgs, name: &str) -> Result<Figure, CliError> {
@@ -147,7 +159,8 @@ fn roofline(cat: &Catalog, a: &CompareArgs, name: &str) -> Result<Figure, CliErr
             .collect();
         return Err(CliError::Input(why.join("; ")));
     };
-    let other = model.model.kind.is_decoder().then(|| {
+    // The Generations view draws no other phase (it compares one step).
+    let other = (model.model.kind.is_decoder() && name != "Generations").then(|| {
         let o = Workload {
             phase: match wl.phase {
                 Phase::Decode => Phase::Prefill,

@@ -190,6 +190,8 @@ pub fn workload_flags(s: &Scenario) -> Result<Vec<String>, String> {
     match (&w.precision, wt, ac, kv) {
         // All three alike: one flag says it.
         (None, Some(a), Some(b), Some(c)) if a == b && b == c => flag("--precision", a.clone()),
+        // None set: the scenario's default, said (not the checkpoint's).
+        (None, None, None, None) => flag("--precision", d.weights.name().to_string()),
         _ => {
             for (f, p) in [
                 ("--precision", &w.precision),
