@@ -111,3 +111,6 @@ impl Figure {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
