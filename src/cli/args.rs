@@ -86,7 +86,7 @@ pub enum Command {
     Import(ImportArgs),
     /// Lessons: scripted tutorials whose captions the solver fills in; list, show, check.
     Lesson(super::lesson::LessonArgs),
-    /// Plots as SVG figures for papers and slides: roofline, generations, sweep.
+    /// Plots as SVG figures for papers and slides: roofline, generations, sweep, train.
     Plot(super::plot::PlotArgs),
 }
 
@@ -137,6 +137,7 @@ impl Command {
                     ModelArg::workload(&mut p.compare.workload)
                 }
                 super::plot::PlotKind::Sweep(p) => ModelArg::workload(&mut p.sweep.workload),
+                super::plot::PlotKind::Train(p) => ModelArg::Alone(&mut p.train.model),
             }),
             Command::Zoo(_)
             | Command::Catalog(_)

@@ -4,7 +4,7 @@
 //! `compare`'s; `sweep`: `sweep`'s), so a table and its plot come from one
 //! command line.
 
-use super::args::{CompareArgs, Format, SweepArgs};
+use super::args::{CompareArgs, Format, SweepArgs, TrainArgs};
 use super::output::Style;
 use super::records::workload_line;
 use super::sweep::batch_sweep;
@@ -34,6 +34,10 @@ pub enum PlotKind {
     /// Tokens/s against the batch (or, with --contexts, the context) on
     /// each device, the crossover batch marked (`sweep`'s flags).
     Sweep(PlotSweep),
+    /// A training step's time as a bar of its parts: compute, element-wise
+    /// kernels, each parallelism's exposed communication, the pipeline
+    /// bubble, the optimizer and the overhead (`train`'s flags).
+    Train(PlotTrain),
 }
 
 /// Where the figure goes.
@@ -64,11 +68,20 @@ pub struct PlotSweep {
     pub to: PlotOut,
 }
 
+#[derive(Debug, Clone, Args)]
+pub struct PlotTrain {
+    #[command(flatten)]
+    pub train: TrainArgs,
+    #[command(flatten)]
+    pub to: PlotOut,
+}
+
 impl PlotKind {
     pub fn to(&self) -> &PlotOut {
         match self {
             PlotKind::Roofline(a) | PlotKind::Generations(a) => &a.to,
             PlotKind::Sweep(a) => &a.to,
+            PlotKind::Train(a) => &a.to,
         }
     }
     /// The format flag of the command it shares flags with (refused: a
@@ -77,6 +90,7 @@ impl PlotKind {
         match self {
             PlotKind::Roofline(a) | PlotKind::Generations(a) => a.compare.workload.format,
             PlotKind::Sweep(a) => a.sweep.workload.format,
+            PlotKind::Train(a) => a.train.profile.format,
         }
     }
 }
@@ -113,6 +127,7 @@ pub fn figure(cat: &Catalog, kind: &PlotKind) -> Result<Figure, CliError> {
         PlotKind::Roofline(a) => roofline(cat, &a.compare, "Roofline"),
         PlotKind::Generations(a) => roofline(cat, &a.compare, "Generations"),
         PlotKind::Sweep(a) => sweep_figure(cat, &a.sweep),
+        PlotKind::Train(a) => train_figure(cat, &a.train),
     }
 }
 
@@ -253,5 +268,39 @@ fn sweep_figure(cat: &Catalog, a: &SweepArgs) -> Result<Figure, CliError> {
         x_title,
         &swept,
         words,
+    )))
+}
+
+/// The step of `train`'s configuration as one bar of its parts (those that
+/// take any time). A step that does not fit in memory does not run, so it
+/// has no bar: the error says so.
+fn train_figure(cat: &Catalog, a: &TrainArgs) -> Result<Figure, CliError> {
+    let e = super::train::evaluated(cat, a)?;
+    let (tr, st) = (&e.tr, &e.tr.step);
+    if !tr.memory.fits {
+        return Err(CliError::Input(format!(
+            "the step does not fit in memory ({} per device of {} usable), so it has no time to draw; `ridgeline train` with the same flags lists what would fit",
+            units::format_bytes(tr.memory.total()),
+            units::format_bytes(tr.memory.usable_bytes),
+        )));
+    }
+    let parts: Vec<(String, f64)> = st
+        .terms()
+        .iter()
+        .filter(|(_, s)| *s > 0.0)
+        .map(|(t, s)| (t.name().to_string(), *s))
+        .collect();
+    let label = format!("{} x {}", tr.devices(), e.hw.id);
+    let subtitle = format!(
+        "{}, step {}, {} tokens/s, MFU {}",
+        e.run.layout,
+        units::format_time(st.step_time_s),
+        units::format_number(st.tokens_per_s),
+        units::format_percent(st.mfu)
+    );
+    Ok(Figure::Bars(build::step_bars(
+        format!("Training step: {}", e.model.name),
+        subtitle,
+        vec![(label, parts)],
     )))
 }

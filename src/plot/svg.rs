@@ -13,7 +13,9 @@ use super::scale::{Bounds, Roof, bounds, decades, roof_points};
 use super::{Bars, Lines, Roofline};
 use crate::solver::units;
 use svg::Document;
-use svg::node::element::{Circle, Group, Line, Path, Polyline, Rectangle, Text, Title};
+use svg::node::element::{
+    Circle, Definitions, Group, Line, Path, Pattern, Polyline, Rectangle, Text, Title,
+};
 
 /// The page, in CSS pixels.
 const W: f64 = 980.0;
@@ -185,18 +187,18 @@ fn ring(x: f64, y: f64, r: f64) -> Circle {
 }
 
 /// The page: white ground, title and subtitle, the SVG's own title.
-fn page(title: &str, subtitle: &str) -> Document {
+fn page(title: &str, subtitle: &str, height: f64) -> Document {
     Document::new()
         .set("xmlns", "http://www.w3.org/2000/svg")
         .set("width", n(W))
-        .set("height", n(H))
-        .set("viewBox", format!("0 0 {} {}", n(W), n(H)))
+        .set("height", n(height))
+        .set("viewBox", format!("0 0 {} {}", n(W), n(height)))
         .set("font-family", "Helvetica, Arial, sans-serif")
         .add(Title::new(clean(title)))
         .add(
             Rectangle::new()
                 .set("width", n(W))
-                .set("height", n(H))
+                .set("height", n(height))
                 .set("fill", "#ffffff"),
         )
         .add(
@@ -335,7 +337,7 @@ pub fn roofline(r: &Roofline) -> String {
     let m = Map {
         b: bounds(&xs, &ys, &peaks),
     };
-    let mut doc = page(&r.title, &r.subtitle).add(axes(
+    let mut doc = page(&r.title, &r.subtitle, H).add(axes(
         m,
         "Arithmetic intensity (FLOP/byte)",
         "Performance (FLOP/s)",
@@ -518,7 +520,7 @@ pub fn lines(l: &Lines) -> String {
             y: decade_bounds(all().map(|p| p.1)),
         },
     };
-    let mut doc = page(&l.title, &l.subtitle).add(axes(
+    let mut doc = page(&l.title, &l.subtitle, H).add(axes(
         m,
         &l.x_title,
         &l.y_title,
@@ -573,10 +575,58 @@ pub fn lines(l: &Lines) -> String {
     doc.add(g).to_string()
 }
 
-/// Fills for the parts of a bar, told apart by lightness in print.
-const FILLS: [&str; 6] = [
-    "#1b1b1b", "#5e5e5e", "#9a9a9a", "#cfcfcf", "#0072B2", "#E69F00",
+/// Fills for the parts of a bar, told apart in print by lightness or
+/// texture: four greys, four hatches (`hatches`), four colours.
+const FILLS: [&str; 12] = [
+    "#1b1b1b",
+    "#5e5e5e",
+    "#9a9a9a",
+    "#d6d6d6",
+    "url(#hatch-diagonal)",
+    "url(#hatch-cross)",
+    "url(#hatch-dots)",
+    "url(#hatch-vertical)",
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#CC79A7",
 ];
+
+/// The hatch patterns of `FILLS`: black on white, 8 px tiles.
+fn hatches() -> Definitions {
+    let tile = |id: &str| {
+        Pattern::new()
+            .set("id", id)
+            .set("width", "8")
+            .set("height", "8")
+            .set("patternUnits", "userSpaceOnUse")
+            .add(
+                Rectangle::new()
+                    .set("width", "8")
+                    .set("height", "8")
+                    .set("fill", "#ffffff"),
+            )
+    };
+    let stroke = |d: &str| {
+        Path::new()
+            .set("d", d)
+            .set("stroke", "#000000")
+            .set("stroke-width", "1.2")
+    };
+    Definitions::new()
+        .add(tile("hatch-diagonal").add(stroke("M0 8L8 0M-2 2L2 -2M6 10L10 6")))
+        .add(tile("hatch-cross").add(stroke("M0 4H8M4 0V8")))
+        .add(
+            tile("hatch-dots").add(
+                Circle::new()
+                    .set("cx", "4")
+                    .set("cy", "4")
+                    .set("r", "1.6")
+                    .set("fill", "#000000"),
+            ),
+        )
+        .add(tile("hatch-vertical").add(stroke("M2 0V8M6 0V8")))
+}
 
 /// A round step for a linear axis up to `max`: 1, 2 or 5 times a power of
 /// ten, about five steps in all.
@@ -621,22 +671,25 @@ pub fn bars(b: &Bars) -> String {
     };
     let left = 200.0;
     let sx = |v: f64| left + v / top * (RIGHT - left);
-    let mut doc = page(&b.title, &b.subtitle);
+    // 48 px a bar; room for the legend beside them.
+    let row = 48.0;
+    let bottom = TOP + (b.bars.len().max(1) as f64 * row).max(names.len() as f64 * 22.0);
+    let mut doc = page(&b.title, &b.subtitle, bottom + 60.0).add(hatches());
     let mut axis = Group::new().set("class", "axes");
     let mut v = 0.0;
     while v <= top + step * 1e-9 {
         let x = sx(v);
-        axis = axis.add(line(x, TOP, x, BOTTOM, "#dddddd", 1.0)).add(
-            text(x, BOTTOM + 19.0, &units::format_number(v), 12.0, "middle").set("class", "tick"),
+        axis = axis.add(line(x, TOP, x, bottom, "#dddddd", 1.0)).add(
+            text(x, bottom + 19.0, &units::format_number(v), 12.0, "middle").set("class", "tick"),
         );
         v += step;
     }
     axis = axis
-        .add(line(left, BOTTOM, RIGHT, BOTTOM, "#000000", 1.0))
+        .add(line(left, bottom, RIGHT, bottom, "#000000", 1.0))
         .add(
             text(
                 (left + RIGHT) / 2.0,
-                BOTTOM + 42.0,
+                bottom + 42.0,
                 &format!("time ({})", b.unit),
                 13.0,
                 "middle",
@@ -644,7 +697,6 @@ pub fn bars(b: &Bars) -> String {
             .set("class", "axis-title"),
         );
     doc = doc.add(axis);
-    let row = ((BOTTOM - TOP) / b.bars.len().max(1) as f64).min(48.0);
     for (i, bar) in b.bars.iter().enumerate() {
         let y = TOP + i as f64 * row + row * 0.15;
         let h = row * 0.7;
