@@ -37,7 +37,7 @@ pub enum PlotKind {
     /// A training step's time as a bar of its parts: compute, element-wise
     /// kernels, each parallelism's exposed communication, the pipeline
     /// bubble, the optimizer and the overhead (`train`'s flags).
-    Train(PlotTrain),
+    Train(Box<PlotTrain>),
 }
 
 /// Where the figure goes.
