@@ -126,3 +126,28 @@ fn a_format_flag_is_refused_with_the_reason() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("a plot is an SVG file"));
 }
+
+#[test]
+fn operators_draw_each_operator_that_does_math_under_one_roof() {
+    let out = ridgeline(&[
+        "plot",
+        "operators",
+        "-m",
+        "llama-3.1-8b",
+        "-H",
+        "h100",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let svg = text(&out.stdout);
+    let doc = parse(&svg);
+    assert_eq!(class_count(&doc, "roof"), 1);
+    // A dense decoder's step: norms, QKV, attention, the output
+    // projection, the MLP's two products and the LM head (the collectives
+    // move no memory and are not drawn).
+    assert_eq!(class_count(&doc, "point"), 7, "{svg}");
+    for op in ["attention", "LM head"] {
+        assert!(svg.contains(op), "{op} missing");
+    }
+}

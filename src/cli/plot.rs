@@ -4,13 +4,13 @@
 //! `compare`'s; `sweep`: `sweep`'s), so a table and its plot come from one
 //! command line.
 
-use super::args::{CompareArgs, Format, SweepArgs, TrainArgs};
+use super::args::{CompareArgs, Format, OpsArgs, SweepArgs, TrainArgs};
 use super::output::Style;
 use super::records::workload_line;
 use super::sweep::batch_sweep;
 use super::{CliError, Out, assumptions, devices, single_batch, workload, write};
 use crate::catalog::Catalog;
-use crate::plot::{Figure, build};
+use crate::plot::{self, Figure, build};
 use crate::solver::{self, Phase, Workload, compare, sweep, units};
 use crate::words::Words;
 use clap::{Args, Subcommand};
@@ -38,6 +38,18 @@ pub enum PlotKind {
     /// kernels, each parallelism's exposed communication, the pipeline
     /// bubble, the optimizer and the overhead (`train`'s flags).
     Train(Box<PlotTrain>),
+    /// Every operator of a step as its own point under the device's roof
+    /// (`ops`' flags), at the fewest devices that hold it when it does not
+    /// fit as asked.
+    Operators(PlotOps),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PlotOps {
+    #[command(flatten)]
+    pub ops: OpsArgs,
+    #[command(flatten)]
+    pub to: PlotOut,
 }
 
 /// Where the figure goes.
@@ -82,6 +94,7 @@ impl PlotKind {
             PlotKind::Roofline(a) | PlotKind::Generations(a) => &a.to,
             PlotKind::Sweep(a) => &a.to,
             PlotKind::Train(a) => &a.to,
+            PlotKind::Operators(a) => &a.to,
         }
     }
     /// The format flag of the command it shares flags with (refused: a
@@ -91,6 +104,7 @@ impl PlotKind {
             PlotKind::Roofline(a) | PlotKind::Generations(a) => a.compare.workload.format,
             PlotKind::Sweep(a) => a.sweep.workload.format,
             PlotKind::Train(a) => a.train.profile.format,
+            PlotKind::Operators(a) => a.ops.workload.format,
         }
     }
 }
@@ -128,6 +142,7 @@ pub fn figure(cat: &Catalog, kind: &PlotKind) -> Result<Figure, CliError> {
         PlotKind::Generations(a) => roofline(cat, &a.compare, "Generations"),
         PlotKind::Sweep(a) => sweep_figure(cat, &a.sweep),
         PlotKind::Train(a) => train_figure(cat, &a.train),
+        PlotKind::Operators(a) => operators_figure(cat, &a.ops),
     }
 }
 
@@ -303,4 +318,69 @@ fn train_figure(cat: &Catalog, a: &TrainArgs) -> Result<Figure, CliError> {
         subtitle,
         vec![(label, parts)],
     )))
+}
+
+/// The operators of `ops`' step on the device's roofline: each that does
+/// math and moves memory (`ops::plotted`) as a point of its own, labelled.
+fn operators_figure(cat: &Catalog, a: &OpsArgs) -> Result<Figure, CliError> {
+    let w = &a.workload;
+    let hw = cat.hardware(&a.hardware)?;
+    let model = cat.model(&w.model)?;
+    let wl = workload(w, single_batch(w)?);
+    let asm = assumptions(cat, w)?;
+    let Some((verdict, layout, b)) = solver::ops::running(&hw.hw, &model.model, &wl, &asm)? else {
+        return Err(CliError::Input(format!(
+            "{} does not fit on any layout of {}: nothing runs to break down",
+            model.model.id, hw.hw.id
+        )));
+    };
+    let points = b
+        .ops
+        .iter()
+        .filter(|o| solver::ops::plotted(o))
+        .enumerate()
+        .map(|(i, o)| plot::OpPoint {
+            // Each operator its own marker, after the device's.
+            place: i + 1,
+            label: o.name(&model.model).to_string(),
+            intensity: o.arithmetic_intensity().unwrap_or(0.0),
+            flops: o.achieved_flops(),
+            other: false,
+        })
+        .collect();
+    let on = if verdict.fits() {
+        String::new()
+    } else {
+        format!(" (on {}: it does not fit as asked)", layout.devices())
+    };
+    let subtitle = workload_line(
+        model,
+        &Workload {
+            tp: layout.tp,
+            pp: layout.pp,
+            ..wl
+        },
+        &format!(
+            "{}, TP {} x PP {}, profile {}{on}",
+            wl.weights, layout.tp, layout.pp, w.profile
+        ),
+    );
+    Ok(Figure::Roofline(plot::Roofline {
+        title: format!("Operators: {} on {}", model.model.name, hw.hw.id),
+        subtitle: subtitle.trim_end().to_string(),
+        devices: vec![plot::RoofDevice {
+            place: 0,
+            id: hw.hw.id.clone(),
+            roof: crate::plot::scale::Roof {
+                peak: b.peak_flops,
+                bandwidth: b.bandwidth,
+            },
+        }],
+        effective: Some(plot::Effective {
+            device: 0,
+            compute: b.compute_efficiency,
+            memory: b.memory_efficiency,
+        }),
+        points,
+    }))
 }

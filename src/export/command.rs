@@ -110,8 +110,8 @@ pub fn commands(
             })
         }
         "operators" => Ok(Commands {
-            table: with(&["ops"], hw, &[], &wl),
-            plot: None,
+            table: with(&["ops"], hw.clone(), &[], &wl),
+            plot: Some(with(&["plot", "operators"], hw, &[], &wl)),
         }),
         other => Err(format!(
             "the {other} view has no command line yet; the Roofline (1), Sweep (4), Generations (5) and Operators (8) views have"
