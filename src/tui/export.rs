@@ -18,18 +18,16 @@ fn catalog_flag(app: &App) -> Option<PathBuf> {
 }
 
 /// Export the view on screen into `ridgeline-export-<view>-<n>` in the
-/// current directory; the status line names it, or says why not.
+/// directory the workbench was started in (`App::export_dir`); the status
+/// line names it, or says why not.
 pub(crate) fn export_view(app: &mut App) {
     let s = app.to_scenario();
-    let base = match std::env::current_dir() {
-        Ok(d) => d,
-        Err(e) => {
-            app.message = Some((
-                Level::Error,
-                format!("export: the current directory cannot be read: {e}"),
-            ));
-            return;
-        }
+    let Some(base) = app.export_dir.clone() else {
+        app.message = Some((
+            Level::Error,
+            "export: no directory to write into (the current directory could not be read)".into(),
+        ));
+        return;
     };
     let flag = catalog_flag(app);
     app.message = Some(

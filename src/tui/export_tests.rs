@@ -202,6 +202,28 @@ fn export_writes_a_new_directory_each_time_and_command_sh_reprints_the_table() {
 }
 
 #[test]
+fn x_exports_into_the_apps_directory_and_without_one_writes_nothing() {
+    let mut a = app();
+    update(&mut a, Action::Do(Command::Export));
+    let Some((Level::Error, msg)) = &a.message else {
+        panic!("{:?}", a.message)
+    };
+    assert!(msg.contains("no directory"), "{msg}");
+    let base = std::env::temp_dir().join(format!("ridgeline-x-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    a.export_dir = Some(base.clone());
+    a.set_view(View::Sweep);
+    update(&mut a, Action::Do(Command::Export));
+    assert_eq!(
+        a.message,
+        Some((Level::Info, "exported to ridgeline-export-sweep-1/".into()))
+    );
+    assert!(base.join("ridgeline-export-sweep-1/plot.svg").is_file());
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
 fn y_queues_the_osc_52_of_the_line_it_shows() {
     let mut a = app();
     update(&mut a, Action::Do(Command::CopyCommand));

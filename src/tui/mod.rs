@@ -118,6 +118,8 @@ pub fn app_from_env(opts: &TuiOptions) -> Result<App, String> {
     };
     let mut app = App::new(catalog, settings);
     app.catalog_dir = catalog_dir;
+    // `X` exports into the directory the workbench was started in.
+    app.export_dir = std::env::current_dir().ok();
     if let Some(path) = &opts.scenario {
         app.open_scenario(path)?;
     }
