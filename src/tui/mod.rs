@@ -6,6 +6,7 @@
 pub mod action;
 pub mod app;
 pub mod events;
+mod export;
 pub mod form;
 mod import;
 pub mod keymap;
@@ -21,6 +22,8 @@ pub mod views;
 
 #[cfg(test)]
 mod cells_tests;
+#[cfg(test)]
+mod export_tests;
 #[cfg(test)]
 mod generations_tests;
 #[cfg(test)]
@@ -120,6 +123,8 @@ pub fn app_from_env(opts: &TuiOptions) -> Result<App, String> {
     };
     let mut app = App::new(catalog, settings);
     app.catalog_dir = catalog_dir;
+    // `X` exports into the directory the workbench was started in.
+    app.export_dir = std::env::current_dir().ok();
     if let Some(path) = &opts.scenario {
         app.open_scenario(path).map_err(|e| {
             format!("--scenario: the file cannot be opened; nothing was started:\n{e}")
@@ -225,6 +230,15 @@ fn event_loop(term: &mut DefaultTerminal, app: &mut App, inbox: &Inbox) -> io::R
         if app.dirty {
             term.draw(|f| render(app, f))?;
             app.dirty = false;
+        }
+        if !app.osc.is_empty() {
+            // The clipboard's OSC 52 (`y`): through the terminal's own
+            // writer, between frames.
+            use std::io::Write;
+            let bytes = std::mem::take(&mut app.osc);
+            let w = term.backend_mut();
+            w.write_all(&bytes)?;
+            w.flush()?;
         }
         if queue.is_empty() {
             if let Next::Input(ev) = inbox.next()? {

@@ -467,6 +467,8 @@ fn command(app: &mut App, cmd: Command) {
             }
             app.say(Level::Info, format!("family {label}"));
         }
+        Command::Export => super::export::export_view(app),
+        Command::CopyCommand => super::export::copy_command(app),
         Command::Save => {
             app.mode = Mode::Save;
             app.in_bar = false;
