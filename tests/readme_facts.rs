@@ -220,4 +220,15 @@ fn the_96_gb_h100_holds_what_its_derivation_says() {
     let bf16 = |id: &str| hw(id).peaks.bf16.unwrap();
     let mid = (bf16("h100-sxm") + bf16("h100-nvl")) / 2.0;
     assert!((bf16("h100-sxm-96gb") - mid).abs() < 0.1e12, "{mid}");
+    // docs/catalog.md: "holds 96 GiB less what the driver keeps of the 80
+    // GB part (102.2 GB)"; "the TPU v5p's 95 GiB (102 GB)".
+    assert_eq!(
+        (hw("h100-sxm-96gb").memory_bytes / 1e8).round() / 10.0,
+        102.2
+    );
+    assert_eq!(hw("tpu-v5p").memory_bytes, 95.0 * gib);
+    assert_eq!((95.0 * gib / 1e9).round(), 102.0);
+    let docs = readme().replace('\n', " ");
+    assert!(docs.contains("96 GiB less what the driver keeps of the 80 GB part (102.2 GB)"));
+    assert!(docs.contains("the TPU v5p's 95 GiB (102 GB)"));
 }
