@@ -5,8 +5,10 @@
 
 pub mod action;
 pub mod app;
+pub mod byte_input;
 pub mod events;
 pub mod form;
+pub mod hosted;
 mod import;
 pub mod keymap;
 pub mod knobs;

@@ -461,6 +461,10 @@ fn command(app: &mut App, cmd: Command) {
             }
             app.say(Level::Info, format!("family {label}"));
         }
+        Command::Save if app.session.guest => scenario_io::export(app),
+        Command::ImportModel if app.session.guest => {
+            app.say(Level::Warn, scenario_io::GUEST_NO_FILES)
+        }
         Command::Save => {
             app.mode = Mode::Save;
             app.in_bar = false;
