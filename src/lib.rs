@@ -3,6 +3,8 @@ pub mod cli;
 pub mod fsutil;
 pub mod lesson;
 pub mod scenario;
+#[cfg(feature = "share")]
+pub mod share;
 pub mod solver;
 pub mod tui;
 pub mod words;
