@@ -12,9 +12,12 @@ fn main() -> ExitCode {
     let stderr = std::io::stderr();
     let code = match &cli.command {
         // The server logs on stderr from its threads: no lock held here.
-        Some(command @ cli::args::Command::Share(_)) => {
-            cli::run(&cli, command, &mut std::io::stdout(), &mut std::io::stderr())
-        }
+        Some(command @ cli::args::Command::Share(_)) => cli::run(
+            &cli,
+            command,
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ),
         Some(command) => cli::run(&cli, command, &mut stdout.lock(), &mut stderr.lock()),
         None => {
             // A --catalog DIR that cannot be used is an error before the

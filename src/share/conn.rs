@@ -126,13 +126,30 @@ impl Conn {
         }
     }
 
-    /// Refuse a request on the session channel: a line on the client's
-    /// stderr, a failure reply, the channel closed.
+    /// Refuse a request on the session channel: nothing runs; with
+    /// `reply`, the request is answered (so that the client shows the
+    /// line) and the line goes to its stderr with exit status 1; without,
+    /// it fails. Either way the channel closes.
     fn refuse(&self, channel: ChannelId, session: &mut Session, what: &str, why: &str) {
+        self.refuse_as(channel, session, what, why, false)
+    }
+
+    fn refuse_as(
+        &self,
+        channel: ChannelId,
+        session: &mut Session,
+        what: &str,
+        why: &str,
+        reply: bool,
+    ) {
         log(&format!("{}: refused {what}", self.who()));
         let line = format!("ridgeline share: {why}\r\n");
+        if reply {
+            let _ = session.channel_success(channel);
+        } else {
+            let _ = session.channel_failure(channel);
+        }
         let _ = session.extended_data(channel, 1, line.into_bytes());
-        let _ = session.channel_failure(channel);
         let _ = session.exit_status_request(channel, 1);
         let _ = session.eof(channel);
         let _ = session.close(channel);
@@ -452,11 +469,13 @@ impl Handler for Conn {
     ) -> Result<(), Self::Error> {
         let cmd: String = String::from_utf8_lossy(data).chars().take(80).collect();
         let cmd = crate::catalog::fields::printable(&cmd);
-        self.refuse(
+        // Answered, so that the client shows why; nothing runs.
+        self.refuse_as(
             channel,
             session,
             &format!("a command ({cmd:?})"),
             "commands are not run here; connect with no command for the workbench",
+            true,
         );
         Ok(())
     }
