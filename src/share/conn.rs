@@ -99,6 +99,10 @@ impl Conn {
                 self.key = Some(fp);
                 Auth::Accept
             }
+            // Turned away: no more tries counted or logged this window.
+            Policy::Keys { .. } if self.shared.limiter.blocked(self.addr.ip(), Instant::now()) => {
+                Auth::reject()
+            }
             Policy::Keys { file, .. } => {
                 let ip = self.addr.ip();
                 let user = crate::catalog::fields::printable(user);

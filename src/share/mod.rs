@@ -188,7 +188,7 @@ fn serve(
         format!("ridgeline share: listening on {bound}"),
         format!("host key {fp}{made}: {}", host.path.display()),
         who_can_connect(&shown, nkeys),
-        format!("connect with: ssh -p {} {}", bound.port(), bound.ip()),
+        connect_line(bound),
         format!(
             "at most {} sessions; {idle}; Ctrl-C stops the server",
             opts.max_sessions
@@ -309,6 +309,17 @@ async fn accept_loop(
     }
 }
 
+/// How a user connects: the address, or for an address of every
+/// interface, the machine's name or address.
+fn connect_line(bound: SocketAddr) -> String {
+    let host = if bound.ip().is_unspecified() {
+        "HOST (this machine's name or address)".to_string()
+    } else {
+        bound.ip().to_string()
+    };
+    format!("connect with: ssh -p {} {host}", bound.port())
+}
+
 /// "30 min", "90 s", "2 h" for the startup lines.
 fn words_duration(d: Duration) -> String {
     let s = d.as_secs();
@@ -365,6 +376,14 @@ mod tests {
             who_can_connect(&o, 3),
             "who can connect: the holders of the 3 keys in team.keys"
         );
+    }
+
+    #[test]
+    fn the_connect_line_names_a_host_to_reach() {
+        let at = |a: &str| connect_line(a.parse().unwrap());
+        assert_eq!(at("127.0.0.1:2222"), "connect with: ssh -p 2222 127.0.0.1");
+        assert!(at("0.0.0.0:2200").starts_with("connect with: ssh -p 2200 HOST"));
+        assert_eq!(at("[::1]:2222"), "connect with: ssh -p 2222 ::1");
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub enum In {
     Bytes(Vec<u8>),
     /// The client's window is now this many columns and rows.
     Resize(u16, u16),
+    /// Panic in the workbench (tests: a panic ends this session only).
+    #[cfg(test)]
+    Panic,
 }
 
 /// How often the workbench looks whether the frame in flight went out.
@@ -192,6 +195,8 @@ fn run(spec: &Spec, rx: &Receiver<In>, out: &Sender<Out>, in_flight: &AtomicBool
                     h.feed(&b);
                 }
                 In::Resize(w, hh) => h.resize(w, hh),
+                #[cfg(test)]
+                In::Panic => panic!("a test panic"),
             }
             taken += 1;
             if taken >= BATCH || h.app.quit {
@@ -301,6 +306,30 @@ mod tests {
             Out::End(bytes, 0) => assert!(bytes.starts_with(LEAVE)),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_panic_ends_its_session_only_with_a_line_and_status_1() {
+        let (tx, mut rx, _flag) = start(None);
+        let (tx2, mut rx2, flag2) = start(None);
+        assert!(matches!(recv(&mut rx), Out::Frame(_)));
+        assert!(matches!(recv(&mut rx2), Out::Frame(_)));
+        tx.send(In::Panic).unwrap();
+        match recv(&mut rx) {
+            Out::End(bytes, 1) => {
+                assert!(bytes.starts_with(LEAVE), "the screen is given back");
+                let text = String::from_utf8_lossy(&bytes);
+                assert!(
+                    text.contains("an internal error ended this session"),
+                    "{text}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // The other session still answers a key.
+        flag2.store(false, Ordering::SeqCst);
+        tx2.send(In::Bytes(b"\x1b[B".to_vec())).unwrap();
+        assert!(matches!(recv(&mut rx2), Out::Frame(_)));
     }
 
     #[test]
