@@ -159,6 +159,14 @@ impl Conn {
         let _ = session.close(channel);
     }
 
+    /// Refuse a channel the client asks to open, and log it.
+    async fn refuse_channel(&self, reply: ChannelOpenHandle, what: &str) {
+        log(&format!("{}: refused {what}", self.who()));
+        reply
+            .reject(ChannelOpenFailure::AdministrativelyProhibited)
+            .await;
+    }
+
     /// Hand a message to the workbench, waiting while its queue is full
     /// (the client waits with it). False when the workbench has ended.
     async fn send(&self, mut msg: In) -> bool {
@@ -309,10 +317,7 @@ impl Handler for Conn {
         _session: &mut Session,
     ) -> Result<(), Self::Error> {
         if self.channel.is_some() {
-            log(&format!("{}: refused a second session", self.who()));
-            reply
-                .reject(ChannelOpenFailure::AdministrativelyProhibited)
-                .await;
+            self.refuse_channel(reply, "a second session").await;
         } else {
             self.channel = Some(channel.id());
             reply.accept().await;
@@ -328,10 +333,7 @@ impl Handler for Conn {
         reply: ChannelOpenHandle,
         _session: &mut Session,
     ) -> Result<(), Self::Error> {
-        log(&format!("{}: refused an X11 channel", self.who()));
-        reply
-            .reject(ChannelOpenFailure::AdministrativelyProhibited)
-            .await;
+        self.refuse_channel(reply, "an X11 channel").await;
         Ok(())
     }
 
@@ -346,12 +348,7 @@ impl Handler for Conn {
         _session: &mut Session,
     ) -> Result<(), Self::Error> {
         let host = crate::catalog::fields::printable(host);
-        log(&format!(
-            "{}: refused port forwarding to {host}:{port}",
-            self.who()
-        ));
-        reply
-            .reject(ChannelOpenFailure::AdministrativelyProhibited)
+        self.refuse_channel(reply, &format!("port forwarding to {host}:{port}"))
             .await;
         Ok(())
     }
@@ -363,10 +360,7 @@ impl Handler for Conn {
         reply: ChannelOpenHandle,
         _session: &mut Session,
     ) -> Result<(), Self::Error> {
-        log(&format!("{}: refused socket forwarding", self.who()));
-        reply
-            .reject(ChannelOpenFailure::AdministrativelyProhibited)
-            .await;
+        self.refuse_channel(reply, "socket forwarding").await;
         Ok(())
     }
 
