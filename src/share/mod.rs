@@ -186,7 +186,8 @@ fn serve(
     let made = if host.created { " (made now)" } else { "" };
     let lines = [
         format!("ridgeline share: listening on {bound}"),
-        format!("host key {fp}{made}: {}", host.path.display()),
+        format!("host key {fp}{made}"),
+        format!("host key file: {}", host.path.display()),
         who_can_connect(&shown, nkeys),
         connect_line(bound),
         format!(
