@@ -109,7 +109,7 @@ impl Conn {
                 log(&format!(
                     "auth refused: {} user {user:?} key {fp}: not in {}",
                     self.addr,
-                    file.display()
+                    super::keys::shown(file)
                 ));
                 if self.shared.limiter.failed(ip, Instant::now()) == Failure::Blocked {
                     log(&format!(

@@ -20,6 +20,11 @@ const AUTHORIZED_MAX: u64 = 1 << 20;
 /// The largest host key file read (an Ed25519 key is about 400 bytes).
 const HOST_KEY_MAX: u64 = 64 * 1024;
 
+/// A path as the messages show it: control and format characters escaped.
+pub fn shown(path: &Path) -> String {
+    crate::catalog::fields::printable(&path.display().to_string()).into_owned()
+}
+
 /// A key's SHA-256 fingerprint as OpenSSH prints it (`SHA256:...`).
 pub fn fingerprint(key: &PublicKey) -> String {
     key.fingerprint(HashAlg::Sha256).to_string()
@@ -40,7 +45,7 @@ pub struct HostKey {
 /// Read the host key at `path`, or make one there if there is none. A key
 /// that others can read is refused (as sshd does): it may have been seen.
 pub fn load_or_create_host_key(path: &Path) -> Result<HostKey, String> {
-    let shown = path.display();
+    let shown = shown(path);
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let key = new_host_key()?;
@@ -51,7 +56,7 @@ pub fn load_or_create_host_key(path: &Path) -> Result<HostKey, String> {
                 std::fs::create_dir_all(dir).map_err(|e| {
                     format!(
                         "cannot create {} for the host key: {e}; set RIDGELINE_CONFIG_DIR to a writable directory",
-                        dir.display()
+                        super::keys::shown(dir)
                     )
                 })?;
             }
@@ -98,10 +103,9 @@ fn check_private(path: &Path, meta: &std::fs::Metadata) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     let mode = meta.permissions().mode() & 0o777;
     if mode & 0o077 != 0 {
+        let p = shown(path);
         return Err(format!(
-            "the host key {} can be read or written by others (mode {mode:04o}); it is refused: run `chmod 600 {}`, or remove it and a new key is made",
-            path.display(),
-            path.display()
+            "the host key {p} can be read or written by others (mode {mode:04o}); it is refused: run `chmod 600 {p}`, or remove it and a new key is made"
         ));
     }
     Ok(())
@@ -131,7 +135,7 @@ fn read_limited(path: &Path, limit: u64) -> Result<String, String> {
 /// allowed and ignored; blank lines and `#` comments skipped). Every line
 /// that is not a key is an error naming its line.
 pub fn read_authorized_keys(path: &Path) -> Result<Vec<PublicKey>, String> {
-    let shown = path.display();
+    let shown = shown(path);
     let text = read_limited(path, AUTHORIZED_MAX)
         .map_err(|e| format!("--authorized-keys {shown}: {e}"))?;
     let keys = parse_authorized_keys(&text).map_err(|(line, why)| {

@@ -71,7 +71,7 @@ fn who_can_connect(opts: &ShareOptions, keys: usize) -> String {
         Some(f) => format!(
             "who can connect: the holders of the {keys} key{} in {}",
             if keys == 1 { "" } else { "s" },
-            f.display()
+            keys::shown(f)
         ),
         None if opts.listen.ip().is_loopback() => format!(
             "who can connect: anyone with an account on this machine (loopback {addr}); no key is asked"
@@ -187,7 +187,7 @@ fn serve(
     let lines = [
         format!("ridgeline share: listening on {bound}"),
         format!("host key {fp}{made}"),
-        format!("host key file: {}", host.path.display()),
+        format!("host key file: {}", keys::shown(&host.path)),
         who_can_connect(&shown, nkeys),
         connect_line(bound),
         format!(
