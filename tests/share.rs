@@ -215,7 +215,13 @@ fn alice_server(tag: &str, args: &[&str]) -> (Dir, Server, PathBuf) {
 
 /// ssh into `server` with `key` in a private tmux of `w`x`h`.
 fn client(server: &Server, key: &Path, w: u16, h: u16) -> Tmux {
-    let argv = server.ssh(key);
+    client_with(server, key, w, h, &[])
+}
+
+/// [`client`] with more ssh options (before the host).
+fn client_with(server: &Server, key: &Path, w: u16, h: u16, extra: &[&str]) -> Tmux {
+    let mut argv = server.ssh(key);
+    argv.extend(extra.iter().map(|s| s.to_string()));
     let cmd = argv
         .iter()
         .map(|a| format!("'{a}'"))
@@ -395,4 +401,25 @@ fn garbage_and_silent_connections_are_dropped_without_touching_others() {
     assert!(err.contains("commands are not run here"), "{err}");
     let log = server.log();
     assert!(log.contains("dropped"), "{log}");
+}
+
+#[test]
+fn each_client_draws_with_its_own_charset_and_colours() {
+    need_ssh!();
+    need_tmux!();
+    let (_dir, server, alice) = alice_server("charset", &[]);
+    // A client whose locale is not UTF-8 (sent with SetEnv) gets ASCII
+    // borders; one that sends no locale gets box drawing, side by side.
+    let plain = client_with(&server, &alice, 80, 24, &["-o", "SetEnv=LANG=C NO_COLOR=1"]);
+    let fancy = client(&server, &alice, 80, 24);
+    plain.wait_for("+ Hardware 43");
+    fancy.wait_for("┌ Hardware 43");
+    // NO_COLOR: the pane title is drawn without a colour (the mono theme
+    // sets none: no 38;5 or 38;2 foreground in the first row).
+    let colours = |t: &Tmux| t.tmux(&["capture-pane", "-p", "-e", "-t", "t"]);
+    let first = |s: String| s.lines().next().unwrap_or_default().to_string();
+    let plain_row = first(colours(&plain));
+    let fancy_row = first(colours(&fancy));
+    assert!(!plain_row.contains("\x1b[38;"), "{plain_row:?}");
+    assert!(fancy_row.contains("\x1b[38;"), "{fancy_row:?}");
 }
