@@ -10,6 +10,8 @@ fn main() -> ExitCode {
     let cli = cli::parse_args();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
+    // `ridgeline lesson NAME` gives the lesson in the workbench.
+    let lesson = cli::presented_lesson(&cli).map(str::to_string);
     let code = match &cli.command {
         // The server logs on stderr from its threads: no lock held here.
         Some(command @ cli::args::Command::Share(_)) => cli::run(
@@ -18,8 +20,10 @@ fn main() -> ExitCode {
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         ),
-        Some(command) => cli::run(&cli, command, &mut stdout.lock(), &mut stderr.lock()),
-        None => {
+        Some(command) if lesson.is_none() => {
+            cli::run(&cli, command, &mut stdout.lock(), &mut stderr.lock())
+        }
+        _ => {
             // A --catalog DIR that cannot be used is an error before the
             // terminal is touched (the subcommands check it in cli::run).
             if let Err(e) = cli::catalog_dir(&cli) {
@@ -31,7 +35,8 @@ fn main() -> ExitCode {
                 ascii: cli.ascii,
                 theme: cli.theme.clone(),
                 scenario: cli.scenario.clone(),
-                ..TuiOptions::default()
+                lesson,
+                config_dir: None,
             };
             match tui::run(opts) {
                 Ok(exit) => exit.code() as i32,

@@ -53,7 +53,7 @@ fn a_user_at_80x24_with_arrow_keys() {
     let s = t.wait_for("Keys");
     assert!(s.contains("1 Roofline 2 Serving"), "{s}");
     // 80x24 is too short for every key: the list scrolls.
-    t.keys(&["Down"; 16]);
+    t.keys(&["Down"; 21]);
     let s = t.wait_for("ctrl-c");
     assert!(s.contains("save the workbench state"), "{s}");
     t.keys(&["Escape"]);
@@ -523,6 +523,33 @@ fn training_view_at_80x24_steps_a_knob_ranks_layouts_and_adopts_one() {
     });
     assert!(!s.contains("DOES NOT FIT"), "{s}");
     t.keys(&["q"]);
+    let (exit, restored) = t.exit_and_restored();
+    assert_eq!(exit, "EXIT=0");
+    assert!(restored, "terminal left in raw mode");
+}
+
+/// Presenter mode in a real terminal: `ridgeline lesson knobs` opens on
+/// step 1 with its caption; PageDown steps, `a` reveals the answer, Esc
+/// leaves the script with the state kept, `]` returns, `L` opens the
+/// picker, and the terminal is restored at the end.
+#[test]
+fn a_lesson_given_at_80x24() {
+    need_tmux!();
+    let t = Tmux::start(80, 24, "lesson knobs");
+    let s = t.wait_for("step 1/7");
+    assert!(s.contains("pagedown/] next"), "{s}");
+    t.keys(&["a"]);
+    t.wait_for("A: Bandwidth.");
+    t.keys(&["PageDown"]);
+    t.wait_for("step 2/7");
+    t.keys(&["Escape"]);
+    let s = t.wait("the strip to go", |s| !s.contains("step 2/7 ·"));
+    assert!(s.contains("left the lesson at step 2/7"), "{s}");
+    t.keys(&["]"]);
+    t.wait_for("back to the script: step 2/7");
+    t.keys(&["L"]);
+    t.wait_for("serving: Serving for real");
+    t.keys(&["Escape", "q"]);
     let (exit, restored) = t.exit_and_restored();
     assert_eq!(exit, "EXIT=0");
     assert!(restored, "terminal left in raw mode");

@@ -179,3 +179,221 @@ fn export_writes_a_handout_into_a_new_directory_and_never_over_one() {
     assert_eq!(std::fs::read_to_string(dir.join("handout.md")).unwrap(), md);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The training figures of the "Scaling a model" lesson are those
+/// `ridgeline train` prints for the same layout (to the last digit: the
+/// same solver calls), for the data-parallel step and the frontier run.
+#[test]
+fn training_figures_are_what_train_prints() {
+    let cat = Catalog::builtin();
+    let l = Lesson::open("scaling", &cat).unwrap();
+    let cases: [(usize, &[&str]); 2] = [
+        (
+            2,
+            &[
+                "-H",
+                "h100-sxm",
+                "-m",
+                "llama-3.1-8b",
+                "--devices",
+                "64",
+                "--seq",
+                "2048",
+                "--global-batch",
+                "131072",
+            ],
+        ),
+        (
+            8,
+            &[
+                "-H",
+                "h100-sxm",
+                "-m",
+                "llama-3.1-405b",
+                "--devices",
+                "16384",
+                "--tp",
+                "8",
+                "--pp",
+                "16",
+                "--interleave",
+                "8",
+                "--zero",
+                "2",
+                "--edge-layers",
+                "1",
+                "--contiguous",
+                "8",
+                "--seq",
+                "8192",
+                "--global-batch",
+                "16M",
+                "--tokens",
+                "15.6T",
+            ],
+        ),
+    ];
+    for (step, args) in cases {
+        let mut a = vec!["train"];
+        a.extend_from_slice(args);
+        a.extend_from_slice(&["-f", "json"]);
+        let t = common::cli::json(&a);
+        let f = l.show(step, &cat).unwrap().figures;
+        let n = |name: &str| number(&f, name);
+        let close = |got: f64, want: f64, what: &str| {
+            close_to(got, want, &format!("step {}: {what} (train)", step + 1))
+        };
+        let num = |k: &str| t[k].as_f64().unwrap();
+        close(n("train.step"), num("step_time_s"), "step time");
+        close(n("train.mfu"), num("mfu") * 100.0, "MFU %");
+        close(n("train.tokens_per_s"), num("tokens_per_s"), "tokens/s");
+        close(
+            n("train.memory"),
+            t["memory_per_device_bytes"]["total"].as_f64().unwrap() / 1e9,
+            "memory GB",
+        );
+        close(n("train.days"), num("time_to_train_s") / 86_400.0, "days");
+        close(n("train.goodput"), num("goodput") * 100.0, "goodput %");
+        close(
+            n("train.bubble"),
+            num("bubble_fraction") * 100.0,
+            "bubble %",
+        );
+        close(
+            n("train.critical_tokens"),
+            num("critical_batch_tokens_per_device"),
+            "critical tokens",
+        );
+        let dp = t["comm"]["dp"]["exposed_s"].as_f64().unwrap();
+        close(n("train.dp_comm"), dp / num("step_time_s") * 100.0, "DP %");
+        assert_eq!(
+            f.get("train.binding").unwrap().value,
+            figures::Value::Text(t["binding"].as_str().unwrap().into())
+        );
+    }
+}
+
+/// The serving figures of the "Serving for real" lesson are those
+/// `ridgeline serve` prints with the same flags: the static batch's
+/// (everyone waits for the batch's prefill), then continuous batching's.
+#[test]
+fn serving_figures_are_what_serve_prints() {
+    let cat = Catalog::builtin();
+    let l = Lesson::open("serving", &cat).unwrap();
+    let base = [
+        "serve",
+        "-H",
+        "h100-sxm",
+        "-m",
+        "llama-3.1-8b",
+        "--prompt",
+        "2048",
+        "--output",
+        "256",
+    ];
+    // (step from 0, its flags, the TTFT and e2e keys of its mode)
+    let cases: [(usize, &[&str], &str, &str); 3] = [
+        (0, &["-b", "32"], "ttft_batch_s", "e2e_batch_s"),
+        (
+            2,
+            &[
+                "-b",
+                "32",
+                "--batching",
+                "continuous",
+                "--prefix-hit",
+                "0.5",
+            ],
+            "ttft_s",
+            "e2e_s",
+        ),
+        (
+            4,
+            &[
+                "-b",
+                "1",
+                "--batching",
+                "continuous",
+                "--draft",
+                "llama-3.2-1b",
+            ],
+            "ttft_s",
+            "e2e_s",
+        ),
+    ];
+    for (step, flags, ttft, e2e) in cases {
+        let mut a = base.to_vec();
+        a.extend_from_slice(flags);
+        a.extend_from_slice(&["-f", "json"]);
+        let s = common::cli::json(&a);
+        let f = l.show(step, &cat).unwrap().figures;
+        let n = |name: &str| number(&f, name);
+        let close = |got: f64, want: f64, what: &str| {
+            close_to(got, want, &format!("step {}: {what} (serve)", step + 1))
+        };
+        let num = |k: &str| s[k].as_f64().unwrap();
+        close(n("serve.ttft"), num(ttft) * 1e3, "TTFT ms");
+        close(n("serve.itl"), num("itl_s") * 1e3, "ITL ms");
+        close(n("serve.e2e"), num(e2e), "e2e s");
+        close(n("serve.tokens_per_s"), num("tokens_per_s"), "tokens/s");
+        close(
+            n("serve.cost_per_mtok"),
+            num("cost_per_million_tokens_usd"),
+            "$/M tokens",
+        );
+        if step > 0 {
+            close(
+                n("serve.tokens_per_step"),
+                num("tokens_per_target_step"),
+                "tokens per step",
+            );
+        }
+    }
+}
+
+/// A number figure's value.
+fn number(f: &figures::Figures, name: &str) -> f64 {
+    match &f.get(name).unwrap().value {
+        figures::Value::Number(x) => *x,
+        v => panic!("{name}: {v:?}"),
+    }
+}
+
+/// `got` equals `want` but for rounding (the same solver calls).
+fn close_to(got: f64, want: f64, what: &str) {
+    assert!(
+        (got - want).abs() <= 1e-9 * want.abs().max(1.0),
+        "{what}: lesson {got}, command {want}"
+    )
+}
+
+/// `ridgeline lesson NAME` gives the lesson in the workbench: a name that
+/// is no lesson is an error before the terminal is touched, and `lesson`
+/// alone says what to name.
+#[test]
+fn a_lesson_to_give_that_cannot_be_read_is_said_before_the_terminal() {
+    let out = ridgeline(&["lesson", "no-such-lesson"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("lesson: it cannot be read; nothing was started"),
+        "{err}"
+    );
+    assert!(err.contains("no-such-lesson:1:1: no such file"), "{err}");
+    assert!(out.stdout.is_empty(), "nothing drawn");
+    let out = ridgeline(&["lesson"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("name a lesson to give it in the workbench"),
+        "{err}"
+    );
+    assert!(
+        err.contains("knobs, design-space, scaling, serving"),
+        "{err}"
+    );
+    // A readable lesson without a terminal: the workbench says it needs one.
+    let out = ridgeline(&["lesson", "knobs"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("the workbench needs a terminal"));
+}

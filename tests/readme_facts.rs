@@ -204,3 +204,20 @@ fn the_memory_readings_docs_catalog_quotes_are_the_catalogs() {
     let docs = readme().replace('\n', " ");
     assert!(docs.contains("hold 85,045,477,376 and 85,100,068,864 bytes"));
 }
+
+#[test]
+fn the_96_gb_h100_holds_what_its_derivation_says() {
+    // catalog/hardware/nvidia-datacenter.toml, h100-sxm-96gb: 96 GiB of
+    // HBM2e less what the driver keeps of the 80 GB part (80 GiB less the
+    // 85,045,477,376 B CUDA reports for h100-sxm); its peak is the midpoint
+    // of the SXM's and the NVL's bf16 figures.
+    let cat = ridgeline::catalog::Catalog::builtin();
+    let hw = |id: &str| cat.hardware(id).unwrap().hw.clone();
+    let gib = 1024.0_f64.powi(3);
+    let kept = 80.0 * gib - hw("h100-sxm").memory_bytes;
+    assert_eq!(kept, 853_868_544.0);
+    assert_eq!(hw("h100-sxm-96gb").memory_bytes, 96.0 * gib - kept);
+    let bf16 = |id: &str| hw(id).peaks.bf16.unwrap();
+    let mid = (bf16("h100-sxm") + bf16("h100-nvl")) / 2.0;
+    assert!((bf16("h100-sxm-96gb") - mid).abs() < 0.1e12, "{mid}");
+}

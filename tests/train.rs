@@ -254,9 +254,7 @@ fn the_command_and_the_training_view_share_their_defaults() {
     let model = &cat.model("llama-3.1-8b").unwrap().model;
     assert_eq!(f(&v, "seq"), t.seq_for(model));
     let a = cat.profile("default").unwrap().assumptions;
-    let run =
-        ridgeline::tui::views::training::run_of(&t, model, ridgeline::solver::Precision::Bf16)
-            .unwrap();
+    let run = t.run(model, ridgeline::solver::Precision::Bf16).unwrap();
     let tr = ridgeline::solver::training::evaluate(hw, model, &run, &a, &t.assumptions).unwrap();
     assert_eq!(v["fits"], Value::Bool(tr.memory.fits));
     assert!((f(&v["memory_per_device_bytes"], "total") / tr.memory.total() - 1.0).abs() < 1e-12);
@@ -933,4 +931,30 @@ fn the_binding_term_agrees_with_the_elasticities() {
         -out, -peak
     );
     assert!(prose.contains(&quoted), "{quoted}");
+}
+
+#[test]
+fn a_dense_models_text_has_no_moe_routing_row_and_its_json_keeps_the_key() {
+    // The default run (Llama 3.1 8B, dense): no "MoE routing" line in the
+    // text, `moe_routing_s` 0 in JSON; Mixtral 8x7B (top-2 of 8 experts)
+    // on 64 devices with full recomputation (so that it fits) has the line
+    // and a positive time.
+    let moe_run = ["--devices", "64", "--recompute", "full"];
+    let text = |m: &str| {
+        let out = ridgeline(&[&["train", "-m", m][..], &moe_run[..]].concat());
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(!text("llama-3.1-8b").contains("MoE routing"));
+    assert!(text("mixtral-8x7b").contains("MoE routing"));
+    let dense = json(&["train", "-m", "llama-3.1-8b", "-f", "json"]);
+    assert_eq!(f(&dense, "moe_routing_s"), 0.0);
+    let moe = json(
+        &[
+            &["train", "-m", "mixtral-8x7b", "-f", "json"][..],
+            &moe_run[..],
+        ]
+        .concat(),
+    );
+    assert!(f(&moe, "moe_routing_s") > 0.0);
 }

@@ -232,9 +232,10 @@ fn typed_characters_in_a_batch_are_one_edit() {
     assert_eq!(r, Requests::default());
     assert_eq!(a.filter_text(Pane::Hardware), "h100");
     assert_eq!(a.mode, Mode::Normal);
+    // The filtered list in catalog order: h100-sxm, h100-sxm-96gb, ...
     assert_eq!(
         hw_id(&a),
-        "h100-pcie",
+        "h100-sxm-96gb",
         "the j after Enter moved in the list"
     );
     assert_eq!(a.recomputes - before, 4);

@@ -198,6 +198,14 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
     let table = summary_table(&cat, &a, "default");
     assert!(readme.contains(&table), "page differs from:\n{table}");
     let checked = check_runs(&cat, &a);
+    // Issue 17's bar for training, bounded here: the median error at most
+    // 12%, held out (each source predicted without it) and with the
+    // profile. Its other half, no published run judged not to fit, is not
+    // met (the 5 runs named below); this keeps it from getting worse.
+    let s = ridgeline::cli::validate_train::summarize(&checked);
+    assert!(s.held_out.1 <= 0.12, "{s:?}");
+    assert!(s.profile.1 <= 0.12, "{s:?}");
+    assert!(s.not_fitting <= 5, "{s:?}");
     // "every llm-foundry MPT run on H100 is predicted more than 10% too
     // fast, every dense Megatron-Bridge run on the same device more than
     // 10% too slow".
@@ -224,7 +232,19 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
     assert!((h.moe_token_time_s - 0.099e-6).abs() < 0.0005e-6, "{h:?}");
     let held = error(p.value, qwen.run.value);
     assert!((0.9..1.2).contains(&held), "{held}");
-    // "7 of the 65 runs are judged not to fit", those docs/training.md names.
+    // "eager PyTorch at that power is still predicted 54% too fast held out
+    // (59% with the profile's η_c)": torchtitan's 8B on h100-sxm-96gb.
+    let titan = checked
+        .iter()
+        .find(|c| c.run.id == "torchtitan-llama3.1-8b-h100-fsdp128-bf16-tps")
+        .unwrap();
+    assert_eq!(titan.run.hardware, "h100-sxm-96gb");
+    let (_, p) = titan.held_out.unwrap();
+    let held = error(p.value, titan.run.value);
+    assert!((0.535..0.545).contains(&held), "{held}");
+    let prof = error(titan.profile.as_ref().unwrap().value, titan.run.value);
+    assert!((0.585..0.595).contains(&prof), "{prof}");
+    // "5 of the 65 runs are judged not to fit", those docs/training.md names.
     let mut unfit: Vec<&str> = checked
         .iter()
         .filter(|c| c.profile.as_ref().is_ok_and(|p| !p.fits))
@@ -237,8 +257,6 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
             "maxtext-llama2-70b-v5p-512-fsdp-s4096",
             "maxtext-mixtral-8x7b-v5p-256-fsdp-s4096",
             "mbridge-2511-deepseek-v3-gb200-bf16-pp4-vp4-ep64",
-            "torchtitan-llama3.1-8b-h100-fsdp128-bf16-mem",
-            "torchtitan-llama3.1-8b-h100-fsdp128-bf16-tps",
             "tpurecipes-llama3.1-8b-v6e-256-fsdp-s8192",
             "tpurecipes-llama3.1-8b-v6e-8-fsdp-s8192",
         ]

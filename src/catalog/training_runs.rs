@@ -20,6 +20,20 @@ pub fn metric_key(m: TrainMetric) -> &'static str {
     }
 }
 
+/// The family of a training stack: the framework its parallelism and
+/// kernels come from, which sets how close to the roofline its runs get.
+/// Megatron-Bridge and NeMo build on Megatron-Core (with Transformer
+/// Engine); llm-foundry (Composer) and torchtitan on PyTorch FSDP; MaxText
+/// and Pathways on JAX/XLA. Any other stack is its own family.
+pub fn stack_family(stack: &str) -> &str {
+    match stack {
+        "megatron-bridge" | "nemo" | "megatron-lm" => "megatron-core",
+        "llm-foundry" | "torchtitan" => "pytorch-fsdp",
+        "maxtext" | "pathways-jax" => "jax-xla",
+        other => other,
+    }
+}
+
 /// One published training run.
 #[derive(Debug, Clone)]
 pub struct TrainingMeasurement {

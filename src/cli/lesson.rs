@@ -10,9 +10,26 @@ use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct LessonArgs {
     #[command(subcommand)]
-    pub action: LessonAction,
+    pub action: Option<LessonAction>,
+    /// Give a lesson in the workbench (presenter mode): a lesson file
+    /// (TOML), or a built-in lesson's name. Its steps drive the workbench;
+    /// pagedown or ] steps on, pageup or [ back, a reveals the answer, esc
+    /// leaves the script with the state kept (] returns to it).
+    #[arg(value_name = "FILE|NAME")]
+    pub lesson: Option<String>,
+}
+
+impl LessonArgs {
+    /// The lesson to give in the workbench: named with no subcommand.
+    pub fn presented(&self) -> Option<&str> {
+        match (&self.action, &self.lesson) {
+            (None, Some(l)) => Some(l),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Subcommand)]
@@ -67,7 +84,20 @@ pub(super) fn lesson(
     style: Style,
     out: Out,
 ) -> Result<(), CliError> {
-    match &a.action {
+    let Some(action) = &a.action else {
+        // `ridgeline lesson NAME` opens the workbench (main.rs); here only
+        // when there is no name.
+        return Err(CliError::Input(match &a.lesson {
+            Some(l) => format!(
+                "lesson {l}: giving a lesson needs the workbench; run `ridgeline lesson {l}` in a terminal"
+            ),
+            None => format!(
+                "name a lesson to give it in the workbench (`ridgeline lesson knobs`), or a subcommand: list, show, check, export; the built-in lessons are: {}",
+                lesson::names().join(", ")
+            ),
+        }));
+    };
+    match action {
         LessonAction::List => list(cat, style, out),
         LessonAction::Show { lesson } => show(cat, &open(cat, lesson)?, style, out),
         LessonAction::Check { lesson } => check(cat, &open(cat, lesson)?, style, out),
@@ -96,7 +126,7 @@ fn list(cat: &Catalog, style: Style, out: Out) -> Result<(), CliError> {
         ));
     }
     s.push_str(&wrap(
-        "\n`ridgeline lesson show NAME` prints a lesson; `ridgeline lesson check NAME` checks it.\n",
+        "\n`ridgeline lesson NAME` gives a lesson in the workbench; `ridgeline lesson show NAME` prints it; `ridgeline lesson check NAME` checks it.\n",
         style.width,
     ));
     write(out, &s)

@@ -127,6 +127,15 @@ pub fn load_catalog(cli: &Cli, command: &Command, err: Out) -> Result<Catalog, C
     Ok(c)
 }
 
+/// The lesson `ridgeline lesson NAME|FILE` (no subcommand word after it)
+/// asks the workbench to give, if that is the command.
+pub fn presented_lesson(cli: &Cli) -> Option<&str> {
+    match &cli.command {
+        Some(Command::Lesson(a)) => a.presented(),
+        _ => None,
+    }
+}
+
 /// Run a subcommand; returns the process exit code.
 pub fn run(cli: &Cli, command: &Command, out: Out, err: Out) -> i32 {
     let style = style(cli, |k| std::env::var(k).ok(), terminal_width());

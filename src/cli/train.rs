@@ -387,9 +387,14 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
         ));
         text.push('\n');
     }
+    // A dense model routes nothing: its text has no "MoE routing" row
+    // (JSON and CSV keep the key, at 0, so their columns do not depend on
+    // the model).
+    let dense_text = d.moe.is_none() && matches!(fmt, Format::Table | Format::Markdown);
     let summary: Vec<Col> = SUMMARY
         .iter()
         .filter(|c| tr.memory.fits || !STEP_KEYS.contains(&c.key) && !RUN_KEYS.contains(&c.key))
+        .filter(|c| !(dense_text && c.key == "moe_routing_s"))
         .copied()
         .collect();
     text.push_str(&render_record(&flat(&rec), &summary, fmt));

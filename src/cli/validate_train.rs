@@ -1,8 +1,8 @@
 //! `ridgeline validate --kind train`: every published training run of the
 //! catalog (`catalog/training/*.toml`), predicted twice: with the
 //! profile's compute efficiency, and leaving its source out (eta_c fitted
-//! per device and number format on the other sources' runs,
-//! [`predict::leave_one_source_out`]).
+//! on the other sources' runs of the same stack family, device and number
+//! format first, [`predict::leave_one_source_out`]).
 //! The second is the figure that measures prediction; every run ran, so a
 //! run judged not to fit is a wrong verdict and is counted.
 
@@ -10,7 +10,7 @@ use super::args::{Format, ValidateArgs};
 use super::output::{Col, Fmt, Style, col, render_list};
 use super::{CliError, Out, profile_assumptions, write};
 use crate::catalog::Catalog;
-use crate::catalog::training_runs::{TrainMetric, TrainingMeasurement, metric_key};
+use crate::catalog::training_runs::{TrainMetric, TrainingMeasurement, metric_key, stack_family};
 use crate::solver::calibration::error;
 use crate::solver::training::TrainingAssumptions;
 use crate::solver::training::predict::{self, Case, Predicted};
@@ -54,6 +54,17 @@ fn cases(cat: &Catalog) -> Vec<Result<Case<'_>, String>> {
     let mut devices: Vec<String> = runs.iter().map(group).collect();
     devices.sort_unstable();
     devices.dedup();
+    // ... and per stack family on each device and format first: the spread
+    // of the shipped runs is between stacks more than between devices.
+    let stack = |r: &TrainingMeasurement| format!("{} {}", stack_family(&r.stack), group(r));
+    let mut stacks: Vec<String> = runs.iter().map(stack).collect();
+    stacks.sort_unstable();
+    stacks.dedup();
+    let family =
+        |r: &TrainingMeasurement| format!("{} {}", stack_family(&r.stack), r.run.precision.name());
+    let mut families: Vec<String> = runs.iter().map(family).collect();
+    families.sort_unstable();
+    families.dedup();
     runs.iter()
         .map(|r| {
             let hw = &cat.hardware(&r.hardware).map_err(|e| e.to_string())?.hw;
@@ -66,6 +77,8 @@ fn cases(cat: &Catalog) -> Vec<Result<Case<'_>, String>> {
                 measured: r.value,
                 source: sources.binary_search(&r.source_key()).unwrap_or(0),
                 device: devices.binary_search(&group(r)).unwrap_or(0),
+                stack: stacks.binary_search(&stack(r)).unwrap_or(0),
+                family: families.binary_search(&family(r)).unwrap_or(0),
             })
         })
         .collect()
@@ -338,7 +351,7 @@ pub(super) fn validate_train(
         }
         Format::Table | Format::Markdown => {
             let mut t = format!(
-                "{} published training runs; held out = predicted with the compute efficiency fitted on the other sources' runs (per device where they have one); profile = the `{name}` profile's\n",
+                "{} published training runs; held out = predicted with the compute efficiency fitted on the other sources' runs (of the same stack family and device where they have some); profile = the `{name}` profile's\n",
                 checked.len()
             );
             t = super::output::wrap(&t, style.width);

@@ -2,7 +2,8 @@
 //! and what an expectation checks, computed for the step's state by the
 //! solver calls the command line and the workbench make (`sensitivity`,
 //! `compare::assess`, `compare::speedup`, `sweep::crossover_batch`), never
-//! by a formula of its own.
+//! by a formula of its own. The serving replica and the training run are
+//! in `runs`.
 
 use crate::catalog::Catalog;
 use crate::scenario::Scenario;
@@ -183,6 +184,139 @@ pub const DEFS: &[Def] = &[
         Number,
         "peak FLOP/s at the math precision, last marked over first",
     ),
+    def(
+        "serve.ttft",
+        "serve.ttft_ms",
+        Number,
+        "serving: time to first token (ms): a static batch's, all its prompts prefilled together, or continuous batching's",
+    ),
+    def(
+        "serve.itl",
+        "serve.itl_ms",
+        Number,
+        "serving: inter-token latency (ms), speculative decoding's tokens per step counted",
+    ),
+    def(
+        "serve.e2e",
+        "serve.e2e_s",
+        Number,
+        "serving: one request end to end (s)",
+    ),
+    def(
+        "serve.tokens_per_s",
+        "serve.tokens_per_s",
+        Number,
+        "serving: output tokens per second of the replica",
+    ),
+    def(
+        "serve.cost_per_mtok",
+        "serve.cost_per_mtok_usd",
+        Number,
+        "serving: USD per million output tokens of the replica, or none",
+    ),
+    def(
+        "serve.tokens_per_step",
+        "serve.tokens_per_step",
+        Number,
+        "serving: tokens a target step yields (1 without speculative decoding)",
+    ),
+    def(
+        "disagg.ttft",
+        "disagg.ttft_ms",
+        Number,
+        "disaggregated pools: time to first token, prefill alone and the KV cache sent (ms)",
+    ),
+    def(
+        "disagg.itl",
+        "disagg.itl_ms",
+        Number,
+        "disaggregated pools: inter-token latency, decode steps alone (ms)",
+    ),
+    def(
+        "disagg.transfer",
+        "disagg.transfer_ms",
+        Number,
+        "disaggregated pools: sending one prompt's KV cache to the decode pool (ms)",
+    ),
+    def(
+        "disagg.ratio",
+        "disagg.ratio",
+        Number,
+        "disaggregated pools: prefill devices per decode device at the fleet's QPS",
+    ),
+    def(
+        "train.step",
+        "train.step_s",
+        Number,
+        "training: one optimizer step's time (s), [training] layout",
+    ),
+    def(
+        "train.tokens_per_s",
+        "train.tokens_per_s",
+        Number,
+        "training: tokens per second over all devices",
+    ),
+    def(
+        "train.binding",
+        "train.binding",
+        Text,
+        "training: the step's largest term (compute, dp-comm, tp-comm, bubble, ...)",
+    ),
+    def("train.mfu", "train.mfu_pct", Number, "training: MFU (%)"),
+    def(
+        "train.memory",
+        "train.memory_gb",
+        Number,
+        "training: memory per device (GB)",
+    ),
+    def(
+        "train.fits",
+        "train.fits",
+        Bool,
+        "training: whether the step fits in each device's memory",
+    ),
+    def(
+        "train.dp_comm",
+        "train.dp_comm_pct",
+        Number,
+        "training: data-parallel communication left exposed, share of the step (%)",
+    ),
+    def(
+        "train.tp_comm",
+        "train.tp_comm_pct",
+        Number,
+        "training: tensor-parallel communication left exposed, share of the step (%)",
+    ),
+    def(
+        "train.tp_comm_time",
+        "train.tp_comm_ms",
+        Number,
+        "training: tensor-parallel collectives per step, all of their time (ms)",
+    ),
+    def(
+        "train.bubble",
+        "train.bubble_pct",
+        Number,
+        "training: the pipeline bubble, (p - 1)/(v m + p - 1) (%)",
+    ),
+    def(
+        "train.critical_tokens",
+        "train.critical_tokens",
+        Number,
+        "training: tokens per device per step at which data-parallel communication just hides, or none",
+    ),
+    def(
+        "train.days",
+        "train.days",
+        Number,
+        "training: days to train the run's tokens, failures and checkpoints included",
+    ),
+    def(
+        "train.goodput",
+        "train.goodput_pct",
+        Number,
+        "training: useful time over wall time (%)",
+    ),
 ];
 
 /// The figure named `name` (a placeholder).
@@ -264,6 +398,15 @@ fn num(name: &'static str, value: f64, shown: String) -> Figure {
     }
 }
 
+/// A text figure shown as it is.
+fn text(name: &'static str, t: &str) -> Figure {
+    Figure {
+        name,
+        value: Value::Text(t.into()),
+        shown: t.into(),
+    }
+}
+
 fn none(name: &'static str) -> Figure {
     Figure {
         name,
@@ -307,11 +450,7 @@ pub fn compute(catalog: &Catalog, s: &Scenario) -> Result<Figures, String> {
             e.tokens_per_s,
             units::format_number(e.tokens_per_s),
         ),
-        Figure {
-            name: "binding",
-            value: Value::Text(e.bottleneck.name().into()),
-            shown: e.bottleneck.name().into(),
-        },
+        text("binding", e.bottleneck.name()),
         num(
             "intensity",
             e.arithmetic_intensity,
@@ -380,6 +519,8 @@ pub fn compute(catalog: &Catalog, s: &Scenario) -> Result<Figures, String> {
         None => none("cost_per_mtok"),
     });
     f.extend(speedups(catalog, s, &wl, &a, &model.model)?);
+    f.extend(serving(catalog, s, &hw.hw, &model.model, &wl, &a)?);
+    f.extend(training(s, &hw.hw, &model.model, wl.weights, &a)?);
     Ok(Figures(f))
 }
 
@@ -420,50 +561,8 @@ fn speedups(
     })
 }
 
+mod runs;
+use runs::{serving, training};
+
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_figure_is_computed_and_every_name_is_defined() {
-        let cat = Catalog::builtin();
-        let s = Scenario {
-            hardware: Some("a100-sxm-80gb".into()),
-            model: Some("llama-3.1-8b".into()),
-            compare: vec!["a100-sxm-80gb".into(), "h100-sxm".into()],
-            ..Scenario::default()
-        };
-        let f = compute(&cat, &s).unwrap();
-        let names: Vec<&str> = f.0.iter().map(|x| x.name).collect();
-        let defs: Vec<&str> = DEFS.iter().map(|d| d.name).collect();
-        assert_eq!(names, defs);
-        // Each value has its definition's kind.
-        for (x, d) in f.0.iter().zip(DEFS) {
-            let kind = match x.value {
-                Value::Number(_) => Some(Number),
-                Value::Text(_) => Some(Text),
-                Value::Bool(_) => Some(Bool),
-                Value::None => None,
-            };
-            assert!(kind.is_none_or(|k| k == d.kind), "{}", d.name);
-        }
-    }
-
-    #[test]
-    fn a_device_is_named_without_its_parenthesis() {
-        assert_eq!(short_name("NVIDIA B200 (HGX B200, 1000 W)"), "NVIDIA B200");
-        assert_eq!(short_name("NVIDIA H100 SXM5 80GB"), "NVIDIA H100 SXM5 80GB");
-        assert_eq!(short_name(" (odd)"), " (odd)");
-    }
-
-    #[test]
-    fn a_state_without_a_model_says_what_to_set() {
-        let cat = Catalog::builtin();
-        let s = Scenario {
-            hardware: Some("a100-sxm-80gb".into()),
-            ..Scenario::default()
-        };
-        let e = compute(&cat, &s).unwrap_err();
-        assert!(e.contains("set `model`"), "{e}");
-    }
-}
+mod tests;

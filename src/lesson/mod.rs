@@ -49,6 +49,8 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         "design-space",
         include_str!("../../assets/lessons/design-space.toml"),
     ),
+    ("scaling", include_str!("../../assets/lessons/scaling.toml")),
+    ("serving", include_str!("../../assets/lessons/serving.toml")),
 ];
 
 /// The keys of a lesson's top level and of a step (besides the scenario's).
@@ -262,6 +264,31 @@ pub fn names() -> Vec<&'static str> {
 /// and `}}` stand for a brace. A name without a figure (checked when the
 /// lesson was read) is left as written.
 pub fn fill(text: &str, figures: &Figures) -> String {
+    fill_with(text, |name| figures.get(name).map(|f| f.shown.clone()))
+}
+
+/// `text` filled with the figures of a live state (`figures`), each one
+/// that shows otherwise than in the scripted state (`script`) marked with
+/// a trailing `*`; also whether any was marked. A figure the script lacks
+/// counts as changed.
+pub fn fill_marked(text: &str, figures: &Figures, script: &Figures) -> (String, bool) {
+    let mut changed = false;
+    let out = fill_with(text, |name| {
+        let f = figures.get(name)?;
+        if script.get(name).is_some_and(|s| s.shown == f.shown) {
+            Some(f.shown.clone())
+        } else {
+            changed = true;
+            Some(format!("{}*", f.shown))
+        }
+    });
+    (out, changed)
+}
+
+/// `text` with every `{name}` replaced by what `value` gives for the
+/// trimmed name (left as written when it gives nothing); `{{` and `}}`
+/// stand for a brace.
+fn fill_with(text: &str, mut value: impl FnMut(&str) -> Option<String>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find(['{', '}']) {
@@ -275,8 +302,8 @@ pub fn fill(text: &str, figures: &Figures) -> String {
         match (tail.starts_with('{'), tail.find('}')) {
             (true, Some(end)) => {
                 let name = &tail[1..end];
-                match figures.get(name.trim()) {
-                    Some(f) => out.push_str(&f.shown),
+                match value(name.trim()) {
+                    Some(v) => out.push_str(&v),
                     None => out.push_str(&tail[..=end]),
                 }
                 rest = &tail[end + 1..];

@@ -70,6 +70,26 @@ fn a_lone_brace_is_a_problem_and_doubled_braces_are_braces() {
 }
 
 #[test]
+fn a_figure_that_shows_otherwise_than_the_script_is_marked() {
+    let fig = |name: &'static str, shown: &str| figures::Figure {
+        name,
+        value: Value::Text(shown.into()),
+        shown: shown.into(),
+    };
+    let script = Figures(vec![fig("latency", "12 ms"), fig("binding", "memory")]);
+    // The same state: nothing marked.
+    let (s, changed) = fill_marked("{latency}, {binding}-bound", &script, &script);
+    assert_eq!((s.as_str(), changed), ("12 ms, memory-bound", false));
+    // The audience halved the latency: only that figure carries the mark.
+    let live = Figures(vec![fig("latency", "6 ms"), fig("binding", "memory")]);
+    let (s, changed) = fill_marked("{latency}, {binding}-bound {{x}}", &live, &script);
+    assert_eq!((s.as_str(), changed), ("6 ms*, memory-bound {x}", true));
+    // A figure the script lacks counts as changed.
+    let (s, changed) = fill_marked("{binding}", &live, &Figures::default());
+    assert_eq!((s.as_str(), changed), ("memory*", true));
+}
+
+#[test]
 fn unknown_keys_of_the_lesson_a_step_and_its_expectations_are_placed() {
     let text = format!(
         "titel = \"t\"\n{HEAD}[[step]]\ncaption = \"c\"\ncolour = 1\nhardware = \"h100-sxm\"\nmodel = \"llama-3.1-8b\"\n\

@@ -10,9 +10,10 @@ use super::exact;
 use super::values::Problems;
 use crate::solver::training::{
     Attention, DEFAULTS, Layout, Optimizer, Recompute, TokensToTrain, TrainingAssumptions,
+    TrainingRun,
 };
 use crate::solver::units::{self, Kind};
-use crate::solver::{Arch, Model};
+use crate::solver::{Arch, Model, Precision};
 use serde::{Deserialize, Serialize};
 
 /// The sequence a run uses when none is set: the model's context, at most
@@ -129,6 +130,25 @@ impl TrainInputs {
     }
 
     /// The sequence length for `model`: as set, or its context up to 8k.
+    /// The run the knobs describe for `model` at `precision` (the Training
+    /// view's step, and a lesson's training figures).
+    pub fn run(&self, model: &Model, precision: Precision) -> Result<TrainingRun, String> {
+        Ok(TrainingRun {
+            global_batch_tokens: self.global_batch,
+            micro_batch: self.micro_batch,
+            seq: self.seq_for(model),
+            layout: self.layout()?,
+            zero: self.zero,
+            recompute: self.recompute,
+            precision,
+            optimizer: self.optimizer,
+            attention: self.attention,
+            dropout: self.dropout,
+            edge_layers: self.edge_layers,
+            contiguous: self.contiguous,
+        })
+    }
+
     pub fn seq_for(&self, model: &Model) -> f64 {
         self.seq.unwrap_or(match &model.arch {
             Arch::Decoder(d) => DEFAULTS.seq_for(d),

@@ -47,11 +47,15 @@ pub enum Command {
     ImportModel,
     NewEntry,
     EditCopy,
+    Lessons,
+    NextStep,
+    PrevStep,
+    Reveal,
 }
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 41] = [
+    pub const ALL: [Command; 45] = [
         Command::View1,
         Command::View2,
         Command::View3,
@@ -88,6 +92,10 @@ impl Command {
         Command::ScalingPlot,
         Command::Save,
         Command::ImportModel,
+        Command::Lessons,
+        Command::NextStep,
+        Command::PrevStep,
+        Command::Reveal,
         Command::NextTheme,
         Command::Redraw,
         Command::Suspend,
@@ -155,6 +163,10 @@ impl Command {
             Command::ImportModel => "import_model",
             Command::NewEntry => "new_entry",
             Command::EditCopy => "edit_copy",
+            Command::Lessons => "lessons",
+            Command::NextStep => "next_step",
+            Command::PrevStep => "prev_step",
+            Command::Reveal => "reveal",
         }
     }
 
@@ -208,6 +220,12 @@ impl Command {
             }
             Command::NewEntry => "a form: your own device (hardware list) or region (region knob)",
             Command::EditCopy => "edit a copy of the selected device or region (your own: edit it)",
+            Command::Lessons => "lessons: pick a built-in lesson (Enter starts it on step 1)",
+            Command::NextStep => {
+                "lesson: next step (pagedown too while the caption is up); after esc: back to the script"
+            }
+            Command::PrevStep => "lesson: previous step (pageup too while the caption is up)",
+            Command::Reveal => "lesson: show or hide the step's answer",
         }
     }
 

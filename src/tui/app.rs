@@ -307,6 +307,8 @@ pub struct App {
     pub fleet_relaxed: Option<views::FleetRelaxed>,
     /// How many times the Explore view searched (tests count them).
     pub explore_searches: u64,
+    /// Presenter mode: the lesson being given, the lesson picker.
+    pub presenter: super::lesson::Presenter,
     pub quit: bool,
     /// Something changed since the last draw.
     pub dirty: bool,
@@ -481,6 +483,7 @@ impl App {
             explore_cache: None,
             fleet_relaxed: None,
             explore_searches: 0,
+            presenter: Default::default(),
         };
         app.recompute();
         app
@@ -692,6 +695,7 @@ impl App {
         if let Ok(d) = &self.view_data {
             self.last_view_data = Some(d.clone());
         }
+        super::lesson::refresh(self);
     }
 
     fn analyse(&self) -> Result<Analysis, String> {

@@ -265,6 +265,10 @@ impl Default for Keymap {
         b.insert(Command::ImportModel, vec![c('i')]);
         b.insert(Command::NewEntry, vec![c('n')]);
         b.insert(Command::EditCopy, vec![c('e')]);
+        b.insert(Command::Lessons, vec![c('L')]);
+        b.insert(Command::NextStep, vec![c(']')]);
+        b.insert(Command::PrevStep, vec![c('[')]);
+        b.insert(Command::Reveal, vec![c('a')]);
         Keymap { bindings: b }
     }
 }

@@ -12,6 +12,7 @@ pub mod hosted;
 mod import;
 pub mod keymap;
 pub mod knobs;
+pub mod lesson;
 pub mod panes;
 pub mod scenario_io;
 pub mod term;
@@ -54,6 +55,10 @@ pub struct TuiOptions {
     /// A scenario file to open (`--scenario FILE`); one that cannot be
     /// opened ends the program with status 2 before the terminal is touched.
     pub scenario: Option<PathBuf>,
+    /// A lesson to give (`ridgeline lesson NAME|FILE`): a file, or a
+    /// built-in lesson's name; one that cannot be read ends the program
+    /// with status 2 before the terminal is touched.
+    pub lesson: Option<String>,
 }
 
 /// How the workbench ended.
@@ -90,7 +95,7 @@ fn env(k: &str) -> Option<String> {
 
 /// Build the app from the options and the environment: catalog, themes,
 /// keymap, NO_COLOR and the locale; then open `--scenario`, whose every
-/// problem is the error.
+/// problem is the error, and start the lesson, if one is asked for.
 pub fn app_from_env(opts: &TuiOptions) -> Result<App, String> {
     app_from(opts, env)
 }
@@ -124,7 +129,18 @@ pub fn app_from(opts: &TuiOptions, env: impl Fn(&str) -> Option<String>) -> Resu
     let mut app = App::new(catalog, settings);
     app.catalog_dir = catalog_dir;
     if let Some(path) = &opts.scenario {
-        app.open_scenario(path)?;
+        app.open_scenario(path).map_err(|e| {
+            format!("--scenario: the file cannot be opened; nothing was started:\n{e}")
+        })?;
+    }
+    if let Some(name) = &opts.lesson {
+        let l = crate::lesson::Lesson::open(name, &app.catalog)
+            .map_err(|e| format!("lesson: it cannot be read; nothing was started:\n{e}"))?;
+        lesson::start(&mut app, l);
+        if app.presenter.on().is_none() {
+            let why = app.message.take().map(|(_, m)| m).unwrap_or_default();
+            return Err(format!("lesson {name}: {why}"));
+        }
     }
     Ok(app)
 }
@@ -151,7 +167,7 @@ pub fn run(opts: TuiOptions) -> io::Result<Exit> {
     let mut app = match app_from_env(&opts) {
         Ok(app) => app,
         Err(e) => {
-            eprintln!("error: --scenario: the file cannot be opened; nothing was started:\n{e}");
+            eprintln!("error: {e}");
             return Ok(Exit::BadInput);
         }
     };

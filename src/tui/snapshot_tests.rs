@@ -536,3 +536,49 @@ fn devices_are_told_apart_by_characters_alone() {
         }
     }
 }
+
+/// The knobs lesson on step 1 with its answer revealed, after the audience
+/// asked for 8 sequences (figures marked `*`).
+fn lesson_step(look: &str) -> App {
+    let mut a = looking(look);
+    let l = crate::lesson::Lesson::open("knobs", &a.catalog).unwrap();
+    super::lesson::start(&mut a, l);
+    cmd(&mut a, Command::Reveal);
+    a.workload.batch = 8.0;
+    a.recompute();
+    a
+}
+
+/// The caption strip at the three sizes, in the three looks; the colour
+/// one also maps the colours of the strip.
+#[test]
+fn lesson_caption_strip() {
+    for look in LOOKS {
+        let a = lesson_step(look);
+        for (w, h) in [(80, 24), (100, 30), (160, 48)] {
+            let mut s = screen(&a, w, h);
+            if look == "ascii" {
+                assert!(s.is_ascii(), "{w}x{h}:\n{s}");
+            }
+            assert!(s.contains("step 1/7"), "{w}x{h}:\n{s}");
+            assert!(s.contains("* changed from the script"), "{w}x{h}:\n{s}");
+            if look == "colour" {
+                let full = ratatui::layout::Rect::new(0, 0, w, h);
+                let (_, strip) = super::panes::caption::split(&a, full);
+                s.push_str(&colours(&a, w, h, strip.unwrap()));
+            }
+            insta::assert_snapshot!(format!("lesson_strip_{look}_{w}x{h}"), s);
+        }
+    }
+}
+
+/// The lesson picker over the workbench.
+#[test]
+fn lesson_picker() {
+    for look in LOOKS {
+        let mut a = looking(look);
+        cmd(&mut a, Command::Lessons);
+        cmd(&mut a, Command::Down);
+        insta::assert_snapshot!(format!("lesson_picker_{look}_80x24"), screen(&a, 80, 24));
+    }
+}

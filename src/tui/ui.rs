@@ -227,6 +227,9 @@ pub fn render(app: &App, frame: &mut Frame) {
         finish(app, frame.buffer_mut());
         return;
     }
+    // A lesson's caption strip takes the bottom (at most a third); the
+    // workbench lays itself out above it.
+    let (area, strip) = panes::caption::split(app, area);
     let areas = layout(app, area);
     // The panes tile the body and fill their own background; only the bar
     // and the status line need it here (one pass over the screen, not two).
@@ -274,8 +277,14 @@ pub fn render(app: &App, frame: &mut Frame) {
     if app.mode == Mode::Import {
         super::import::render(app, frame, area);
     }
+    if let Some(r) = strip {
+        panes::caption::render(app, frame, r);
+    }
     if app.mode == Mode::Help {
-        panes::help::render(app, frame, area);
+        panes::help::render(app, frame, frame.area());
+    }
+    if app.mode == Mode::Normal {
+        panes::caption::render_picker(app, frame, frame.area());
     }
     finish(app, frame.buffer_mut());
 }

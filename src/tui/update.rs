@@ -402,9 +402,15 @@ fn command(app: &mut App, cmd: Command) {
         }
         Mode::Normal => {}
     }
+    // A lesson's keys, and the picker while it is open.
+    if super::lesson::command(app, cmd) {
+        return;
+    }
     match cmd {
         // Handled before `command` (the event loop acts on the terminal).
         Command::Redraw | Command::Suspend => {}
+        // Handled by the presenter (`lesson::command`).
+        Command::Lessons | Command::NextStep | Command::PrevStep | Command::Reveal => {}
         Command::Quit => app.quit = true,
         Command::Help => {
             app.mode = Mode::Help;
@@ -574,6 +580,9 @@ fn command(app: &mut App, cmd: Command) {
                     app.hw_filter = filter_box("");
                 }
                 app.say(Level::Info, "filter cleared");
+            } else {
+                // Nothing else to cancel: leave the lesson, if one is on.
+                super::lesson::leave(app);
             }
         }
         Command::Mark => {

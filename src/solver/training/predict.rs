@@ -102,8 +102,15 @@ pub struct Case<'a> {
     pub measured: f64,
     /// Which source: runs of one source are held out together.
     pub source: usize,
-    /// Which device (eta_c is fitted per device).
+    /// Which device (eta_c is fitted per device when no run of the same
+    /// stack family was measured on it).
     pub device: usize,
+    /// Which stack family on which device: eta_c is fitted on the other
+    /// sources' runs of the same group first.
+    pub stack: usize,
+    /// Which stack family (on any device, in the same number format): the
+    /// group eta_c is fitted on next.
+    pub family: usize,
 }
 
 /// |ln(predicted / measured)| of a case at compute efficiency `eta`.
@@ -222,18 +229,29 @@ pub fn leave_one_source_out(
             ..*t
         };
         let global = fit_efficiency(&others, a, t);
-        let mut per_device: Vec<(usize, Option<f64>)> = Vec::new();
+        // eta_c fitted on the other sources' speed figures of a group.
+        let fit_on = |same: &dyn Fn(&Case) -> bool| {
+            let same: Vec<&Case> = others
+                .iter()
+                .copied()
+                .filter(|o| same(o) && o.quantity.is_throughput())
+                .collect();
+            fit_efficiency(&same, a, t)
+        };
+        let mut fitted: Vec<((usize, usize), Option<f64>)> = Vec::new();
         for (i, c) in cases.iter().enumerate().filter(|(_, c)| c.source == src) {
-            let eta = match per_device.iter().find(|(d, _)| *d == c.device) {
+            let key = (c.stack, c.device);
+            let eta = match fitted.iter().find(|(k, _)| *k == key) {
                 Some((_, e)) => *e,
                 None => {
-                    let same: Vec<&Case> = others
-                        .iter()
-                        .copied()
-                        .filter(|o| o.device == c.device && o.quantity.is_throughput())
-                        .collect();
-                    let e = fit_efficiency(&same, a, t).or(global);
-                    per_device.push((c.device, e));
+                    // The same stack family on the same device, else the
+                    // same family on any device, else the same device,
+                    // else every other source.
+                    let e = fit_on(&|o| o.stack == c.stack)
+                        .or_else(|| fit_on(&|o| o.family == c.family))
+                        .or_else(|| fit_on(&|o| o.device == c.device))
+                        .or(global);
+                    fitted.push((key, e));
                     e
                 }
             };
@@ -291,6 +309,8 @@ mod tests {
                 measured: predict(&hw, &model, r, q, &made, &t).unwrap().value,
                 source: i.min(1),
                 device: 0,
+                stack: 0,
+                family: 0,
             })
             .collect();
         let all: Vec<&Case> = cases.iter().collect();
@@ -305,6 +325,53 @@ mod tests {
             ..cases[0]
         };
         assert_eq!(fit_efficiency(&[&mem], &a, &t), None);
+    }
+
+    #[test]
+    fn a_source_is_predicted_with_its_stack_familys_efficiency_first() {
+        // Two stack families on one device, their figures made at eta_c
+        // 0.5 (sources 0 and 1) and 0.8 (sources 2 and 3). Held out, each
+        // source gets its own family's 0.5 or 0.8 from the family's other
+        // source, not a blend over the device; a source whose family has no
+        // other source (4, a third family at 0.6) falls back to the
+        // device's fit over every other source: with three of the five at
+        // 0.5 (source 5 joins the first family), the fit of the least mean
+        // |ln error| is theirs, 0.5.
+        let hw = a100();
+        let model = llama8();
+        let t = TrainingAssumptions::default();
+        let a = Assumptions::default();
+        let runs = [run(8), run(16), run(32), run(64), run(8), run(32)];
+        let made = [0.5, 0.5, 0.8, 0.8, 0.6, 0.5];
+        let fam = [0, 0, 1, 1, 2, 0];
+        let q = Quantity::TokensPerSecondPerDevice;
+        let cases: Vec<Case> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let at = Assumptions {
+                    compute_efficiency: made[i],
+                    ..a
+                };
+                Case {
+                    hw: &hw,
+                    model: &model,
+                    run: r,
+                    quantity: q,
+                    measured: predict(&hw, &model, r, q, &at, &t).unwrap().value,
+                    source: i,
+                    device: 0,
+                    stack: fam[i],
+                    family: fam[i],
+                }
+            })
+            .collect();
+        let held = leave_one_source_out(&cases, &a, &t);
+        let eta = |i: usize| held[i].unwrap().compute_efficiency;
+        for (i, want) in [(0, 0.5), (1, 0.5), (2, 0.8), (3, 0.8)] {
+            assert!((eta(i) - want).abs() < 1e-3, "{i}: {}", eta(i));
+        }
+        assert!((eta(4) - 0.5).abs() < 1e-3, "{}", eta(4));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! One file per pane. Each `render` reads the app and draws into its area.
 
 pub mod band;
+pub mod caption;
 pub mod cell;
 pub mod compare;
 pub mod comparison;

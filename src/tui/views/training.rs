@@ -67,24 +67,6 @@ pub struct SearchRun {
     pub search: Search,
 }
 
-/// The run the knobs describe for `model` at `precision`.
-pub fn run_of(t: &TrainInputs, model: &Model, precision: Precision) -> Result<TrainingRun, String> {
-    Ok(TrainingRun {
-        global_batch_tokens: t.global_batch,
-        micro_batch: t.micro_batch,
-        seq: t.seq_for(model),
-        layout: t.layout()?,
-        zero: t.zero,
-        recompute: t.recompute,
-        precision,
-        optimizer: t.optimizer,
-        attention: t.attention,
-        dropout: t.dropout,
-        edge_layers: t.edge_layers,
-        contiguous: t.contiguous,
-    })
-}
-
 /// The key a search of these inputs is filed under.
 pub fn search_key(
     hw: usize,
@@ -122,7 +104,7 @@ pub fn compute(
     with_scaling: bool,
 ) -> Result<TrainingData, String> {
     let err = |e: crate::solver::SolverError| e.to_string();
-    let run = run_of(t, model, precision)?;
+    let run = t.run(model, precision)?;
     let ta = t.assumptions;
     let tr = training::evaluate(hw, model, &run, a, &ta).map_err(err)?;
     let d = training::decoder(model).map_err(err)?;
@@ -165,21 +147,7 @@ pub fn scaling(
     precision: Precision,
     a: &Assumptions,
 ) -> Result<Scaling, String> {
-    let base = TrainingRun {
-        layout: Layout::default(),
-        ..run_of(
-            &TrainInputs {
-                tp: 1,
-                pp: 1,
-                v: 1,
-                ep: 1,
-                cp: 1,
-                ..*t
-            },
-            model,
-            precision,
-        )?
-    };
+    let base = unlaid_run(t, model, precision)?;
     let spec = Spec {
         devices: scaling_devices(),
         batch: Batch::Strong(base.global_batch_tokens),
@@ -188,6 +156,24 @@ pub fn scaling(
         knee: scale::DEFAULT_KNEE,
     };
     scale::scale(hw, model, &spec, a, &t.assumptions).map_err(|e| e.to_string())
+}
+
+/// The run of the inputs with the default layout, for a caller that lays
+/// it out itself (the scaling curve, the layout search): only the batch,
+/// sequence and formats of the run matter there.
+fn unlaid_run(t: &TrainInputs, model: &Model, precision: Precision) -> Result<TrainingRun, String> {
+    let one = TrainInputs {
+        tp: 1,
+        pp: 1,
+        v: 1,
+        ep: 1,
+        cp: 1,
+        ..*t
+    };
+    Ok(TrainingRun {
+        layout: Layout::default(),
+        ..one.run(model, precision)?
+    })
 }
 
 /// Run the layout search for the inputs: every layout of the device count
@@ -201,21 +187,7 @@ pub fn search(
 ) -> Result<Search, String> {
     // The search sets the layout itself; only the batch, sequence and
     // formats of the run matter.
-    let base = TrainingRun {
-        layout: Layout::default(),
-        ..run_of(
-            &TrainInputs {
-                tp: 1,
-                pp: 1,
-                v: 1,
-                ep: 1,
-                cp: 1,
-                ..*t
-            },
-            model,
-            precision,
-        )?
-    };
+    let base = unlaid_run(t, model, precision)?;
     training::search(hw, model, &base, t.devices, a, &t.assumptions, SEARCH_TOP)
         .map_err(|e| e.to_string())
 }
