@@ -412,8 +412,8 @@ fn each_client_draws_with_its_own_charset_and_colours() {
     // borders; one that sends no locale gets box drawing, side by side.
     let plain = client_with(&server, &alice, 80, 24, &["-o", "SetEnv=LANG=C NO_COLOR=1"]);
     let fancy = client(&server, &alice, 80, 24);
-    plain.wait_for("+ Hardware 43");
-    fancy.wait_for("┌ Hardware 43");
+    plain.wait_for("+ Hardware ");
+    fancy.wait_for("┌ Hardware ");
     // NO_COLOR: the pane title is drawn without a colour (the mono theme
     // sets none: no 38;5 or 38;2 foreground in the first row).
     let colours = |t: &Tmux| t.tmux(&["capture-pane", "-p", "-e", "-t", "t"]);
