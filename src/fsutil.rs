@@ -130,6 +130,24 @@ fn write_with(path: &Path, bytes: &[u8], private: bool) -> io::Result<Written> {
     })
 }
 
+/// Create the directory `dir`, which must not exist (`AlreadyExists`
+/// otherwise: nothing is overwritten), and write `files` (name, bytes)
+/// into it, each with [`write_atomic`]. On a failure the files written and
+/// the directory are removed, so that a directory is there only whole.
+pub fn write_new_dir(dir: &Path, files: &[(&str, &[u8])]) -> io::Result<()> {
+    std::fs::create_dir(dir)?;
+    for (i, (name, bytes)) in files.iter().enumerate() {
+        if let Err(e) = write_atomic(&dir.join(name), bytes) {
+            for (done, _) in &files[..i] {
+                let _ = std::fs::remove_file(dir.join(done));
+            }
+            let _ = std::fs::remove_dir(dir);
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
 /// Follow `path` while its last component is a symbolic link: the file a
 /// write should replace (which may not exist yet), and whether any link was
 /// followed. Relative link targets are read from the link's directory.

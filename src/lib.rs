@@ -1,7 +1,9 @@
 pub mod catalog;
 pub mod cli;
+pub mod export;
 pub mod fsutil;
 pub mod lesson;
+pub mod plot;
 pub mod scenario;
 #[cfg(feature = "share")]
 pub mod share;

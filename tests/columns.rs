@@ -62,6 +62,11 @@ fn fixture(name: &str) -> String {
 fn typical() -> Vec<Vec<String>> {
     let qwen = fixture("qwen2.5-7b-instruct-awq");
     let (dsv3, gemma) = (fixture("deepseek-v3"), fixture("gemma-3-4b-it"));
+    // A plot says where it wrote (the figure itself is SVG, not a table).
+    let svg = std::env::temp_dir()
+        .join("ridgeline-columns-plot.svg")
+        .display()
+        .to_string();
     let lines: Vec<Vec<&str>> = vec![
         vec!["eval"],
         vec!["eval", "-m", "llama-3.1-70b", "-H", "a100"],
@@ -212,6 +217,7 @@ fn typical() -> Vec<Vec<String>> {
         vec!["lesson", "show", "knobs"],
         vec!["lesson", "show", "design-space"],
         vec!["lesson", "check", "knobs"],
+        vec!["plot", "roofline", "-o", &svg, "--force"],
         vec!["import", &qwen],
         vec!["import", &qwen, "--id", "qwen-2"],
         // Its longest report: an MoE with MLA, a built-in id taken.

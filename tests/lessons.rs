@@ -153,8 +153,25 @@ fn export_writes_a_handout_into_a_new_directory_and_never_over_one() {
     let out = ridgeline(&["lesson", "export", "design-space", "-o", d]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let md = std::fs::read_to_string(dir.join("handout.md")).unwrap();
-    // Only the handout, no temporary file left beside it.
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    // The handout and each step's plot (every step of design-space is on
+    // a view with one: sweep, generations, roofline), no temporary file
+    // left beside them; each plot parses and the handout links it.
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut want = vec!["handout.md".to_string()];
+    want.extend((1..=7).map(|i| format!("step-{i}.svg")));
+    assert_eq!(names, want);
+    for i in 1..=7 {
+        let svg = std::fs::read_to_string(dir.join(format!("step-{i}.svg"))).unwrap();
+        roxmltree::Document::parse(&svg).unwrap();
+        assert!(
+            md.contains(&format!("](step-{i}.svg)")),
+            "step {i} not linked"
+        );
+    }
     assert!(md.starts_with("# The design space\n"), "{md}");
     // Each step's caption as `show` fills it (show wraps at 80 columns).
     let cat = Catalog::builtin();

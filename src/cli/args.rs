@@ -24,7 +24,7 @@ pub const HELP_WIDTH: usize = 80;
     version,
     max_term_width = 100,
     about = "A terminal workbench for roofline analysis of machine-learning workloads",
-    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, ops, sens, synth, compare, sweep, serve, fleet, train, scale, collective, explore, zoo, validate, catalog, import, lesson, share. A --model takes a catalog id or the path of a Hugging Face config.json. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
+    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, ops, sens, synth, compare, sweep, serve, fleet, train, scale, collective, explore, zoo, validate, catalog, import, lesson, plot, share. A --model takes a catalog id or the path of a Hugging Face config.json. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
 )]
 pub struct Cli {
     /// A catalog directory (hardware/*.toml, models/*.toml, regions.toml) to lay over the built-in one.
@@ -86,6 +86,8 @@ pub enum Command {
     Import(ImportArgs),
     /// Lessons: scripted tutorials whose captions the solver fills in; list, show, check.
     Lesson(super::lesson::LessonArgs),
+    /// Plots as SVG figures for papers and slides: roofline, generations, sweep, train, operators.
+    Plot(super::plot::PlotArgs),
     /// Host the workbench over SSH: each connection gets its own workbench; nobody gets a shell or a file.
     Share(super::share::ShareArgs),
 }
@@ -132,6 +134,14 @@ impl Command {
             Command::Scale(a) => Some(ModelArg::Alone(&mut a.model)),
             Command::Explore(a) => Some(ModelArg::Alone(&mut a.model)),
             Command::Ops(a) => Some(ModelArg::workload(&mut a.workload)),
+            Command::Plot(a) => Some(match &mut a.kind {
+                super::plot::PlotKind::Roofline(p) | super::plot::PlotKind::Generations(p) => {
+                    ModelArg::workload(&mut p.compare.workload)
+                }
+                super::plot::PlotKind::Sweep(p) => ModelArg::workload(&mut p.sweep.workload),
+                super::plot::PlotKind::Train(p) => ModelArg::Alone(&mut p.train.model),
+                super::plot::PlotKind::Operators(p) => ModelArg::workload(&mut p.ops.workload),
+            }),
             Command::Zoo(_)
             | Command::Catalog(_)
             | Command::Validate(_)

@@ -193,7 +193,11 @@ fn check(cat: &Catalog, l: &Lesson, style: Style, out: Out) -> Result<(), CliErr
 }
 
 /// The handout of a lesson, in Markdown.
-fn handout(cat: &Catalog, l: &Lesson) -> Result<String, CliError> {
+fn handout(
+    cat: &Catalog,
+    l: &Lesson,
+    plots: &[Option<(String, String)>],
+) -> Result<String, CliError> {
     let mut s = format!("# {}\n\nReproduces {}.\n", l.title, l.reproduces);
     if let Some(d) = &l.description {
         s.push_str(&format!("\n{d}\n"));
@@ -248,37 +252,67 @@ fn handout(cat: &Catalog, l: &Lesson) -> Result<String, CliError> {
         let headers = ["figure", "value", "expected"].map(String::from);
         s.push('\n');
         s.push_str(&markdown(&headers, &rows, &[false, true, false]));
+        if let Some(Some((file, _))) = plots.get(i) {
+            s.push_str(&format!("\n![Step {} of {n}: the plot]({file})\n", i + 1));
+        }
     }
     Ok(s)
 }
 
-/// Create `dir` (it must not exist) and write the handout into it
-/// atomically; on a failure the directory created is removed.
+/// Each step's plot, as the workbench's `X` would export it from the
+/// step's state (`export::commands`): (file name, SVG), or None for a
+/// step whose view has no plot.
+fn step_plots(cat: &Catalog, l: &Lesson) -> Result<Vec<Option<(String, String)>>, CliError> {
+    l.steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let plot = match crate::export::commands(cat, &step.state, None) {
+                Ok(c) => c.plot,
+                // A view without a command line has no plot to take away.
+                Err(_) => None,
+            };
+            let Some(args) = plot else { return Ok(None) };
+            let mut args = args;
+            args.extend(["-o".to_string(), "-".to_string()]);
+            let fig = super::plot::figure_of(cat, &args).map_err(|e| {
+                CliError::Input(format!(
+                    "{}: step {}: its plot cannot be drawn: {e}",
+                    l.file,
+                    i + 1
+                ))
+            })?;
+            Ok(Some((format!("step-{}.svg", i + 1), fig.svg())))
+        })
+        .collect()
+}
+
+/// Create `dir` (it must not exist) and write the handout and each step's
+/// plot into it atomically; on a failure the directory created is removed.
 fn export(cat: &Catalog, l: &Lesson, dir: &Path, style: Style, out: Out) -> Result<(), CliError> {
-    let text = handout(cat, l)?;
+    let plots = step_plots(cat, l)?;
+    let text = handout(cat, l, &plots)?;
     let shown = crate::catalog::fields::printable(&dir.display().to_string()).into_owned();
-    if let Err(e) = std::fs::create_dir(dir) {
+    let mut files: Vec<(&str, &[u8])> = vec![("handout.md", text.as_bytes())];
+    for (name, svg) in plots.iter().flatten() {
+        files.push((name, svg.as_bytes()));
+    }
+    if let Err(e) = crate::fsutil::write_new_dir(dir, &files) {
         let why = if e.kind() == std::io::ErrorKind::AlreadyExists {
             "it exists: export writes a new directory, so that nothing is overwritten; choose another name".to_string()
         } else {
-            format!("it cannot be created: {e}")
+            format!("it cannot be written: {e}")
         };
         return Err(CliError::Input(format!("-o {shown}: {why}")));
-    }
-    let file = dir.join("handout.md");
-    if let Err(e) = crate::fsutil::write_atomic(&file, text.as_bytes()) {
-        let _ = std::fs::remove_dir(dir);
-        return Err(CliError::Output(format!(
-            "{shown}/handout.md: not written: {e}"
-        )));
     }
     write(
         out,
         &wrap(
             &format!(
-                "wrote {shown}/handout.md: {}, {} steps\n",
+                "wrote {shown}/handout.md: {}, {} steps, {} plots\n",
                 l.title,
-                l.steps.len()
+                l.steps.len(),
+                plots.iter().flatten().count()
             ),
             style.width,
         ),

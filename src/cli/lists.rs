@@ -124,6 +124,13 @@ pub fn merge_lists(cat: &Catalog, command: &Command, err: Out) -> Result<Command
     match &mut command {
         Command::Compare(a) => hardware(cat, &mut a.hardware, err)?,
         Command::Sweep(a) => hardware(cat, &mut a.hardware, err)?,
+        Command::Plot(a) => match &mut a.kind {
+            super::plot::PlotKind::Roofline(p) | super::plot::PlotKind::Generations(p) => {
+                hardware(cat, &mut p.compare.hardware, err)?
+            }
+            super::plot::PlotKind::Sweep(p) => hardware(cat, &mut p.sweep.hardware, err)?,
+            super::plot::PlotKind::Train(_) | super::plot::PlotKind::Operators(_) => {}
+        },
         Command::Synth(a) => hardware(cat, &mut a.hardware, err)?,
         Command::Explore(a) => {
             hardware(cat, &mut a.hardware, err)?;

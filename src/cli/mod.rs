@@ -14,6 +14,7 @@ mod lesson;
 mod lists;
 mod ops;
 pub mod output;
+pub mod plot;
 mod records;
 mod scale;
 mod scale_replica;
@@ -339,6 +340,7 @@ fn dispatch(cat: &Catalog, command: &Command, style: Style, out: Out) -> Result<
         Command::Ops(a) => ops::ops(cat, a, style, out),
         Command::Explore(a) => explore::explore(cat, a, style, out),
         Command::Lesson(a) => lesson::lesson(cat, a, style, out),
+        Command::Plot(a) => plot::plot(cat, a, style, out),
         Command::Catalog(_) | Command::Import(_) | Command::Share(_) => unreachable_catalog(),
     }
 }

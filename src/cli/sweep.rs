@@ -195,14 +195,7 @@ pub(super) fn sweep_cmd(
     let mut rows = Rows::default();
     let mut summary = String::new();
     for hw in devices(cat, list)? {
-        let first = solver::evaluate(&hw.hw, &model.model, &base, &asm)?;
-        let (lo, hi) = match w.batch {
-            Some(BatchSpec::Range(lo, hi)) => (lo, hi),
-            Some(BatchSpec::One(b)) => (b, b),
-            None => (1, first.max_batch.clamp(1, 1 << 20)),
-        };
-        let batches = sweep::batches_with_limit(lo, hi, first.max_batch);
-        let s = sweep::batch_sweep(&hw.hw, &model.model, &base, &asm, &batches)?;
+        let (batches, s) = batch_sweep(hw, model, &base, &asm, w.batch)?;
         let best = s.best_fitting();
         let largest = s.max_fitting_batch;
         let extra = [
@@ -229,6 +222,27 @@ pub(super) fn sweep_cmd(
         out,
         &rows.page(model, BATCH_COLS, &head, &summary, w.format, style),
     )
+}
+
+/// The batches a sweep on `hw` runs (`--batch`, else 1 up to the largest
+/// that fits) and its points: the one computation of `sweep` and `plot
+/// sweep`.
+pub(super) fn batch_sweep(
+    hw: &HardwareEntry,
+    model: &ModelEntry,
+    base: &Workload,
+    asm: &Assumptions,
+    batch: Option<BatchSpec>,
+) -> Result<(Vec<u64>, sweep::BatchSweep), CliError> {
+    let first = solver::evaluate(&hw.hw, &model.model, base, asm)?;
+    let (lo, hi) = match batch {
+        Some(BatchSpec::Range(lo, hi)) => (lo, hi),
+        Some(BatchSpec::One(b)) => (b, b),
+        None => (1, first.max_batch.clamp(1, 1 << 20)),
+    };
+    let batches = sweep::batches_with_limit(lo, hi, first.max_batch);
+    let s = sweep::batch_sweep(&hw.hw, &model.model, base, asm, &batches)?;
+    Ok((batches, s))
 }
 
 /// What one device's sweep answers, among the batches that fit only.

@@ -284,10 +284,24 @@ fn record(
     r
 }
 
-pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<(), CliError> {
+/// A training configuration as the flags ask for it, evaluated: the one
+/// computation of `train` and `plot train`.
+pub(super) struct Evaluated<'c> {
+    pub hw: &'c Hardware,
+    pub model: &'c crate::solver::Model,
+    pub a: Assumptions,
+    pub t: TrainingAssumptions,
+    /// The run evaluated: as asked, or with --search the fastest layout
+    /// found when the one asked for is refused (`refused` says why).
+    pub run: TrainingRun,
+    pub tr: Training,
+    pub refused: Option<String>,
+    pub search: Option<layout::Search>,
+}
+
+pub(super) fn evaluated<'c>(cat: &'c Catalog, args: &TrainArgs) -> Result<Evaluated<'c>, CliError> {
     let hw = &cat.hardware(&args.hardware)?.hw;
     let model = &cat.model(&args.model)?.model;
-    let region = cat.region(&args.region)?;
     let d = training::decoder(model)?;
     let seq = args.setup.seq.map_or(DEFAULTS.seq_for(d), |s| s as f64);
     let layout = layout_of(args)?;
@@ -313,6 +327,31 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
             None => return Err(e.into()),
         },
     };
+    Ok(Evaluated {
+        hw,
+        model,
+        a,
+        t,
+        run,
+        tr,
+        refused,
+        search,
+    })
+}
+
+pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<(), CliError> {
+    let region = cat.region(&args.region)?;
+    let Evaluated {
+        hw,
+        model,
+        a,
+        t,
+        run,
+        tr,
+        refused,
+        search,
+    } = evaluated(cat, args)?;
+    let d = training::decoder(model)?;
     let el = step::elasticities(hw, d, &tr.params, &tr.flops, &run, &a, &t)?;
     let spec = run::RunSpec {
         tokens: match args.tokens {

@@ -443,9 +443,33 @@ impl Default for FleetInputs {
 /// scenario names it by `FLAGSHIP_FAMILY`.
 pub const FLAGSHIP_DEVICES: [&str; 4] = ["a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200"];
 
+/// The Sweep view's batches when a scenario names none.
+pub const DEFAULT_SWEEP_BATCHES: (u64, u64) = (1, 512);
+/// The contexts of the Sweep view's context sweep, tokens (256 to 128k).
+pub const SWEEP_CONTEXTS: (u64, u64) = (256, 131_072);
+
 /// The name of `FLAGSHIP_DEVICES` as a family (the `family` knob and a
 /// scenario's `generations.family`).
 pub const FLAGSHIP_FAMILY: &str = "a100-h100-h200-b200";
+
+/// The devices of a Generations family (catalog indices, in catalog
+/// order; `FLAGSHIP_FAMILY` in its own order): `marked` for "marked".
+pub fn family_devices(catalog: &Catalog, family: &str, marked: &[usize]) -> Vec<usize> {
+    match family {
+        "marked" => marked.to_vec(),
+        FLAGSHIP_FAMILY => FLAGSHIP_DEVICES
+            .iter()
+            .filter_map(|d| catalog.hardware.iter().position(|e| e.hw.id == *d))
+            .collect(),
+        f => catalog
+            .hardware
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.family.as_deref() == Some(f))
+            .map(|(i, _)| i)
+            .collect(),
+    }
+}
 
 pub fn generation_families(catalog: &Catalog) -> Vec<String> {
     let mut fams: Vec<String> = Vec::new();

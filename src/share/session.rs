@@ -6,7 +6,7 @@
 //! A panic in the workbench ends this session only: it is caught, logged
 //! and the client told.
 
-use crate::tui::hosted::{Hosted, LEAVE, osc52};
+use crate::tui::hosted::{Hosted, LEAVE};
 use crate::tui::{TuiOptions, app_from};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -124,6 +124,7 @@ fn run(spec: &Spec, rx: &Receiver<In>, out: &Sender<Out>, in_flight: &AtomicBool
     // Nothing of a guest's session touches the server's files.
     app.session.guest = true;
     app.session.home = None;
+    app.export_dir = None;
     let mut h = Hosted::new(app, spec.width, spec.height);
     let mut last_key = Instant::now();
     loop {
@@ -140,9 +141,7 @@ fn run(spec: &Spec, rx: &Receiver<In>, out: &Sender<Out>, in_flight: &AtomicBool
                 }
                 bytes = h.take_output();
             }
-            if let Some(text) = h.take_export() {
-                bytes.extend(osc52(&text));
-            }
+            bytes.extend(h.take_osc());
             if !bytes.is_empty() {
                 in_flight.store(true, Ordering::SeqCst);
                 if out.try_send(Out::Frame(bytes)).is_err() {

@@ -51,11 +51,13 @@ pub enum Command {
     NextStep,
     PrevStep,
     Reveal,
+    Export,
+    CopyCommand,
 }
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 45] = [
+    pub const ALL: [Command; 47] = [
         Command::View1,
         Command::View2,
         Command::View3,
@@ -91,6 +93,8 @@ impl Command {
         Command::SearchLayouts,
         Command::ScalingPlot,
         Command::Save,
+        Command::Export,
+        Command::CopyCommand,
         Command::ImportModel,
         Command::Lessons,
         Command::NextStep,
@@ -167,6 +171,8 @@ impl Command {
             Command::NextStep => "next_step",
             Command::PrevStep => "prev_step",
             Command::Reveal => "reveal",
+            Command::Export => "export",
+            Command::CopyCommand => "copy_command",
         }
     }
 
@@ -226,6 +232,10 @@ impl Command {
             }
             Command::PrevStep => "lesson: previous step (pageup too while the caption is up)",
             Command::Reveal => "lesson: show or hide the step's answer",
+            Command::Export => {
+                "export the view: plot.svg, table.csv, table.md, command.sh in a new directory"
+            }
+            Command::CopyCommand => "copy the view's command line to the clipboard (OSC 52)",
         }
     }
 

@@ -278,6 +278,13 @@ pub struct App {
     pub notices: Vec<String>,
     /// Feedback on the last action.
     pub message: Option<(Level, String)>,
+    /// Where `X` writes its exports: the current directory when the
+    /// workbench runs in a terminal (`tui::run` sets it); None, as in tests
+    /// and benches, exports nothing.
+    pub export_dir: Option<std::path::PathBuf>,
+    /// Bytes for the terminal itself (the OSC 52 of `y`), written by the
+    /// event loop after the next draw.
+    pub osc: Vec<u8>,
     /// Picker figures per catalog index.
     pub hw_figures: Vec<DeviceFigures>,
     pub model_kv: Vec<Option<f64>>,
@@ -467,6 +474,8 @@ impl App {
             ascii: settings.ascii,
             notices,
             message: None,
+            osc: Vec::new(),
+            export_dir: None,
             hw_figures: Vec::new(),
             model_kv: Vec::new(),
             current: Err("not computed yet".to_string()),

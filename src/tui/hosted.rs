@@ -201,40 +201,11 @@ impl Hosted {
         self.out.take()
     }
 
-    /// A scenario a guest saved, waiting to be sent.
-    pub fn take_export(&mut self) -> Option<String> {
-        self.app.session.export.take()
+    /// Bytes for the far terminal itself, written after a frame: the OSC
+    /// 52 of `y` (the command line) and of a guest's `s` (the scenario).
+    pub fn take_osc(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.app.osc)
     }
-}
-
-/// OSC 52: put `text` on the far terminal's clipboard.
-pub fn osc52(text: &str) -> Vec<u8> {
-    let mut out = b"\x1b]52;c;".to_vec();
-    out.extend(base64(text.as_bytes()).bytes());
-    out.push(0x07);
-    out
-}
-
-/// Standard base64 with padding (RFC 4648, section 4).
-fn base64(bytes: &[u8]) -> String {
-    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ABC[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -249,23 +220,6 @@ mod tests {
     /// The output as text (escape sequences left in).
     fn text(out: &[u8]) -> String {
         String::from_utf8_lossy(out).into_owned()
-    }
-
-    #[test]
-    fn base64_matches_the_rfc_examples() {
-        // RFC 4648, section 10.
-        for (plain, coded) in [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ] {
-            assert_eq!(base64(plain.as_bytes()), coded, "{plain}");
-        }
-        assert_eq!(osc52("foo"), b"\x1b]52;c;Zm9v\x07");
     }
 
     #[test]
@@ -320,15 +274,26 @@ mod tests {
         let cwd_file = std::path::Path::new(crate::tui::app::DEFAULT_SCENARIO_PATH);
         let existed = cwd_file.exists();
         h.feed(b"s");
-        let toml = h.take_export().expect("the scenario is exported");
-        assert!(
-            toml.contains("[workload]") || toml.contains("model"),
-            "{toml}"
+        assert_eq!(
+            h.take_osc(),
+            crate::export::osc52(&h.app.to_scenario().to_toml()),
+            "the scenario goes to the clipboard"
         );
         assert_eq!(h.app.mode, crate::tui::Mode::Normal, "no path entry opened");
         assert_eq!(cwd_file.exists(), existed, "nothing written");
-        // Import is refused without opening its path entry.
+        // Import is refused without opening its path entry; X exports
+        // nothing, even with a directory to write into.
         h.feed(b"i");
         assert_eq!(h.app.mode, crate::tui::Mode::Normal);
+        let dir = std::env::temp_dir().join(format!("ridgeline-guest-x-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        h.app.export_dir = Some(dir.clone());
+        h.feed(b"X");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            0,
+            "X wrote nothing"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -269,6 +269,8 @@ impl Default for Keymap {
         b.insert(Command::NextStep, vec![c(']')]);
         b.insert(Command::PrevStep, vec![c('[')]);
         b.insert(Command::Reveal, vec![c('a')]);
+        b.insert(Command::Export, vec![c('X')]);
+        b.insert(Command::CopyCommand, vec![c('y')]);
         Keymap { bindings: b }
     }
 }

@@ -183,7 +183,7 @@ impl Default for ViewInputs {
                 .unwrap_or_else(|| "us-east".into()),
             target: SynthTarget::Itl(0.05),
             sweep: SweepAxis::Batch,
-            batches: (1, 512),
+            batches: crate::scenario::DEFAULT_SWEEP_BATCHES,
             family: Family::Flagship,
             qps: f.qps,
             ttft_s: f.ttft_s,

@@ -7,6 +7,7 @@ pub mod action;
 pub mod app;
 pub mod byte_input;
 pub mod events;
+mod export;
 pub mod form;
 pub mod hosted;
 mod import;
@@ -23,6 +24,8 @@ pub mod views;
 
 #[cfg(test)]
 mod cells_tests;
+#[cfg(test)]
+mod export_tests;
 #[cfg(test)]
 mod generations_tests;
 #[cfg(test)]
@@ -128,6 +131,8 @@ pub fn app_from(opts: &TuiOptions, env: impl Fn(&str) -> Option<String>) -> Resu
     };
     let mut app = App::new(catalog, settings);
     app.catalog_dir = catalog_dir;
+    // `X` exports into the directory the workbench was started in.
+    app.export_dir = std::env::current_dir().ok();
     if let Some(path) = &opts.scenario {
         app.open_scenario(path).map_err(|e| {
             format!("--scenario: the file cannot be opened; nothing was started:\n{e}")
@@ -233,6 +238,15 @@ fn event_loop(term: &mut DefaultTerminal, app: &mut App, inbox: &Inbox) -> io::R
         if app.dirty {
             term.draw(|f| render(app, f))?;
             app.dirty = false;
+        }
+        if !app.osc.is_empty() {
+            // The clipboard's OSC 52 (`y`): through the terminal's own
+            // writer, between frames.
+            use std::io::Write;
+            let bytes = std::mem::take(&mut app.osc);
+            let w = term.backend_mut();
+            w.write_all(&bytes)?;
+            w.flush()?;
         }
         if queue.is_empty() {
             if let Next::Input(ev) = inbox.next()? {

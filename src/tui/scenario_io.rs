@@ -28,13 +28,10 @@ pub struct Session {
     /// The home directory `~` stands for (None: `~` is taken literally).
     pub home: Option<PathBuf>,
     /// A guest of `ridgeline share`: nothing of this session reads or
-    /// writes the server's files. A save (`s`) hands the scenario to
-    /// [`Session::export`] instead, for the connection to send to the
-    /// guest's clipboard; importing a model and saving a catalog entry are
-    /// refused.
+    /// writes the server's files. A save (`s`) sends the scenario to the
+    /// guest's clipboard (OSC 52, through `App::osc`); importing a model,
+    /// exporting a view (`X`) and saving a catalog entry are refused.
     pub guest: bool,
-    /// A scenario saved by a guest, waiting to be sent (OSC 52).
-    pub export: Option<String>,
 }
 
 impl Session {
@@ -342,11 +339,12 @@ fn model_name(e: &crate::catalog::ModelEntry) -> String {
 pub const GUEST_SAVE: &str = "scenario copied to your clipboard (OSC 52; if your terminal blocks it, nothing arrives): nothing is written on the server";
 
 /// What a guest is told when a key would read or write the server's files.
-pub const GUEST_NO_FILES: &str = "a shared session reads and writes no files on the server; s copies the scenario to your clipboard";
+pub const GUEST_NO_FILES: &str = "a shared session reads and writes no files on the server; s copies the scenario, y the command line, to your clipboard";
 
 /// `s` for a guest: the scenario to the clipboard, no path asked.
 pub(crate) fn export(app: &mut App) {
-    app.session.export = Some(app.to_scenario().to_toml());
+    let toml = app.to_scenario().to_toml();
+    app.osc.extend(crate::export::osc52(&toml));
     app.say(Level::Info, GUEST_SAVE);
 }
 

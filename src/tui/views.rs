@@ -558,7 +558,8 @@ fn sweep(
             }
         }
         SweepAxis::Context => {
-            let contexts = solver::sweep::powers_of_two(256, 131_072);
+            let (lo, hi) = crate::scenario::SWEEP_CONTEXTS;
+            let contexts = solver::sweep::powers_of_two(lo, hi);
             let pts = solver::sweep::context_sweep(hw, model, wl, a, &contexts)?;
             let max_fit = contexts
                 .iter()
@@ -579,27 +580,9 @@ fn sweep(
 /// The devices of the Generations view: the chosen family in catalog order,
 /// or the marked devices.
 pub fn generation_devices(app: &App) -> (String, Vec<usize>) {
-    match &app.view_inputs.family {
-        Family::Marked => ("marked".into(), app.shown_devices_marked()),
-        Family::Flagship => (
-            // A100 -> H100 -> H200 -> B200, the devices the catalog holds.
-            crate::scenario::FLAGSHIP_FAMILY.into(),
-            crate::scenario::FLAGSHIP_DEVICES
-                .iter()
-                .filter_map(|d| app.catalog.hardware.iter().position(|e| e.hw.id == *d))
-                .collect(),
-        ),
-        Family::Named(f) => (
-            f.clone(),
-            app.catalog
-                .hardware
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.family.as_deref() == Some(f.as_str()))
-                .map(|(i, _)| i)
-                .collect(),
-        ),
-    }
+    let name = app.view_inputs.family.name();
+    let devices = crate::scenario::family_devices(&app.catalog, &name, &app.shown_devices_marked());
+    (name, devices)
 }
 
 /// Devices judged side by side, for the Compare pane and Generations.

@@ -360,6 +360,40 @@ pub fn breakdown(
     breakdown_unchecked(hw, model, wl, a)
 }
 
+/// The breakdown of the configuration that runs: as asked when it fits,
+/// else on the fewest devices that hold it (the verdict and the layout say
+/// which); None when no layout holds it (nothing runs to break down).
+pub fn running(
+    hw: &Hardware,
+    model: &Model,
+    wl: &Workload,
+    a: &Assumptions,
+) -> Result<Option<(super::compare::Verdict, super::Parallelism, Breakdown)>> {
+    use super::compare::Verdict;
+    let verdict = Verdict::of(&roofline::evaluate(hw, model, wl, a)?);
+    let layout = match verdict {
+        Verdict::Fits => super::Parallelism {
+            tp: wl.tp,
+            pp: wl.pp,
+        },
+        Verdict::Needs(p) => p,
+        Verdict::Never => return Ok(None),
+    };
+    let w = Workload {
+        tp: layout.tp,
+        pp: layout.pp,
+        ..*wl
+    };
+    Ok(Some((verdict, layout, breakdown(hw, model, &w, a)?)))
+}
+
+/// Whether an operator sits on a roofline plot: it does math and moves
+/// memory (a collective does not; neither does a negative "other
+/// weights", where the shape counts more than the published figure).
+pub fn plotted(op: &Op) -> bool {
+    op.flops > 0.0 && op.bytes() > 0.0 && op.time_s > 0.0
+}
+
 /// Break the step into its operators without validating (the caller has).
 pub fn breakdown_unchecked(
     hw: &Hardware,

@@ -7,7 +7,7 @@
 
 mod chart;
 pub mod labels;
-pub mod marks;
+pub use crate::plot::marks;
 pub mod raster;
 pub mod scale;
 

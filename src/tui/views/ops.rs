@@ -4,7 +4,7 @@
 
 use crate::solver::compare::Verdict;
 use crate::solver::ops::{self, Breakdown, Op, OpKind};
-use crate::solver::{self, Assumptions, Hardware, Model, Parallelism, Workload};
+use crate::solver::{Assumptions, Hardware, Model, Parallelism, Workload};
 
 /// The figures of the Operators view.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,7 +32,7 @@ impl OpsData {
     /// memory (a collective does not; neither does a negative "other
     /// weights", where the shape counts more than the published figure).
     pub fn plotted(op: &Op) -> bool {
-        op.flops > 0.0 && op.bytes() > 0.0 && op.time_s > 0.0
+        ops::plotted(op)
     }
 }
 
@@ -44,27 +44,13 @@ pub fn compute(
     wl: &Workload,
     a: &Assumptions,
 ) -> Result<OpsData, String> {
-    let err = |e: solver::SolverError| e.to_string();
-    let verdict = Verdict::of(&solver::evaluate(hw, model, wl, a).map_err(err)?);
-    let layout = match verdict {
-        Verdict::Fits => Parallelism {
-            tp: wl.tp,
-            pp: wl.pp,
-        },
-        Verdict::Needs(p) => p,
-        Verdict::Never => {
-            return Err(format!(
-                "{} does not fit on any layout of {}: nothing runs to break down",
-                model.id, hw.id
-            ));
-        }
+    let Some((verdict, layout, b)) = ops::running(hw, model, wl, a).map_err(|e| e.to_string())?
+    else {
+        return Err(format!(
+            "{} does not fit on any layout of {}: nothing runs to break down",
+            model.id, hw.id
+        ));
     };
-    let running = Workload {
-        tp: layout.tp,
-        pp: layout.pp,
-        ..*wl
-    };
-    let b = ops::breakdown(hw, model, &running, a).map_err(err)?;
     let names = b.ops.iter().map(|o| o.name(model).to_string()).collect();
     let labels = b
         .ops

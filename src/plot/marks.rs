@@ -1,5 +1,6 @@
-//! How each device on a plot is told apart without colour: a Braille dash
-//! pattern for its roof, a glyph for its operating point, and an ASCII
+//! How each device on a plot is told apart without colour: a dash
+//! pattern for its roof (Braille dots in the terminal, a stroke dash array
+//! in an SVG figure), a glyph for its operating point, and an ASCII
 //! character that draws its roof in ASCII mode. The legends and tables
 //! show the same marks, and the labels use short device ids.
 

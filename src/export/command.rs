@@ -1,0 +1,276 @@
+//! The command lines that reproduce a view's figures, from the workbench's
+//! state as a scenario (`App::to_scenario`, or a lesson's step): the table
+//! command (`compare`, `sweep`, `ops`) and the `plot` that draws its figure.
+//! Pure: no I/O.
+
+use crate::catalog::Catalog;
+use crate::scenario::{
+    self, DEFAULT_PROFILE, DEFAULT_SWEEP_BATCHES, FLAGSHIP_FAMILY, SWEEP_CONTEXTS, Scenario,
+    Setting, exact,
+};
+use crate::solver::Workload;
+use std::path::Path;
+
+/// A view's command lines, each as its arguments from "ridgeline" on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Commands {
+    /// Prints the view's table (add `--format csv|markdown|json`).
+    pub table: Vec<String>,
+    /// Draws the view's plot (add `-o FILE.svg`); None: the view has none.
+    pub plot: Option<Vec<String>>,
+}
+
+/// The views that have command lines, by scenario name.
+pub const VIEWS: [&str; 4] = ["roofline", "sweep", "generations", "operators"];
+
+/// The command lines of the scenario's view. `catalog_dir`: the `--catalog`
+/// the workbench was opened with.
+pub fn commands(
+    catalog: &Catalog,
+    s: &Scenario,
+    catalog_dir: Option<&Path>,
+) -> Result<Commands, String> {
+    let view = s.view.as_deref().unwrap_or("roofline");
+    let mut head = vec!["ridgeline".to_string()];
+    if let Some(d) = catalog_dir {
+        head.push("--catalog".into());
+        head.push(d.display().to_string());
+    }
+    let wl = workload_flags(s)?;
+    let hw = s
+        .hardware
+        .clone()
+        .unwrap_or_else(|| crate::catalog::DEFAULT_HARDWARE.to_string());
+    let with = |cmd: &[&str], hardware: String, extra: &[String], w: &[String]| {
+        let mut v = head.clone();
+        v.extend(cmd.iter().map(|c| c.to_string()));
+        v.push("--hardware".into());
+        v.push(hardware);
+        v.extend(w.iter().cloned());
+        v.extend(extra.iter().cloned());
+        v
+    };
+    match view {
+        "roofline" => {
+            let list = device_list(
+                catalog,
+                std::iter::once(hw.as_str()).chain(s.compare.iter().map(String::as_str)),
+            );
+            Ok(Commands {
+                table: with(&["compare"], list.clone(), &[], &wl),
+                plot: Some(with(&["plot", "roofline"], list, &[], &wl)),
+            })
+        }
+        "generations" => {
+            let family = s.generations.family.as_deref().unwrap_or(FLAGSHIP_FAMILY);
+            let marked: Vec<usize> = s
+                .compare
+                .iter()
+                .filter_map(|id| catalog.hardware.iter().position(|e| e.hw.id == *id))
+                .collect();
+            let ids: Vec<&str> = scenario::family_devices(catalog, family, &marked)
+                .into_iter()
+                .map(|i| catalog.hardware[i].hw.id.as_str())
+                .collect();
+            if ids.is_empty() {
+                return Err(format!("the family {family} has no devices to compare"));
+            }
+            let list = ids.join(",");
+            Ok(Commands {
+                table: with(&["compare"], list.clone(), &[], &wl),
+                plot: Some(with(&["plot", "generations"], list, &[], &wl)),
+            })
+        }
+        "sweep" => {
+            let (extra, w): (Vec<String>, Vec<String>) = match s.sweep.over.as_deref() {
+                Some("context") => (
+                    vec![
+                        "--contexts".into(),
+                        format!("{}..{}", SWEEP_CONTEXTS.0, SWEEP_CONTEXTS.1),
+                    ],
+                    wl.clone(),
+                ),
+                _ => {
+                    let (lo, hi) = match &s.sweep.batches {
+                        Some(b) => {
+                            scenario::parse_batches(b).map_err(|e| format!("sweep.batches: {e}"))?
+                        }
+                        None => DEFAULT_SWEEP_BATCHES,
+                    };
+                    // The sweep's range takes the place of the batch.
+                    let mut w = without(&wl, "--batch");
+                    w.push("--batch".into());
+                    w.push(format!("{lo}..{hi}"));
+                    (Vec::new(), w)
+                }
+            };
+            Ok(Commands {
+                table: with(&["sweep"], hw.clone(), &extra, &w),
+                plot: Some(with(&["plot", "sweep"], hw, &extra, &w)),
+            })
+        }
+        "operators" => Ok(Commands {
+            table: with(&["ops"], hw.clone(), &[], &wl),
+            plot: Some(with(&["plot", "operators"], hw, &[], &wl)),
+        }),
+        other => Err(format!(
+            "the {other} view has no command line yet; the Roofline (1), Sweep (4), Generations (5) and Operators (8) views have"
+        )),
+    }
+}
+
+/// The selected device and the marked ones, each once (as the Roofline
+/// view compares them), by the catalog's id where it knows the name.
+fn device_list<'a>(catalog: &Catalog, names: impl Iterator<Item = &'a str>) -> String {
+    let mut ids: Vec<String> = Vec::new();
+    for n in names {
+        let id = catalog
+            .hardware(n)
+            .map(|e| e.hw.id.clone())
+            .unwrap_or_else(|_| n.to_string());
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    ids.join(",")
+}
+
+/// `flags` without `flag` and its value.
+fn without(flags: &[String], flag: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for f in flags {
+        if skip {
+            skip = false;
+        } else if f == flag {
+            skip = true;
+        } else {
+            out.push(f.clone());
+        }
+    }
+    out
+}
+
+/// The workload and assumption flags of a scenario: each value it sets
+/// that differs from the command line's default (`Workload::default()`, the
+/// default profile), written so that the command line reads it back equal.
+/// Precisions are always written when set: the command line's weights
+/// default to a model's checkpoint precision.
+pub fn workload_flags(s: &Scenario) -> Result<Vec<String>, String> {
+    let d = Workload::default();
+    let mut v: Vec<String> = Vec::new();
+    let mut flag = |f: &str, x: String| {
+        v.push(f.to_string());
+        v.push(x);
+    };
+    if let Some(m) = &s.model {
+        flag("--model", m.clone());
+    }
+    let w = &s.workload;
+    if let Some(p) = w.phase.as_deref().filter(|p| *p != d.phase.name()) {
+        flag("--phase", p.to_string());
+    }
+    let whole = |what: &str, x: f64| {
+        if x.fract() != 0.0 || x < 1.0 {
+            Err(format!(
+                "{what} {}: the command line takes a whole {what} of 1 or more",
+                exact::number(x)
+            ))
+        } else {
+            Ok(exact::number(x))
+        }
+    };
+    if let Some(b) = w.batch.filter(|b| *b != d.batch) {
+        flag("--batch", whole("batch", b)?);
+    }
+    if let Some(c) = w.context.filter(|c| *c != d.context) {
+        flag("--context", whole("context", c)?);
+    }
+    let (wt, ac, kv) = (&w.weights, &w.activations, &w.kv);
+    match (&w.precision, wt, ac, kv) {
+        // All three alike: one flag says it.
+        (None, Some(a), Some(b), Some(c)) if a == b && b == c => flag("--precision", a.clone()),
+        // None set: the scenario's default, said (not the checkpoint's).
+        (None, None, None, None) => flag("--precision", d.weights.name().to_string()),
+        _ => {
+            for (f, p) in [
+                ("--precision", &w.precision),
+                ("--weights", wt),
+                ("--activations", ac),
+                ("--kv", kv),
+            ] {
+                if let Some(p) = p {
+                    flag(f, p.clone());
+                }
+            }
+        }
+    }
+    if let Some(t) = w.tp.filter(|t| *t != d.tp) {
+        flag("--tp", t.to_string());
+    }
+    if let Some(p) = w.pp.filter(|p| *p != d.pp) {
+        flag("--pp", p.to_string());
+    }
+    let a = &s.assumptions;
+    if let Some(p) = a.profile.as_deref().filter(|p| *p != DEFAULT_PROFILE) {
+        flag("--profile", p.to_string());
+    }
+    for (k, x) in &a.values {
+        let x = match x {
+            Setting::Number(n) => exact::number(*n),
+            Setting::Text(t) => t.clone(),
+        };
+        flag("--assume", format!("{k}={x}"));
+    }
+    Ok(v)
+}
+
+/// One argument as a POSIX shell reads it back: bare when it holds only
+/// characters a shell leaves alone, else in single quotes.
+pub fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./:=,+-@%".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// A command line as a shell line.
+pub fn shell_line(args: &[String]) -> String {
+    args.iter()
+        .map(|a| shell_word(a))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_words_quote_what_a_shell_would_read() {
+        assert_eq!(shell_word("h100-sxm,a100"), "h100-sxm,a100");
+        assert_eq!(shell_word("kernel_time=3us"), "kernel_time=3us");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word("$HOME"), "'$HOME'");
+        assert_eq!(shell_word(""), "''");
+    }
+
+    #[test]
+    fn without_drops_a_flag_and_its_value() {
+        let v: Vec<String> = ["--batch", "8", "--tp", "2"].map(String::from).to_vec();
+        assert_eq!(without(&v, "--batch"), ["--tp", "2"]);
+    }
+
+    #[test]
+    fn a_fractional_batch_is_refused_with_the_reason() {
+        let mut s = Scenario::default();
+        s.workload.batch = Some(1.5);
+        let e = workload_flags(&s).unwrap_err();
+        assert!(e.contains("whole batch of 1 or more"), "{e}");
+    }
+}

@@ -1,0 +1,252 @@
+//! Issue 20, section 4: a view taken away. The command lines of a view,
+//! run, print the figures the view shows (the round trip); `X` writes a
+//! new directory each time and never overwrites; `y` queues the OSC 52 of
+//! the command line it shows.
+
+use super::action::{Action, Command};
+use super::app::{App, Level, Settings};
+use super::update::update;
+use super::views::{View, ViewData};
+use crate::catalog::Catalog;
+use crate::export;
+use serde_json::Value;
+
+fn app() -> App {
+    App::new(Catalog::builtin(), Settings::default())
+}
+
+fn hw(a: &App, id: &str) -> usize {
+    a.catalog
+        .hardware
+        .iter()
+        .position(|e| e.hw.id == id)
+        .unwrap()
+}
+
+fn model(a: &App, id: &str) -> usize {
+    a.catalog
+        .models
+        .iter()
+        .position(|e| e.model.id == id)
+        .unwrap()
+}
+
+/// The view's table command, run with `--format json`: its rows.
+fn json_rows(a: &App) -> Vec<Value> {
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    let mut args = c.table.clone();
+    args.extend(["--format".to_string(), "json".to_string()]);
+    let out = export::run(&args).unwrap();
+    match serde_json::from_str::<Value>(&out).unwrap() {
+        Value::Array(v) => v,
+        other => panic!("not a list: {other}"),
+    }
+}
+
+fn num(r: &Value, k: &str) -> f64 {
+    r[k].as_f64()
+        .unwrap_or_else(|| panic!("{k} missing in {r}"))
+}
+
+/// Equal to the last bit or nearly: both faces call the same solver with
+/// the same inputs, so any difference is a different input.
+fn same(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
+}
+
+/// A state off every default: 70B at batch 8, 8k context, fp8, TP 2, a
+/// compute efficiency of 60%, three devices.
+fn busy_app() -> App {
+    let mut a = app();
+    a.model = model(&a, "llama-3.1-70b");
+    a.hw = hw(&a, "h100-sxm");
+    a.marked = vec![hw(&a, "h200-sxm"), hw(&a, "b200")];
+    a.workload.batch = 8.0;
+    a.workload.context = 8192.0;
+    a.workload.weights = crate::solver::Precision::Fp8;
+    a.workload.activations = crate::solver::Precision::Fp8;
+    a.workload.kv = crate::solver::Precision::Fp8;
+    a.workload.tp = 2;
+    a.assumptions.compute_efficiency = 0.6;
+    a.recompute();
+    a
+}
+
+#[test]
+fn the_roofline_views_command_prints_its_figures() {
+    let a = busy_app();
+    let (an, _) = a.shown().unwrap();
+    let rows = json_rows(&a);
+    // h100 (selected), then the two marked.
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert_eq!(an.compare.len(), 3);
+    for (c, r) in an.compare.iter().zip(&rows) {
+        let id = &a.catalog.hardware[c.hw].hw.id;
+        assert_eq!(r["hardware"].as_str(), Some(id.as_str()));
+        let e = &c.result.as_ref().unwrap().base;
+        assert!(e.memory.fits, "{id} should fit 70B fp8 over TP 2");
+        assert!(same(num(r, "latency_s"), e.latency_s), "{id}: {r}");
+        assert!(same(num(r, "tokens_per_s"), e.tokens_per_s), "{id}");
+        assert!(same(num(r, "arithmetic_intensity"), e.arithmetic_intensity));
+        assert!(same(num(r, "peak_flops_per_s"), e.peak_flops), "{id}");
+    }
+}
+
+#[test]
+fn the_sweep_views_command_prints_its_points() {
+    let mut a = app();
+    a.hw = hw(&a, "a100-sxm-80gb");
+    a.view_inputs.batches = (2, 64);
+    a.set_view(View::Sweep);
+    let Ok(ViewData::Sweep(d)) = &a.view_data else {
+        panic!("no sweep")
+    };
+    let rows = json_rows(&a);
+    // 2, 4, 8, 16, 32, 64: six powers of two, all fit 8B on 80 GB.
+    assert_eq!(rows.len(), 6);
+    assert_eq!(d.points.len(), 6);
+    for ((b, e), r) in d.points.iter().zip(&rows) {
+        assert_eq!(num(r, "batch"), *b);
+        assert!(same(num(r, "tokens_per_s"), e.tokens_per_s), "batch {b}");
+    }
+}
+
+#[test]
+fn the_generations_views_command_compares_the_family() {
+    let mut a = app();
+    a.set_view(View::Generations);
+    let Ok(ViewData::Generations(g)) = &a.view_data else {
+        panic!("no generations")
+    };
+    let rows = json_rows(&a);
+    // The flagship line-up: a100-sxm-80gb, h100-sxm, h200-sxm, b200.
+    let ids: Vec<&str> = rows
+        .iter()
+        .map(|r| r["hardware"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, crate::scenario::FLAGSHIP_DEVICES);
+    for (c, r) in g.analysis.compare.iter().zip(&rows) {
+        let e = &c.result.as_ref().unwrap().base;
+        assert!(same(num(r, "latency_s"), e.latency_s));
+    }
+}
+
+#[test]
+fn the_plot_command_draws_the_views_devices_and_points() {
+    let a = busy_app();
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    let mut args = c.plot.unwrap();
+    args.extend(["-o".to_string(), "-".to_string()]);
+    let svg = export::run(&args).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let (an, _) = a.shown().unwrap();
+    let legend: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("legend-device"))
+        .filter_map(|n| n.text())
+        .map(str::trim)
+        .collect();
+    let ids: Vec<&str> = an
+        .compare
+        .iter()
+        .map(|c| a.catalog.hardware[c.hw].hw.id.as_str())
+        .collect();
+    assert_eq!(legend, ids);
+    // One operating point per device (each fits), and the selected
+    // device's other phase.
+    let points = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("point"))
+        .count();
+    assert_eq!(points, 4);
+}
+
+#[test]
+fn export_writes_a_new_directory_each_time_and_command_sh_reprints_the_table() {
+    let a = busy_app();
+    let base = std::env::temp_dir().join(format!("ridgeline-export-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let s = a.to_scenario();
+    let first = export::write(&base, &a.catalog, &s, None, "Roofline").unwrap();
+    let second = export::write(&base, &a.catalog, &s, None, "Roofline").unwrap();
+    assert_eq!(first, base.join("ridgeline-export-roofline-1"));
+    assert_eq!(second, base.join("ridgeline-export-roofline-2"));
+    let mut names: Vec<String> = std::fs::read_dir(&first)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["command.sh", "plot.svg", "table.csv", "table.md"]);
+    let sh = std::fs::read_to_string(first.join("command.sh")).unwrap();
+    let lines: Vec<&str> = sh.lines().filter(|l| l.starts_with("ridgeline ")).collect();
+    assert_eq!(lines.len(), 2, "{sh}");
+    assert!(lines[1].starts_with("ridgeline plot roofline "), "{sh}");
+    // The table line, as a shell splits it (no word here needs quotes),
+    // prints table.md again.
+    let mut args: Vec<String> = lines[0].split(' ').map(String::from).collect();
+    args.extend(["--format".to_string(), "markdown".to_string()]);
+    let md = std::fs::read_to_string(first.join("table.md")).unwrap();
+    assert_eq!(export::run(&args).unwrap(), md);
+    assert!(md.contains("| h100-sxm |"), "{md}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(first.join("command.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_ne!(mode & 0o100, 0, "command.sh is executable by its owner");
+    }
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn x_exports_into_the_apps_directory_and_without_one_writes_nothing() {
+    let mut a = app();
+    update(&mut a, Action::Do(Command::Export));
+    let Some((Level::Error, msg)) = &a.message else {
+        panic!("{:?}", a.message)
+    };
+    assert!(msg.contains("no directory"), "{msg}");
+    let base = std::env::temp_dir().join(format!("ridgeline-x-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    a.export_dir = Some(base.clone());
+    a.set_view(View::Sweep);
+    update(&mut a, Action::Do(Command::Export));
+    assert_eq!(
+        a.message,
+        Some((Level::Info, "exported to ridgeline-export-sweep-1/".into()))
+    );
+    assert!(base.join("ridgeline-export-sweep-1/plot.svg").is_file());
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn y_queues_the_osc_52_of_the_line_it_shows() {
+    let mut a = app();
+    update(&mut a, Action::Do(Command::CopyCommand));
+    let Some((Level::Info, msg)) = &a.message else {
+        panic!("{:?}", a.message)
+    };
+    let line = msg.strip_prefix("copied: ").unwrap();
+    // The defaults need no flag but the model and the precision.
+    assert_eq!(
+        line,
+        "ridgeline compare --hardware h100-sxm --model llama-3.1-8b --precision bf16"
+    );
+    assert_eq!(a.osc, export::osc52(line));
+}
+
+#[test]
+fn a_view_without_a_command_line_says_which_have_one() {
+    let mut a = app();
+    a.set_view(View::Fleet);
+    update(&mut a, Action::Do(Command::CopyCommand));
+    let Some((Level::Warn, msg)) = &a.message else {
+        panic!("{:?}", a.message)
+    };
+    assert!(msg.contains("Roofline (1)"), "{msg}");
+    assert!(a.osc.is_empty());
+}
