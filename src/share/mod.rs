@@ -73,9 +73,9 @@ fn who_can_connect(opts: &ShareOptions, keys: usize) -> String {
             if keys == 1 { "" } else { "s" },
             keys::shown(f)
         ),
-        None if opts.listen.ip().is_loopback() => format!(
-            "who can connect: anyone with an account on this machine (loopback {addr}); no key is asked"
-        ),
+        None if opts.listen.ip().is_loopback() => {
+            "who can connect: anyone on this machine (loopback); no key is asked".to_string()
+        }
         None => format!("who can connect: ANYONE who can reach {addr} (--open); no key is asked"),
     }
 }
@@ -368,7 +368,10 @@ mod tests {
 
     #[test]
     fn the_startup_line_says_who_can_connect() {
-        assert!(who_can_connect(&opts("127.0.0.1:2222"), 0).contains("account on this machine"));
+        // Every line within 80 columns (tests/share.rs checks the others).
+        let local = who_can_connect(&opts("127.0.0.1:2222"), 0);
+        assert!(local.contains("anyone on this machine"), "{local}");
+        assert!(local.chars().count() <= 80, "{local}");
         let mut o = opts("0.0.0.0:2222");
         o.open = true;
         assert!(who_can_connect(&o, 0).contains("ANYONE"));
