@@ -62,6 +62,17 @@ const TEMP_TRIES: usize = 16;
 /// documentation for every guarantee). On an error nothing at `path`
 /// changed and no temporary file is left behind.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<Written> {
+    write_with(path, bytes, false)
+}
+
+/// [`write_atomic`] for a secret (a private key): the file is readable
+/// and writable by its owner alone (mode 0600) from the first moment,
+/// whatever the file it replaces allowed.
+pub fn write_atomic_private(path: &Path, bytes: &[u8]) -> io::Result<Written> {
+    write_with(path, bytes, true)
+}
+
+fn write_with(path: &Path, bytes: &[u8], private: bool) -> io::Result<Written> {
     let (file, via_symlink) = resolve_links(path)?;
     let name = file
         .file_name()
@@ -96,9 +107,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<Written> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let (tmp, mut f) = create_temp(&dir, &name, old.as_ref(), random_suffix)?;
+    let (tmp, mut f) = create_temp(&dir, &name, old.as_ref(), private, random_suffix)?;
     let result = (|| {
-        if let Some(m) = &old {
+        if let Some(m) = old.as_ref().filter(|_| !private) {
             f.set_permissions(kept_permissions(m))?;
         }
         f.write_all(bytes)?;
@@ -169,6 +180,7 @@ fn create_temp(
     dir: &Path,
     name: &str,
     old: Option<&fs::Metadata>,
+    private: bool,
     mut suffix: impl FnMut() -> String,
 ) -> io::Result<(PathBuf, File)> {
     let mut last = None;
@@ -180,10 +192,15 @@ fn create_temp(
         {
             use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
             // No wider than the file it replaces, from the first moment.
-            opts.mode(old.map_or(0o666, |m| m.permissions().mode() & 0o777));
+            // (A secret is its owner's alone.)
+            opts.mode(match old {
+                _ if private => 0o600,
+                Some(m) => m.permissions().mode() & 0o777,
+                None => 0o666,
+            });
         }
         #[cfg(not(unix))]
-        let _ = old;
+        let _ = (old, private);
         match opts.open(&tmp) {
             Ok(f) => return Ok((tmp, f)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
@@ -454,7 +471,7 @@ mod tests {
         fs::write(d.0.join(".s.toml.b.tmp"), "mine").unwrap();
         let mut names = ["a", "b", "c"].into_iter();
         let (tmp, mut f) =
-            create_temp(&d.0, "s.toml", None, || names.next().unwrap().into()).unwrap();
+            create_temp(&d.0, "s.toml", None, false, || names.next().unwrap().into()).unwrap();
         assert_eq!(tmp, d.0.join(".s.toml.c.tmp"));
         f.write_all(b"x").unwrap();
         assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
@@ -463,7 +480,7 @@ mod tests {
             "mine"
         );
         // When every name is taken: an error, not a write through a link.
-        let e = create_temp(&d.0, "s.toml", None, || "a".into()).unwrap_err();
+        let e = create_temp(&d.0, "s.toml", None, false, || "a".into()).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
         assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
     }
@@ -576,5 +593,21 @@ mod tests {
         }
         fs::write(&p, [0xff, 0xfe]).unwrap();
         assert!(read_text(&p, 10).unwrap_err().to_string().contains("UTF-8"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_private_write_is_the_owners_alone_even_over_a_wider_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = Dir::new("private");
+        let p = d.0.join("key");
+        write_atomic_private(&p, b"secret").unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&p), 0o600);
+        // A world-readable file replaced: the new one is 0600 all the same.
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o644)).unwrap();
+        write_atomic_private(&p, b"other").unwrap();
+        assert_eq!(mode(&p), 0o600);
+        assert_eq!(fs::read(&p).unwrap(), b"other");
     }
 }

@@ -5,6 +5,8 @@ pub mod fsutil;
 pub mod lesson;
 pub mod plot;
 pub mod scenario;
+#[cfg(feature = "share")]
+pub mod share;
 pub mod solver;
 pub mod tui;
 pub mod words;

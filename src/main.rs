@@ -13,6 +13,13 @@ fn main() -> ExitCode {
     // `ridgeline lesson NAME` gives the lesson in the workbench.
     let lesson = cli::presented_lesson(&cli).map(str::to_string);
     let code = match &cli.command {
+        // The server logs on stderr from its threads: no lock held here.
+        Some(command @ cli::args::Command::Share(_)) => cli::run(
+            &cli,
+            command,
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ),
         Some(command) if lesson.is_none() => {
             cli::run(&cli, command, &mut stdout.lock(), &mut stderr.lock())
         }

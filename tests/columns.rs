@@ -237,6 +237,10 @@ fn every_subcommand_fits_80_columns_by_default() {
     // Every subcommand is run at least once: a new one must be added here.
     for sub in Cli::command().get_subcommands() {
         let name = sub.get_name();
+        if name == "share" {
+            // It serves until stopped: tests/share.rs checks its lines.
+            continue;
+        }
         assert!(
             lines.iter().any(|l| l[0] == name),
             "no typical command line for `{name}`"

@@ -24,7 +24,7 @@ pub const HELP_WIDTH: usize = 80;
     version,
     max_term_width = 100,
     about = "A terminal workbench for roofline analysis of machine-learning workloads",
-    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, ops, sens, synth, compare, sweep, serve, fleet, train, scale, collective, explore, zoo, validate, catalog, import, lesson, plot. A --model takes a catalog id or the path of a Hugging Face config.json. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
+    long_about = "A terminal workbench for roofline analysis of machine-learning workloads.\n\nWith no subcommand it opens the interactive workbench. The subcommands answer the same questions from the same solver, for scripts: eval, ops, sens, synth, compare, sweep, serve, fleet, train, scale, collective, explore, zoo, validate, catalog, import, lesson, plot, share. A --model takes a catalog id or the path of a Hugging Face config.json. Every figure comes from a calibration profile (--profile, default `default`) with an error band."
 )]
 pub struct Cli {
     /// A catalog directory (hardware/*.toml, models/*.toml, regions.toml) to lay over the built-in one.
@@ -88,6 +88,8 @@ pub enum Command {
     Lesson(super::lesson::LessonArgs),
     /// Plots as SVG figures for papers and slides: roofline, generations, sweep, train, operators.
     Plot(super::plot::PlotArgs),
+    /// Host the workbench over SSH: each connection gets its own workbench; nobody gets a shell or a file.
+    Share(super::share::ShareArgs),
 }
 
 /// The model argument of a command: with the workload flags around it
@@ -145,7 +147,8 @@ impl Command {
             | Command::Validate(_)
             | Command::Collective(_)
             | Command::Import(_)
-            | Command::Lesson(_) => None,
+            | Command::Lesson(_)
+            | Command::Share(_) => None,
         }
     }
 }
@@ -280,7 +283,7 @@ fn positive(s: &str, kind: Kind) -> Result<f64, String> {
     }
 }
 
-fn non_negative_time(s: &str) -> Result<f64, String> {
+pub(super) fn non_negative_time(s: &str) -> Result<f64, String> {
     let v = quantity(s, Kind::Time)?;
     if v >= 0.0 {
         Ok(v)

@@ -21,6 +21,7 @@ mod scale_replica;
 mod sens;
 mod serve;
 mod serve_modes;
+mod share;
 mod sweep;
 mod synth;
 mod train;
@@ -144,6 +145,7 @@ pub fn run(cli: &Cli, command: &Command, out: Out, err: Out) -> i32 {
             action: args::CatalogAction::Check { dir },
         }) => catalog_check::catalog_check(cli, dir.as_deref(), out),
         Command::Import(a) => import::import(cli, a, style, out, err),
+        Command::Share(a) => share::share(cli, a, out),
         other => load_catalog(cli, other, err).and_then(|mut cat| {
             let command = resolve_model(&mut cat, other, err)?;
             let command = lists::merge_lists(&cat, &command, err)?;
@@ -339,7 +341,7 @@ fn dispatch(cat: &Catalog, command: &Command, style: Style, out: Out) -> Result<
         Command::Explore(a) => explore::explore(cat, a, style, out),
         Command::Lesson(a) => lesson::lesson(cat, a, style, out),
         Command::Plot(a) => plot::plot(cat, a, style, out),
-        Command::Catalog(_) | Command::Import(_) => unreachable_catalog(),
+        Command::Catalog(_) | Command::Import(_) | Command::Share(_) => unreachable_catalog(),
     }
 }
 
@@ -415,7 +417,9 @@ pub(crate) fn write_error(e: std::io::Error) -> CliError {
 }
 
 fn unreachable_catalog() -> Result<(), CliError> {
-    Err(CliError::Input("catalog is handled before dispatch".into()))
+    Err(CliError::Input(
+        "catalog, import and share are handled before dispatch".into(),
+    ))
 }
 
 pub(crate) fn write(out: Out, s: &str) -> Result<(), CliError> {

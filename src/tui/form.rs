@@ -362,6 +362,13 @@ fn save(app: &mut App) {
             format!("not saved: {why}; fix it, or Esc cancels"),
         );
     }
+    if app.session.guest {
+        return app.say(
+            Level::Warn,
+            "not saved: a shared session writes no files on the server (Esc closes the form)",
+        );
+    }
+    let Some(f) = app.form.as_mut() else { return };
     let Some(file) = f.file.clone() else {
         return app.say(
             Level::Error,

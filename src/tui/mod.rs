@@ -5,9 +5,11 @@
 
 pub mod action;
 pub mod app;
+pub mod byte_input;
 pub mod events;
 mod export;
 pub mod form;
+pub mod hosted;
 mod import;
 pub mod keymap;
 pub mod knobs;
@@ -98,6 +100,12 @@ fn env(k: &str) -> Option<String> {
 /// keymap, NO_COLOR and the locale; then open `--scenario`, whose every
 /// problem is the error, and start the lesson, if one is asked for.
 pub fn app_from_env(opts: &TuiOptions) -> Result<App, String> {
+    app_from(opts, env)
+}
+
+/// [`app_from_env`] with the variables NO_COLOR and the locale are read
+/// from given by `env` (a shared session's are its client's).
+pub fn app_from(opts: &TuiOptions, env: impl Fn(&str) -> Option<String>) -> Result<App, String> {
     let catalog_dir = catalog::user_catalog_dir(opts.catalog_dir.as_deref());
     let catalog = Catalog::load(catalog_dir.as_deref());
     let config = opts.config_dir.clone().or_else(catalog::config_dir);
@@ -114,9 +122,9 @@ pub fn app_from_env(opts: &TuiOptions) -> Result<App, String> {
         notices.extend(problems);
     }
     let settings = Settings {
-        ascii: opts.ascii || !ui::locale_is_utf8(env),
+        ascii: opts.ascii || !ui::locale_is_utf8(&env),
         theme: opts.theme.clone(),
-        no_color: theme::no_color(env),
+        no_color: theme::no_color(&env),
         themes,
         keymap,
         notices,

@@ -27,6 +27,11 @@ pub struct Session {
     pub confirm: Option<PathBuf>,
     /// The home directory `~` stands for (None: `~` is taken literally).
     pub home: Option<PathBuf>,
+    /// A guest of `ridgeline share`: nothing of this session reads or
+    /// writes the server's files. A save (`s`) sends the scenario to the
+    /// guest's clipboard (OSC 52, through `App::osc`); importing a model,
+    /// exporting a view (`X`) and saving a catalog entry are refused.
+    pub guest: bool,
 }
 
 impl Session {
@@ -328,6 +333,19 @@ fn model_name(e: &crate::catalog::ModelEntry) -> String {
     } else {
         e.model.id.clone()
     }
+}
+
+/// What a guest's save says: the scenario went to the clipboard.
+pub const GUEST_SAVE: &str = "scenario copied to your clipboard (OSC 52; if your terminal blocks it, nothing arrives): nothing is written on the server";
+
+/// What a guest is told when a key would read or write the server's files.
+pub const GUEST_NO_FILES: &str = "a shared session reads and writes no files on the server; s copies the scenario, y the command line, to your clipboard";
+
+/// `s` for a guest: the scenario to the clipboard, no path asked.
+pub(crate) fn export(app: &mut App) {
+    let toml = app.to_scenario().to_toml();
+    app.osc.extend(crate::export::osc52(&toml));
+    app.say(Level::Info, GUEST_SAVE);
 }
 
 /// Enter in the save entry: save, or ask first when the path is a file

@@ -467,6 +467,10 @@ fn command(app: &mut App, cmd: Command) {
             }
             app.say(Level::Info, format!("family {label}"));
         }
+        Command::Save if app.session.guest => scenario_io::export(app),
+        Command::ImportModel | Command::Export if app.session.guest => {
+            app.say(Level::Warn, scenario_io::GUEST_NO_FILES)
+        }
         Command::Export => super::export::export_view(app),
         Command::CopyCommand => super::export::copy_command(app),
         Command::Save => {

@@ -1,0 +1,425 @@
+//! `ridgeline share` end to end: the server runs on a free loopback port
+//! with a host key in a private config directory and an authorized_keys
+//! file of a key pair made here with ssh-keygen; the real OpenSSH client
+//! connects (in a private tmux for the workbench), types keys and reads
+//! the screen. Then every refusal: a command, sftp, port forwarding, a key
+//! not in the list, a world-readable host key, one session too many,
+//! garbage bytes and a silent connection. Skipped, with a message, when
+//! `ssh`, `ssh-keygen` or tmux is missing (.ci/run installs them).
+#![cfg(feature = "share")]
+
+mod tmux;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use tmux::*;
+
+fn have(cmd: &str, arg: &str) -> bool {
+    Command::new(cmd)
+        .arg(arg)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok()
+}
+
+macro_rules! need_ssh {
+    () => {
+        if !have("ssh", "-V") || !have("ssh-keygen", "-?") {
+            eprintln!(
+                "SKIPPED: the OpenSSH client (ssh, ssh-keygen) is not installed; the share tests need it"
+            );
+            return;
+        }
+    };
+}
+
+/// A private directory, removed on drop.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(tag: &str) -> Dir {
+        let d = std::env::temp_dir().join(format!("ridgeline-share-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("config")).unwrap();
+        Dir(d)
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Make an Ed25519 key pair `dir/name`, `dir/name.pub`.
+fn keygen(dir: &Dir, name: &str) -> PathBuf {
+    let key = dir.path(name);
+    let ok = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
+        .arg(&key)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    key
+}
+
+/// The SHA256 fingerprint of a public key file, as ssh-keygen prints it.
+fn fingerprint(pubkey: &Path) -> String {
+    let out = Command::new("ssh-keygen")
+        .arg("-lf")
+        .arg(pubkey)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.split_whitespace().nth(1).unwrap().to_string()
+}
+
+/// A running `ridgeline share`, killed on drop.
+struct Server {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+    /// The startup lines.
+    banner: String,
+}
+
+impl Server {
+    fn start(dir: &Dir, args: &[&str]) -> Server {
+        let log = dir.path("server.log");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ridgeline"))
+            .args(["share", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .env("RIDGELINE_CONFIG_DIR", dir.path("config"))
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut banner = String::new();
+        // Five startup lines; the first names the port.
+        for _ in 0..5 {
+            let mut line = String::new();
+            if out.read_line(&mut line).unwrap() == 0 {
+                let _ = child.kill();
+                panic!(
+                    "the server ended at start: {banner}\n{}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                );
+            }
+            banner.push_str(&line);
+        }
+        let port = banner
+            .lines()
+            .next()
+            .and_then(|l| l.rsplit(':').next())
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no port in {banner}"));
+        Server {
+            child,
+            port,
+            log,
+            banner,
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Wait until the log holds `text`.
+    fn wait_log(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let l = self.log();
+            if l.contains(text) {
+                return l;
+            }
+            assert!(start.elapsed() < DEADLINE, "no {text:?} in the log:\n{l}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The ssh command line for this server with `key`.
+    fn ssh(&self, key: &Path) -> Vec<String> {
+        let mut v: Vec<String> = [
+            "ssh",
+            "-F",
+            "/dev/null",
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "UserKnownHostsFile=/dev/null",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "IdentitiesOnly=yes",
+            "-o",
+            "LogLevel=ERROR",
+            "-o",
+            "ConnectTimeout=10",
+            "-p",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.push(self.port.to_string());
+        v.push("-i".into());
+        v.push(key.display().to_string());
+        v
+    }
+
+    /// Run ssh to completion with extra arguments (before the host) and a
+    /// command after it; (status, stdout, stderr).
+    fn ssh_run(&self, key: &Path, before: &[&str], after: &[&str]) -> (i32, String, String) {
+        let argv = self.ssh(key);
+        let out = Command::new(&argv[0])
+            .args(&argv[1..])
+            .args(before)
+            .arg("127.0.0.1")
+            .args(after)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A server for `alice` alone, and the directory with the keys.
+fn alice_server(tag: &str, args: &[&str]) -> (Dir, Server, PathBuf) {
+    let dir = Dir::new(tag);
+    let alice = keygen(&dir, "alice");
+    let keys = dir.path("alice.pub");
+    let mut all = vec!["--authorized-keys", keys.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let server = Server::start(&dir, &all);
+    (dir, server, alice)
+}
+
+/// ssh into `server` with `key` in a private tmux of `w`x`h`.
+fn client(server: &Server, key: &Path, w: u16, h: u16) -> Tmux {
+    client_with(server, key, w, h, &[])
+}
+
+/// [`client`] with more ssh options (before the host).
+fn client_with(server: &Server, key: &Path, w: u16, h: u16, extra: &[&str]) -> Tmux {
+    let mut argv = server.ssh(key);
+    argv.extend(extra.iter().map(|s| s.to_string()));
+    let cmd = argv
+        .iter()
+        .map(|a| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    Tmux::run(w, h, |_| {
+        format!("{cmd} -t 127.0.0.1; echo EXIT=$?; sleep 30")
+    })
+}
+
+#[test]
+fn a_user_connects_with_ssh_types_keys_and_quits() {
+    need_ssh!();
+    need_tmux!();
+    let (_dir, server, alice) = alice_server("e2e", &[]);
+    assert!(
+        server
+            .banner
+            .contains("who can connect: the holders of the 1 key in"),
+        "{}",
+        server.banner
+    );
+    assert!(
+        server.banner.contains("host key SHA256:"),
+        "{}",
+        server.banner
+    );
+    let t = client(&server, &alice, 80, 24);
+    // The workbench opens on the default device and model, as locally
+    // (tests/e2e_tui.rs: the first frame shows h100-sxm and tok/s).
+    t.wait("the first frame", |s| {
+        s.contains("h100-sxm") && s.contains("tok/s")
+    });
+    // Down from h100-sxm selects the next device, h200-sxm (as in
+    // tests/e2e_tui.rs), and the status line follows.
+    t.keys(&["Down"]);
+    t.wait_for("llama-3.1-8b · h200-sxm");
+    // The client's window grows: the pane bar at 100 columns lists every
+    // view number ("2 3 4 5 6 7 8 9"), which 80 columns abbreviate to "2-9".
+    t.tmux(&["resize-window", "-t", "t", "-x", "100", "-y", "30"]);
+    t.wait_for("2 3 4 5 6 7 8 9");
+    // Random bytes typed into the session (after the handshake): the
+    // session goes on and still answers a key.
+    let garbage = ["ff", "1b", "5b", "39", "39", "78", "c3", "00", "80", "fe"];
+    let mut args = vec!["send-keys", "-t", "t", "-H"];
+    args.extend(garbage);
+    t.tmux(&args);
+    t.keys(&["Escape", "Up"]);
+    t.wait_for("llama-3.1-8b · h100-sxm");
+    // s: the scenario goes to the client's clipboard (OSC 52), never to
+    // the server's disk.
+    t.keys(&["s"]);
+    t.wait_for("copied to your clipboard");
+    t.keys(&["q"]);
+    t.wait_for("EXIT=0");
+    let log = server.wait_log("ended");
+    assert!(log.contains("logged in"), "{log}");
+    assert!(
+        !Path::new("ridgeline-scenario.toml").exists(),
+        "nothing saved in the server's directory"
+    );
+}
+
+#[test]
+fn commands_sftp_and_forwarding_are_refused() {
+    need_ssh!();
+    let (_dir, server, alice) = alice_server("refuse", &[]);
+    let (code, out, err) = server.ssh_run(&alice, &[], &["echo", "pwned"]);
+    assert_ne!(code, 0);
+    assert!(!out.contains("pwned"), "{out}");
+    assert!(err.contains("commands are not run here"), "{err}");
+    let (code, _, _) = server.ssh_run(&alice, &["-s"], &["sftp"]);
+    assert_ne!(code, 0, "sftp refused");
+    // A remote forward the server must open: refused, and with
+    // ExitOnForwardFailure the client gives up.
+    let (code, _, err) = server.ssh_run(
+        &alice,
+        &[
+            "-N",
+            "-o",
+            "ExitOnForwardFailure=yes",
+            "-R",
+            "0:127.0.0.1:9",
+        ],
+        &[],
+    );
+    assert_ne!(code, 0, "{err}");
+    // A local forward: the channel the client opens is refused.
+    let (code, _, _) = server.ssh_run(&alice, &["-W", "127.0.0.1:9"], &[]);
+    assert_ne!(code, 0);
+    let log = server.wait_log("refused the subsystem");
+    assert!(log.contains("refused a command"), "{log}");
+    assert!(log.contains("refused remote port forwarding"), "{log}");
+    assert!(
+        log.contains("refused port forwarding to 127.0.0.1:9"),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_key_not_in_the_list_is_refused_and_logged_with_its_fingerprint() {
+    need_ssh!();
+    let (dir, server, _alice) = alice_server("badkey", &[]);
+    let mallory = keygen(&dir, "mallory");
+    let (code, _, err) = server.ssh_run(&mallory, &[], &[]);
+    assert_eq!(code, 255, "{err}");
+    assert!(err.contains("Permission denied"), "{err}");
+    let fp = fingerprint(&dir.path("mallory.pub"));
+    let log = server.wait_log(&fp);
+    assert!(log.contains("auth refused: 127.0.0.1:"), "{log}");
+    assert!(!log.contains("PRIVATE"), "no secret in the log");
+}
+
+#[test]
+fn a_host_key_others_can_read_stops_the_start() {
+    need_ssh!();
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Dir::new("hostkey");
+    let key = dir.path("config/share_host_ed25519_key");
+    let ok = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+        .arg(&key)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ridgeline"))
+        .args(["share", "--listen", "127.0.0.1:0"])
+        .env("RIDGELINE_CONFIG_DIR", dir.path("config"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("mode 0644") && err.contains("chmod 600"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "nothing was served");
+}
+
+#[test]
+fn one_session_too_many_gets_a_line_and_a_clean_close() {
+    need_ssh!();
+    need_tmux!();
+    let (_dir, server, alice) = alice_server("full", &["--max-sessions", "1"]);
+    let first = client(&server, &alice, 80, 24);
+    first.wait_for("tok/s");
+    // -tt: a pty although the test has no terminal.
+    let (code, out, err) = server.ssh_run(&alice, &["-tt"], &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("all 1 sessions are taken"), "{out}{err}");
+    // The first session is untouched.
+    first.keys(&["Down"]);
+    first.wait_for("llama-3.1-8b · h200-sxm");
+}
+
+#[test]
+fn garbage_and_silent_connections_are_dropped_without_touching_others() {
+    need_ssh!();
+    let (_dir, server, alice) = alice_server("garbage", &[]);
+    // A connection that never speaks (half-open as far as SSH goes).
+    let _silent = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    // One that sends garbage instead of an SSH hello.
+    let mut junk = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    junk.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let bytes: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    let _ = junk.write_all(&bytes);
+    let mut rest = Vec::new();
+    // The server closes it (read returns: EOF, or a reset).
+    let _ = junk.read_to_end(&mut rest);
+    // The server still serves: a command is refused as usual.
+    let (code, _, err) = server.ssh_run(&alice, &[], &["true"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("commands are not run here"), "{err}");
+    let log = server.log();
+    assert!(log.contains("dropped"), "{log}");
+}
+
+#[test]
+fn each_client_draws_with_its_own_charset_and_colours() {
+    need_ssh!();
+    need_tmux!();
+    let (_dir, server, alice) = alice_server("charset", &[]);
+    // A client whose locale is not UTF-8 (sent with SetEnv) gets ASCII
+    // borders; one that sends no locale gets box drawing, side by side.
+    let plain = client_with(&server, &alice, 80, 24, &["-o", "SetEnv=LANG=C NO_COLOR=1"]);
+    let fancy = client(&server, &alice, 80, 24);
+    plain.wait_for("+ Hardware ");
+    fancy.wait_for("┌ Hardware ");
+    // NO_COLOR: the pane title is drawn without a colour (the mono theme
+    // sets none: no 38;5 or 38;2 foreground in the first row).
+    let colours = |t: &Tmux| t.tmux(&["capture-pane", "-p", "-e", "-t", "t"]);
+    let first = |s: String| s.lines().next().unwrap_or_default().to_string();
+    let plain_row = first(colours(&plain));
+    let fancy_row = first(colours(&fancy));
+    assert!(!plain_row.contains("\x1b[38;"), "{plain_row:?}");
+    assert!(fancy_row.contains("\x1b[38;"), "{fancy_row:?}");
+}
