@@ -6,7 +6,7 @@
 use crate::catalog::Catalog;
 use crate::scenario::{
     self, DEFAULT_PROFILE, DEFAULT_SWEEP_BATCHES, FLAGSHIP_FAMILY, SWEEP_CONTEXTS, Scenario,
-    Setting, exact,
+    Setting, TrainInputs, TrainingSection, exact,
 };
 use crate::solver::Workload;
 use std::path::Path;
@@ -21,7 +21,7 @@ pub struct Commands {
 }
 
 /// The views that have command lines, by scenario name.
-pub const VIEWS: [&str; 4] = ["roofline", "sweep", "generations", "operators"];
+pub const VIEWS: [&str; 5] = ["roofline", "sweep", "generations", "operators", "training"];
 
 /// The command lines of the scenario's view. `catalog_dir`: the `--catalog`
 /// the workbench was opened with.
@@ -113,8 +113,21 @@ pub fn commands(
             table: with(&["ops"], hw.clone(), &[], &wl),
             plot: Some(with(&["plot", "operators"], hw, &[], &wl)),
         }),
+        "training" => {
+            let mut t = head.clone();
+            t.push("train".into());
+            let flags = train_flags(s, &hw)?;
+            t.extend(flags.iter().cloned());
+            let mut p = head.clone();
+            p.extend(["plot".to_string(), "train".to_string()]);
+            p.extend(flags);
+            Ok(Commands {
+                table: t,
+                plot: Some(p),
+            })
+        }
         other => Err(format!(
-            "the {other} view has no command line yet; the Roofline (1), Sweep (4), Generations (5) and Operators (8) views have"
+            "the {other} view has no command line yet; the Roofline (1), Sweep (4), Generations (5), Training (7) and Operators (8) views have"
         )),
     }
 }
@@ -211,17 +224,128 @@ pub fn workload_flags(s: &Scenario) -> Result<Vec<String>, String> {
     if let Some(p) = w.pp.filter(|p| *p != d.pp) {
         flag("--pp", p.to_string());
     }
+    assumption_flags(s, &mut v);
+    Ok(v)
+}
+
+/// The calibration profile (when not the default) and each assumption the
+/// scenario sets over it, as `--profile` and `--assume KEY=VALUE`.
+fn assumption_flags(s: &Scenario, v: &mut Vec<String>) {
     let a = &s.assumptions;
     if let Some(p) = a.profile.as_deref().filter(|p| *p != DEFAULT_PROFILE) {
-        flag("--profile", p.to_string());
+        v.extend(["--profile".to_string(), p.to_string()]);
     }
     for (k, x) in &a.values {
         let x = match x {
             Setting::Number(n) => exact::number(*n),
             Setting::Text(t) => t.clone(),
         };
-        flag("--assume", format!("{k}={x}"));
+        v.extend(["--assume".to_string(), format!("{k}={x}")]);
     }
+}
+
+/// `ridgeline train`'s carbon region when none is given (its `--region`
+/// default, which is the workbench's first region too).
+const TRAIN_REGION: &str = "us-east";
+
+/// The flags of `ridgeline train` for the scenario's Training view: the
+/// model, the device, the run's number format (the workload's weights, as
+/// the view takes it), the carbon region when not the default, each
+/// `[training]` value that differs from the view's default (which is
+/// `train`'s: both take the solver's `DEFAULTS`), and the assumptions.
+pub fn train_flags(s: &Scenario, hardware: &str) -> Result<Vec<String>, String> {
+    let inputs = s.training_inputs().map_err(|p| {
+        p.iter()
+            .map(|(key, why)| format!("{key}: {why}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    })?;
+    let t = TrainingSection::of(&inputs);
+    let d = TrainingSection::of(&TrainInputs::default());
+    let mut v: Vec<String> = Vec::new();
+    let mut flag = |f: &str, x: String| {
+        v.push(f.to_string());
+        v.push(x);
+    };
+    if let Some(m) = &s.model {
+        flag("--model", m.clone());
+    }
+    flag("--hardware", hardware.to_string());
+    let w = &s.workload;
+    let precision = w
+        .weights
+        .clone()
+        .or_else(|| w.precision.clone())
+        .unwrap_or_else(|| Workload::default().weights.name().to_string());
+    flag("--precision", precision);
+    if let Some(r) = s.serving.region.as_deref().filter(|r| *r != TRAIN_REGION) {
+        flag("--region", r.to_string());
+    }
+    // (flag, this run's value, the default's), each written as the
+    // scenario writes it, which the command line reads back equal.
+    let text = |x: &Option<String>| x.clone().unwrap_or_default();
+    let num = |x: Option<f64>| x.map(exact::number).unwrap_or_default();
+    let whole = |x: Option<u32>| x.map(|n| n.to_string()).unwrap_or_default();
+    let pairs: [(&str, String, String); 22] = [
+        ("--devices", whole(t.devices), whole(d.devices)),
+        ("--tp", whole(t.tp), whole(d.tp)),
+        ("--pp", whole(t.pp), whole(d.pp)),
+        ("--interleave", whole(t.v), whole(d.v)),
+        ("--ep", whole(t.ep), whole(d.ep)),
+        ("--cp", whole(t.cp), whole(d.cp)),
+        (
+            "--zero",
+            t.zero.map(|z| z.to_string()).unwrap_or_default(),
+            d.zero.map(|z| z.to_string()).unwrap_or_default(),
+        ),
+        ("--recompute", text(&t.recompute), text(&d.recompute)),
+        ("--attention", text(&t.attention), text(&d.attention)),
+        ("--edge-layers", whole(t.edge_layers), whole(d.edge_layers)),
+        ("--contiguous", whole(t.contiguous), whole(d.contiguous)),
+        ("--global-batch", num(t.global_batch), num(d.global_batch)),
+        ("--micro-batch", whole(t.micro_batch), whole(d.micro_batch)),
+        ("--seq", num(t.seq), num(d.seq)),
+        ("--tokens", text(&t.tokens), text(&d.tokens)),
+        ("--optimizer", text(&t.optimizer), text(&d.optimizer)),
+        ("--dp-overlap", num(t.dp_overlap), num(d.dp_overlap)),
+        ("--tp-overlap", num(t.tp_overlap), num(d.tp_overlap)),
+        ("--ep-overlap", num(t.ep_overlap), num(d.ep_overlap)),
+        ("--cp-overlap", num(t.cp_overlap), num(d.cp_overlap)),
+        ("--mtbf", text(&t.mtbf), text(&d.mtbf)),
+        (
+            "--checkpoint-bandwidth",
+            text(&t.checkpoint_bandwidth),
+            text(&d.checkpoint_bandwidth),
+        ),
+    ];
+    for (f, x, dx) in pairs {
+        if x != dx {
+            flag(f, x);
+        }
+    }
+    let more: [(&str, String, String); 4] = [
+        ("--restart", text(&t.restart), text(&d.restart)),
+        (
+            "--moe-token-time",
+            text(&t.moe_token_time),
+            text(&d.moe_token_time),
+        ),
+        (
+            "--attention-eff",
+            num(t.attention_efficiency),
+            num(d.attention_efficiency),
+        ),
+        ("--moe-capacity", num(t.moe_capacity), num(d.moe_capacity)),
+    ];
+    for (f, x, dx) in more {
+        if x != dx {
+            flag(f, x);
+        }
+    }
+    if t.dropout == Some(true) {
+        v.push("--dropout".into());
+    }
+    assumption_flags(s, &mut v);
     Ok(v)
 }
 

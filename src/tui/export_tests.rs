@@ -250,3 +250,141 @@ fn a_view_without_a_command_line_says_which_have_one() {
     assert!(msg.contains("Roofline (1)"), "{msg}");
     assert!(a.osc.is_empty());
 }
+
+/// The view's table command, run with `--format json`: its one record.
+fn json_record(a: &App) -> Value {
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    let mut args = c.table.clone();
+    args.extend(["--format".to_string(), "json".to_string()]);
+    serde_json::from_str(&export::run(&args).unwrap()).unwrap()
+}
+
+/// A Training view off its defaults in every kind of knob: 32 devices as
+/// dp 4 x tp 2 x pp 4, ZeRO 1, selective recomputation, eager attention,
+/// one edge layer, 2M tokens a step in micro-batches of 2 at 4k, 1T tokens,
+/// Adam 8-bit, half the DP traffic hidden, MTBF 20000h, and a compute
+/// efficiency of 45% (a workbench assumption, not a training one).
+fn training_app() -> App {
+    use crate::solver::training::{Attention, Optimizer, Recompute, TokensToTrain};
+    let mut a = app();
+    a.hw = hw(&a, "h100-sxm");
+    let t = &mut a.view_inputs.train;
+    t.devices = 32;
+    t.tp = 2;
+    // Edge layers need 3 or more stages.
+    t.pp = 4;
+    t.zero = 1;
+    t.recompute = Recompute::Selective;
+    t.attention = Attention::Eager;
+    t.edge_layers = 1;
+    // 2M = 2 x 1024^2 = 2097152 tokens.
+    t.global_batch = 2_097_152.0;
+    t.micro_batch = 2;
+    t.seq = Some(4096.0);
+    t.tokens = TokensToTrain::Tokens(1e12);
+    t.optimizer = Optimizer::Adam8bit;
+    t.assumptions.dp_overlap = 0.5;
+    // 20000 h = 72e6 s.
+    t.assumptions.device_mtbf_s = 72e6;
+    a.assumptions.compute_efficiency = 0.45;
+    a.set_view(View::Training);
+    a
+}
+
+#[test]
+fn the_training_views_command_prints_its_step() {
+    let a = training_app();
+    let Ok(ViewData::Training(d)) = &a.view_data else {
+        panic!("no training view: {:?}", a.view_data)
+    };
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    let line = export::shell_line(&c.table);
+    for f in [
+        "--devices 32",
+        "--tp 2",
+        "--pp 4",
+        "--zero 1",
+        "--recompute selective",
+        "--attention eager",
+        "--edge-layers 1",
+        "--global-batch 2097152",
+        "--micro-batch 2",
+        "--seq 4096",
+        "--optimizer adam-8bit",
+        "--dp-overlap 0.5",
+        "--assume compute_efficiency=0.45",
+    ] {
+        assert!(line.contains(f), "{f} missing: {line}");
+    }
+    let r = json_record(&a);
+    let s = &d.training.step;
+    let m = &d.training.memory;
+    assert!(m.fits, "8B over dp 4 x tp 2 x pp 4 fits an 80 GB device");
+    assert_eq!(num(&r, "devices"), 32.0);
+    assert!(same(num(&r, "step_time_s"), s.step_time_s), "{r}");
+    assert!(same(num(&r, "mfu"), s.mfu), "{r}");
+    assert!(same(num(&r, "tokens_per_s"), s.tokens_per_s), "{r}");
+    let mem = &r["memory_per_device_bytes"];
+    assert!(same(num(mem, "total"), m.total()), "{mem}");
+    assert!(same(num(mem, "activations"), m.activations), "{mem}");
+    assert!(same(num(mem, "optimizer"), m.optimizer), "{mem}");
+    // The run's figures: the tokens, and the MTBF behind the goodput.
+    assert_eq!(num(&r, "tokens_to_train"), 1e12);
+    assert!(same(num(&r, "tokens_to_train"), d.run.tokens));
+    assert!(line.contains("--tokens 1T --"), "{line}");
+    assert!(line.contains("--mtbf 20000h"), "{line}");
+    let days = d.run.time_to_train_s / 86400.0;
+    let rec_days = r["time_to_train_s"].as_f64().map(|s| s / 86400.0);
+    assert!(rec_days.is_some_and(|x| same(x, days)), "{r}");
+}
+
+#[test]
+fn the_training_views_export_writes_the_step_table_and_bar() {
+    let a = training_app();
+    let base = std::env::temp_dir().join(format!("ridgeline-train-x-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let dir = export::write(&base, &a.catalog, &a.to_scenario(), None, "Training").unwrap();
+    assert_eq!(dir, base.join("ridgeline-export-training-1"));
+    let sh = std::fs::read_to_string(dir.join("command.sh")).unwrap();
+    assert!(
+        sh.contains("\nridgeline train --model llama-3.1-8b "),
+        "{sh}"
+    );
+    assert!(
+        sh.contains("\nridgeline plot train --model llama-3.1-8b "),
+        "{sh}"
+    );
+    let csv = std::fs::read_to_string(dir.join("table.csv")).unwrap();
+    assert!(csv.starts_with("step_time_s,"), "{csv}");
+    assert!(dir.join("plot.svg").is_file());
+    assert!(dir.join("table.md").is_file());
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn the_training_views_defaults_need_no_training_flag() {
+    let mut a = app();
+    a.set_view(View::Training);
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    // The view's defaults are `train`'s (both the solver's DEFAULTS).
+    assert_eq!(
+        export::shell_line(&c.table),
+        "ridgeline train --model llama-3.1-8b --hardware h100-sxm --precision bf16"
+    );
+    assert_eq!(
+        export::shell_line(&c.plot.unwrap()),
+        "ridgeline plot train --model llama-3.1-8b --hardware h100-sxm --precision bf16"
+    );
+}
+
+#[test]
+fn the_training_views_plot_is_the_step_bar() {
+    let a = training_app();
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    let mut args = c.plot.unwrap();
+    args.extend(["-o".to_string(), "-".to_string()]);
+    let svg = export::run(&args).unwrap();
+    roxmltree::Document::parse(&svg).unwrap();
+    assert!(svg.contains("Training step: Llama 3.1 8B"), "{svg}");
+}
