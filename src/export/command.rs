@@ -6,9 +6,10 @@
 use crate::catalog::Catalog;
 use crate::scenario::{
     self, DEFAULT_PROFILE, DEFAULT_SWEEP_BATCHES, FLAGSHIP_FAMILY, SWEEP_CONTEXTS, Scenario,
-    Setting, TrainInputs, TrainingSection, exact,
+    ServeModes, Setting, TrainInputs, TrainingSection, exact,
 };
 use crate::solver::Workload;
+use crate::solver::serving::Request;
 use std::path::Path;
 
 /// A view's command lines, each as its arguments from "ridgeline" on.
@@ -21,7 +22,14 @@ pub struct Commands {
 }
 
 /// The views that have command lines, by scenario name.
-pub const VIEWS: [&str; 5] = ["roofline", "sweep", "generations", "operators", "training"];
+pub const VIEWS: [&str; 6] = [
+    "roofline",
+    "serving",
+    "sweep",
+    "generations",
+    "operators",
+    "training",
+];
 
 /// The command lines of the scenario's view. `catalog_dir`: the `--catalog`
 /// the workbench was opened with.
@@ -113,6 +121,15 @@ pub fn commands(
             table: with(&["ops"], hw.clone(), &[], &wl),
             plot: Some(with(&["plot", "operators"], hw, &[], &wl)),
         }),
+        "serving" => {
+            let mut t = head.clone();
+            t.extend(["serve".to_string(), "--hardware".to_string(), hw]);
+            t.extend(serve_flags(s, &wl)?);
+            Ok(Commands {
+                table: t,
+                plot: None,
+            })
+        }
         "training" => {
             let mut t = head.clone();
             t.push("train".into());
@@ -127,7 +144,7 @@ pub fn commands(
             })
         }
         other => Err(format!(
-            "the {other} view has no command line yet; the Roofline (1), Sweep (4), Generations (5), Training (7) and Operators (8) views have"
+            "the {other} view has no command line yet; the Roofline (1), Serving (2), Sweep (4), Generations (5), Training (7) and Operators (8) views have"
         )),
     }
 }
@@ -183,16 +200,6 @@ pub fn workload_flags(s: &Scenario) -> Result<Vec<String>, String> {
     if let Some(p) = w.phase.as_deref().filter(|p| *p != d.phase.name()) {
         flag("--phase", p.to_string());
     }
-    let whole = |what: &str, x: f64| {
-        if x.fract() != 0.0 || x < 1.0 {
-            Err(format!(
-                "{what} {}: the command line takes a whole {what} of 1 or more",
-                exact::number(x)
-            ))
-        } else {
-            Ok(exact::number(x))
-        }
-    };
     if let Some(b) = w.batch.filter(|b| *b != d.batch) {
         flag("--batch", whole("batch", b)?);
     }
@@ -244,9 +251,80 @@ fn assumption_flags(s: &Scenario, v: &mut Vec<String>) {
     }
 }
 
-/// `ridgeline train`'s carbon region when none is given (its `--region`
-/// default, which is the workbench's first region too).
-const TRAIN_REGION: &str = "us-east";
+/// The carbon region of `serve` and `train` when none is given (their
+/// `--region` default, which is the workbench's first region too).
+const CLI_REGION: &str = "us-east";
+
+/// `--region` for the scenario's carbon region, when not the default.
+fn region_flag(s: &Scenario, v: &mut Vec<String>) {
+    if let Some(r) = s.serving.region.as_deref().filter(|r| *r != CLI_REGION) {
+        v.extend(["--region".to_string(), r.to_string()]);
+    }
+}
+
+/// The flags of `ridgeline serve` for the scenario's Serving view, after
+/// the workload's (`wl`, from `workload_flags`): those less the phase and
+/// the context (a request sets both), the request's prompt and output
+/// when not the default, the carbon region, and the batching when
+/// continuous with each of its settings off the default (static batching
+/// takes none of them).
+pub fn serve_flags(s: &Scenario, wl: &[String]) -> Result<Vec<String>, String> {
+    let mut v = without(&without(wl, "--phase"), "--context");
+    let r = Request::default();
+    for (f, x, d) in [
+        ("--prompt", s.serving.prompt, r.prompt),
+        ("--output", s.serving.output, r.output),
+    ] {
+        if let Some(x) = x.filter(|x| *x != d) {
+            v.extend([f.to_string(), whole(&f[2..], x)?]);
+        }
+    }
+    region_flag(s, &mut v);
+    let m = s.serve_modes().map_err(|p| problems(&p))?;
+    if m.continuous {
+        let d = ServeModes::default();
+        v.extend(["--batching".to_string(), "continuous".to_string()]);
+        if m.token_budget != d.token_budget {
+            v.extend([
+                "--token-budget".to_string(),
+                whole("token budget", m.token_budget)?,
+            ]);
+        }
+        if m.prefix_hit != d.prefix_hit {
+            v.extend(["--prefix-hit".to_string(), exact::number(m.prefix_hit)]);
+        }
+        if let Some(draft) = &m.draft {
+            v.extend(["--draft".to_string(), draft.clone()]);
+            if m.proposed != d.proposed {
+                v.extend(["--proposed".to_string(), m.proposed.to_string()]);
+            }
+            if m.acceptance != d.acceptance {
+                v.extend(["--acceptance".to_string(), exact::number(m.acceptance)]);
+            }
+        }
+    }
+    Ok(v)
+}
+
+/// A scenario's problems in one line.
+fn problems(p: &[crate::scenario::Problem]) -> String {
+    p.iter()
+        .map(|(key, why)| format!("{key}: {why}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// `x` as a whole number the command line takes (1 or more), or why not.
+fn whole(what: &str, x: f64) -> Result<String, String> {
+    if x.fract() != 0.0 || x < 1.0 {
+        Err(format!(
+            "{what} {}: the command line takes a whole {what} of 1 or more",
+            exact::number(x)
+        ))
+    } else {
+        Ok(exact::number(x))
+    }
+}
 
 /// The flags of `ridgeline train` for the scenario's Training view: the
 /// model, the device, the run's number format (the workload's weights, as
@@ -254,12 +332,7 @@ const TRAIN_REGION: &str = "us-east";
 /// `[training]` value that differs from the view's default (which is
 /// `train`'s: both take the solver's `DEFAULTS`), and the assumptions.
 pub fn train_flags(s: &Scenario, hardware: &str) -> Result<Vec<String>, String> {
-    let inputs = s.training_inputs().map_err(|p| {
-        p.iter()
-            .map(|(key, why)| format!("{key}: {why}"))
-            .collect::<Vec<_>>()
-            .join("; ")
-    })?;
+    let inputs = s.training_inputs().map_err(|p| problems(&p))?;
     let t = TrainingSection::of(&inputs);
     let d = TrainingSection::of(&TrainInputs::default());
     let mut v: Vec<String> = Vec::new();
@@ -278,21 +351,18 @@ pub fn train_flags(s: &Scenario, hardware: &str) -> Result<Vec<String>, String> 
         .or_else(|| w.precision.clone())
         .unwrap_or_else(|| Workload::default().weights.name().to_string());
     flag("--precision", precision);
-    if let Some(r) = s.serving.region.as_deref().filter(|r| *r != TRAIN_REGION) {
-        flag("--region", r.to_string());
-    }
     // (flag, this run's value, the default's), each written as the
     // scenario writes it, which the command line reads back equal.
     let text = |x: &Option<String>| x.clone().unwrap_or_default();
     let num = |x: Option<f64>| x.map(exact::number).unwrap_or_default();
-    let whole = |x: Option<u32>| x.map(|n| n.to_string()).unwrap_or_default();
+    let int = |x: Option<u32>| x.map(|n| n.to_string()).unwrap_or_default();
     let pairs: [(&str, String, String); 22] = [
-        ("--devices", whole(t.devices), whole(d.devices)),
-        ("--tp", whole(t.tp), whole(d.tp)),
-        ("--pp", whole(t.pp), whole(d.pp)),
-        ("--interleave", whole(t.v), whole(d.v)),
-        ("--ep", whole(t.ep), whole(d.ep)),
-        ("--cp", whole(t.cp), whole(d.cp)),
+        ("--devices", int(t.devices), int(d.devices)),
+        ("--tp", int(t.tp), int(d.tp)),
+        ("--pp", int(t.pp), int(d.pp)),
+        ("--interleave", int(t.v), int(d.v)),
+        ("--ep", int(t.ep), int(d.ep)),
+        ("--cp", int(t.cp), int(d.cp)),
         (
             "--zero",
             t.zero.map(|z| z.to_string()).unwrap_or_default(),
@@ -300,10 +370,10 @@ pub fn train_flags(s: &Scenario, hardware: &str) -> Result<Vec<String>, String> 
         ),
         ("--recompute", text(&t.recompute), text(&d.recompute)),
         ("--attention", text(&t.attention), text(&d.attention)),
-        ("--edge-layers", whole(t.edge_layers), whole(d.edge_layers)),
-        ("--contiguous", whole(t.contiguous), whole(d.contiguous)),
+        ("--edge-layers", int(t.edge_layers), int(d.edge_layers)),
+        ("--contiguous", int(t.contiguous), int(d.contiguous)),
         ("--global-batch", num(t.global_batch), num(d.global_batch)),
-        ("--micro-batch", whole(t.micro_batch), whole(d.micro_batch)),
+        ("--micro-batch", int(t.micro_batch), int(d.micro_batch)),
         ("--seq", num(t.seq), num(d.seq)),
         ("--tokens", text(&t.tokens), text(&d.tokens)),
         ("--optimizer", text(&t.optimizer), text(&d.optimizer)),
@@ -345,6 +415,7 @@ pub fn train_flags(s: &Scenario, hardware: &str) -> Result<Vec<String>, String> 
     if t.dropout == Some(true) {
         v.push("--dropout".into());
     }
+    region_flag(s, &mut v);
     assumption_flags(s, &mut v);
     Ok(v)
 }

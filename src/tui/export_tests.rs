@@ -388,3 +388,75 @@ fn the_training_views_plot_is_the_step_bar() {
     roxmltree::Document::parse(&svg).unwrap();
     assert!(svg.contains("Training step: Llama 3.1 8B"), "{svg}");
 }
+
+/// The Serving view off its defaults: 70B at fp8 over TP 2 (from
+/// `busy_app`), batch 8, a 4k prompt with 512 tokens out, carbon in
+/// us-west.
+fn serving_app() -> App {
+    let mut a = busy_app();
+    a.view_inputs.request.prompt = 4096.0;
+    a.view_inputs.request.output = 512.0;
+    a.view_inputs.region = "us-west".into();
+    a.set_view(View::Serving);
+    a
+}
+
+#[test]
+fn the_serving_views_command_prints_its_replica() {
+    let a = serving_app();
+    let Ok(ViewData::Serving(d)) = &a.view_data else {
+        panic!("no serving view: {:?}", a.view_data)
+    };
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    assert_eq!(c.plot, None, "the Serving view has no plot");
+    let line = export::shell_line(&c.table);
+    assert_eq!(
+        line,
+        "ridgeline serve --hardware h100-sxm --model llama-3.1-70b --batch 8 --precision fp8 --tp 2 --assume compute_efficiency=0.6 --prompt 4096 --output 512 --region us-west"
+    );
+    let r = json_record(&a);
+    let s = &d.serving;
+    assert!(s.fits, "70B fp8 over TP 2 fits two 80 GB devices");
+    assert_eq!(r["batching"].as_str(), Some("static"));
+    assert_eq!(num(&r, "devices"), 2.0);
+    assert!(same(num(&r, "ttft_s"), s.ttft_s), "{r}");
+    assert!(same(num(&r, "itl_s"), s.itl_s), "{r}");
+    assert!(same(num(&r, "e2e_s"), s.e2e_s), "{r}");
+    assert!(same(num(&r, "tokens_per_s"), s.tokens_per_s), "{r}");
+    assert_eq!(num(&r, "max_concurrent"), s.max_concurrent as f64);
+    let cost = d.economics.cost_per_million_tokens_usd.unwrap();
+    assert!(same(num(&r, "cost_per_million_tokens_usd"), cost), "{r}");
+    let co2 = d.region.co2_per_mtok_g.unwrap();
+    assert!(same(num(&r, "co2_per_million_tokens_g"), co2), "{r}");
+}
+
+#[test]
+fn the_serving_views_continuous_batching_goes_on_the_command_line() {
+    let mut a = serving_app();
+    let m = &mut a.view_inputs.serve;
+    m.continuous = true;
+    m.token_budget = 4096.0;
+    m.prefix_hit = 0.5;
+    m.draft = Some("llama-3.2-1b".into());
+    m.acceptance = 0.8;
+    a.recompute();
+    let Ok(ViewData::Serving(d)) = &a.view_data else {
+        panic!("no serving view: {:?}", a.view_data)
+    };
+    let cont = &d.continuous.as_ref().expect("continuous figures").c;
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    let line = export::shell_line(&c.table);
+    // The proposal count is at its default (4), so it is left out.
+    assert!(
+        line.ends_with(
+            "--region us-west --batching continuous --token-budget 4096 --prefix-hit 0.5 --draft llama-3.2-1b --acceptance 0.8"
+        ),
+        "{line}"
+    );
+    let r = json_record(&a);
+    assert_eq!(r["batching"].as_str(), Some("continuous"));
+    assert!(same(num(&r, "ttft_s"), cont.ttft_s), "{r}");
+    assert!(same(num(&r, "itl_s"), cont.itl_s), "{r}");
+    assert!(same(num(&r, "tokens_per_s"), cont.tokens_per_s), "{r}");
+    assert_eq!(r["speculative"]["draft"].as_str(), Some("llama-3.2-1b"));
+}
