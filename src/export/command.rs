@@ -5,8 +5,8 @@
 
 use crate::catalog::Catalog;
 use crate::scenario::{
-    self, DEFAULT_PROFILE, DEFAULT_SWEEP_BATCHES, FLAGSHIP_FAMILY, SWEEP_CONTEXTS, Scenario,
-    ServeModes, Setting, TrainInputs, TrainingSection, exact,
+    self, DEFAULT_PROFILE, DEFAULT_SWEEP_BATCHES, ExploreHardware, ExploreInputs, FLAGSHIP_FAMILY,
+    SWEEP_CONTEXTS, Scenario, ServeModes, Setting, TrainInputs, TrainingSection, exact,
 };
 use crate::solver::Workload;
 use crate::solver::serving::Request;
@@ -22,13 +22,14 @@ pub struct Commands {
 }
 
 /// The views that have command lines, by scenario name.
-pub const VIEWS: [&str; 6] = [
+pub const VIEWS: [&str; 7] = [
     "roofline",
     "serving",
     "sweep",
     "generations",
     "operators",
     "training",
+    "explore",
 ];
 
 /// The command lines of the scenario's view. `catalog_dir`: the `--catalog`
@@ -130,6 +131,15 @@ pub fn commands(
                 plot: None,
             })
         }
+        "explore" => {
+            let mut t = head.clone();
+            t.push("explore".into());
+            t.extend(explore_flags(catalog, s, &hw)?);
+            Ok(Commands {
+                table: t,
+                plot: None,
+            })
+        }
         "training" => {
             let mut t = head.clone();
             t.push("train".into());
@@ -144,7 +154,7 @@ pub fn commands(
             })
         }
         other => Err(format!(
-            "the {other} view has no command line yet; the Roofline (1), Serving (2), Sweep (4), Generations (5), Training (7) and Operators (8) views have"
+            "the {other} view has no command line yet; the Roofline (1), Serving (2), Sweep (4), Generations (5), Training (7), Operators (8) and Explore (9) views have"
         )),
     }
 }
@@ -303,6 +313,80 @@ pub fn serve_flags(s: &Scenario, wl: &[String]) -> Result<Vec<String>, String> {
             }
         }
     }
+    Ok(v)
+}
+
+/// The flags of `ridgeline explore` for the scenario's Explore view: the
+/// model, each axis and limit of `[explore]` off the default (the view's
+/// defaults are `explore`'s), its two objectives, the request of
+/// `[serving]` (one prompt and one output, as the view searches) and the
+/// assumptions. The marked devices are named by id, the selected first.
+pub fn explore_flags(catalog: &Catalog, s: &Scenario, hw: &str) -> Result<Vec<String>, String> {
+    let e = s.explore_inputs().map_err(|p| problems(&p))?;
+    let d = ExploreInputs::default();
+    let mut v: Vec<String> = Vec::new();
+    let mut flag = |f: &str, x: String| {
+        v.push(f.to_string());
+        v.push(x);
+    };
+    if let Some(m) = &s.model {
+        flag("--model", m.clone());
+    }
+    if e.hardware != d.hardware {
+        flag(
+            "--hardware",
+            match e.hardware {
+                ExploreHardware::Marked => device_list(
+                    catalog,
+                    std::iter::once(hw).chain(s.compare.iter().map(String::as_str)),
+                ),
+                h => h.name().to_string(),
+            },
+        );
+    }
+    let (pe, pd) = (
+        scenario::precisions_text(&e.precisions),
+        scenario::precisions_text(&d.precisions),
+    );
+    if pe != pd {
+        flag("--precision", pe);
+    }
+    // Each axis is the powers of two from 1 up to its top and the top,
+    // which "1..TOP" means to `explore` too.
+    for (f, x, dx) in [
+        ("--tp", e.tp as u64, d.tp as u64),
+        ("--pp", e.pp as u64, d.pp as u64),
+        ("--batch", e.batch, d.batch),
+    ] {
+        if x != dx {
+            flag(
+                f,
+                if x == 1 {
+                    "1".into()
+                } else {
+                    format!("1..{x}")
+                },
+            );
+        }
+    }
+    let r = Request::default();
+    for (f, x, dx) in [
+        ("--prompt", s.serving.prompt, r.prompt),
+        ("--output", s.serving.output, r.output),
+    ] {
+        if let Some(x) = x.filter(|x| *x != dx) {
+            flag(f, whole(&f[2..], x)?);
+        }
+    }
+    if (e.x, e.y) != (d.x, d.y) {
+        flag("--objectives", format!("{},{}", e.x.name(), e.y.name()));
+    }
+    for (f, x) in [("--ttft", e.ttft_s), ("--itl", e.itl_s)] {
+        if let Some(x) = x {
+            flag(f, exact::time(x));
+        }
+    }
+    assumption_flags(s, &mut v);
     Ok(v)
 }
 

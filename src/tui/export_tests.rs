@@ -460,3 +460,69 @@ fn the_serving_views_continuous_batching_goes_on_the_command_line() {
     assert!(same(num(&r, "tokens_per_s"), cont.tokens_per_s), "{r}");
     assert_eq!(r["speculative"]["draft"].as_str(), Some("llama-3.2-1b"));
 }
+
+/// The Explore view off its defaults: the selected h100-sxm and the
+/// marked h200-sxm and b200 (from `busy_app`), bf16 and fp8, TP to 4,
+/// batch to 64, a 4k prompt, throughput against cost, TTFT under 500 ms.
+fn explore_app() -> App {
+    use crate::scenario::ExploreHardware;
+    use crate::solver::explore::Objective;
+    use crate::solver::{Precision, Precisions};
+    let mut a = busy_app();
+    a.view_inputs.request.prompt = 4096.0;
+    let e = &mut a.view_inputs.explore;
+    e.hardware = ExploreHardware::Marked;
+    e.precisions = vec![
+        Precisions::named(Precision::Bf16),
+        Precisions::named(Precision::Fp8),
+    ];
+    e.tp = 4;
+    e.batch = 64;
+    e.x = Objective::TokensPerDevice;
+    e.y = Objective::Cost;
+    e.ttft_s = Some(0.5);
+    a.set_view(View::Explore);
+    a
+}
+
+#[test]
+fn the_explore_views_command_prints_its_front() {
+    let a = explore_app();
+    let Ok(ViewData::Explore(d)) = &a.view_data else {
+        panic!("no explore view: {:?}", a.view_data)
+    };
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    assert_eq!(c.plot, None);
+    assert_eq!(
+        export::shell_line(&c.table),
+        "ridgeline explore --model llama-3.1-70b --hardware h100-sxm,h200-sxm,b200 --precision bf16,fp8 --tp 1..4 --batch 1..64 --prompt 4096 --objectives throughput,cost --ttft 500ms --assume compute_efficiency=0.6"
+    );
+    let r = json_record(&a);
+    let x = &d.exploration;
+    // 3 devices x 2 formats x TP 1, 2, 4 x PP 1 x batch 1, 2, ... 64 (7)
+    // = 126 configurations.
+    assert_eq!(x.evaluated, 126);
+    assert_eq!(num(&r, "evaluated"), 126.0);
+    assert_eq!(num(&r, "feasible"), x.feasible as f64);
+    let front = r["front"].as_array().unwrap();
+    assert!(!front.is_empty(), "{r}");
+    assert_eq!(front.len(), x.front.len());
+    for (row, p) in front.iter().enumerate() {
+        let pt = d.front_point(row).unwrap();
+        let ch = d.choice(pt);
+        let f = pt.figures.as_ref().unwrap();
+        let id = &a.catalog.hardware[ch.hw].hw.id;
+        assert_eq!(p["hardware"].as_str(), Some(id.as_str()), "row {row}");
+        assert_eq!(
+            p["precision"].as_str(),
+            Some(ch.precisions.label().as_str())
+        );
+        assert_eq!(num(p, "tp"), ch.tp as f64);
+        assert_eq!(num(p, "batch"), ch.batch);
+        assert!(same(num(p, "itl_s"), f.itl_s), "row {row}");
+        assert!(same(num(p, "ttft_s"), f.ttft_s), "row {row}");
+        let cost = f.cost_per_million_tokens_usd.unwrap();
+        assert!(same(num(p, "cost_per_million_tokens_usd"), cost));
+        assert!(f.ttft_s < 0.5, "the front meets the TTFT limit");
+    }
+}
