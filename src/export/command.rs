@@ -132,12 +132,16 @@ pub fn commands(
             })
         }
         "explore" => {
+            let flags = explore_flags(catalog, s, &hw)?;
             let mut t = head.clone();
             t.push("explore".into());
-            t.extend(explore_flags(catalog, s, &hw)?);
+            t.extend(flags.iter().cloned());
+            let mut p = head.clone();
+            p.extend(["plot".to_string(), "explore".to_string()]);
+            p.extend(flags);
             Ok(Commands {
                 table: t,
-                plot: None,
+                plot: Some(p),
             })
         }
         "training" => {

@@ -463,7 +463,7 @@ fn the_serving_views_continuous_batching_goes_on_the_command_line() {
 
 /// The Explore view off its defaults: the selected h100-sxm and the
 /// marked h200-sxm and b200 (from `busy_app`), bf16 and fp8, TP to 4,
-/// batch to 64, a 4k prompt, throughput against cost, TTFT under 500 ms.
+/// batch to 64, a 4k prompt, TTFT against cost, TTFT under 500 ms.
 fn explore_app() -> App {
     use crate::scenario::ExploreHardware;
     use crate::solver::explore::Objective;
@@ -478,7 +478,7 @@ fn explore_app() -> App {
     ];
     e.tp = 4;
     e.batch = 64;
-    e.x = Objective::TokensPerDevice;
+    e.x = Objective::Ttft;
     e.y = Objective::Cost;
     e.ttft_s = Some(0.5);
     a.set_view(View::Explore);
@@ -492,10 +492,9 @@ fn the_explore_views_command_prints_its_front() {
         panic!("no explore view: {:?}", a.view_data)
     };
     let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
-    assert_eq!(c.plot, None);
     assert_eq!(
         export::shell_line(&c.table),
-        "ridgeline explore --model llama-3.1-70b --hardware h100-sxm,h200-sxm,b200 --precision bf16,fp8 --tp 1..4 --batch 1..64 --prompt 4096 --objectives throughput,cost --ttft 500ms --assume compute_efficiency=0.6"
+        "ridgeline explore --model llama-3.1-70b --hardware h100-sxm,h200-sxm,b200 --precision bf16,fp8 --tp 1..4 --batch 1..64 --prompt 4096 --objectives ttft,cost --ttft 500ms --assume compute_efficiency=0.6"
     );
     let r = json_record(&a);
     let x = &d.exploration;
@@ -525,4 +524,40 @@ fn the_explore_views_command_prints_its_front() {
         assert!(same(num(p, "cost_per_million_tokens_usd"), cost));
         assert!(f.ttft_s < 0.5, "the front meets the TTFT limit");
     }
+}
+
+#[test]
+fn the_explore_views_plot_draws_its_feasible_points_and_front() {
+    let a = explore_app();
+    let Ok(ViewData::Explore(d)) = &a.view_data else {
+        panic!("no explore view: {:?}", a.view_data)
+    };
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    let mut args = c.plot.unwrap();
+    assert_eq!(&args[..3], ["ridgeline", "plot", "explore"]);
+    args.extend(["-o".to_string(), "-".to_string()]);
+    let svg = export::run(&args).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let count = |c: &str| {
+        doc.descendants()
+            .filter(|n| n.attribute("class") == Some(c))
+            .count()
+    };
+    let x = &d.exploration;
+    // A dot for each feasible configuration, a marker for each of the
+    // front's points (all inside whole-decade bounds around them) and one
+    // in the legend.
+    let feasible = x
+        .points
+        .iter()
+        .filter(|p| p.verdict == crate::solver::explore::Verdict::Feasible)
+        .count();
+    assert_eq!(feasible, x.feasible);
+    assert_eq!(count("cloud-point"), x.feasible);
+    assert!(x.front.len() > 1, "a front of one point draws no line");
+    assert_eq!(count("marker"), x.front.len() + 1);
+    assert!(
+        svg.contains(&format!("Pareto front ({})", x.front.len())),
+        "{svg}"
+    );
 }
