@@ -50,6 +50,13 @@ pub fn commands(
         .hardware
         .clone()
         .unwrap_or_else(|| crate::catalog::DEFAULT_HARDWARE.to_string());
+    // `ridgeline [--catalog DIR] CMD... FLAGS...`
+    let line = |cmd: &[&str], flags: Vec<String>| {
+        let mut v = head.clone();
+        v.extend(cmd.iter().map(|c| c.to_string()));
+        v.extend(flags);
+        v
+    };
     let with = |cmd: &[&str], hardware: String, extra: &[String], w: &[String]| {
         let mut v = head.clone();
         v.extend(cmd.iter().map(|c| c.to_string()));
@@ -123,38 +130,23 @@ pub fn commands(
             plot: Some(with(&["plot", "operators"], hw, &[], &wl)),
         }),
         "serving" => {
-            let mut t = head.clone();
-            t.extend(["serve".to_string(), "--hardware".to_string(), hw]);
+            let mut t = line(&["serve", "--hardware", &hw], Vec::new());
             t.extend(serve_flags(s, &wl)?);
             Ok(Commands {
                 table: t,
                 plot: None,
             })
         }
-        "explore" => {
-            let flags = explore_flags(catalog, s, &hw)?;
-            let mut t = head.clone();
-            t.push("explore".into());
-            t.extend(flags.iter().cloned());
-            let mut p = head.clone();
-            p.extend(["plot".to_string(), "explore".to_string()]);
-            p.extend(flags);
+        // The table's command and `plot` of the same name, one set of
+        // flags: the flags' own, not the workload's.
+        "explore" | "training" => {
+            let (cmd, flags) = match view {
+                "explore" => ("explore", explore_flags(catalog, s, &hw)?),
+                _ => ("train", train_flags(s, &hw)?),
+            };
             Ok(Commands {
-                table: t,
-                plot: Some(p),
-            })
-        }
-        "training" => {
-            let mut t = head.clone();
-            t.push("train".into());
-            let flags = train_flags(s, &hw)?;
-            t.extend(flags.iter().cloned());
-            let mut p = head.clone();
-            p.extend(["plot".to_string(), "train".to_string()]);
-            p.extend(flags);
-            Ok(Commands {
-                table: t,
-                plot: Some(p),
+                table: line(&[cmd], flags.clone()),
+                plot: Some(line(&["plot", cmd], flags)),
             })
         }
         other => Err(format!(
@@ -195,6 +187,24 @@ fn without(flags: &[String], flag: &str) -> Vec<String> {
     out
 }
 
+/// Flags being written, `--flag value` pairs.
+struct Flags(Vec<String>);
+
+impl Flags {
+    /// The scenario's `--model`, when it names one.
+    fn new(s: &Scenario) -> Flags {
+        let mut f = Flags(Vec::new());
+        if let Some(m) = &s.model {
+            f.put("--model", m.clone());
+        }
+        f
+    }
+    fn put(&mut self, flag: &str, x: String) {
+        self.0.push(flag.to_string());
+        self.0.push(x);
+    }
+}
+
 /// The workload and assumption flags of a scenario: each value it sets
 /// that differs from the command line's default (`Workload::default()`, the
 /// default profile), written so that the command line reads it back equal.
@@ -202,30 +212,23 @@ fn without(flags: &[String], flag: &str) -> Vec<String> {
 /// default to a model's checkpoint precision.
 pub fn workload_flags(s: &Scenario) -> Result<Vec<String>, String> {
     let d = Workload::default();
-    let mut v: Vec<String> = Vec::new();
-    let mut flag = |f: &str, x: String| {
-        v.push(f.to_string());
-        v.push(x);
-    };
-    if let Some(m) = &s.model {
-        flag("--model", m.clone());
-    }
+    let mut v = Flags::new(s);
     let w = &s.workload;
     if let Some(p) = w.phase.as_deref().filter(|p| *p != d.phase.name()) {
-        flag("--phase", p.to_string());
+        v.put("--phase", p.to_string());
     }
     if let Some(b) = w.batch.filter(|b| *b != d.batch) {
-        flag("--batch", whole("batch", b)?);
+        v.put("--batch", whole("batch", b)?);
     }
     if let Some(c) = w.context.filter(|c| *c != d.context) {
-        flag("--context", whole("context", c)?);
+        v.put("--context", whole("context", c)?);
     }
     let (wt, ac, kv) = (&w.weights, &w.activations, &w.kv);
     match (&w.precision, wt, ac, kv) {
         // All three alike: one flag says it.
-        (None, Some(a), Some(b), Some(c)) if a == b && b == c => flag("--precision", a.clone()),
+        (None, Some(a), Some(b), Some(c)) if a == b && b == c => v.put("--precision", a.clone()),
         // None set: the scenario's default, said (not the checkpoint's).
-        (None, None, None, None) => flag("--precision", d.weights.name().to_string()),
+        (None, None, None, None) => v.put("--precision", d.weights.name().to_string()),
         _ => {
             for (f, p) in [
                 ("--precision", &w.precision),
@@ -234,19 +237,19 @@ pub fn workload_flags(s: &Scenario) -> Result<Vec<String>, String> {
                 ("--kv", kv),
             ] {
                 if let Some(p) = p {
-                    flag(f, p.clone());
+                    v.put(f, p.clone());
                 }
             }
         }
     }
     if let Some(t) = w.tp.filter(|t| *t != d.tp) {
-        flag("--tp", t.to_string());
+        v.put("--tp", t.to_string());
     }
     if let Some(p) = w.pp.filter(|p| *p != d.pp) {
-        flag("--pp", p.to_string());
+        v.put("--pp", p.to_string());
     }
-    assumption_flags(s, &mut v);
-    Ok(v)
+    assumption_flags(s, &mut v.0);
+    Ok(v.0)
 }
 
 /// The calibration profile (when not the default) and each assumption the
@@ -328,16 +331,9 @@ pub fn serve_flags(s: &Scenario, wl: &[String]) -> Result<Vec<String>, String> {
 pub fn explore_flags(catalog: &Catalog, s: &Scenario, hw: &str) -> Result<Vec<String>, String> {
     let e = s.explore_inputs().map_err(|p| problems(&p))?;
     let d = ExploreInputs::default();
-    let mut v: Vec<String> = Vec::new();
-    let mut flag = |f: &str, x: String| {
-        v.push(f.to_string());
-        v.push(x);
-    };
-    if let Some(m) = &s.model {
-        flag("--model", m.clone());
-    }
+    let mut v = Flags::new(s);
     if e.hardware != d.hardware {
-        flag(
+        v.put(
             "--hardware",
             match e.hardware {
                 ExploreHardware::Marked => device_list(
@@ -353,7 +349,7 @@ pub fn explore_flags(catalog: &Catalog, s: &Scenario, hw: &str) -> Result<Vec<St
         scenario::precisions_text(&d.precisions),
     );
     if pe != pd {
-        flag("--precision", pe);
+        v.put("--precision", pe);
     }
     // Each axis is the powers of two from 1 up to its top and the top,
     // which "1..TOP" means to `explore` too.
@@ -363,7 +359,7 @@ pub fn explore_flags(catalog: &Catalog, s: &Scenario, hw: &str) -> Result<Vec<St
         ("--batch", e.batch, d.batch),
     ] {
         if x != dx {
-            flag(
+            v.put(
                 f,
                 if x == 1 {
                     "1".into()
@@ -379,19 +375,19 @@ pub fn explore_flags(catalog: &Catalog, s: &Scenario, hw: &str) -> Result<Vec<St
         ("--output", s.serving.output, r.output),
     ] {
         if let Some(x) = x.filter(|x| *x != dx) {
-            flag(f, whole(&f[2..], x)?);
+            v.put(f, whole(&f[2..], x)?);
         }
     }
     if (e.x, e.y) != (d.x, d.y) {
-        flag("--objectives", format!("{},{}", e.x.name(), e.y.name()));
+        v.put("--objectives", format!("{},{}", e.x.name(), e.y.name()));
     }
     for (f, x) in [("--ttft", e.ttft_s), ("--itl", e.itl_s)] {
         if let Some(x) = x {
-            flag(f, exact::time(x));
+            v.put(f, exact::time(x));
         }
     }
-    assumption_flags(s, &mut v);
-    Ok(v)
+    assumption_flags(s, &mut v.0);
+    Ok(v.0)
 }
 
 /// A scenario's problems in one line.
@@ -423,28 +419,21 @@ pub fn train_flags(s: &Scenario, hardware: &str) -> Result<Vec<String>, String> 
     let inputs = s.training_inputs().map_err(|p| problems(&p))?;
     let t = TrainingSection::of(&inputs);
     let d = TrainingSection::of(&TrainInputs::default());
-    let mut v: Vec<String> = Vec::new();
-    let mut flag = |f: &str, x: String| {
-        v.push(f.to_string());
-        v.push(x);
-    };
-    if let Some(m) = &s.model {
-        flag("--model", m.clone());
-    }
-    flag("--hardware", hardware.to_string());
+    let mut v = Flags::new(s);
+    v.put("--hardware", hardware.to_string());
     let w = &s.workload;
     let precision = w
         .weights
         .clone()
         .or_else(|| w.precision.clone())
         .unwrap_or_else(|| Workload::default().weights.name().to_string());
-    flag("--precision", precision);
+    v.put("--precision", precision);
     // (flag, this run's value, the default's), each written as the
     // scenario writes it, which the command line reads back equal.
     let text = |x: &Option<String>| x.clone().unwrap_or_default();
     let num = |x: Option<f64>| x.map(exact::number).unwrap_or_default();
     let int = |x: Option<u32>| x.map(|n| n.to_string()).unwrap_or_default();
-    let pairs: [(&str, String, String); 22] = [
+    let pairs: [(&str, String, String); 26] = [
         ("--devices", int(t.devices), int(d.devices)),
         ("--tp", int(t.tp), int(d.tp)),
         ("--pp", int(t.pp), int(d.pp)),
@@ -475,13 +464,6 @@ pub fn train_flags(s: &Scenario, hardware: &str) -> Result<Vec<String>, String> 
             text(&t.checkpoint_bandwidth),
             text(&d.checkpoint_bandwidth),
         ),
-    ];
-    for (f, x, dx) in pairs {
-        if x != dx {
-            flag(f, x);
-        }
-    }
-    let more: [(&str, String, String); 4] = [
         ("--restart", text(&t.restart), text(&d.restart)),
         (
             "--moe-token-time",
@@ -495,17 +477,17 @@ pub fn train_flags(s: &Scenario, hardware: &str) -> Result<Vec<String>, String> 
         ),
         ("--moe-capacity", num(t.moe_capacity), num(d.moe_capacity)),
     ];
-    for (f, x, dx) in more {
+    for (f, x, dx) in pairs {
         if x != dx {
-            flag(f, x);
+            v.put(f, x);
         }
     }
     if t.dropout == Some(true) {
-        v.push("--dropout".into());
+        v.0.push("--dropout".into());
     }
-    region_flag(s, &mut v);
-    assumption_flags(s, &mut v);
-    Ok(v)
+    region_flag(s, &mut v.0);
+    assumption_flags(s, &mut v.0);
+    Ok(v.0)
 }
 
 /// One argument as a POSIX shell reads it back: bare when it holds only

@@ -561,3 +561,76 @@ fn the_explore_views_plot_draws_its_feasible_points_and_front() {
         "{svg}"
     );
 }
+
+#[test]
+fn every_training_knob_off_its_default_reads_back_on_the_command_line() {
+    let mut a = app();
+    a.model = model(&a, "mixtral-8x7b");
+    a.hw = hw(&a, "h100-sxm");
+    let t = &mut a.view_inputs.train;
+    // 64 devices = dp 2 x tp 2 x pp 4 x ep 2 x cp 2; 32 layers over 4
+    // stages of 2 chunks each (v 2) = 4 layers a chunk.
+    t.devices = 64;
+    t.tp = 2;
+    t.pp = 4;
+    t.v = 2;
+    t.ep = 2;
+    t.cp = 2;
+    t.contiguous = 2;
+    t.dropout = true;
+    t.global_batch = 1_048_576.0;
+    let ta = &mut t.assumptions;
+    ta.tp_overlap = 0.25;
+    ta.ep_overlap = 0.5;
+    ta.cp_overlap = 0.75;
+    // 0.4 us, 8 min = 480 s, 1 GB/s.
+    ta.moe_token_time_s = 4e-7;
+    ta.restart_s = 480.0;
+    ta.checkpoint_bandwidth = 1e9;
+    ta.attention_efficiency = 0.5;
+    ta.moe_capacity = 1.25;
+    a.set_view(View::Training);
+    let Ok(ViewData::Training(d)) = &a.view_data else {
+        panic!("no training view: {:?}", a.view_data)
+    };
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    let line = export::shell_line(&c.table);
+    for f in [
+        "--interleave 2",
+        "--ep 2",
+        "--cp 2",
+        "--contiguous 2",
+        "--tp-overlap 0.25",
+        "--ep-overlap 0.5",
+        "--cp-overlap 0.75",
+        "--moe-token-time ",
+        "--restart ",
+        "--checkpoint-bandwidth ",
+        "--attention-eff 0.5",
+        "--moe-capacity 1.25",
+        "--dropout",
+    ] {
+        assert!(line.contains(f), "{f} missing: {line}");
+    }
+    let r = json_record(&a);
+    let l = &r["layout"];
+    for (k, x) in [
+        ("dp", 2.0),
+        ("tp", 2.0),
+        ("pp", 4.0),
+        ("ep", 2.0),
+        ("cp", 2.0),
+    ] {
+        assert_eq!(num(l, k), x, "{k}: {r}");
+    }
+    assert_eq!(r["dropout"].as_bool(), Some(true));
+    assert_eq!(num(&r, "contiguous"), 2.0);
+    let s = &d.training.step;
+    assert!(same(num(&r, "step_time_s"), s.step_time_s), "{r}");
+    assert!(same(num(&r, "mfu"), s.mfu), "{r}");
+    let mem = &r["memory_per_device_bytes"];
+    assert!(same(num(mem, "total"), d.training.memory.total()), "{mem}");
+    // The restart and checkpoint bandwidth reach the run's figures.
+    let secs = r["time_to_train_s"].as_f64();
+    assert!(secs.is_some_and(|x| same(x, d.run.time_to_train_s)), "{r}");
+}
