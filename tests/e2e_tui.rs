@@ -56,7 +56,7 @@ fn a_user_at_80x24_with_arrow_keys() {
     // Down past it stays there).
     t.keys(&["Down"; 30]);
     let s = t.wait_for("ctrl-c");
-    assert!(s.contains("save the workbench state"), "{s}");
+    assert!(s.contains("suspend to the shell"), "{s}");
     t.keys(&["Escape"]);
     t.wait("help to close", |s| !s.contains(" Keys "));
     // Up to the bar (one more Up reaches the views; Down comes back to

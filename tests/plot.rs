@@ -151,3 +151,56 @@ fn operators_draw_each_operator_that_does_math_under_one_roof() {
         assert!(svg.contains(op), "{op} missing");
     }
 }
+
+#[test]
+fn explore_draws_the_feasible_dots_and_the_front() {
+    // 8B on h100 and b200, bf16 and fp8, TP 1 and 2, batch 1, 2, 4, 8:
+    // 2 x 2 x 2 x 4 = 32 configurations.
+    let out = ridgeline(&[
+        "plot",
+        "explore",
+        "-H",
+        "h100,b200",
+        "-p",
+        "bf16,fp8",
+        "--tp",
+        "1..2",
+        "--batch",
+        "1..8",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let svg = text(&out.stdout);
+    let doc = parse(&svg);
+    assert!(svg.contains("\n32 configurations, "), "{svg}");
+    // Every configuration of 8B fits an 80 GB device or more, and there
+    // is no limit: all 32 are feasible dots.
+    assert_eq!(class_count(&doc, "cloud-point"), 32);
+    assert_eq!(class_count(&doc, "series"), 1);
+    // The axes read in the objectives' units: ITL in time, cost in $.
+    assert!(svg.contains("\n10 ms\n"), "{svg}");
+    assert!(svg.contains("\n$1\n"), "{svg}");
+}
+
+#[test]
+fn explore_refuses_what_a_plot_cannot_draw() {
+    for (args, says) in [
+        (vec!["--objectives", "itl,cost,energy"], "two axes, not 3"),
+        (vec!["--all"], "--all"),
+        // The 44 built-in devices x 3 formats x TP 1, 2, 4, 8 x PP 1 to
+        // 32768 (16) x batch 1 to 65536 (17) = 143616 > 100000.
+        (
+            vec!["-H", "all", "--pp", "1..32768", "--batch", "1..65536"],
+            "143616 configurations: a plot draws up to 100000",
+        ),
+    ] {
+        let mut a = vec!["plot", "explore", "-o", "-"];
+        a.extend(args);
+        let out = ridgeline(&a);
+        assert_eq!(out.status.code(), Some(2), "{a:?}");
+        let err = text(&out.stderr);
+        assert!(err.contains(says), "{a:?}: {err}");
+        assert!(out.stdout.is_empty());
+    }
+}

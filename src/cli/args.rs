@@ -141,6 +141,7 @@ impl Command {
                 super::plot::PlotKind::Sweep(p) => ModelArg::workload(&mut p.sweep.workload),
                 super::plot::PlotKind::Train(p) => ModelArg::Alone(&mut p.train.model),
                 super::plot::PlotKind::Operators(p) => ModelArg::workload(&mut p.ops.workload),
+                super::plot::PlotKind::Explore(p) => ModelArg::Alone(&mut p.explore.model),
             }),
             Command::Zoo(_)
             | Command::Catalog(_)

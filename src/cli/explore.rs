@@ -177,7 +177,19 @@ fn hardware(cat: &Catalog, s: &str) -> Result<Vec<crate::solver::Hardware>, CliE
     Ok(devices(cat, s)?.into_iter().map(|e| e.hw.clone()).collect())
 }
 
-pub fn explore(cat: &Catalog, a: &ExploreArgs, style: Style, out: Out) -> Result<(), CliError> {
+/// The space of the flags: the model, the axes, the objectives, the
+/// limits, the assumptions and the idle share (shared with `plot explore`).
+pub(super) struct Space<'c> {
+    pub model: &'c crate::solver::Model,
+    pub axes: Axes,
+    pub objectives: Vec<Objective>,
+    pub limits: Limits,
+    pub asm: crate::solver::Assumptions,
+    pub idle: f64,
+}
+
+/// Read the flags into the space they span, or the first problem.
+pub(super) fn space<'c>(cat: &'c Catalog, a: &ExploreArgs) -> Result<Space<'c>, CliError> {
     let model = &cat.model(&a.model)?.model;
     let axes = Axes {
         hardware: hardware(cat, &a.hardware)?,
@@ -214,6 +226,25 @@ pub fn explore(cat: &Catalog, a: &ExploreArgs, style: Style, out: Out) -> Result
         Some(v) => return Err(input("idle-power", format!("{v} is not between 0 and 1"))),
         None => DEFAULT_IDLE_SHARE,
     };
+    Ok(Space {
+        model,
+        axes,
+        objectives,
+        limits,
+        asm,
+        idle,
+    })
+}
+
+pub fn explore(cat: &Catalog, a: &ExploreArgs, style: Style, out: Out) -> Result<(), CliError> {
+    let Space {
+        model,
+        axes,
+        objectives,
+        limits,
+        asm,
+        idle,
+    } = space(cat, a)?;
     let names: Vec<&str> = objectives.iter().map(|o| o.name()).collect();
     let run =
         |each: &mut dyn FnMut(&Point) -> Result<(), CliError>| -> Result<Summary, CliError> {

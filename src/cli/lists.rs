@@ -129,6 +129,10 @@ pub fn merge_lists(cat: &Catalog, command: &Command, err: Out) -> Result<Command
                 hardware(cat, &mut p.compare.hardware, err)?
             }
             super::plot::PlotKind::Sweep(p) => hardware(cat, &mut p.sweep.hardware, err)?,
+            super::plot::PlotKind::Explore(p) => {
+                hardware(cat, &mut p.explore.hardware, err)?;
+                precisions(&mut p.explore.precision, "precision", err)?;
+            }
             super::plot::PlotKind::Train(_) | super::plot::PlotKind::Operators(_) => {}
         },
         Command::Synth(a) => hardware(cat, &mut a.hardware, err)?,

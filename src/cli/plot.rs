@@ -11,6 +11,7 @@ use super::sweep::batch_sweep;
 use super::{CliError, Out, assumptions, devices, single_batch, workload, write};
 use crate::catalog::Catalog;
 use crate::plot::{self, Figure, build};
+use crate::solver::explore::{self, Objective};
 use crate::solver::{self, Phase, Workload, compare, sweep, units};
 use crate::words::Words;
 use clap::{Args, Subcommand};
@@ -42,6 +43,18 @@ pub enum PlotKind {
     /// (`ops`' flags), at the fewest devices that hold it when it does not
     /// fit as asked.
     Operators(PlotOps),
+    /// The serving configurations of `explore`'s space on its two
+    /// objectives (`explore`'s flags, two --objectives): every feasible
+    /// one as a faint dot, the Pareto front as a line over them.
+    Explore(Box<PlotExplore>),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PlotExplore {
+    #[command(flatten)]
+    pub explore: super::explore::ExploreArgs,
+    #[command(flatten)]
+    pub to: PlotOut,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -95,6 +108,7 @@ impl PlotKind {
             PlotKind::Sweep(a) => &a.to,
             PlotKind::Train(a) => &a.to,
             PlotKind::Operators(a) => &a.to,
+            PlotKind::Explore(a) => &a.to,
         }
     }
     /// The format flag of the command it shares flags with (refused: a
@@ -105,6 +119,7 @@ impl PlotKind {
             PlotKind::Sweep(a) => a.sweep.workload.format,
             PlotKind::Train(a) => a.train.profile.format,
             PlotKind::Operators(a) => a.ops.workload.format,
+            PlotKind::Explore(a) => a.explore.format,
         }
     }
 }
@@ -143,6 +158,7 @@ pub fn figure(cat: &Catalog, kind: &PlotKind) -> Result<Figure, CliError> {
         PlotKind::Sweep(a) => sweep_figure(cat, &a.sweep),
         PlotKind::Train(a) => train_figure(cat, &a.train),
         PlotKind::Operators(a) => operators_figure(cat, &a.ops),
+        PlotKind::Explore(a) => explore_figure(cat, &a.explore),
     }
 }
 
@@ -382,5 +398,94 @@ fn operators_figure(cat: &Catalog, a: &OpsArgs) -> Result<Figure, CliError> {
             memory: b.memory_efficiency,
         }),
         points,
+    }))
+}
+
+/// The most configurations `plot explore` draws: each feasible one is a
+/// dot of the SVG (10^5 dots are some megabytes); more is for `explore
+/// --all`.
+pub const MAX_PLOT_CONFIGS: usize = 100_000;
+
+/// How an objective's axis ticks read.
+fn objective_unit(o: Objective) -> plot::Unit {
+    match o {
+        Objective::Itl | Objective::Ttft => plot::Unit::Time,
+        Objective::Cost => plot::Unit::Usd,
+        Objective::Energy => plot::Unit::Joules,
+        Objective::TokensPerDevice | Objective::Devices => plot::Unit::Number,
+    }
+}
+
+/// `explore`'s space on its two objectives: every feasible configuration
+/// a faint dot, the front a line through its points in the first
+/// objective's order.
+fn explore_figure(cat: &Catalog, a: &super::explore::ExploreArgs) -> Result<Figure, CliError> {
+    if a.all {
+        return Err(CliError::Input(
+            "--all: a plot draws every feasible configuration already; leave it out".into(),
+        ));
+    }
+    let sp = super::explore::space(cat, a)?;
+    let [x, y] = sp.objectives[..] else {
+        return Err(CliError::Input(format!(
+            "--objectives: a plot has two axes, not {}; give two, like --objectives itl,cost",
+            sp.objectives.len()
+        )));
+    };
+    let size = sp.axes.size();
+    if size > MAX_PLOT_CONFIGS {
+        return Err(CliError::Input(format!(
+            "{size} configurations: a plot draws up to {MAX_PLOT_CONFIGS}; narrow an axis (--hardware, --precision, --tp, --pp, --batch, --prompt, --output), or use `ridgeline explore --all --format csv` for every one"
+        )));
+    }
+    let e = explore::explore(
+        sp.model,
+        &sp.axes,
+        &sp.limits,
+        &sp.objectives,
+        &sp.asm,
+        sp.idle,
+    )?;
+    let xy = |p: &explore::Point| {
+        let f = p.figures.as_ref()?;
+        Some((x.value(f)?, y.value(f)?))
+    };
+    let cloud: Vec<(f64, f64)> = e
+        .points
+        .iter()
+        .filter(|p| p.verdict == explore::Verdict::Feasible)
+        .filter_map(xy)
+        .collect();
+    let mut front: Vec<(f64, f64)> = e.front.iter().filter_map(|&i| xy(&e.points[i])).collect();
+    front.sort_by(|p, q| p.0.total_cmp(&q.0));
+    let one = |v: &[f64]| match v {
+        [only] => units::format_tokens(*only),
+        _ => format!("{} lengths", v.len()),
+    };
+    let subtitle = format!(
+        "{} configurations, {} feasible, {} on the front; prompt {}, output {}, profile {}",
+        e.evaluated,
+        e.feasible,
+        front.len(),
+        one(&sp.axes.prompt),
+        one(&sp.axes.output),
+        a.profile
+    );
+    Ok(Figure::Lines(plot::Lines {
+        title: format!("Explore: {}", sp.model.name),
+        subtitle,
+        x_title: x.axis_title().to_string(),
+        y_title: y.axis_title().to_string(),
+        series: vec![plot::Series {
+            place: 0,
+            label: format!("Pareto front ({})", front.len()),
+            points: front,
+        }],
+        marks: Vec::new(),
+        units: [objective_unit(x), objective_unit(y)],
+        cloud: Some(plot::Cloud {
+            label: format!("feasible ({})", cloud.len()),
+            points: cloud,
+        }),
     }))
 }

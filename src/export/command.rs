@@ -5,10 +5,11 @@
 
 use crate::catalog::Catalog;
 use crate::scenario::{
-    self, DEFAULT_PROFILE, DEFAULT_SWEEP_BATCHES, FLAGSHIP_FAMILY, SWEEP_CONTEXTS, Scenario,
-    Setting, exact,
+    self, DEFAULT_PROFILE, DEFAULT_SWEEP_BATCHES, ExploreHardware, ExploreInputs, FLAGSHIP_FAMILY,
+    SWEEP_CONTEXTS, Scenario, ServeModes, Setting, TrainInputs, TrainingSection, exact,
 };
 use crate::solver::Workload;
+use crate::solver::serving::Request;
 use std::path::Path;
 
 /// A view's command lines, each as its arguments from "ridgeline" on.
@@ -21,7 +22,15 @@ pub struct Commands {
 }
 
 /// The views that have command lines, by scenario name.
-pub const VIEWS: [&str; 4] = ["roofline", "sweep", "generations", "operators"];
+pub const VIEWS: [&str; 7] = [
+    "roofline",
+    "serving",
+    "sweep",
+    "generations",
+    "operators",
+    "training",
+    "explore",
+];
 
 /// The command lines of the scenario's view. `catalog_dir`: the `--catalog`
 /// the workbench was opened with.
@@ -41,6 +50,13 @@ pub fn commands(
         .hardware
         .clone()
         .unwrap_or_else(|| crate::catalog::DEFAULT_HARDWARE.to_string());
+    // `ridgeline [--catalog DIR] CMD... FLAGS...`
+    let line = |cmd: &[&str], flags: Vec<String>| {
+        let mut v = head.clone();
+        v.extend(cmd.iter().map(|c| c.to_string()));
+        v.extend(flags);
+        v
+    };
     let with = |cmd: &[&str], hardware: String, extra: &[String], w: &[String]| {
         let mut v = head.clone();
         v.extend(cmd.iter().map(|c| c.to_string()));
@@ -113,8 +129,28 @@ pub fn commands(
             table: with(&["ops"], hw.clone(), &[], &wl),
             plot: Some(with(&["plot", "operators"], hw, &[], &wl)),
         }),
+        "serving" => {
+            let mut t = line(&["serve", "--hardware", &hw], Vec::new());
+            t.extend(serve_flags(s, &wl)?);
+            Ok(Commands {
+                table: t,
+                plot: None,
+            })
+        }
+        // The table's command and `plot` of the same name, one set of
+        // flags: the flags' own, not the workload's.
+        "explore" | "training" => {
+            let (cmd, flags) = match view {
+                "explore" => ("explore", explore_flags(catalog, s, &hw)?),
+                _ => ("train", train_flags(s, &hw)?),
+            };
+            Ok(Commands {
+                table: line(&[cmd], flags.clone()),
+                plot: Some(line(&["plot", cmd], flags)),
+            })
+        }
         other => Err(format!(
-            "the {other} view has no command line yet; the Roofline (1), Sweep (4), Generations (5) and Operators (8) views have"
+            "the {other} view has no command line yet; the Roofline (1), Serving (2), Sweep (4), Generations (5), Training (7), Operators (8) and Explore (9) views have"
         )),
     }
 }
@@ -151,6 +187,24 @@ fn without(flags: &[String], flag: &str) -> Vec<String> {
     out
 }
 
+/// Flags being written, `--flag value` pairs.
+struct Flags(Vec<String>);
+
+impl Flags {
+    /// The scenario's `--model`, when it names one.
+    fn new(s: &Scenario) -> Flags {
+        let mut f = Flags(Vec::new());
+        if let Some(m) = &s.model {
+            f.put("--model", m.clone());
+        }
+        f
+    }
+    fn put(&mut self, flag: &str, x: String) {
+        self.0.push(flag.to_string());
+        self.0.push(x);
+    }
+}
+
 /// The workload and assumption flags of a scenario: each value it sets
 /// that differs from the command line's default (`Workload::default()`, the
 /// default profile), written so that the command line reads it back equal.
@@ -158,40 +212,23 @@ fn without(flags: &[String], flag: &str) -> Vec<String> {
 /// default to a model's checkpoint precision.
 pub fn workload_flags(s: &Scenario) -> Result<Vec<String>, String> {
     let d = Workload::default();
-    let mut v: Vec<String> = Vec::new();
-    let mut flag = |f: &str, x: String| {
-        v.push(f.to_string());
-        v.push(x);
-    };
-    if let Some(m) = &s.model {
-        flag("--model", m.clone());
-    }
+    let mut v = Flags::new(s);
     let w = &s.workload;
     if let Some(p) = w.phase.as_deref().filter(|p| *p != d.phase.name()) {
-        flag("--phase", p.to_string());
+        v.put("--phase", p.to_string());
     }
-    let whole = |what: &str, x: f64| {
-        if x.fract() != 0.0 || x < 1.0 {
-            Err(format!(
-                "{what} {}: the command line takes a whole {what} of 1 or more",
-                exact::number(x)
-            ))
-        } else {
-            Ok(exact::number(x))
-        }
-    };
     if let Some(b) = w.batch.filter(|b| *b != d.batch) {
-        flag("--batch", whole("batch", b)?);
+        v.put("--batch", whole("batch", b)?);
     }
     if let Some(c) = w.context.filter(|c| *c != d.context) {
-        flag("--context", whole("context", c)?);
+        v.put("--context", whole("context", c)?);
     }
     let (wt, ac, kv) = (&w.weights, &w.activations, &w.kv);
     match (&w.precision, wt, ac, kv) {
         // All three alike: one flag says it.
-        (None, Some(a), Some(b), Some(c)) if a == b && b == c => flag("--precision", a.clone()),
+        (None, Some(a), Some(b), Some(c)) if a == b && b == c => v.put("--precision", a.clone()),
         // None set: the scenario's default, said (not the checkpoint's).
-        (None, None, None, None) => flag("--precision", d.weights.name().to_string()),
+        (None, None, None, None) => v.put("--precision", d.weights.name().to_string()),
         _ => {
             for (f, p) in [
                 ("--precision", &w.precision),
@@ -200,29 +237,257 @@ pub fn workload_flags(s: &Scenario) -> Result<Vec<String>, String> {
                 ("--kv", kv),
             ] {
                 if let Some(p) = p {
-                    flag(f, p.clone());
+                    v.put(f, p.clone());
                 }
             }
         }
     }
     if let Some(t) = w.tp.filter(|t| *t != d.tp) {
-        flag("--tp", t.to_string());
+        v.put("--tp", t.to_string());
     }
     if let Some(p) = w.pp.filter(|p| *p != d.pp) {
-        flag("--pp", p.to_string());
+        v.put("--pp", p.to_string());
     }
+    assumption_flags(s, &mut v.0);
+    Ok(v.0)
+}
+
+/// The calibration profile (when not the default) and each assumption the
+/// scenario sets over it, as `--profile` and `--assume KEY=VALUE`.
+fn assumption_flags(s: &Scenario, v: &mut Vec<String>) {
     let a = &s.assumptions;
     if let Some(p) = a.profile.as_deref().filter(|p| *p != DEFAULT_PROFILE) {
-        flag("--profile", p.to_string());
+        v.extend(["--profile".to_string(), p.to_string()]);
     }
     for (k, x) in &a.values {
         let x = match x {
             Setting::Number(n) => exact::number(*n),
             Setting::Text(t) => t.clone(),
         };
-        flag("--assume", format!("{k}={x}"));
+        v.extend(["--assume".to_string(), format!("{k}={x}")]);
+    }
+}
+
+/// The carbon region of `serve` and `train` when none is given (their
+/// `--region` default, which is the workbench's first region too).
+const CLI_REGION: &str = "us-east";
+
+/// `--region` for the scenario's carbon region, when not the default.
+fn region_flag(s: &Scenario, v: &mut Vec<String>) {
+    if let Some(r) = s.serving.region.as_deref().filter(|r| *r != CLI_REGION) {
+        v.extend(["--region".to_string(), r.to_string()]);
+    }
+}
+
+/// The flags of `ridgeline serve` for the scenario's Serving view, after
+/// the workload's (`wl`, from `workload_flags`): those less the phase and
+/// the context (a request sets both), the request's prompt and output
+/// when not the default, the carbon region, and the batching when
+/// continuous with each of its settings off the default (static batching
+/// takes none of them).
+pub fn serve_flags(s: &Scenario, wl: &[String]) -> Result<Vec<String>, String> {
+    let mut v = without(&without(wl, "--phase"), "--context");
+    let r = Request::default();
+    for (f, x, d) in [
+        ("--prompt", s.serving.prompt, r.prompt),
+        ("--output", s.serving.output, r.output),
+    ] {
+        if let Some(x) = x.filter(|x| *x != d) {
+            v.extend([f.to_string(), whole(&f[2..], x)?]);
+        }
+    }
+    region_flag(s, &mut v);
+    let m = s.serve_modes().map_err(|p| problems(&p))?;
+    if m.continuous {
+        let d = ServeModes::default();
+        v.extend(["--batching".to_string(), "continuous".to_string()]);
+        if m.token_budget != d.token_budget {
+            v.extend([
+                "--token-budget".to_string(),
+                whole("token budget", m.token_budget)?,
+            ]);
+        }
+        if m.prefix_hit != d.prefix_hit {
+            v.extend(["--prefix-hit".to_string(), exact::number(m.prefix_hit)]);
+        }
+        if let Some(draft) = &m.draft {
+            v.extend(["--draft".to_string(), draft.clone()]);
+            if m.proposed != d.proposed {
+                v.extend(["--proposed".to_string(), m.proposed.to_string()]);
+            }
+            if m.acceptance != d.acceptance {
+                v.extend(["--acceptance".to_string(), exact::number(m.acceptance)]);
+            }
+        }
     }
     Ok(v)
+}
+
+/// The flags of `ridgeline explore` for the scenario's Explore view: the
+/// model, each axis and limit of `[explore]` off the default (the view's
+/// defaults are `explore`'s), its two objectives, the request of
+/// `[serving]` (one prompt and one output, as the view searches) and the
+/// assumptions. The marked devices are named by id, the selected first.
+pub fn explore_flags(catalog: &Catalog, s: &Scenario, hw: &str) -> Result<Vec<String>, String> {
+    let e = s.explore_inputs().map_err(|p| problems(&p))?;
+    let d = ExploreInputs::default();
+    let mut v = Flags::new(s);
+    if e.hardware != d.hardware {
+        v.put(
+            "--hardware",
+            match e.hardware {
+                ExploreHardware::Marked => device_list(
+                    catalog,
+                    std::iter::once(hw).chain(s.compare.iter().map(String::as_str)),
+                ),
+                h => h.name().to_string(),
+            },
+        );
+    }
+    let (pe, pd) = (
+        scenario::precisions_text(&e.precisions),
+        scenario::precisions_text(&d.precisions),
+    );
+    if pe != pd {
+        v.put("--precision", pe);
+    }
+    // Each axis is the powers of two from 1 up to its top and the top,
+    // which "1..TOP" means to `explore` too.
+    for (f, x, dx) in [
+        ("--tp", e.tp as u64, d.tp as u64),
+        ("--pp", e.pp as u64, d.pp as u64),
+        ("--batch", e.batch, d.batch),
+    ] {
+        if x != dx {
+            v.put(
+                f,
+                if x == 1 {
+                    "1".into()
+                } else {
+                    format!("1..{x}")
+                },
+            );
+        }
+    }
+    let r = Request::default();
+    for (f, x, dx) in [
+        ("--prompt", s.serving.prompt, r.prompt),
+        ("--output", s.serving.output, r.output),
+    ] {
+        if let Some(x) = x.filter(|x| *x != dx) {
+            v.put(f, whole(&f[2..], x)?);
+        }
+    }
+    if (e.x, e.y) != (d.x, d.y) {
+        v.put("--objectives", format!("{},{}", e.x.name(), e.y.name()));
+    }
+    for (f, x) in [("--ttft", e.ttft_s), ("--itl", e.itl_s)] {
+        if let Some(x) = x {
+            v.put(f, exact::time(x));
+        }
+    }
+    assumption_flags(s, &mut v.0);
+    Ok(v.0)
+}
+
+/// A scenario's problems in one line.
+fn problems(p: &[crate::scenario::Problem]) -> String {
+    p.iter()
+        .map(|(key, why)| format!("{key}: {why}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// `x` as a whole number the command line takes (1 or more), or why not.
+fn whole(what: &str, x: f64) -> Result<String, String> {
+    if x.fract() != 0.0 || x < 1.0 {
+        Err(format!(
+            "{what} {}: the command line takes a whole {what} of 1 or more",
+            exact::number(x)
+        ))
+    } else {
+        Ok(exact::number(x))
+    }
+}
+
+/// The flags of `ridgeline train` for the scenario's Training view: the
+/// model, the device, the run's number format (the workload's weights, as
+/// the view takes it), the carbon region when not the default, each
+/// `[training]` value that differs from the view's default (which is
+/// `train`'s: both take the solver's `DEFAULTS`), and the assumptions.
+pub fn train_flags(s: &Scenario, hardware: &str) -> Result<Vec<String>, String> {
+    let inputs = s.training_inputs().map_err(|p| problems(&p))?;
+    let t = TrainingSection::of(&inputs);
+    let d = TrainingSection::of(&TrainInputs::default());
+    let mut v = Flags::new(s);
+    v.put("--hardware", hardware.to_string());
+    let w = &s.workload;
+    let precision = w
+        .weights
+        .clone()
+        .or_else(|| w.precision.clone())
+        .unwrap_or_else(|| Workload::default().weights.name().to_string());
+    v.put("--precision", precision);
+    // (flag, this run's value, the default's), each written as the
+    // scenario writes it, which the command line reads back equal.
+    let text = |x: &Option<String>| x.clone().unwrap_or_default();
+    let num = |x: Option<f64>| x.map(exact::number).unwrap_or_default();
+    let int = |x: Option<u32>| x.map(|n| n.to_string()).unwrap_or_default();
+    let pairs: [(&str, String, String); 26] = [
+        ("--devices", int(t.devices), int(d.devices)),
+        ("--tp", int(t.tp), int(d.tp)),
+        ("--pp", int(t.pp), int(d.pp)),
+        ("--interleave", int(t.v), int(d.v)),
+        ("--ep", int(t.ep), int(d.ep)),
+        ("--cp", int(t.cp), int(d.cp)),
+        (
+            "--zero",
+            t.zero.map(|z| z.to_string()).unwrap_or_default(),
+            d.zero.map(|z| z.to_string()).unwrap_or_default(),
+        ),
+        ("--recompute", text(&t.recompute), text(&d.recompute)),
+        ("--attention", text(&t.attention), text(&d.attention)),
+        ("--edge-layers", int(t.edge_layers), int(d.edge_layers)),
+        ("--contiguous", int(t.contiguous), int(d.contiguous)),
+        ("--global-batch", num(t.global_batch), num(d.global_batch)),
+        ("--micro-batch", int(t.micro_batch), int(d.micro_batch)),
+        ("--seq", num(t.seq), num(d.seq)),
+        ("--tokens", text(&t.tokens), text(&d.tokens)),
+        ("--optimizer", text(&t.optimizer), text(&d.optimizer)),
+        ("--dp-overlap", num(t.dp_overlap), num(d.dp_overlap)),
+        ("--tp-overlap", num(t.tp_overlap), num(d.tp_overlap)),
+        ("--ep-overlap", num(t.ep_overlap), num(d.ep_overlap)),
+        ("--cp-overlap", num(t.cp_overlap), num(d.cp_overlap)),
+        ("--mtbf", text(&t.mtbf), text(&d.mtbf)),
+        (
+            "--checkpoint-bandwidth",
+            text(&t.checkpoint_bandwidth),
+            text(&d.checkpoint_bandwidth),
+        ),
+        ("--restart", text(&t.restart), text(&d.restart)),
+        (
+            "--moe-token-time",
+            text(&t.moe_token_time),
+            text(&d.moe_token_time),
+        ),
+        (
+            "--attention-eff",
+            num(t.attention_efficiency),
+            num(d.attention_efficiency),
+        ),
+        ("--moe-capacity", num(t.moe_capacity), num(d.moe_capacity)),
+    ];
+    for (f, x, dx) in pairs {
+        if x != dx {
+            v.put(f, x);
+        }
+    }
+    if t.dropout == Some(true) {
+        v.0.push("--dropout".into());
+    }
+    region_flag(s, &mut v.0);
+    assumption_flags(s, &mut v.0);
+    Ok(v.0)
 }
 
 /// One argument as a POSIX shell reads it back: bare when it holds only

@@ -149,6 +149,8 @@ pub fn sweep(
         y_title: words.rate().to_string(),
         series,
         marks,
+        units: [super::Unit::Number; 2],
+        cloud: None,
     }
 }
 

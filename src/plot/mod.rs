@@ -66,6 +66,44 @@ pub struct Lines {
     pub series: Vec<Series>,
     /// Vertical marks: (the place of the series it belongs to, x, label).
     pub marks: Vec<(usize, f64, String)>,
+    /// How the ticks of x and y read.
+    pub units: [Unit; 2],
+    /// Points drawn faint and unjoined under the series (the Explore
+    /// plot's feasible configurations).
+    pub cloud: Option<Cloud>,
+}
+
+/// Faint points under a plot's lines, and what they are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cloud {
+    pub label: String,
+    /// (x, y), both positive.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// What a log axis counts: how its decade ticks read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// 0.1, 1, 10, 1k.
+    Number,
+    /// Seconds: "10 ms".
+    Time,
+    /// US dollars: "$0.1".
+    Usd,
+    /// Joules: "10 J".
+    Joules,
+}
+
+impl Unit {
+    /// A tick's label.
+    pub fn label(self, v: f64) -> String {
+        match self {
+            Unit::Number => crate::solver::units::format_number(v),
+            Unit::Time => crate::solver::units::format_time(v),
+            Unit::Usd => format!("${}", crate::solver::units::format_number(v)),
+            Unit::Joules => format!("{} J", crate::solver::units::format_number(v)),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -175,6 +175,15 @@ pub fn marker(place: usize, x: f64, y: f64, r: f64) -> Group {
     g
 }
 
+/// A point of a cloud: a small light-grey dot, under the lines.
+fn cloud_dot(x: f64, y: f64) -> Circle {
+    Circle::new()
+        .set("cx", n(x))
+        .set("cy", n(y))
+        .set("r", "2.2")
+        .set("fill", "#b8b8b8")
+}
+
 /// The other phase's point: a hollow grey ring.
 fn ring(x: f64, y: f64, r: f64) -> Circle {
     Circle::new()
@@ -241,8 +250,8 @@ fn axes(
     m: Map,
     x_title: &str,
     y_title: &str,
-    xl: fn(f64) -> String,
-    yl: fn(f64) -> String,
+    xl: impl Fn(f64) -> String,
+    yl: impl Fn(f64) -> String,
 ) -> Group {
     let mut g = Group::new().set("class", "axes");
     for k in decades(m.b.x) {
@@ -513,20 +522,37 @@ fn decade_bounds(v: impl Iterator<Item = f64>) -> [f64; 2] {
 /// Lines over log-log axes: each series in its device's dash and marker,
 /// the vertical marks, the legend.
 pub fn lines(l: &Lines) -> String {
-    let all = || l.series.iter().flat_map(|s| s.points.iter());
+    let cloud = l.cloud.iter().flat_map(|c| c.points.iter());
+    let all = || {
+        l.series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .chain(cloud.clone())
+    };
     let m = Map {
         b: Bounds {
             x: decade_bounds(all().map(|p| p.0).chain(l.marks.iter().map(|k| k.1))),
             y: decade_bounds(all().map(|p| p.1)),
         },
     };
+    let [xu, yu] = l.units;
     let mut doc = page(&l.title, &l.subtitle, H).add(axes(
         m,
         &l.x_title,
         &l.y_title,
-        units::format_number,
-        units::format_number,
+        |v| xu.label(v),
+        |v| yu.label(v),
     ));
+    if let Some(c) = &l.cloud {
+        let mut g = Group::new()
+            .set("class", "cloud")
+            .add(Title::new(clean(&c.label)));
+        for &(x, y) in c.points.iter().filter(|(x, y)| m.inside(*x, *y)) {
+            let (px, py) = m.at(x, y);
+            g = g.add(cloud_dot(px, py).set("class", "cloud-point"));
+        }
+        doc = doc.add(g);
+    }
     for s in &l.series {
         let pts: Vec<(f64, f64)> = s
             .points
@@ -561,6 +587,12 @@ pub fn lines(l: &Lines) -> String {
     }
     let mut g = Group::new().set("class", "legend");
     let mut y = TOP + 6.0;
+    if let Some(c) = &l.cloud {
+        g = g.add(cloud_dot(LEGEND_X + 18.0, y)).add(
+            text(LEGEND_X + 44.0, y + 4.0, &c.label, 12.0, "start").set("class", "legend-cloud"),
+        );
+        y += 22.0;
+    }
     for s in l.series.iter().take(12) {
         let dash = dash_array(marks::device(s.place).dash);
         g = g

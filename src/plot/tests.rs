@@ -186,6 +186,8 @@ fn lines_draw_each_series_and_mark() {
             points: vec![(1.0, 100.0), (10.0, 900.0), (100.0, 5000.0)],
         }],
         marks: vec![(2, 20.0, "crossover 20".into())],
+        units: [super::Unit::Number; 2],
+        cloud: None,
     };
     let svg = super::svg::lines(&l);
     let doc = roxmltree::Document::parse(&svg).unwrap();
@@ -243,4 +245,13 @@ fn nice_steps_are_one_two_or_five_times_a_power_of_ten() {
     assert_eq!(nice_step(100.0), 20.0);
     assert!((nice_step(0.7) - 0.2).abs() < 1e-12);
     assert_eq!(nice_step(0.0), 1.0);
+}
+
+#[test]
+fn units_read_ticks_in_their_unit() {
+    use super::Unit;
+    assert_eq!(Unit::Time.label(0.01), "10 ms");
+    assert_eq!(Unit::Usd.label(0.1), "$0.1");
+    assert_eq!(Unit::Joules.label(10.0), "10 J");
+    assert_eq!(Unit::Number.label(0.1), "0.1");
 }

@@ -76,6 +76,19 @@ impl Objective {
         let s = s.trim().to_ascii_lowercase();
         Objective::ALL.into_iter().find(|o| o.name() == s)
     }
+    /// The name of its axis on a plot, and which way is better.
+    pub fn axis_title(self) -> &'static str {
+        match self {
+            Objective::Itl => "ITL (time per token, lower is better)",
+            Objective::Ttft => "TTFT (time to first token, lower is better)",
+            Objective::TokensPerDevice => {
+                "output tok/s per device, prefill counted (higher is better)"
+            }
+            Objective::Cost => "$ per million tokens (lower is better)",
+            Objective::Energy => "J per token (lower is better)",
+            Objective::Devices => "devices (fewer is better)",
+        }
+    }
     pub fn maximise(self) -> bool {
         self == Objective::TokensPerDevice
     }

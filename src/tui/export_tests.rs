@@ -250,3 +250,387 @@ fn a_view_without_a_command_line_says_which_have_one() {
     assert!(msg.contains("Roofline (1)"), "{msg}");
     assert!(a.osc.is_empty());
 }
+
+/// The view's table command, run with `--format json`: its one record.
+fn json_record(a: &App) -> Value {
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    let mut args = c.table.clone();
+    args.extend(["--format".to_string(), "json".to_string()]);
+    serde_json::from_str(&export::run(&args).unwrap()).unwrap()
+}
+
+/// A Training view off its defaults in every kind of knob: 32 devices as
+/// dp 4 x tp 2 x pp 4, ZeRO 1, selective recomputation, eager attention,
+/// one edge layer, 2M tokens a step in micro-batches of 2 at 4k, 1T tokens,
+/// Adam 8-bit, half the DP traffic hidden, MTBF 20000h, and a compute
+/// efficiency of 45% (a workbench assumption, not a training one).
+fn training_app() -> App {
+    use crate::solver::training::{Attention, Optimizer, Recompute, TokensToTrain};
+    let mut a = app();
+    a.hw = hw(&a, "h100-sxm");
+    let t = &mut a.view_inputs.train;
+    t.devices = 32;
+    t.tp = 2;
+    // Edge layers need 3 or more stages.
+    t.pp = 4;
+    t.zero = 1;
+    t.recompute = Recompute::Selective;
+    t.attention = Attention::Eager;
+    t.edge_layers = 1;
+    // 2M = 2 x 1024^2 = 2097152 tokens.
+    t.global_batch = 2_097_152.0;
+    t.micro_batch = 2;
+    t.seq = Some(4096.0);
+    t.tokens = TokensToTrain::Tokens(1e12);
+    t.optimizer = Optimizer::Adam8bit;
+    t.assumptions.dp_overlap = 0.5;
+    // 20000 h = 72e6 s.
+    t.assumptions.device_mtbf_s = 72e6;
+    a.assumptions.compute_efficiency = 0.45;
+    a.set_view(View::Training);
+    a
+}
+
+#[test]
+fn the_training_views_command_prints_its_step() {
+    let a = training_app();
+    let Ok(ViewData::Training(d)) = &a.view_data else {
+        panic!("no training view: {:?}", a.view_data)
+    };
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    let line = export::shell_line(&c.table);
+    for f in [
+        "--devices 32",
+        "--tp 2",
+        "--pp 4",
+        "--zero 1",
+        "--recompute selective",
+        "--attention eager",
+        "--edge-layers 1",
+        "--global-batch 2097152",
+        "--micro-batch 2",
+        "--seq 4096",
+        "--optimizer adam-8bit",
+        "--dp-overlap 0.5",
+        "--assume compute_efficiency=0.45",
+    ] {
+        assert!(line.contains(f), "{f} missing: {line}");
+    }
+    let r = json_record(&a);
+    let s = &d.training.step;
+    let m = &d.training.memory;
+    assert!(m.fits, "8B over dp 4 x tp 2 x pp 4 fits an 80 GB device");
+    assert_eq!(num(&r, "devices"), 32.0);
+    assert!(same(num(&r, "step_time_s"), s.step_time_s), "{r}");
+    assert!(same(num(&r, "mfu"), s.mfu), "{r}");
+    assert!(same(num(&r, "tokens_per_s"), s.tokens_per_s), "{r}");
+    let mem = &r["memory_per_device_bytes"];
+    assert!(same(num(mem, "total"), m.total()), "{mem}");
+    assert!(same(num(mem, "activations"), m.activations), "{mem}");
+    assert!(same(num(mem, "optimizer"), m.optimizer), "{mem}");
+    // The run's figures: the tokens, and the MTBF behind the goodput.
+    assert_eq!(num(&r, "tokens_to_train"), 1e12);
+    assert!(same(num(&r, "tokens_to_train"), d.run.tokens));
+    assert!(line.contains("--tokens 1T --"), "{line}");
+    assert!(line.contains("--mtbf 20000h"), "{line}");
+    let days = d.run.time_to_train_s / 86400.0;
+    let rec_days = r["time_to_train_s"].as_f64().map(|s| s / 86400.0);
+    assert!(rec_days.is_some_and(|x| same(x, days)), "{r}");
+}
+
+#[test]
+fn the_training_views_export_writes_the_step_table_and_bar() {
+    let a = training_app();
+    let base = std::env::temp_dir().join(format!("ridgeline-train-x-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let dir = export::write(&base, &a.catalog, &a.to_scenario(), None, "Training").unwrap();
+    assert_eq!(dir, base.join("ridgeline-export-training-1"));
+    let sh = std::fs::read_to_string(dir.join("command.sh")).unwrap();
+    assert!(
+        sh.contains("\nridgeline train --model llama-3.1-8b "),
+        "{sh}"
+    );
+    assert!(
+        sh.contains("\nridgeline plot train --model llama-3.1-8b "),
+        "{sh}"
+    );
+    let csv = std::fs::read_to_string(dir.join("table.csv")).unwrap();
+    assert!(csv.starts_with("step_time_s,"), "{csv}");
+    assert!(dir.join("plot.svg").is_file());
+    assert!(dir.join("table.md").is_file());
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn the_training_views_defaults_need_no_training_flag() {
+    let mut a = app();
+    a.set_view(View::Training);
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    // The view's defaults are `train`'s (both the solver's DEFAULTS).
+    assert_eq!(
+        export::shell_line(&c.table),
+        "ridgeline train --model llama-3.1-8b --hardware h100-sxm --precision bf16"
+    );
+    assert_eq!(
+        export::shell_line(&c.plot.unwrap()),
+        "ridgeline plot train --model llama-3.1-8b --hardware h100-sxm --precision bf16"
+    );
+}
+
+#[test]
+fn the_training_views_plot_is_the_step_bar() {
+    let a = training_app();
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    let mut args = c.plot.unwrap();
+    args.extend(["-o".to_string(), "-".to_string()]);
+    let svg = export::run(&args).unwrap();
+    roxmltree::Document::parse(&svg).unwrap();
+    assert!(svg.contains("Training step: Llama 3.1 8B"), "{svg}");
+}
+
+/// The Serving view off its defaults: 70B at fp8 over TP 2 (from
+/// `busy_app`), batch 8, a 4k prompt with 512 tokens out, carbon in
+/// us-west.
+fn serving_app() -> App {
+    let mut a = busy_app();
+    a.view_inputs.request.prompt = 4096.0;
+    a.view_inputs.request.output = 512.0;
+    a.view_inputs.region = "us-west".into();
+    a.set_view(View::Serving);
+    a
+}
+
+#[test]
+fn the_serving_views_command_prints_its_replica() {
+    let a = serving_app();
+    let Ok(ViewData::Serving(d)) = &a.view_data else {
+        panic!("no serving view: {:?}", a.view_data)
+    };
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    assert_eq!(c.plot, None, "the Serving view has no plot");
+    let line = export::shell_line(&c.table);
+    assert_eq!(
+        line,
+        "ridgeline serve --hardware h100-sxm --model llama-3.1-70b --batch 8 --precision fp8 --tp 2 --assume compute_efficiency=0.6 --prompt 4096 --output 512 --region us-west"
+    );
+    let r = json_record(&a);
+    let s = &d.serving;
+    assert!(s.fits, "70B fp8 over TP 2 fits two 80 GB devices");
+    assert_eq!(r["batching"].as_str(), Some("static"));
+    assert_eq!(num(&r, "devices"), 2.0);
+    assert!(same(num(&r, "ttft_s"), s.ttft_s), "{r}");
+    assert!(same(num(&r, "itl_s"), s.itl_s), "{r}");
+    assert!(same(num(&r, "e2e_s"), s.e2e_s), "{r}");
+    assert!(same(num(&r, "tokens_per_s"), s.tokens_per_s), "{r}");
+    assert_eq!(num(&r, "max_concurrent"), s.max_concurrent as f64);
+    let cost = d.economics.cost_per_million_tokens_usd.unwrap();
+    assert!(same(num(&r, "cost_per_million_tokens_usd"), cost), "{r}");
+    let co2 = d.region.co2_per_mtok_g.unwrap();
+    assert!(same(num(&r, "co2_per_million_tokens_g"), co2), "{r}");
+}
+
+#[test]
+fn the_serving_views_continuous_batching_goes_on_the_command_line() {
+    let mut a = serving_app();
+    let m = &mut a.view_inputs.serve;
+    m.continuous = true;
+    m.token_budget = 4096.0;
+    m.prefix_hit = 0.5;
+    m.draft = Some("llama-3.2-1b".into());
+    m.acceptance = 0.8;
+    a.recompute();
+    let Ok(ViewData::Serving(d)) = &a.view_data else {
+        panic!("no serving view: {:?}", a.view_data)
+    };
+    let cont = &d.continuous.as_ref().expect("continuous figures").c;
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    let line = export::shell_line(&c.table);
+    // The proposal count is at its default (4), so it is left out.
+    assert!(
+        line.ends_with(
+            "--region us-west --batching continuous --token-budget 4096 --prefix-hit 0.5 --draft llama-3.2-1b --acceptance 0.8"
+        ),
+        "{line}"
+    );
+    let r = json_record(&a);
+    assert_eq!(r["batching"].as_str(), Some("continuous"));
+    assert!(same(num(&r, "ttft_s"), cont.ttft_s), "{r}");
+    assert!(same(num(&r, "itl_s"), cont.itl_s), "{r}");
+    assert!(same(num(&r, "tokens_per_s"), cont.tokens_per_s), "{r}");
+    assert_eq!(r["speculative"]["draft"].as_str(), Some("llama-3.2-1b"));
+}
+
+/// The Explore view off its defaults: the selected h100-sxm and the
+/// marked h200-sxm and b200 (from `busy_app`), bf16 and fp8, TP to 4,
+/// batch to 64, a 4k prompt, TTFT against cost, TTFT under 500 ms.
+fn explore_app() -> App {
+    use crate::scenario::ExploreHardware;
+    use crate::solver::explore::Objective;
+    use crate::solver::{Precision, Precisions};
+    let mut a = busy_app();
+    a.view_inputs.request.prompt = 4096.0;
+    let e = &mut a.view_inputs.explore;
+    e.hardware = ExploreHardware::Marked;
+    e.precisions = vec![
+        Precisions::named(Precision::Bf16),
+        Precisions::named(Precision::Fp8),
+    ];
+    e.tp = 4;
+    e.batch = 64;
+    e.x = Objective::Ttft;
+    e.y = Objective::Cost;
+    e.ttft_s = Some(0.5);
+    a.set_view(View::Explore);
+    a
+}
+
+#[test]
+fn the_explore_views_command_prints_its_front() {
+    let a = explore_app();
+    let Ok(ViewData::Explore(d)) = &a.view_data else {
+        panic!("no explore view: {:?}", a.view_data)
+    };
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    assert_eq!(
+        export::shell_line(&c.table),
+        "ridgeline explore --model llama-3.1-70b --hardware h100-sxm,h200-sxm,b200 --precision bf16,fp8 --tp 1..4 --batch 1..64 --prompt 4096 --objectives ttft,cost --ttft 500ms --assume compute_efficiency=0.6"
+    );
+    let r = json_record(&a);
+    let x = &d.exploration;
+    // 3 devices x 2 formats x TP 1, 2, 4 x PP 1 x batch 1, 2, ... 64 (7)
+    // = 126 configurations.
+    assert_eq!(x.evaluated, 126);
+    assert_eq!(num(&r, "evaluated"), 126.0);
+    assert_eq!(num(&r, "feasible"), x.feasible as f64);
+    let front = r["front"].as_array().unwrap();
+    assert!(!front.is_empty(), "{r}");
+    assert_eq!(front.len(), x.front.len());
+    for (row, p) in front.iter().enumerate() {
+        let pt = d.front_point(row).unwrap();
+        let ch = d.choice(pt);
+        let f = pt.figures.as_ref().unwrap();
+        let id = &a.catalog.hardware[ch.hw].hw.id;
+        assert_eq!(p["hardware"].as_str(), Some(id.as_str()), "row {row}");
+        assert_eq!(
+            p["precision"].as_str(),
+            Some(ch.precisions.label().as_str())
+        );
+        assert_eq!(num(p, "tp"), ch.tp as f64);
+        assert_eq!(num(p, "batch"), ch.batch);
+        assert!(same(num(p, "itl_s"), f.itl_s), "row {row}");
+        assert!(same(num(p, "ttft_s"), f.ttft_s), "row {row}");
+        let cost = f.cost_per_million_tokens_usd.unwrap();
+        assert!(same(num(p, "cost_per_million_tokens_usd"), cost));
+        assert!(f.ttft_s < 0.5, "the front meets the TTFT limit");
+    }
+}
+
+#[test]
+fn the_explore_views_plot_draws_its_feasible_points_and_front() {
+    let a = explore_app();
+    let Ok(ViewData::Explore(d)) = &a.view_data else {
+        panic!("no explore view: {:?}", a.view_data)
+    };
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    let mut args = c.plot.unwrap();
+    assert_eq!(&args[..3], ["ridgeline", "plot", "explore"]);
+    args.extend(["-o".to_string(), "-".to_string()]);
+    let svg = export::run(&args).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let count = |c: &str| {
+        doc.descendants()
+            .filter(|n| n.attribute("class") == Some(c))
+            .count()
+    };
+    let x = &d.exploration;
+    // A dot for each feasible configuration, a marker for each of the
+    // front's points (all inside whole-decade bounds around them) and one
+    // in the legend.
+    let feasible = x
+        .points
+        .iter()
+        .filter(|p| p.verdict == crate::solver::explore::Verdict::Feasible)
+        .count();
+    assert_eq!(feasible, x.feasible);
+    assert_eq!(count("cloud-point"), x.feasible);
+    assert!(x.front.len() > 1, "a front of one point draws no line");
+    assert_eq!(count("marker"), x.front.len() + 1);
+    assert!(
+        svg.contains(&format!("Pareto front ({})", x.front.len())),
+        "{svg}"
+    );
+}
+
+#[test]
+fn every_training_knob_off_its_default_reads_back_on_the_command_line() {
+    let mut a = app();
+    a.model = model(&a, "mixtral-8x7b");
+    a.hw = hw(&a, "h100-sxm");
+    let t = &mut a.view_inputs.train;
+    // 64 devices = dp 2 x tp 2 x pp 4 x ep 2 x cp 2; 32 layers over 4
+    // stages of 2 chunks each (v 2) = 4 layers a chunk.
+    t.devices = 64;
+    t.tp = 2;
+    t.pp = 4;
+    t.v = 2;
+    t.ep = 2;
+    t.cp = 2;
+    t.contiguous = 2;
+    t.dropout = true;
+    t.global_batch = 1_048_576.0;
+    let ta = &mut t.assumptions;
+    ta.tp_overlap = 0.25;
+    ta.ep_overlap = 0.5;
+    ta.cp_overlap = 0.75;
+    // 0.4 us, 8 min = 480 s, 1 GB/s.
+    ta.moe_token_time_s = 4e-7;
+    ta.restart_s = 480.0;
+    ta.checkpoint_bandwidth = 1e9;
+    ta.attention_efficiency = 0.5;
+    ta.moe_capacity = 1.25;
+    a.set_view(View::Training);
+    let Ok(ViewData::Training(d)) = &a.view_data else {
+        panic!("no training view: {:?}", a.view_data)
+    };
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    let line = export::shell_line(&c.table);
+    for f in [
+        "--interleave 2",
+        "--ep 2",
+        "--cp 2",
+        "--contiguous 2",
+        "--tp-overlap 0.25",
+        "--ep-overlap 0.5",
+        "--cp-overlap 0.75",
+        "--moe-token-time ",
+        "--restart ",
+        "--checkpoint-bandwidth ",
+        "--attention-eff 0.5",
+        "--moe-capacity 1.25",
+        "--dropout",
+    ] {
+        assert!(line.contains(f), "{f} missing: {line}");
+    }
+    let r = json_record(&a);
+    let l = &r["layout"];
+    for (k, x) in [
+        ("dp", 2.0),
+        ("tp", 2.0),
+        ("pp", 4.0),
+        ("ep", 2.0),
+        ("cp", 2.0),
+    ] {
+        assert_eq!(num(l, k), x, "{k}: {r}");
+    }
+    assert_eq!(r["dropout"].as_bool(), Some(true));
+    assert_eq!(num(&r, "contiguous"), 2.0);
+    let s = &d.training.step;
+    assert!(same(num(&r, "step_time_s"), s.step_time_s), "{r}");
+    assert!(same(num(&r, "mfu"), s.mfu), "{r}");
+    let mem = &r["memory_per_device_bytes"];
+    assert!(same(num(mem, "total"), d.training.memory.total()), "{mem}");
+    // The restart and checkpoint bandwidth reach the run's figures.
+    let secs = r["time_to_train_s"].as_f64();
+    assert!(secs.is_some_and(|x| same(x, d.run.time_to_train_s)), "{r}");
+}

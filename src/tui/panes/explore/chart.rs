@@ -38,14 +38,7 @@ pub fn glyph(g: (char, char), ascii: bool) -> char {
 
 /// The axis's name, its unit and which way is better.
 pub fn axis_name(o: Objective) -> &'static str {
-    match o {
-        Objective::Itl => "ITL (time per token, lower is better)",
-        Objective::Ttft => "TTFT (time to first token, lower is better)",
-        Objective::TokensPerDevice => "output tok/s per device, prefill counted (higher is better)",
-        Objective::Cost => "$ per million tokens (lower is better)",
-        Objective::Energy => "J per token (lower is better)",
-        Objective::Devices => "devices (fewer is better)",
-    }
+    o.axis_title()
 }
 
 /// A decade's tick label in the objective's unit: "10ms", "$0.1", "1k".
