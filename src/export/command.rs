@@ -6,6 +6,7 @@
 use crate::catalog::Catalog;
 use crate::scenario::{
     self, DEFAULT_PROFILE, DEFAULT_SWEEP_BATCHES, ExploreHardware, ExploreInputs, FLAGSHIP_FAMILY,
+    FleetInputs,
     SWEEP_CONTEXTS, Scenario, ServeModes, Setting, TrainInputs, TrainingSection, exact,
 };
 use crate::solver::Workload;
@@ -22,11 +23,13 @@ pub struct Commands {
 }
 
 /// The views that have command lines, by scenario name.
-pub const VIEWS: [&str; 7] = [
+pub const VIEWS: [&str; 9] = [
     "roofline",
     "serving",
+    "synthesis",
     "sweep",
     "generations",
+    "fleet",
     "operators",
     "training",
     "explore",
@@ -137,6 +140,14 @@ pub fn commands(
                 plot: None,
             })
         }
+        "synthesis" => Ok(Commands {
+            table: line(&["synth"], synth_flags(s, &wl)?),
+            plot: None,
+        }),
+        "fleet" => Ok(Commands {
+            table: line(&["fleet"], fleet_flags(s)?),
+            plot: None,
+        }),
         // The table's command and `plot` of the same name, one set of
         // flags: the flags' own, not the workload's.
         "explore" | "training" => {
@@ -149,9 +160,7 @@ pub fn commands(
                 plot: Some(line(&["plot", cmd], flags)),
             })
         }
-        other => Err(format!(
-            "the {other} view has no command line yet; the Roofline (1), Serving (2), Sweep (4), Generations (5), Training (7), Operators (8) and Explore (9) views have"
-        )),
+        other => Err(format!("the {other} view has no command line")),
     }
 }
 
@@ -321,6 +330,68 @@ pub fn serve_flags(s: &Scenario, wl: &[String]) -> Result<Vec<String>, String> {
         }
     }
     Ok(v)
+}
+
+/// The flags of `ridgeline synth` for the scenario's Synthesis view: the
+/// workload's (`wl`, from `workload_flags`) and its target, written with
+/// its kind ("50ms itl"), which decides the phase as the view does. The
+/// devices ranked (all), their order (cost) and the share of the time
+/// given to communication are `synth`'s defaults and the view's.
+pub fn synth_flags(s: &Scenario, wl: &[String]) -> Result<Vec<String>, String> {
+    let t = s.target().map_err(|p| problems(&p))?;
+    let t = t.unwrap_or(scenario::DEFAULT_SYNTH_TARGET);
+    let mut v = wl.to_vec();
+    v.extend(["--target".to_string(), exact::target(&t)]);
+    Ok(v)
+}
+
+/// The flags of `ridgeline fleet` for the scenario's Fleet view: the
+/// model, the load and the two SLAs (which `fleet` requires), the request
+/// when not the default, and each of `[fleet]` off `fleet`'s default
+/// (regions, budget, highest utilization, precisions searched, mode,
+/// shares), then the assumptions. All devices are searched, as the view
+/// searches the catalog's.
+pub fn fleet_flags(s: &Scenario) -> Result<Vec<String>, String> {
+    let f = s.fleet_inputs().map_err(|p| problems(&p))?;
+    let d = FleetInputs::default();
+    let mut v = Flags::new(s);
+    v.put("--qps", exact::number(f.qps));
+    v.put("--ttft", exact::time(f.ttft_s));
+    v.put("--itl", exact::time(f.itl_s));
+    let r = Request::default();
+    for (flag, x, dx) in [
+        ("--prompt", s.serving.prompt, r.prompt),
+        ("--output", s.serving.output, r.output),
+    ] {
+        if let Some(x) = x.filter(|x| *x != dx) {
+            v.put(flag, whole(&flag[2..], x)?);
+        }
+    }
+    if f.regions != d.regions {
+        v.put("--region", f.regions.join(","));
+    }
+    if let Some(b) = f.budget_usd_per_year {
+        v.put("--budget", exact::count(b));
+    }
+    if f.max_utilization != d.max_utilization {
+        v.put("--max-utilization", exact::number(f.max_utilization));
+    }
+    let (pf, pd) = (
+        scenario::precisions_text(&f.precisions),
+        scenario::precisions_text(&d.precisions),
+    );
+    if pf != pd {
+        v.put("--precisions", pf);
+    }
+    if f.mode != d.mode {
+        v.put("--mode", f.mode.name().to_string());
+    }
+    if !f.shares.is_empty() {
+        let shares: Vec<String> = f.shares.iter().map(|x| exact::number(*x)).collect();
+        v.put("--share", shares.join(","));
+    }
+    assumption_flags(s, &mut v.0);
+    Ok(v.0)
 }
 
 /// The flags of `ridgeline explore` for the scenario's Explore view: the
