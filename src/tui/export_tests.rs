@@ -760,3 +760,33 @@ fn the_fleet_views_defaults_write_only_the_load_and_slas() {
         "ridgeline fleet --model llama-3.1-8b --qps 1000 --ttft 100ms --itl 50ms"
     );
 }
+
+#[test]
+fn an_over_budget_fleet_exports_its_answer() {
+    let mut a = fleet_app();
+    // $1 a year: no fleet is within it, so `fleet` exits 3 (a failed
+    // verdict) after printing the cheapest; the export keeps that answer.
+    a.view_inputs.budget = Some(1.0);
+    a.recompute();
+    let Ok(ViewData::Fleet(d)) = &a.view_data else {
+        panic!("no fleet view: {:?}", a.view_data)
+    };
+    let b = d.plan.best.as_ref().unwrap();
+    assert_eq!(b.within_budget, Some(false));
+    let r = json_record(&a);
+    assert_eq!(r["within_budget"].as_bool(), Some(false));
+    assert_eq!(num(&r, "devices"), b.devices as f64);
+    let base = std::env::temp_dir().join(format!("ridgeline-export-fleet-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let dir = export::write(&base, &a.catalog, &a.to_scenario(), None, "Fleet").unwrap();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["command.sh", "table.csv", "table.md"]);
+    let md = std::fs::read_to_string(dir.join("table.md")).unwrap();
+    assert!(md.contains("OVER BUDGET"), "{md}");
+    std::fs::remove_dir_all(&base).unwrap();
+}
