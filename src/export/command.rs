@@ -6,8 +6,8 @@
 use crate::catalog::Catalog;
 use crate::scenario::{
     self, DEFAULT_PROFILE, DEFAULT_SWEEP_BATCHES, ExploreHardware, ExploreInputs, FLAGSHIP_FAMILY,
-    FleetInputs,
-    SWEEP_CONTEXTS, Scenario, ServeModes, Setting, TrainInputs, TrainingSection, exact,
+    FleetInputs, SWEEP_CONTEXTS, Scenario, ServeModes, Setting, TrainInputs, TrainingSection,
+    exact,
 };
 use crate::solver::Workload;
 use crate::solver::serving::Request;

@@ -664,7 +664,10 @@ fn the_synthesis_views_command_prints_its_requirement_and_matches() {
     assert_eq!(r["phase"].as_str(), Some("prefill"));
     assert_eq!(num(&r, "target_latency_s"), 0.5);
     let q = &d.requirement;
-    assert!(same(num(&r, "required_flops_per_s"), q.required_flops_per_s));
+    assert!(same(
+        num(&r, "required_flops_per_s"),
+        q.required_flops_per_s
+    ));
     assert!(same(
         num(&r, "required_memory_bandwidth_bytes_per_s"),
         q.required_memory_bandwidth
@@ -674,7 +677,10 @@ fn the_synthesis_views_command_prints_its_requirement_and_matches() {
         q.required_memory_bytes
     ));
     let rows = r["matches"].as_array().unwrap();
-    assert!(!d.matches.is_empty(), "some device prefills 8 x 8k of 70B in 500 ms");
+    assert!(
+        !d.matches.is_empty(),
+        "some device prefills 8 x 8k of 70B in 500 ms"
+    );
     assert_eq!(rows.len(), d.matches.len());
     for (m, r) in d.matches.iter().zip(rows) {
         assert_eq!(r["hardware"].as_str(), Some(m.hardware_id.as_str()));
@@ -745,7 +751,10 @@ fn the_fleet_views_command_prints_its_design() {
         assert_eq!(num(r, "devices"), x.devices as f64);
         assert!(same(num(r, "share"), x.share));
     }
-    assert_eq!(r["options"].as_array().unwrap().len(), d.plan.per_design.len());
+    assert_eq!(
+        r["options"].as_array().unwrap().len(),
+        d.plan.per_design.len()
+    );
 }
 
 #[test]
