@@ -288,14 +288,10 @@ fn region_flag(s: &Scenario, v: &mut Vec<String>) {
     }
 }
 
-/// The flags of `ridgeline serve` for the scenario's Serving view, after
-/// the workload's (`wl`, from `workload_flags`): those less the phase and
-/// the context (a request sets both), the request's prompt and output
-/// when not the default, the carbon region, and the batching when
-/// continuous with each of its settings off the default (static batching
-/// takes none of them).
-pub fn serve_flags(s: &Scenario, wl: &[String]) -> Result<Vec<String>, String> {
-    let mut v = without(&without(wl, "--phase"), "--context");
+/// The request of `[serving]` as `--prompt` and `--output`, each when not
+/// the default (`serve`, `explore` and `fleet` take both).
+fn request_flags(s: &Scenario) -> Result<Vec<String>, String> {
+    let mut v = Vec::new();
     let r = Request::default();
     for (f, x, d) in [
         ("--prompt", s.serving.prompt, r.prompt),
@@ -305,6 +301,18 @@ pub fn serve_flags(s: &Scenario, wl: &[String]) -> Result<Vec<String>, String> {
             v.extend([f.to_string(), whole(&f[2..], x)?]);
         }
     }
+    Ok(v)
+}
+
+/// The flags of `ridgeline serve` for the scenario's Serving view, after
+/// the workload's (`wl`, from `workload_flags`): those less the phase and
+/// the context (a request sets both), the request's prompt and output
+/// when not the default, the carbon region, and the batching when
+/// continuous with each of its settings off the default (static batching
+/// takes none of them).
+pub fn serve_flags(s: &Scenario, wl: &[String]) -> Result<Vec<String>, String> {
+    let mut v = without(&without(wl, "--phase"), "--context");
+    v.extend(request_flags(s)?);
     region_flag(s, &mut v);
     let m = s.serve_modes().map_err(|p| problems(&p))?;
     if m.continuous {
@@ -358,15 +366,7 @@ pub fn fleet_flags(s: &Scenario) -> Result<Vec<String>, String> {
     v.put("--qps", exact::number(f.qps));
     v.put("--ttft", exact::time(f.ttft_s));
     v.put("--itl", exact::time(f.itl_s));
-    let r = Request::default();
-    for (flag, x, dx) in [
-        ("--prompt", s.serving.prompt, r.prompt),
-        ("--output", s.serving.output, r.output),
-    ] {
-        if let Some(x) = x.filter(|x| *x != dx) {
-            v.put(flag, whole(&flag[2..], x)?);
-        }
-    }
+    v.0.extend(request_flags(s)?);
     if f.regions != d.regions {
         v.put("--region", f.regions.join(","));
     }
@@ -440,15 +440,7 @@ pub fn explore_flags(catalog: &Catalog, s: &Scenario, hw: &str) -> Result<Vec<St
             );
         }
     }
-    let r = Request::default();
-    for (f, x, dx) in [
-        ("--prompt", s.serving.prompt, r.prompt),
-        ("--output", s.serving.output, r.output),
-    ] {
-        if let Some(x) = x.filter(|x| *x != dx) {
-            v.put(f, whole(&f[2..], x)?);
-        }
-    }
+    v.0.extend(request_flags(s)?);
     if (e.x, e.y) != (d.x, d.y) {
         v.put("--objectives", format!("{},{}", e.x.name(), e.y.name()));
     }
