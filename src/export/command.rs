@@ -6,7 +6,8 @@
 use crate::catalog::Catalog;
 use crate::scenario::{
     self, DEFAULT_PROFILE, DEFAULT_SWEEP_BATCHES, ExploreHardware, ExploreInputs, FLAGSHIP_FAMILY,
-    SWEEP_CONTEXTS, Scenario, ServeModes, Setting, TrainInputs, TrainingSection, exact,
+    FleetInputs, SWEEP_CONTEXTS, Scenario, ServeModes, Setting, TrainInputs, TrainingSection,
+    exact,
 };
 use crate::solver::Workload;
 use crate::solver::serving::Request;
@@ -22,11 +23,13 @@ pub struct Commands {
 }
 
 /// The views that have command lines, by scenario name.
-pub const VIEWS: [&str; 7] = [
+pub const VIEWS: [&str; 9] = [
     "roofline",
     "serving",
+    "synthesis",
     "sweep",
     "generations",
+    "fleet",
     "operators",
     "training",
     "explore",
@@ -137,6 +140,14 @@ pub fn commands(
                 plot: None,
             })
         }
+        "synthesis" => Ok(Commands {
+            table: line(&["synth"], synth_flags(s, &wl)?),
+            plot: None,
+        }),
+        "fleet" => Ok(Commands {
+            table: line(&["fleet"], fleet_flags(s)?),
+            plot: None,
+        }),
         // The table's command and `plot` of the same name, one set of
         // flags: the flags' own, not the workload's.
         "explore" | "training" => {
@@ -149,9 +160,7 @@ pub fn commands(
                 plot: Some(line(&["plot", cmd], flags)),
             })
         }
-        other => Err(format!(
-            "the {other} view has no command line yet; the Roofline (1), Serving (2), Sweep (4), Generations (5), Training (7), Operators (8) and Explore (9) views have"
-        )),
+        other => Err(format!("the {other} view has no command line")),
     }
 }
 
@@ -279,14 +288,10 @@ fn region_flag(s: &Scenario, v: &mut Vec<String>) {
     }
 }
 
-/// The flags of `ridgeline serve` for the scenario's Serving view, after
-/// the workload's (`wl`, from `workload_flags`): those less the phase and
-/// the context (a request sets both), the request's prompt and output
-/// when not the default, the carbon region, and the batching when
-/// continuous with each of its settings off the default (static batching
-/// takes none of them).
-pub fn serve_flags(s: &Scenario, wl: &[String]) -> Result<Vec<String>, String> {
-    let mut v = without(&without(wl, "--phase"), "--context");
+/// The request of `[serving]` as `--prompt` and `--output`, each when not
+/// the default (`serve`, `explore` and `fleet` take both).
+fn request_flags(s: &Scenario) -> Result<Vec<String>, String> {
+    let mut v = Vec::new();
     let r = Request::default();
     for (f, x, d) in [
         ("--prompt", s.serving.prompt, r.prompt),
@@ -296,6 +301,18 @@ pub fn serve_flags(s: &Scenario, wl: &[String]) -> Result<Vec<String>, String> {
             v.extend([f.to_string(), whole(&f[2..], x)?]);
         }
     }
+    Ok(v)
+}
+
+/// The flags of `ridgeline serve` for the scenario's Serving view, after
+/// the workload's (`wl`, from `workload_flags`): those less the phase and
+/// the context (a request sets both), the request's prompt and output
+/// when not the default, the carbon region, and the batching when
+/// continuous with each of its settings off the default (static batching
+/// takes none of them).
+pub fn serve_flags(s: &Scenario, wl: &[String]) -> Result<Vec<String>, String> {
+    let mut v = without(&without(wl, "--phase"), "--context");
+    v.extend(request_flags(s)?);
     region_flag(s, &mut v);
     let m = s.serve_modes().map_err(|p| problems(&p))?;
     if m.continuous {
@@ -321,6 +338,60 @@ pub fn serve_flags(s: &Scenario, wl: &[String]) -> Result<Vec<String>, String> {
         }
     }
     Ok(v)
+}
+
+/// The flags of `ridgeline synth` for the scenario's Synthesis view: the
+/// workload's (`wl`, from `workload_flags`) and its target, written with
+/// its kind ("50ms itl"), which decides the phase as the view does. The
+/// devices ranked (all), their order (cost) and the share of the time
+/// given to communication are `synth`'s defaults and the view's.
+pub fn synth_flags(s: &Scenario, wl: &[String]) -> Result<Vec<String>, String> {
+    let t = s.target().map_err(|p| problems(&p))?;
+    let t = t.unwrap_or(scenario::DEFAULT_SYNTH_TARGET);
+    let mut v = wl.to_vec();
+    v.extend(["--target".to_string(), exact::target(&t)]);
+    Ok(v)
+}
+
+/// The flags of `ridgeline fleet` for the scenario's Fleet view: the
+/// model, the load and the two SLAs (which `fleet` requires), the request
+/// when not the default, and each of `[fleet]` off `fleet`'s default
+/// (regions, budget, highest utilization, precisions searched, mode,
+/// shares), then the assumptions. All devices are searched, as the view
+/// searches the catalog's.
+pub fn fleet_flags(s: &Scenario) -> Result<Vec<String>, String> {
+    let f = s.fleet_inputs().map_err(|p| problems(&p))?;
+    let d = FleetInputs::default();
+    let mut v = Flags::new(s);
+    v.put("--qps", exact::number(f.qps));
+    v.put("--ttft", exact::time(f.ttft_s));
+    v.put("--itl", exact::time(f.itl_s));
+    v.0.extend(request_flags(s)?);
+    if f.regions != d.regions {
+        v.put("--region", f.regions.join(","));
+    }
+    if let Some(b) = f.budget_usd_per_year {
+        v.put("--budget", exact::count(b));
+    }
+    if f.max_utilization != d.max_utilization {
+        v.put("--max-utilization", exact::number(f.max_utilization));
+    }
+    let (pf, pd) = (
+        scenario::precisions_text(&f.precisions),
+        scenario::precisions_text(&d.precisions),
+    );
+    if pf != pd {
+        v.put("--precisions", pf);
+    }
+    if f.mode != d.mode {
+        v.put("--mode", f.mode.name().to_string());
+    }
+    if !f.shares.is_empty() {
+        let shares: Vec<String> = f.shares.iter().map(|x| exact::number(*x)).collect();
+        v.put("--share", shares.join(","));
+    }
+    assumption_flags(s, &mut v.0);
+    Ok(v.0)
 }
 
 /// The flags of `ridgeline explore` for the scenario's Explore view: the
@@ -369,15 +440,7 @@ pub fn explore_flags(catalog: &Catalog, s: &Scenario, hw: &str) -> Result<Vec<St
             );
         }
     }
-    let r = Request::default();
-    for (f, x, dx) in [
-        ("--prompt", s.serving.prompt, r.prompt),
-        ("--output", s.serving.output, r.output),
-    ] {
-        if let Some(x) = x.filter(|x| *x != dx) {
-            v.put(f, whole(&f[2..], x)?);
-        }
-    }
+    v.0.extend(request_flags(s)?);
     if (e.x, e.y) != (d.x, d.y) {
         v.put("--objectives", format!("{},{}", e.x.name(), e.y.name()));
     }

@@ -21,6 +21,9 @@ use std::path::{Path, PathBuf};
 pub use command::{Commands, commands, shell_line};
 
 /// Run a command line in-process: what it prints, or its error message.
+/// A failed verdict (exit 3: a fleet over its budget, a synthesis target
+/// nothing meets) printed its answer, which is the view's: that is what
+/// it prints.
 pub fn run(args: &[String]) -> Result<String, String> {
     let cli = Cli::try_parse_from(args).map_err(|e| e.to_string())?;
     let Some(cmd) = &cli.command else {
@@ -28,7 +31,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let rc = crate::cli::run(&cli, cmd, &mut out, &mut err);
-    if rc == 0 {
+    if rc == 0 || rc == crate::cli::CliError::Verdict(String::new()).code() {
         Ok(String::from_utf8_lossy(&out).into_owned())
     } else {
         Err(String::from_utf8_lossy(&err).trim().to_string())

@@ -81,7 +81,7 @@ pub use explore::{
     parse_precisions, precisions_text, up_to,
 };
 pub use serve_modes::ServeModes;
-pub use target::{SynthTarget, parse_batches};
+pub use target::{DEFAULT_SYNTH_TARGET, SynthTarget, parse_batches};
 pub use training::{
     AUTO_SEQ_MAX, MAX_DEVICES, MAX_GLOBAL_BATCH, MAX_MICRO_BATCH, MAX_TOKENS, TrainInputs,
     TrainingSection,

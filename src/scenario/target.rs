@@ -7,6 +7,10 @@ use crate::solver::units::{self, Kind};
 /// command line (`ridgeline synth --target`).
 pub use crate::solver::target::SynthTarget;
 
+/// The Synthesis view's target when a scenario sets none: 50 ms between
+/// tokens.
+pub const DEFAULT_SYNTH_TARGET: SynthTarget = SynthTarget::Itl(0.05);
+
 /// "1..512" -> (1, 512); a single "64" -> (64, 64).
 pub fn parse_batches(s: &str) -> Result<(u64, u64), String> {
     let (a, b) = s.split_once("..").unwrap_or((s, s));

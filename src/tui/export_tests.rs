@@ -240,15 +240,18 @@ fn y_queues_the_osc_52_of_the_line_it_shows() {
 }
 
 #[test]
-fn a_view_without_a_command_line_says_which_have_one() {
+fn every_view_has_a_command_line_and_y_copies_it() {
     let mut a = app();
-    a.set_view(View::Fleet);
-    update(&mut a, Action::Do(Command::CopyCommand));
-    let Some((Level::Warn, msg)) = &a.message else {
-        panic!("{:?}", a.message)
-    };
-    assert!(msg.contains("Roofline (1)"), "{msg}");
-    assert!(a.osc.is_empty());
+    for v in View::ALL {
+        a.set_view(v);
+        a.osc.clear();
+        update(&mut a, Action::Do(Command::CopyCommand));
+        let Some((Level::Info, msg)) = &a.message else {
+            panic!("{}: {:?}", v.title(), a.message)
+        };
+        assert!(msg.starts_with("copied: ridgeline "), "{msg}");
+        assert!(!a.osc.is_empty(), "{}", v.title());
+    }
 }
 
 /// The view's table command, run with `--format json`: its one record.
@@ -633,4 +636,166 @@ fn every_training_knob_off_its_default_reads_back_on_the_command_line() {
     // The restart and checkpoint bandwidth reach the run's figures.
     let secs = r["time_to_train_s"].as_f64();
     assert!(secs.is_some_and(|x| same(x, d.run.time_to_train_s)), "{r}");
+}
+
+/// The Synthesis view off its defaults: 70B at fp8 over TP 2 at 8k (from
+/// `busy_app`, the batch 8 too) asked for a first token within 500 ms,
+/// which makes it a prefill.
+fn synthesis_app() -> App {
+    let mut a = busy_app();
+    a.view_inputs.target = crate::scenario::SynthTarget::Ttft(0.5);
+    a.set_view(View::Synthesis);
+    a
+}
+
+#[test]
+fn the_synthesis_views_command_prints_its_requirement_and_matches() {
+    let a = synthesis_app();
+    let Ok(ViewData::Synthesis(d)) = &a.view_data else {
+        panic!("no synthesis view: {:?}", a.view_data)
+    };
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    assert_eq!(c.plot, None, "the Synthesis view has no plot");
+    assert_eq!(
+        export::shell_line(&c.table),
+        "ridgeline synth --model llama-3.1-70b --batch 8 --context 8192 --precision fp8 --tp 2 --assume compute_efficiency=0.6 --target '500ms ttft'"
+    );
+    let r = json_record(&a);
+    assert_eq!(r["phase"].as_str(), Some("prefill"));
+    assert_eq!(num(&r, "target_latency_s"), 0.5);
+    let q = &d.requirement;
+    assert!(same(
+        num(&r, "required_flops_per_s"),
+        q.required_flops_per_s
+    ));
+    assert!(same(
+        num(&r, "required_memory_bandwidth_bytes_per_s"),
+        q.required_memory_bandwidth
+    ));
+    assert!(same(
+        num(&r, "required_memory_bytes"),
+        q.required_memory_bytes
+    ));
+    let rows = r["matches"].as_array().unwrap();
+    assert!(
+        !d.matches.is_empty(),
+        "some device prefills 8 x 8k of 70B in 500 ms"
+    );
+    assert_eq!(rows.len(), d.matches.len());
+    for (m, r) in d.matches.iter().zip(rows) {
+        assert_eq!(r["hardware"].as_str(), Some(m.hardware_id.as_str()));
+        assert_eq!(num(r, "devices"), m.devices() as f64);
+        assert!(same(num(r, "latency_s"), m.latency_s), "{r}");
+        assert!(same(num(r, "tokens_per_s"), m.tokens_per_s), "{r}");
+    }
+}
+
+/// The Fleet view off every default: 8B serving 500 requests/s of 4k
+/// prompts within 200 ms to the first token and 40 ms between tokens,
+/// disaggregated, fp8 only, at most 70% busy, 60% of the load in us-east
+/// and 40% in us-west, against a budget of $5M a year.
+fn fleet_app() -> App {
+    use crate::solver::Precisions;
+    use crate::solver::fleet::ModeChoice;
+    let mut a = app();
+    let v = &mut a.view_inputs;
+    v.qps = 500.0;
+    v.request.prompt = 4096.0;
+    v.ttft_s = 0.2;
+    v.itl_s = 0.04;
+    v.regions = vec!["us-east".into(), "us-west".into()];
+    v.shares = vec![0.6, 0.4];
+    v.precisions = Precisions::parse_list("fp8").unwrap();
+    v.mode = ModeChoice::Disaggregated;
+    v.max_utilization = 0.7;
+    v.budget = Some(5e6);
+    a.set_view(View::Fleet);
+    a
+}
+
+#[test]
+fn the_fleet_views_command_prints_its_design() {
+    let a = fleet_app();
+    let Ok(ViewData::Fleet(d)) = &a.view_data else {
+        panic!("no fleet view: {:?}", a.view_data)
+    };
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    assert_eq!(c.plot, None, "the Fleet view has no plot");
+    assert_eq!(
+        export::shell_line(&c.table),
+        "ridgeline fleet --model llama-3.1-8b --qps 500 --ttft 200ms --itl 40ms --prompt 4096 --region us-east,us-west --budget 5M --max-utilization 0.7 --precisions fp8 --mode disaggregated --share 0.6,0.4"
+    );
+    let r = json_record(&a);
+    let b = d.plan.best.as_ref().expect("8B fp8 meets these SLAs");
+    assert_eq!(r["hardware"].as_str(), Some(b.hardware_id.as_str()));
+    assert_eq!(r["precision"].as_str(), Some("fp8"));
+    assert_eq!(r["mode"].as_str(), Some("disaggregated"));
+    assert_eq!(num(&r, "devices"), b.devices as f64);
+    assert_eq!(num(&r, "replicas"), b.replicas as f64);
+    let p = b.pools.as_ref().expect("disaggregated: two pools");
+    for (k, pool) in [("prefill", &p.prefill), ("decode", &p.decode)] {
+        assert_eq!(num(&r[k], "devices"), pool.devices as f64, "{k}");
+        assert_eq!(num(&r[k], "replicas"), pool.replicas as f64, "{k}");
+        assert_eq!(num(&r[k], "tp"), pool.layout.tp as f64, "{k}");
+    }
+    assert!(same(num(&r, "cost_per_year_usd"), b.cost_per_year_usd()));
+    // The verdict: within the budget exactly when $5M a year covers it.
+    let within = b.cost_per_year_usd() <= 5e6;
+    assert_eq!(b.within_budget, Some(within));
+    assert_eq!(r["within_budget"].as_bool(), Some(within));
+    // Each region's own fleet, in the view's order.
+    let regs = r["regions"].as_array().unwrap();
+    let spread = d.regional.as_ref().unwrap();
+    assert_eq!(regs.len(), 2);
+    for (x, r) in spread.regions.iter().zip(regs) {
+        assert_eq!(num(r, "devices"), x.devices as f64);
+        assert!(same(num(r, "share"), x.share));
+    }
+    assert_eq!(
+        r["options"].as_array().unwrap().len(),
+        d.plan.per_design.len()
+    );
+}
+
+#[test]
+fn the_fleet_views_defaults_write_only_the_load_and_slas() {
+    let mut a = app();
+    a.set_view(View::Fleet);
+    let c = export::commands(&a.catalog, &a.to_scenario(), None).unwrap();
+    // The capstone's 1,000 requests/s, TTFT 100 ms, ITL 50 ms, which
+    // `fleet` requires; the rest are its defaults.
+    assert_eq!(
+        export::shell_line(&c.table),
+        "ridgeline fleet --model llama-3.1-8b --qps 1000 --ttft 100ms --itl 50ms"
+    );
+}
+
+#[test]
+fn an_over_budget_fleet_exports_its_answer() {
+    let mut a = fleet_app();
+    // $1 a year: no fleet is within it, so `fleet` exits 3 (a failed
+    // verdict) after printing the cheapest; the export keeps that answer.
+    a.view_inputs.budget = Some(1.0);
+    a.recompute();
+    let Ok(ViewData::Fleet(d)) = &a.view_data else {
+        panic!("no fleet view: {:?}", a.view_data)
+    };
+    let b = d.plan.best.as_ref().unwrap();
+    assert_eq!(b.within_budget, Some(false));
+    let r = json_record(&a);
+    assert_eq!(r["within_budget"].as_bool(), Some(false));
+    assert_eq!(num(&r, "devices"), b.devices as f64);
+    let base = std::env::temp_dir().join(format!("ridgeline-export-fleet-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let dir = export::write(&base, &a.catalog, &a.to_scenario(), None, "Fleet").unwrap();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["command.sh", "table.csv", "table.md"]);
+    let md = std::fs::read_to_string(dir.join("table.md")).unwrap();
+    assert!(md.contains("OVER BUDGET"), "{md}");
+    std::fs::remove_dir_all(&base).unwrap();
 }

@@ -181,7 +181,7 @@ impl Default for ViewInputs {
                 .first()
                 .cloned()
                 .unwrap_or_else(|| "us-east".into()),
-            target: SynthTarget::Itl(0.05),
+            target: crate::scenario::DEFAULT_SYNTH_TARGET,
             sweep: SweepAxis::Batch,
             batches: crate::scenario::DEFAULT_SWEEP_BATCHES,
             family: Family::Flagship,
