@@ -22,19 +22,6 @@ pub struct Commands {
     pub plot: Option<Vec<String>>,
 }
 
-/// The views that have command lines, by scenario name.
-pub const VIEWS: [&str; 9] = [
-    "roofline",
-    "serving",
-    "synthesis",
-    "sweep",
-    "generations",
-    "fleet",
-    "operators",
-    "training",
-    "explore",
-];
-
 /// The command lines of the scenario's view. `catalog_dir`: the `--catalog`
 /// the workbench was opened with.
 pub fn commands(

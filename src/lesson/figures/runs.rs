@@ -146,7 +146,7 @@ pub(super) fn training(
     let share = |x: f64| x / st.step_time_s;
     let pct = |name: &'static str, x: f64| num(name, x * 100.0, units::format_percent(x));
     let days = rf.time_to_train_s / 86_400.0;
-    Ok(vec![
+    let figures = vec![
         num(
             "train.step",
             st.step_time_s,
@@ -183,5 +183,18 @@ pub(super) fn training(
         },
         num("train.days", days, units::format_number(days)),
         pct("train.goodput", rf.goodput),
-    ])
+    ];
+    // A step that does not fit does not run: only its memory and the
+    // verdict are figures, as `ridgeline train` prints them.
+    Ok(if e.memory.fits {
+        figures
+    } else {
+        figures
+            .into_iter()
+            .map(|f| match f.name {
+                "train.memory" | "train.fits" => f,
+                name => none(name),
+            })
+            .collect()
+    })
 }

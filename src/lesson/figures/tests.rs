@@ -83,6 +83,31 @@ fn speculative_decoding_yields_the_geometric_series_of_tokens() {
 }
 
 #[test]
+fn a_training_step_that_does_not_fit_has_only_its_memory_and_verdict() {
+    let cat = Catalog::builtin();
+    // Llama 3.1 70B on 8 devices of plain data parallelism without ZeRO:
+    // every device holds all 70.6B parameters at 16 bytes each (weights,
+    // gradients, Adam state), 1.1 TB against 76.5 GB usable.
+    let t = crate::scenario::TrainingSection {
+        devices: Some(8),
+        zero: Some(0),
+        ..Default::default()
+    };
+    let f = compute(&cat, &with_training("llama-3.1-70b", t)).unwrap();
+    assert_eq!(f.get("train.fits").unwrap().value, Value::Bool(false));
+    let Value::Number(gb) = f.get("train.memory").unwrap().value else {
+        panic!("no memory")
+    };
+    assert!(gb > 1000.0, "{gb}");
+    for name in TRAINING
+        .iter()
+        .filter(|n| !["train.memory", "train.fits"].contains(n))
+    {
+        assert_eq!(f.get(name).unwrap().value, Value::None, "{name}");
+    }
+}
+
+#[test]
 fn a_model_that_is_not_a_decoder_has_no_serving_or_training_figures() {
     let cat = Catalog::builtin();
     let f = compute(&cat, &with_training("resnet-50", Default::default())).unwrap();
