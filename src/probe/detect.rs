@@ -191,14 +191,13 @@ pub fn parse_cpuinfo(text: &str) -> CpuinfoFacts {
         let key = key.trim();
         let value = value.trim();
         match key {
-            "processor" => {
+            "processor"
                 // Arm's old 32-bit layout has a "Processor : ARMv7 ..." line
                 // (capital P) that is a model name, not a CPU index.
-                if value.parse::<u32>().is_ok() {
+                if value.parse::<u32>().is_ok() => {
                     threads += 1;
                     current_phys = None;
                 }
-            }
             "Processor" if model.is_none() => model = Some(value.to_string()),
             "model name" if model.is_none() && !value.is_empty() => model = Some(value.to_string()),
             "Hardware" if hardware.is_none() => hardware = Some(value.to_string()),
@@ -215,41 +214,41 @@ pub fn parse_cpuinfo(text: &str) -> CpuinfoFacts {
             "CPU implementer" if arm_impl.is_none() => arm_impl = parse_hex(value),
             "CPU part" if arm_part.is_none() => arm_part = parse_hex(value),
             "cpu MHz" => {
-                if let Ok(mhz) = value.parse::<f64>() {
-                    if mhz.is_finite() && mhz > 0.0 {
+                if let Ok(mhz) = value.parse::<f64>()
+                    && mhz.is_finite() && mhz > 0.0 {
                         max_mhz = Some(max_mhz.map_or(mhz, |m: f64| m.max(mhz)));
                     }
-                }
             }
             _ => {}
         }
     }
-    if vendor.is_none() {
-        if let Some(code) = arm_impl {
-            vendor = Some(
-                ARM_IMPLEMENTERS
-                    .iter()
-                    .find(|(c, _)| *c == code)
-                    .map(|(_, n)| n.to_string())
-                    .unwrap_or_else(|| format!("Arm implementer {code:#04x}")),
-            );
-        }
+    if vendor.is_none()
+        && let Some(code) = arm_impl
+    {
+        vendor = Some(
+            ARM_IMPLEMENTERS
+                .iter()
+                .find(|(c, _)| *c == code)
+                .map(|(_, n)| n.to_string())
+                .unwrap_or_else(|| format!("Arm implementer {code:#04x}")),
+        );
     }
-    if model.is_none() {
-        if let (Some(i), Some(p)) = (arm_impl, arm_part) {
-            model = Some(match arm_part_name(i, p) {
-                Some(name) => name.to_string(),
-                None => format!("Arm core part {p:#05x}"),
-            });
-        }
+    if model.is_none()
+        && let (Some(i), Some(p)) = (arm_impl, arm_part)
+    {
+        model = Some(match arm_part_name(i, p) {
+            Some(name) => name.to_string(),
+            None => format!("Arm core part {p:#05x}"),
+        });
     }
     // A board name ("Raspberry Pi 5 Model B Rev 1.0") says more than a core
     // name alone; keep both (the board's "Model" line before the SoC's
     // "Hardware" line).
-    if let (Some(m), Some(h)) = (&model, board.as_ref().or(hardware.as_ref())) {
-        if !m.contains(h.as_str()) && arm_impl.is_some() {
-            model = Some(format!("{m} ({h})"));
-        }
+    if let (Some(m), Some(h)) = (&model, board.as_ref().or(hardware.as_ref()))
+        && !m.contains(h.as_str())
+        && arm_impl.is_some()
+    {
+        model = Some(format!("{m} ({h})"));
     }
     let threads = threads.max(1);
     let sockets_n = (sockets.len() as u32).max(1);
@@ -330,10 +329,10 @@ pub fn cpu_list_len(list: &str) -> u32 {
     for part in list.trim().split(',').filter(|p| !p.is_empty()) {
         match part.split_once('-') {
             Some((a, b)) => {
-                if let (Ok(a), Ok(b)) = (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
-                    if b >= a {
-                        n = n.saturating_add(b - a + 1);
-                    }
+                if let (Ok(a), Ok(b)) = (a.trim().parse::<u32>(), b.trim().parse::<u32>())
+                    && b >= a
+                {
+                    n = n.saturating_add(b - a + 1);
                 }
             }
             None => {
@@ -657,13 +656,13 @@ pub fn detect_cpu() -> CpuInfo {
     let mut cpu = detect_cpu_os();
     // The OS files may be hidden (containers, sandboxes): the thread count
     // the process may use is still known.
-    if cpu.threads <= 1 {
-        if let Ok(n) = std::thread::available_parallelism() {
-            let n = n.get() as u32;
-            if n > cpu.threads {
-                cpu.threads = n;
-                cpu.cores = n;
-            }
+    if cpu.threads <= 1
+        && let Ok(n) = std::thread::available_parallelism()
+    {
+        let n = n.get() as u32;
+        if n > cpu.threads {
+            cpu.threads = n;
+            cpu.cores = n;
         }
     }
     cpu
