@@ -1,5 +1,12 @@
-//! The machine in hand: its measured ceilings (`measure`), a real matrix
-//! kernel timed on it (`kernel`), and the catalog entry the measurement
-//! becomes (`entry`).
+//! The probe of the local machine (`ridgeline probe`, `-H local`).
+//!
+//! - [`detect`]: the CPU, from pure parsers over OS text (fixtures test them).
+//! - [`detect_gpu`]: GPUs from `nvidia-smi` / `rocm-smi` output and Apple
+//!   chip names.
+//! - [`run`]: external commands with a deadline.
+//! - [`measure`]: the CPU's measured ceilings; [`kernel`]: a real matrix
+//!   kernel timed on it; [`entry`]: the catalog entry a measurement becomes.
 
+pub mod detect;
 pub mod measure;
+pub mod run;
