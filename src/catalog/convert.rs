@@ -5,7 +5,7 @@
 
 use super::fields::{At, Fields};
 use super::limits::{self, Limit};
-use super::{HardwareEntry, ModelEntry, Price, Region};
+use super::{CacheCeiling, HardwareEntry, ModelEntry, Price, Region};
 use crate::solver::units::{self, Kind};
 use crate::solver::{
     Arch, Decoder, Hardware, Mla, Model, ModelKind, Moe, Peaks, Precision, SinglePass, Tier, Torus,
@@ -38,7 +38,9 @@ pub const DEVICE_KEYS: &[&str] = &[
     "interconnect",
     "price",
     "sources",
+    "cache",
 ];
+const CACHE_KEYS: &[&str] = &["level", "bandwidth"];
 const INTERCONNECT_KEYS: &[&str] = &[
     "scale_up",
     "devices_per_node",
@@ -268,6 +270,7 @@ pub fn device(f: &mut Fields, origin: &str) -> Option<Converted<HardwareEntry>> 
     let (link, per_node, scaleout, torus) = interconnect(f);
     let price = price(f);
     let sources = sources(f);
+    let caches = caches(f);
     if f.has_problems() {
         return None;
     }
@@ -302,11 +305,71 @@ pub fn device(f: &mut Fields, origin: &str) -> Option<Converted<HardwareEntry>> 
             sources,
             notes: notes.map(|n| n.0),
             price,
+            caches,
             origin: origin.to_string(),
         },
         id_at,
         alias_at: aliases.iter().map(|(_, at)| *at).collect(),
     })
+}
+
+/// `[[device.cache]]`: each cache level's bandwidth, "L1" to "L4", each
+/// level once, innermost first.
+fn caches(f: &mut Fields) -> Vec<CacheCeiling> {
+    let Some(v) = f.value("cache") else {
+        return Vec::new();
+    };
+    let wrong = "`cache` must be a list of tables: [[device.cache]] with level = \"L1\" and bandwidth = \"...\"";
+    let Some(items) = v.get_ref().as_array() else {
+        f.problem(v.span().start, wrong);
+        return Vec::new();
+    };
+    let mut out: Vec<CacheCeiling> = Vec::new();
+    for item in items.iter() {
+        let Some(t) = item.get_ref().as_table() else {
+            f.problem(item.span().start, wrong);
+            continue;
+        };
+        let mut c = f.nested(t, item.span().start, CACHE_KEYS);
+        let level = c.string("level");
+        let bw = c.string("bandwidth");
+        let bw = quantity(&mut c, "cache bandwidth", bw, Kind::Bandwidth, &limits::BANDWIDTH);
+        let level = level.and_then(|(name, at)| {
+            let n = name.strip_prefix('L').and_then(|d| d.parse::<u8>().ok());
+            match n {
+                Some(n @ 1..=4) if name.len() == 2 => Some((name, n, at)),
+                _ => {
+                    c.problem(
+                        at,
+                        format!(
+                            "cache level {:?} is not a level; use \"L1\", \"L2\", \"L3\" or \"L4\"",
+                            super::fields::printable(&name)
+                        ),
+                    );
+                    None
+                }
+            }
+        });
+        if let (Some((name, n, at)), Some(bw)) = (level, bw) {
+            let last = out.last().and_then(|l| l.level[1..].parse::<u8>().ok());
+            if last.is_some_and(|l| l >= n) {
+                c.problem(
+                    at,
+                    format!(
+                        "cache level {name} comes after {}; list each level once, innermost first (L1, L2, L3)",
+                        out.last().map_or("", |l| l.level.as_str())
+                    ),
+                );
+            } else {
+                out.push(CacheCeiling {
+                    level: name,
+                    bandwidth: bw,
+                });
+            }
+        }
+        f.absorb(c);
+    }
+    out
 }
 
 /// `[device.peak]`: at least one precision, each a FLOP rate.

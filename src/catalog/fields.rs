@@ -497,6 +497,17 @@ impl<'t, 'i> Fields<'t, 'i> {
         }
     }
 
+    /// A reader of a table found inside this one's values (an item of a
+    /// `[[device.cache]]` list), whose messages name the same entry.
+    pub fn nested(
+        &self,
+        table: &'t DeTable<'i>,
+        at: usize,
+        known: &'static [&'static str],
+    ) -> Fields<'t, 'i> {
+        Fields::new(table, at, self.what.clone(), known)
+    }
+
     /// A table of strings with free keys (`[device.sources]`), each key and
     /// value with its offset.
     pub fn string_map(&mut self, key: &'static str) -> Vec<(At<String>, At<String>)> {

@@ -86,8 +86,19 @@ pub struct HardwareEntry {
     pub sources: BTreeMap<String, String>,
     pub notes: Option<String>,
     pub price: Option<Price>,
+    /// Measured bandwidth of each cache level (`[[device.cache]]`),
+    /// innermost first: the extra roofs of a hierarchical roofline.
+    pub caches: Vec<CacheCeiling>,
     /// The file the entry came from.
     pub origin: String,
+}
+
+/// The bandwidth ceiling of one cache level ("L1" to "L4").
+#[derive(Debug, Clone, PartialEq)]
+pub struct CacheCeiling {
+    pub level: String,
+    /// byte/s
+    pub bandwidth: f64,
 }
 
 impl HardwareEntry {

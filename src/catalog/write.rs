@@ -168,6 +168,14 @@ pub fn device_toml(e: &HardwareEntry) -> String {
         out.push_str(&format!("source = {}\n", s(&p.source)));
     }
     sources_toml(&mut out, "device", &e.sources);
+    for c in &e.caches {
+        out.push_str("\n[[device.cache]]\n");
+        out.push_str(&format!("level = {}\n", s(&c.level)));
+        out.push_str(&format!(
+            "bandwidth = {}\n",
+            s(&quantity(c.bandwidth, Kind::Bandwidth))
+        ));
+    }
     out
 }
 

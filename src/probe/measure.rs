@@ -23,6 +23,7 @@
 //! Nothing here reads a file or the terminal: the CPU's layout comes in as
 //! a [`Layout`], the figures go out as a [`Measured`].
 
+use super::detect::CpuInfo;
 use std::hint::black_box;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
@@ -74,6 +75,32 @@ pub struct Layout {
     pub levels: Vec<Level>,
     /// The whole last-level cache of the machine, bytes (0 when unknown).
     pub llc_total_bytes: usize,
+}
+
+impl Layout {
+    /// The layout of a detected CPU: one benchmark thread per hardware
+    /// thread; each data or unified cache level with its size over the
+    /// threads sharing one instance.
+    pub fn from_cpu(cpu: &CpuInfo) -> Layout {
+        let mut levels: Vec<Level> = cpu
+            .caches
+            .iter()
+            .filter(|c| c.kind != "Instruction" && c.size_bytes > 0)
+            .map(|c| Level {
+                name: format!("L{}", c.level),
+                per_thread_bytes: (c.size_bytes / c.shared_by_threads.max(1) as u64) as usize,
+            })
+            .collect();
+        levels.dedup_by(|a, b| a.name == b.name);
+        let llc_total_bytes = cpu
+            .last_level_cache()
+            .map_or(0, |c| (c.size_bytes * c.instances.max(1) as u64) as usize);
+        Layout {
+            threads: cpu.threads.max(1) as usize,
+            levels,
+            llc_total_bytes,
+        }
+    }
 }
 
 /// A figure measured several times: the best (the highest rate) and the
@@ -558,6 +585,45 @@ mod tests {
         assert_eq!(k.f32_flops(1), 12288.0);
         assert_eq!(k.f64_flops(1), 6144.0);
         assert_eq!(k.f32(2), 24576.0);
+    }
+
+    #[test]
+    fn layout_shares_each_level_among_its_threads() {
+        use crate::probe::detect::{CacheLevel, Simd};
+        let level = |level, kind: &str, size, shared, instances| CacheLevel {
+            level,
+            kind: kind.into(),
+            size_bytes: size,
+            shared_by_threads: shared,
+            instances,
+        };
+        // 4 threads, 2 per core: a 48 KiB L1d per core is 24 KiB a thread;
+        // a 32 MiB L3 shared by all 4 is 8 MiB a thread; the L1i is left
+        // out; the whole L3 is 32 MiB x 1 instance.
+        let cpu = CpuInfo {
+            model: "test".into(),
+            vendor: "test".into(),
+            sockets: 1,
+            cores: 2,
+            threads: 4,
+            simd: Simd::Avx2,
+            caches: vec![
+                level(1, "Data", 48 << 10, 2, 2),
+                level(1, "Instruction", 32 << 10, 2, 2),
+                level(3, "Unified", 32 << 20, 4, 1),
+            ],
+            memory_bytes: None,
+            max_mhz: None,
+        };
+        let l = Layout::from_cpu(&cpu);
+        assert_eq!(l.threads, 4);
+        let got: Vec<(&str, usize)> = l
+            .levels
+            .iter()
+            .map(|l| (l.name.as_str(), l.per_thread_bytes))
+            .collect();
+        assert_eq!(got, [("L1", 24 << 10), ("L3", 8 << 20)]);
+        assert_eq!(l.llc_total_bytes, 32 << 20);
     }
 
     #[test]

@@ -8,5 +8,7 @@
 //!   kernel timed on it; [`entry`]: the catalog entry a measurement becomes.
 
 pub mod detect;
+pub mod entry;
+pub mod kernel;
 pub mod measure;
 pub mod run;

@@ -16,19 +16,10 @@ pub(super) fn today() -> (u16, u8) {
     civil((secs / 86_400) as i64)
 }
 
-/// The (year, month) of a day counted from 1970-01-01, by the proleptic
-/// Gregorian calendar (H. Hinnant, "chrono-Compatible Low-Level Date
-/// Algorithms", civil_from_days).
+/// The (year, month) of a day counted from 1970-01-01.
 pub(super) fn civil(days: i64) -> (u16, u8) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y.clamp(1940, 2100) as u16, m as u8)
+    let (y, m, _) = crate::probe::entry::civil_date(days);
+    (y.clamp(1940, 2100) as u16, m)
 }
 
 /// The source of an entry typed in the workbench.
@@ -58,6 +49,7 @@ pub(super) fn blank_device(year: u16) -> HardwareEntry {
         sources: BTreeMap::new(),
         notes: None,
         price: None,
+        caches: Vec::new(),
         origin: String::new(),
     }
 }
