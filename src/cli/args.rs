@@ -90,6 +90,8 @@ pub enum Command {
     Plot(super::plot::PlotArgs),
     /// Host the workbench over SSH: each connection gets its own workbench; nobody gets a shell or a file.
     Share(super::share::ShareArgs),
+    /// This machine: CPU, caches, memory and GPUs, each matched to the catalog; what `-H local` resolves to.
+    Probe(ProbeArgs),
 }
 
 /// The model argument of a command: with the workload flags around it
@@ -149,7 +151,8 @@ impl Command {
             | Command::Collective(_)
             | Command::Import(_)
             | Command::Lesson(_)
-            | Command::Share(_) => None,
+            | Command::Share(_)
+            | Command::Probe(_) => None,
         }
     }
 }
@@ -876,6 +879,13 @@ pub enum ZooKind {
     Regions,
     /// Calibration profiles and their assumptions (the keys of `--assume`).
     Profiles,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ProbeArgs {
+    /// Output format: table (text) or json (one record).
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: RecordFormat,
 }
 
 #[derive(Debug, Clone, Args)]

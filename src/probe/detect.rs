@@ -27,8 +27,9 @@ pub struct CacheLevel {
     pub instances: u32,
 }
 
-/// The widest SIMD the CPU offers, for sizing FLOP kernels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+/// The widest SIMD the CPU offers, for sizing FLOP kernels. In JSON:
+/// `{"name": "AVX-512", "bits": 512}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Simd {
     Avx512,
     Avx2,
@@ -66,6 +67,16 @@ impl Simd {
             Simd::Sve { .. } => "SVE",
             Simd::Scalar => "scalar",
         }
+    }
+}
+
+impl serde::Serialize for Simd {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Simd", 2)?;
+        st.serialize_field("name", self.name())?;
+        st.serialize_field("bits", &self.bits())?;
+        st.end()
     }
 }
 
