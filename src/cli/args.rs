@@ -886,6 +886,38 @@ pub struct ProbeArgs {
     /// Output format: table (text) or json (one record).
     #[arg(long, short = 'f', value_enum, default_value = "table")]
     pub format: RecordFormat,
+    /// Measure this CPU's ceilings (peak f32/f64 FLOP/s, each cache
+    /// level's bandwidth, main memory's) in at most about 10 s, and write
+    /// them to your catalog as device `local-cpu` (docs/probe.md).
+    #[arg(long, conflicts_with = "kernel")]
+    pub measure: bool,
+    /// With --measure: about 3 s, fewer and shorter runs.
+    #[arg(long, requires = "measure", conflicts_with = "thorough")]
+    pub quick: bool,
+    /// With --measure: about 30 s, more and longer runs.
+    #[arg(long, requires = "measure")]
+    pub thorough: bool,
+    /// Time a real f32 matrix kernel on this CPU and place it on the
+    /// roofline beside the prediction for the same operation.
+    #[arg(long, value_enum, value_name = "OP")]
+    pub kernel: Option<KernelOp>,
+    /// With --kernel: the matrices' size N (N x N) [default: 4096 for
+    /// gemv, 1024 for gemm].
+    #[arg(long, value_name = "N", requires = "kernel")]
+    pub size: Option<usize>,
+    /// With --kernel: also plot the measured point on the roofline, as
+    /// SVG, to FILE.svg.
+    #[arg(long, short = 'o', value_name = "FILE.svg", requires = "kernel")]
+    pub output: Option<PathBuf>,
+}
+
+/// A matrix kernel of `probe --kernel`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KernelOp {
+    /// y = A x, A N x N (decode's matrix-vector product).
+    Gemv,
+    /// C = A B, all N x N.
+    Gemm,
 }
 
 #[derive(Debug, Clone, Args)]
