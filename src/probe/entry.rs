@@ -23,8 +23,6 @@ use crate::solver::{Hardware, Peaks, Precision, Tier};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The id of the measured entry.
-pub const LOCAL_CPU: &str = "local-cpu";
 
 /// A day counted from 1970-01-01 as (year, month, day), by the proleptic
 /// Gregorian calendar (H. Hinnant, "chrono-Compatible Low-Level Date
@@ -134,7 +132,7 @@ pub fn local_cpu(m: &Measured, cpu: &CpuInfo, date: &str, year: u16) -> Result<H
     };
     Ok(HardwareEntry {
         hw: Hardware {
-            id: LOCAL_CPU.into(),
+            id: super::LOCAL_CPU_ID.into(),
             name: format!("{model} (measured)"),
             tier: Tier::Workstation,
             year,
