@@ -193,6 +193,7 @@ fn roofline(cat: &Catalog, a: &CompareArgs, name: &str) -> Result<Figure, CliErr
             place,
             id: &e.hw.id,
             bandwidth: e.hw.memory_bandwidth,
+            caches: &e.caches,
             judged: r.as_ref().ok(),
         })
         .collect();
@@ -391,6 +392,7 @@ fn operators_figure(cat: &Catalog, a: &OpsArgs) -> Result<Figure, CliError> {
                 peak: b.peak_flops,
                 bandwidth: b.bandwidth,
             },
+            caches: Vec::new(),
         }],
         effective: Some(plot::Effective {
             device: 0,

@@ -417,6 +417,11 @@ pub fn kernel_roofline(
                 peak,
                 bandwidth: dev.hw.memory_bandwidth,
             },
+            caches: dev
+                .caches
+                .iter()
+                .map(|c| (c.level.clone(), c.bandwidth))
+                .collect(),
         }],
         effective: None,
         points,

@@ -5,6 +5,7 @@
 
 use super::scale::Roof;
 use super::{Bar, Bars, Effective, Lines, OpPoint, RoofDevice, Roofline, Series};
+use crate::catalog::CacheCeiling;
 use crate::solver::compare::Compared;
 use crate::solver::{Assumptions, Evaluation, units};
 use crate::words::Words;
@@ -16,6 +17,8 @@ pub struct Judged<'a> {
     pub place: usize,
     pub id: &'a str,
     pub bandwidth: f64,
+    /// The device's cache ceilings (drawn as extra roofs).
+    pub caches: &'a [CacheCeiling],
     pub judged: Option<&'a Compared>,
 }
 
@@ -54,6 +57,11 @@ pub fn roofline(
                 peak: c.eval.peak_flops,
                 bandwidth: d.bandwidth,
             },
+            caches: d
+                .caches
+                .iter()
+                .map(|c| (c.level.clone(), c.bandwidth))
+                .collect(),
         });
         if let Some(p) = c.running() {
             let mut label = words.step(p.phase).to_string();

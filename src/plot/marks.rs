@@ -104,6 +104,16 @@ pub const EFFECTIVE: Marks = Marks {
     point: '.',
 };
 
+/// A cache level's roof on a hierarchical roofline (the selected device's
+/// measured L1, L2, L3): short dashes in the device's colour, `'` in
+/// ASCII.
+pub const CACHE: Marks = Marks {
+    dash: &[2, 3],
+    glyph: '·',
+    ascii: '\'',
+    point: '\'',
+};
+
 /// The other phase's point in ASCII mode.
 pub const ASCII_OTHER_POINT: char = 'O';
 /// The other phase's point (Unicode).

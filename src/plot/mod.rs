@@ -31,6 +31,11 @@ pub struct RoofDevice {
     pub place: usize,
     pub id: String,
     pub roof: Roof,
+    /// Measured cache levels (level, bandwidth in byte/s), innermost
+    /// first: one more bandwidth roof each under the same compute ceiling
+    /// (a hierarchical roofline), the device's own roof then being "DRAM".
+    /// Empty for a device without them.
+    pub caches: Vec<(String, f64)>,
 }
 
 /// The effective roof of the device at `device` (an index of `devices`).

@@ -342,6 +342,8 @@ pub fn roofline(r: &Roofline) -> String {
         xs.push(d.roof.peak / d.roof.bandwidth);
         ys.push(d.roof.peak * ce);
         peaks.push(d.roof.peak);
+        // Each cache roof's ridge, so that its slope shows.
+        xs.extend(d.caches.iter().map(|(_, bw)| d.roof.peak / bw));
     }
     let m = Map {
         b: bounds(&xs, &ys, &peaks),
@@ -364,6 +366,9 @@ pub fn roofline(r: &Roofline) -> String {
         let mut g = Group::new().set("class", "roof");
         g = g.add(Title::new(clean(&d.id)));
         g = g.add(polyline(&pts, colour(d.place), 2.0, dash));
+        if !d.caches.is_empty() {
+            g = g.add(cache_roofs(d, m));
+        }
         if let Some(&(x, y)) = pts.last() {
             let y = labels.place(x, y - 5.0, 200.0, 14.0);
             g = g.add(text(x - 4.0, y, &short[i], 12.0, "end").set("fill", colour(d.place)));
@@ -428,6 +433,43 @@ pub fn roofline(r: &Roofline) -> String {
 
 /// Each device with its line, marker and figures; the effective roof;
 /// each point.
+/// A hierarchical roofline's extra roofs: each cache level's bandwidth
+/// slope up to the device's compute ceiling, thin and in the device's
+/// colour, its level written where it enters the plot; the device's own
+/// roof is then labelled "DRAM" there too.
+fn cache_roofs(d: &super::RoofDevice, m: Map) -> Group {
+    let mut g = Group::new().set("class", "cache-roofs");
+    let mut roofs: Vec<(&str, f64, f64)> = d
+        .caches
+        .iter()
+        .map(|(level, bw)| (level.as_str(), *bw, 1.0))
+        .collect();
+    roofs.push(("DRAM", d.roof.bandwidth, 0.0));
+    for (level, bw, width) in roofs {
+        let pts: Vec<(f64, f64)> = roof_points(
+            Roof {
+                peak: d.roof.peak,
+                bandwidth: bw,
+            },
+            m.b,
+        )
+        .into_iter()
+        .map(|(x, y)| (m.x(x), m.y(y)))
+        .collect();
+        if width > 0.0 {
+            g = g.add(polyline(&pts, colour(d.place), width, Some("6 3".into())));
+        }
+        if let Some(&(x, y)) = pts.first() {
+            g = g.add(
+                text(x + 6.0, y - 4.0, level, 11.0, "start")
+                    .set("fill", colour(d.place))
+                    .set("class", "cache-level"),
+            );
+        }
+    }
+    g
+}
+
 fn roofline_legend(r: &Roofline) -> Group {
     let mut g = Group::new().set("class", "legend");
     let mut y = TOP + 6.0;

@@ -21,6 +21,7 @@ fn two_roofs() -> Roofline {
                     peak: 1e15,
                     bandwidth: 1e13,
                 },
+                caches: Vec::new(),
             },
             RoofDevice {
                 place: 1,
@@ -29,6 +30,7 @@ fn two_roofs() -> Roofline {
                     peak: 3e14,
                     bandwidth: 2e12,
                 },
+                caches: Vec::new(),
             },
         ],
         effective: Some(Effective {

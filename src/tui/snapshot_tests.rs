@@ -582,3 +582,66 @@ fn lesson_picker() {
         insta::assert_snapshot!(format!("lesson_picker_{look}_80x24"), screen(&a, 80, 24));
     }
 }
+
+/// A made-up CPU with measured cache ceilings (test figures, internally
+/// consistent: 2 TFLOP/s fp32; L1 4 TB/s > L2 2 TB/s > L3 1 TB/s > DRAM
+/// 200 GB/s; ridges 0.5, 1, 2 and 10 FLOP/byte).
+const CACHED_CPU: &str = r#"[[device]]
+id = "test-cpu"
+name = "Test CPU (measured)"
+vendor = "test"
+tier = "workstation"
+year = 2026
+source = "made up for a test"
+memory = "256 GB"
+memory_bandwidth = "200 GB/s"
+
+[device.peak]
+fp32 = "2 TFLOPS"
+
+[[device.cache]]
+level = "L1"
+bandwidth = "4 TB/s"
+
+[[device.cache]]
+level = "L2"
+bandwidth = "2 TB/s"
+
+[[device.cache]]
+level = "L3"
+bandwidth = "1 TB/s"
+"#;
+
+/// The test CPU selected, the plot focused: its hierarchical roofline.
+fn cached_cpu(look: &str) -> App {
+    let mut cat = Catalog::builtin();
+    cat.add_hardware_file("test.toml", CACHED_CPU);
+    assert!(cat.diagnostics.is_empty(), "{:?}", cat.diagnostics);
+    let mut a = App::new(
+        cat,
+        Settings {
+            ascii: look == "ascii",
+            no_color: look == "mono",
+            ..Settings::default()
+        },
+    );
+    a.hw = hw(&a, "test-cpu");
+    a.focus = super::app::Pane::Plot;
+    a.recompute();
+    a
+}
+
+#[test]
+fn hierarchical_roofline_of_a_cpu_with_cache_ceilings() {
+    snap_looks("roofline_cache_levels", cached_cpu, super::app::Pane::Plot);
+    // Every level is named on the plot at every size and look.
+    for look in LOOKS {
+        let a = cached_cpu(look);
+        for (w, h) in [(80, 24), (100, 30), (160, 48)] {
+            let s = screen(&a, w, h);
+            for level in ["L1", "L2", "L3", "DRAM"] {
+                assert!(s.contains(level), "{look} {w}x{h}: no {level}\n{s}");
+            }
+        }
+    }
+}

@@ -29,6 +29,8 @@ pub struct Device<'a> {
     pub hw: usize,
     pub id: &'a str,
     pub roof: Roof,
+    /// Measured cache ceilings (a hierarchical roofline), innermost first.
+    pub caches: &'a [crate::catalog::CacheCeiling],
     /// The workload as asked on this device (its ridge, its figures).
     pub eval: &'a Evaluation,
     /// The operating point drawn: the configuration that runs, as asked
@@ -54,11 +56,13 @@ pub fn devices<'a>(app: &'a App, an: &'a Analysis) -> Vec<Device<'a>> {
         .enumerate()
         .filter_map(|(place, c)| {
             let s = c.result.as_ref().ok()?;
-            let hw = &app.catalog.hardware[c.hw].hw;
+            let entry = &app.catalog.hardware[c.hw];
+            let hw = &entry.hw;
             Some(Device {
                 place,
                 hw: c.hw,
                 id: hw.id.as_str(),
+                caches: &entry.caches,
                 roof: Roof {
                     peak: s.base.peak_flops,
                     bandwidth: hw.memory_bandwidth,
@@ -108,12 +112,37 @@ fn chart_bounds(devs: &[Device], an: &Analysis) -> Bounds {
         xs.push(d.roof.peak / d.roof.bandwidth);
         peaks.push(d.roof.peak);
         ys.push(d.roof.peak * a.compute_efficiency);
+        xs.extend(d.caches.iter().map(|c| d.roof.peak / c.bandwidth));
     }
     if let Some(o) = an.other_phase.as_ref().filter(|o| o.memory.fits) {
         xs.push(o.arithmetic_intensity);
         ys.push(o.achieved_flops());
     }
     bounds(&xs, &ys, &peaks)
+}
+
+/// The roofs of a hierarchical roofline, labelled: each cache level's
+/// bandwidth under the device's compute ceiling, then its own roof as
+/// "DRAM". Empty for a device without cache ceilings.
+pub fn level_roofs<'a>(d: &Device<'a>) -> Vec<(&'a str, Roof)> {
+    if d.caches.is_empty() {
+        return Vec::new();
+    }
+    let mut v: Vec<(&str, Roof)> = d
+        .caches
+        .iter()
+        .map(|c| {
+            (
+                c.level.as_str(),
+                Roof {
+                    peak: d.roof.peak,
+                    bandwidth: c.bandwidth,
+                },
+            )
+        })
+        .collect();
+    v.push(("DRAM", d.roof));
+    v
 }
 
 /// A point to draw: its cell, glyph, style, and the label it asks for.
@@ -314,6 +343,16 @@ fn draw_labels(
         reqs.push((labels::beside(p.cell.0, p.cell.1, texts), p.label_style));
     }
     let s = &devs[sel];
+    // The selected device's level names where each slope enters the plot.
+    for (level, roof) in level_roofs(s) {
+        let Some(&(x, y)) = roof_points(roof, map.b).first() else {
+            continue;
+        };
+        if let Some((cx, cy)) = map.cell(x, y) {
+            let style = Style::new().fg(t.roof(s.place)).add_modifier(Modifier::BOLD);
+            reqs.push((labels::beside(cx, cy, &[level.to_string()]), style));
+        }
+    }
     let ridge = (s.roof.peak / s.roof.bandwidth).log10();
     if let Some((rx, _)) = map.cell(ridge, map.b.y[0]) {
         let text = format!("ridge {}", units::format_number(s.eval.ridge_point));
@@ -385,6 +424,16 @@ fn draw_roofs(
     r.polyline(&dots(roof_points(eff, map.b)), marks::EFFECTIVE.dash, 0);
     for d in devs {
         layers.push((marks::device(d.place), t.roof(d.place)));
+    }
+    // The selected device's cache roofs (all but the last, its own roof),
+    // under every device's roof.
+    let caches = level_roofs(s);
+    if caches.len() > 1 {
+        layers.push((marks::CACHE, t.roof(s.place)));
+        let dash = if ascii { &[][..] } else { marks::CACHE.dash };
+        for (_, roof) in &caches[..caches.len() - 1] {
+            r.polyline(&dots(roof_points(*roof, map.b)), dash, layers.len() - 1);
+        }
     }
     let mut order: Vec<usize> = (0..devs.len()).rev().filter(|&i| i != sel).collect();
     order.push(sel);
