@@ -358,7 +358,7 @@ fn matcher_memory_tells_variants_apart() {
     let cases: &[(&str, u64, Option<&str>)] = &[
         ("NVIDIA H100 80GB HBM3", 81_559, Some("h100-sxm")),
         // A 96 GB H100 SXM: the catalog's 102225346560 B (h100-sxm-96gb's
-        // memory) / 2^20 = 97490 MiB = 95.2 GiB, beyond the 80 GB range.
+        // memory) / 2^20 = 97489.7, about 97490 MiB = 95.2 GiB, beyond the 80 GB range.
         ("NVIDIA H100 96GB HBM3", 97_490, Some("h100-sxm-96gb")),
         ("NVIDIA H100 PCIe", 81_559, Some("h100-pcie")),
         ("NVIDIA H100 NVL", 95_830, Some("h100-nvl")),
@@ -567,4 +567,62 @@ fn hardware_local_on_every_command() {
         assert!(err.contains("hardware \"local\": "), "{err}");
         assert!(err.contains("ridgeline probe --measure"), "{err}");
     }
+}
+
+/// The `local` resolver of a machine built from fixtures: an x86 host
+/// with eight H100s (nvidia-smi-8xh100.csv).
+fn fixture_h100_box(cat: &Catalog) -> Result<ridgeline::catalog::HardwareEntry, String> {
+    resolve_local_in(&machine(x86(), parse_nvidia_smi(NV_H100)), cat).map(|c| c.entry)
+}
+
+fn no_figures_box(cat: &Catalog) -> Result<ridgeline::catalog::HardwareEntry, String> {
+    resolve_local_in(&machine(x86(), Vec::new()), cat).map(|c| c.entry)
+}
+
+#[test]
+fn picker_heads_with_local() {
+    use ridgeline::tui::{App, Settings};
+    let mut cat = Catalog::builtin();
+    cat.set_local_resolver(fixture_h100_box);
+    cat.add_local_entry().unwrap();
+    for ascii in [false, true] {
+        let mut a = App::new(
+            cat.clone(),
+            Settings {
+                ascii,
+                ..Settings::default()
+            },
+        );
+        // `local` is first in the picker's order; select it.
+        let first = a.hw_order[0];
+        assert_eq!(a.catalog.hardware[first].hw.id, "local");
+        a.hw = first;
+        a.recompute();
+        // Same figures as the entry it resolved to.
+        let h = &a.catalog.hardware("h100-sxm").unwrap().hw;
+        assert_eq!(a.catalog.hardware[first].hw.peaks, h.peaks);
+        let s = common::screen(&a, 80, 24);
+        let arrow = if ascii {
+            "local -> h100-sxm"
+        } else {
+            "local → h100-sxm"
+        };
+        assert!(s.contains(arrow), "{s}");
+        assert!(s.contains("this machine (1)"), "{s}");
+        if !ascii {
+            insta::assert_snapshot!("picker_local_h100_box", s);
+        }
+    }
+    // A machine without figures: no `local` row, and the reason.
+    let mut cat = Catalog::builtin();
+    cat.set_local_resolver(no_figures_box);
+    let why = cat.add_local_entry().unwrap_err();
+    assert!(why.contains("ridgeline probe --measure"), "{why}");
+    assert!(cat.hardware.iter().all(|e| e.hw.id != "local"));
+    // Through the catalog lookup every command uses: a clear error.
+    let e = cat.hardware("local").unwrap_err().to_string();
+    assert!(
+        e.starts_with("hardware \"local\": this machine has no GPU"),
+        "{e}"
+    );
 }
