@@ -256,6 +256,10 @@ pub struct Catalog {
 /// The device id that names the machine in hand (`-H local`).
 pub const LOCAL_HARDWARE: &str = "local";
 
+/// The `origin` of the `local` entry [`Catalog::add_local_entry`] adds
+/// (it comes from no file).
+pub const LOCAL_ORIGIN: &str = "(detected on this machine)";
+
 /// Resolves `local` to an entry (the detected GPU or CPU), or says why it
 /// cannot. The probe installs it; the catalog itself does no detection.
 pub type LocalResolver = fn(&Catalog) -> Result<HardwareEntry, String>;
@@ -641,6 +645,43 @@ impl Catalog {
             resolver: Some(resolver),
             resolved: std::sync::OnceLock::new(),
         };
+    }
+
+    /// What `local` resolves to (detection runs now if it has not run
+    /// yet); None when no resolver is installed.
+    pub fn local(&self) -> Option<&Result<HardwareEntry, String>> {
+        let resolve = self.local.resolver?;
+        Some(self.local.resolved.get_or_init(|| resolve(self)))
+    }
+
+    /// Add `local` as an entry of the list (for the workbench's Hardware
+    /// picker, which lists entries): a copy of what it resolves to, with id
+    /// `local`, the resolved id as its one alias and origin
+    /// [`LOCAL_ORIGIN`]. Lookups by name still go through the resolver.
+    /// Returns why there is none when `local` does not resolve.
+    pub fn add_local_entry(&mut self) -> Result<(), String> {
+        let entry = match self.local() {
+            None => return Err("no detection for this catalog".into()),
+            Some(Err(why)) => return Err(why.clone()),
+            Some(Ok(e)) => e.clone(),
+        };
+        let mut e = entry;
+        e.aliases = vec![e.hw.id.clone()];
+        e.hw.id = LOCAL_HARDWARE.to_string();
+        e.origin = LOCAL_ORIGIN.to_string();
+        self.hardware.retain(|x| x.origin != LOCAL_ORIGIN);
+        self.hardware.push(e);
+        Ok(())
+    }
+
+    /// Keep the `local` resolution and entry of `old` in this (reloaded)
+    /// catalog, so detection does not run again.
+    pub fn keep_local_from(&mut self, old: &Catalog) {
+        self.local = old.local.clone();
+        if let Some(e) = old.hardware.iter().find(|e| e.origin == LOCAL_ORIGIN) {
+            self.hardware.retain(|x| x.origin != LOCAL_ORIGIN);
+            self.hardware.push(e.clone());
+        }
     }
 
     /// Find a device by id or alias (case-insensitive); `local` is the
