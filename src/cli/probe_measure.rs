@@ -10,7 +10,7 @@ use crate::catalog::{Catalog, HardwareEntry};
 use crate::plot::scale::Roof;
 use crate::plot::{OpPoint, RoofDevice, Roofline};
 use crate::probe::detect::{CpuInfo, detect_cpu};
-use crate::probe::entry::{self, describe};
+use crate::probe::entry;
 use crate::probe::kernel::{self, Counts, Op, Timed};
 use crate::probe::measure::{self, Effort, Layout, Measured};
 use crate::probe::{LOCAL_CPU_ID, cpu_match};
@@ -315,10 +315,13 @@ pub fn kernel_text(
     line(
         "Measured",
         format!(
-            "{} ({}; best run {:.3} ms)",
+            "{}, best of {} runs ({:.3} ms); {}..{}, spread {:.1}%",
             format_flops(t.rate.best),
-            describe(&t.rate, format_flops),
-            t.best_seconds * 1e3
+            t.rate.runs,
+            t.best_seconds * 1e3,
+            format_flops(t.rate.min),
+            format_flops(t.rate.max),
+            t.rate.spread() * 100.0
         ),
     );
     match predicted {
