@@ -33,7 +33,10 @@ fn main() {
         let code = cli::run(&cli, command, &mut out, &mut err);
         let dt = t.elapsed();
         assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
-        println!("probe --measure --quick, run {run}: {:.2} s", dt.as_secs_f64());
+        println!(
+            "probe --measure --quick, run {run}: {:.2} s",
+            dt.as_secs_f64()
+        );
         worst = worst.max(dt);
     }
     let _ = std::fs::remove_dir_all(&dir);

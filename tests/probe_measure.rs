@@ -123,11 +123,7 @@ fn made_up() -> (Measured, CpuInfo) {
         f32_lanes: 8,
         f32_flops: fig(100e9),
         f64_flops: fig(50e9),
-        levels: vec![
-            level("L1", 400e9),
-            level("L2", 200e9),
-            level("DRAM", 20e9),
-        ],
+        levels: vec![level("L1", 400e9), level("L2", 200e9), level("DRAM", 20e9)],
         effort: Effort::Quick,
         seconds: 3.0,
         debug_build: false,
@@ -158,7 +154,10 @@ fn the_entry_carries_the_measured_figures() {
     let e = local_cpu(&m, &cpu, "2026-12-04", 2026).unwrap();
     assert_eq!(e.hw.id, "local-cpu");
     assert_eq!(e.source, "measured by ridgeline probe on 2026-12-04");
-    assert_eq!(e.hw.peaks.get(ridgeline::solver::Precision::Fp32), Some(100e9));
+    assert_eq!(
+        e.hw.peaks.get(ridgeline::solver::Precision::Fp32),
+        Some(100e9)
+    );
     // No bf16 peak: the solver falls back to fp32.
     assert_eq!(e.hw.peaks.get(ridgeline::solver::Precision::Bf16), None);
     assert_eq!(e.hw.memory_bandwidth, 20e9);
@@ -302,12 +301,19 @@ fn cache_ceilings_parse_and_bad_ones_say_what_is_wrong() {
     assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
     let e = c.hardware("cached").unwrap();
     assert_eq!(e.caches.len(), 2);
-    assert_eq!((e.caches[1].level.as_str(), e.caches[1].bandwidth), ("L3", 100e9));
+    assert_eq!(
+        (e.caches[1].level.as_str(), e.caches[1].bandwidth),
+        ("L3", 100e9)
+    );
     // A level that is not L1-L4.
     let p = problems(&device_with_cache(
         "\n[[device.cache]]\nlevel = \"L9\"\nbandwidth = \"400 GB/s\"\n",
     ));
-    assert!(p.iter().any(|m| m.contains("\"L9\" is not a level") && m.contains("device `cached`")), "{p:?}");
+    assert!(
+        p.iter()
+            .any(|m| m.contains("\"L9\" is not a level") && m.contains("device `cached`")),
+        "{p:?}"
+    );
     // A bandwidth that is not one.
     let p = problems(&device_with_cache(
         "\n[[device.cache]]\nlevel = \"L1\"\nbandwidth = \"fast\"\n",
@@ -323,10 +329,14 @@ fn cache_ceilings_parse_and_bad_ones_say_what_is_wrong() {
         "\n[[device.cache]]\nlevel = \"L1\"\nsize = \"32 KiB\"\n",
     ));
     assert!(p.iter().any(|m| m.contains("missing `bandwidth`")), "{p:?}");
-    assert!(p.iter().any(|m| m.contains("unknown field `size`")), "{p:?}");
+    assert!(
+        p.iter().any(|m| m.contains("unknown field `size`")),
+        "{p:?}"
+    );
     // Not a list of tables.
     let p = problems(
-        &device_with_cache("").replace("source = \"test\"\n", "source = \"test\"\ncache = \"L1\"\n"),
+        &device_with_cache("")
+            .replace("source = \"test\"\n", "source = \"test\"\ncache = \"L1\"\n"),
     );
     assert!(p.iter().any(|m| m.contains("list of tables")), "{p:?}");
 }
@@ -380,7 +390,11 @@ fn probe_kernel_json_against_a_measured_entry() {
         "-f",
         "json",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     // N = 48: 2 x 48^3 = 221184 FLOPs, 12 x 48^2 = 27648 bytes, 8 FLOP/byte.
     assert_eq!(v["flops"], 221184.0);

@@ -333,7 +333,13 @@ fn caches(f: &mut Fields) -> Vec<CacheCeiling> {
         let mut c = f.nested(t, item.span().start, CACHE_KEYS);
         let level = c.string("level");
         let bw = c.string("bandwidth");
-        let bw = quantity(&mut c, "cache bandwidth", bw, Kind::Bandwidth, &limits::BANDWIDTH);
+        let bw = quantity(
+            &mut c,
+            "cache bandwidth",
+            bw,
+            Kind::Bandwidth,
+            &limits::BANDWIDTH,
+        );
         let level = level.and_then(|(name, at)| {
             let n = name.strip_prefix('L').and_then(|d| d.parse::<u8>().ok());
             match n {

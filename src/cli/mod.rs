@@ -149,7 +149,9 @@ pub fn run(cli: &Cli, command: &Command, out: Out, err: Out) -> i32 {
         }) => catalog_check::catalog_check(cli, dir.as_deref(), out),
         Command::Import(a) => import::import(cli, a, style, out, err),
         Command::Share(a) => share::share(cli, a, out),
-        Command::Probe(a) if probe_measure::wanted(a) => probe_measure::run(cli, a, style, out, err),
+        Command::Probe(a) if probe_measure::wanted(a) => {
+            probe_measure::run(cli, a, style, out, err)
+        }
         other => load_catalog(cli, other, err).and_then(|mut cat| {
             let command = resolve_model(&mut cat, other, err)?;
             let command = lists::merge_lists(&cat, &command, err)?;

@@ -46,7 +46,8 @@ pub fn run(cli: &Cli, a: &ProbeArgs, style: Style, out: Out, err: Out) -> Result
     let (date, year) = entry::today();
     let e = entry::local_cpu(&m, &cpu, &date, year)
         .map_err(|e| CliError::Input(format!("probe --measure: {e}")))?;
-    let saved = entry::save(&dir, &e).map_err(|e| CliError::Output(format!("probe --measure: {e}")))?;
+    let saved =
+        entry::save(&dir, &e).map_err(|e| CliError::Output(format!("probe --measure: {e}")))?;
     let file = printable(&saved.written.file.display().to_string()).into_owned();
     let datasheet = cpu_match(&cpu, &cat)
         .id
@@ -131,8 +132,20 @@ pub fn measured_text(m: &Measured, cpu: &CpuInfo, style: Style) -> String {
         ),
         style.width,
     ));
-    row(&mut s, "Peak fp32", format_flops(m.f32_flops.best), &m.f32_flops, format_flops);
-    row(&mut s, "Peak fp64", format_flops(m.f64_flops.best), &m.f64_flops, format_flops);
+    row(
+        &mut s,
+        "Peak fp32",
+        format_flops(m.f32_flops.best),
+        &m.f32_flops,
+        format_flops,
+    );
+    row(
+        &mut s,
+        "Peak fp64",
+        format_flops(m.f64_flops.best),
+        &m.f64_flops,
+        format_flops,
+    );
     for l in &m.levels {
         let label = if l.name == "DRAM" {
             "DRAM".to_string()

@@ -23,7 +23,6 @@ use crate::solver::{Hardware, Peaks, Precision, Tier};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-
 /// A day counted from 1970-01-01 as (year, month, day), by the proleptic
 /// Gregorian calendar (H. Hinnant, "chrono-Compatible Low-Level Date
 /// Algorithms", civil_from_days).
@@ -79,9 +78,16 @@ pub fn describe(f: &Figure, format: fn(f64) -> String) -> String {
 /// The `local-cpu` entry of a measurement on `cpu`, dated `date`
 /// ("2026-12-04", year `year`). Err says why no entry can be made (a
 /// figure that did not measure, a memory size that was not detected).
-pub fn local_cpu(m: &Measured, cpu: &CpuInfo, date: &str, year: u16) -> Result<HardwareEntry, String> {
+pub fn local_cpu(
+    m: &Measured,
+    cpu: &CpuInfo,
+    date: &str,
+    year: u16,
+) -> Result<HardwareEntry, String> {
     let bad = |what: &str| {
-        format!("the {what} did not measure (no run gave a positive, finite rate); run `ridgeline probe --measure` again on a quieter machine")
+        format!(
+            "the {what} did not measure (no run gave a positive, finite rate); run `ridgeline probe --measure` again on a quieter machine"
+        )
     };
     let ok = |f: &Figure| f.runs > 0 && f.best.is_finite() && f.best > 0.0;
     if !ok(&m.f32_flops) {
@@ -112,7 +118,11 @@ pub fn local_cpu(m: &Measured, cpu: &CpuInfo, date: &str, year: u16) -> Result<H
     );
     for l in &m.levels {
         if ok(&l.bandwidth) {
-            notes.push(format!("{} {}", l.name, describe(&l.bandwidth, format_bandwidth)));
+            notes.push(format!(
+                "{} {}",
+                l.name,
+                describe(&l.bandwidth, format_bandwidth)
+            ));
         }
     }
     notes.push("no bf16/fp16 peak: not measured; the solver uses fp32".into());

@@ -131,7 +131,9 @@ pub fn run(op: Op, n: usize, threads: usize, runs: usize) -> Timed {
     };
     // A is n x n, B is n x cols, C is n x cols; row-major.
     let a: Vec<f32> = (0..n * n).map(|i| ((i % 7) as f32) * 0.25 - 0.5).collect();
-    let b: Vec<f32> = (0..n * cols).map(|i| ((i % 5) as f32) * 0.5 - 1.0).collect();
+    let b: Vec<f32> = (0..n * cols)
+        .map(|i| ((i % 5) as f32) * 0.5 - 1.0)
+        .collect();
     let mut c = vec![0f32; n * cols];
     let once = |c: &mut [f32]| multiply(&a, &b, c, n, cols, threads);
     once(&mut c);

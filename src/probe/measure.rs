@@ -385,8 +385,7 @@ pub enum FlopKernel {
 pub fn flop_kernel() -> FlopKernel {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma")
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             return FlopKernel::Avx2Fma;
         }

@@ -349,7 +349,9 @@ fn draw_labels(
             continue;
         };
         if let Some((cx, cy)) = map.cell(x, y) {
-            let style = Style::new().fg(t.roof(s.place)).add_modifier(Modifier::BOLD);
+            let style = Style::new()
+                .fg(t.roof(s.place))
+                .add_modifier(Modifier::BOLD);
             reqs.push((labels::beside(cx, cy, &[level.to_string()]), style));
         }
     }
