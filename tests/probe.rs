@@ -134,6 +134,19 @@ fn raspberry_pi_4_board_line_wins_over_soc_line() {
 }
 
 #[test]
+fn arm_32_bit_kernel_generic_name_gives_way_to_the_part() {
+    // The layout of a 32-bit Raspberry Pi OS /proc/cpuinfo (arch/arm's
+    // "model name : ARMv7 Processor rev 3 (v7l)" on every core).
+    let text = "processor\t: 0\nmodel name\t: ARMv7 Processor rev 3 (v7l)\n\
+        Features\t: half thumb fastmult vfp edsp neon vfpv3 tls vfpv4 idiva idivt\n\
+        CPU implementer\t: 0x41\nCPU architecture: 7\nCPU part\t: 0xd08\n";
+    let f = parse_cpuinfo(text);
+    // 0x41 / 0xd08: Cortex-A72; "neon" in Features: NEON.
+    assert_eq!(f.model.as_deref(), Some("Cortex-A72"));
+    assert_eq!(f.simd, Simd::Neon);
+}
+
+#[test]
 fn sve_and_unknown_inputs() {
     use ridgeline::probe::detect::simd_from_flags;
     // A Neoverse-V1 style Features line with sve; the vector length comes

@@ -592,7 +592,7 @@ pub struct WorkloadArgs {
 pub struct EvalArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
-    /// Device id or alias (see `ridgeline zoo hardware`).
+    /// Device id or alias (see `ridgeline zoo hardware`), or `local`: this machine (`ridgeline probe`).
     #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// Exit with code 3 when the workload does not fit in memory.
@@ -604,7 +604,7 @@ pub struct EvalArgs {
 pub struct OpsArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
-    /// Device id or alias (see `ridgeline zoo hardware`).
+    /// Device id or alias (see `ridgeline zoo hardware`), or `local`: this machine (`ridgeline probe`).
     #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
 }
@@ -613,7 +613,7 @@ pub struct OpsArgs {
 pub struct SensArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
-    /// Device id or alias.
+    /// Device id or alias, or `local`: this machine (`ridgeline probe`).
     #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// The finite step for the "change for +p%" column: "10%" or "0.1" (a
@@ -739,7 +739,7 @@ pub struct ServeArgs {
     pub format: Format,
     #[command(flatten)]
     pub request: RequestArgs,
-    /// Device id or alias.
+    /// Device id or alias, or `local`: this machine (`ridgeline probe`).
     #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// Grid region for carbon (`ridgeline zoo regions`).
@@ -1080,7 +1080,7 @@ pub struct TrainArgs {
     /// Face config.json or a downloaded model's folder.
     #[arg(long, short = 'm', default_value = DEFAULT_MODEL)]
     pub model: String,
-    /// Device id or alias.
+    /// Device id or alias, or `local`: this machine (`ridgeline probe`).
     #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// Devices [default: 8, as the Training view; a replica's tp x pp x ep x cp when it needs more or does not divide 8]. With it and no --dp, dp is
@@ -1128,7 +1128,7 @@ pub struct ScaleArgs {
     /// Face config.json or a downloaded model's folder.
     #[arg(long, short = 'm', default_value = DEFAULT_MODEL)]
     pub model: String,
-    /// Device id or alias.
+    /// Device id or alias, or `local`: this machine (`ridgeline probe`).
     #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// Device counts: "8..16384" (the first and its doublings up to the
@@ -1312,7 +1312,7 @@ pub struct CollectiveArgs {
     /// Ranks taking part, placed one after another from the first node.
     #[arg(long, value_name = "N", value_parser = parse_degree, allow_hyphen_values = true)]
     pub devices: u32,
-    /// Device id or alias.
+    /// Device id or alias, or `local`: this machine (`ridgeline probe`).
     #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// Algorithm [default: the profile's]; auto takes the faster of ring and tree on each level.

@@ -244,6 +244,15 @@ pub fn parse_cpuinfo(text: &str) -> CpuinfoFacts {
                 .unwrap_or_else(|| format!("Arm implementer {code:#04x}")),
         );
     }
+    // 32-bit Arm kernels name every core "ARMv7 Processor rev 3 (v7l)":
+    // the part number says more.
+    if model.as_deref().is_some_and(|m| m.starts_with("ARMv"))
+        && arm_impl
+            .zip(arm_part)
+            .is_some_and(|(i, p)| arm_part_name(i, p).is_some())
+    {
+        model = None;
+    }
     if model.is_none()
         && let (Some(i), Some(p)) = (arm_impl, arm_part)
     {
@@ -366,7 +375,9 @@ pub fn cpu_list_len(list: &str) -> u32 {
 /// ([`read_sysfs_caches`] builds the same text from the live files). Each
 /// distinct (level, type, shared_cpu_list) is one cache instance; instances
 /// of the same (level, type) are counted per machine. Entries without a
-/// level, type or size are skipped.
+/// level, type or size are skipped. A hybrid CPU whose clusters have
+/// different sizes at one level (Intel P- and E-cores' L2) reports the
+/// largest size and the widest sharing.
 pub fn parse_sysfs_caches(text: &str) -> Vec<CacheLevel> {
     // (cpu, index) -> file -> value
     let mut entries: BTreeMap<(String, String), BTreeMap<String, String>> = BTreeMap::new();
@@ -681,6 +692,13 @@ pub fn detect_cpu() -> CpuInfo {
 
 #[cfg(target_os = "macos")]
 fn detect_cpu_os() -> CpuInfo {
+    detect_cpu_sysctl()
+}
+
+/// macOS: `sysctl hw machdep.cpu`, with the probe's deadline. Compiled on
+/// every system so that it is checked everywhere.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+fn detect_cpu_sysctl() -> CpuInfo {
     let out = super::run::run_with_timeout(
         "sysctl",
         &["hw", "machdep.cpu"],
@@ -691,6 +709,12 @@ fn detect_cpu_os() -> CpuInfo {
 
 #[cfg(not(target_os = "macos"))]
 fn detect_cpu_os() -> CpuInfo {
+    detect_cpu_linux()
+}
+
+/// Linux (and any system with its files): /proc and /sys.
+#[cfg_attr(target_os = "macos", allow(dead_code))]
+fn detect_cpu_linux() -> CpuInfo {
     let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
     let cpuinfo = read("/proc/cpuinfo");
     let meminfo = read("/proc/meminfo");
