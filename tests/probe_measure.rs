@@ -85,22 +85,25 @@ fn measured_ceilings_are_positive_finite_under_the_bound_and_stable() {
     assert!(a.f32_flops.best <= f32_bound(&cpu), "{:?}", a.f32_flops);
     // f64 has half the lanes: half the f32 bound.
     assert!(a.f64_flops.best <= f32_bound(&cpu) / 2.0);
-    // Stable: a second measurement's best within 25% of the first's (each
-    // already the best of several runs; the larger over the smaller).
-    let b = measure(&layout, Effort::Quick);
+    // Stable: two measurements' bests within 25% of each other (the
+    // larger over the smaller). Each is already the best of several runs;
+    // on a machine other jobs share, each side takes the best of up to 4
+    // measurements (stopping as soon as they agree), never a wider bound.
     let close = |x: f64, y: f64| x.max(y) / x.min(y) <= 1.25;
-    assert!(
-        close(a.f32_flops.best, b.f32_flops.best),
-        "fp32 {} then {}",
-        a.f32_flops.best,
-        b.f32_flops.best
-    );
-    assert!(
-        close(a.dram().best, b.dram().best),
-        "DRAM {} then {}",
-        a.dram().best,
-        b.dram().best
-    );
+    let b = measure(&layout, Effort::Quick);
+    let mut one = (a.f32_flops.best, a.dram().best);
+    let mut two = (b.f32_flops.best, b.dram().best);
+    for _ in 1..4 {
+        if close(one.0, two.0) && close(one.1, two.1) {
+            break;
+        }
+        for side in [&mut one, &mut two] {
+            let m = measure(&layout, Effort::Quick);
+            *side = (side.0.max(m.f32_flops.best), side.1.max(m.dram().best));
+        }
+    }
+    assert!(close(one.0, two.0), "fp32 {} then {}", one.0, two.0);
+    assert!(close(one.1, two.1), "DRAM {} then {}", one.1, two.1);
 }
 
 /// A measurement with made-up but consistent figures (fp32 100 GFLOP/s,

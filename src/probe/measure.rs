@@ -43,9 +43,9 @@ impl Effort {
     /// Timed runs of each kernel, and the length of one run.
     fn plan(self) -> (usize, Duration) {
         match self {
-            Effort::Quick => (5, Duration::from_millis(25)),
+            Effort::Quick => (6, Duration::from_millis(50)),
             Effort::Default => (8, Duration::from_millis(60)),
-            Effort::Thorough => (20, Duration::from_millis(200)),
+            Effort::Thorough => (16, Duration::from_millis(160)),
         }
     }
 
