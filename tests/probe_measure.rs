@@ -413,3 +413,23 @@ fn probe_kernel_json_against_a_measured_entry() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("use 1 to 32768"));
 }
+
+#[test]
+fn a_debug_build_says_so_and_the_report_counts_its_bytes() {
+    let (mut m, cpu) = made_up();
+    let style = ridgeline::cli::output::Style {
+        ascii: false,
+        width: 80,
+    };
+    let text = ridgeline::cli::probe_measure::measured_text(&m, &cpu, style);
+    assert!(!text.contains("debug build"), "{text}");
+    // fp32 100 GFLOP/s over DRAM 20 GB/s: a ridge of 5 FLOP/byte.
+    assert!(
+        text.contains("Ridge                  5   FLOP/byte"),
+        "{text}"
+    );
+    assert!(text.contains("24 bytes an element"), "{text}");
+    m.debug_build = true;
+    let text = ridgeline::cli::probe_measure::measured_text(&m, &cpu, style);
+    assert!(text.starts_with("warning: this is a debug build"), "{text}");
+}

@@ -461,7 +461,7 @@ fn cache_roofs(d: &super::RoofDevice, m: Map) -> Group {
         }
         if let Some(&(x, y)) = pts.first() {
             g = g.add(
-                text(x + 6.0, y - 4.0, level, 11.0, "start")
+                text(x + 8.0, y - 6.0, level, 11.0, "start")
                     .set("fill", colour(d.place))
                     .set("class", "cache-level"),
             );

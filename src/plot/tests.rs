@@ -257,3 +257,22 @@ fn units_read_ticks_in_their_unit() {
     assert_eq!(Unit::Joules.label(10.0), "10 J");
     assert_eq!(Unit::Number.label(0.1), "0.1");
 }
+
+#[test]
+fn cache_levels_are_extra_roofs_each_labelled() {
+    // "fast" with made-up cache ceilings above its 10 TB/s: L1 80 TB/s,
+    // L2 40 TB/s: two more dashed slopes, labelled with "DRAM" for its own.
+    let mut r = two_roofs();
+    r.devices[0].caches = vec![("L1".into(), 8e13), ("L2".into(), 4e13)];
+    let svg = super::svg::roofline(&r);
+    roxmltree::Document::parse(&svg).unwrap();
+    let labels: Vec<&str> = svg
+        .split("class=\"cache-level\"")
+        .skip(1)
+        .filter_map(|s| Some(s.split('>').nth(1)?.split('<').next()?.trim()))
+        .collect();
+    assert_eq!(labels, ["L1", "L2", "DRAM"]);
+    assert_eq!(svg.matches("class=\"cache-roofs\"").count(), 1);
+    // The device without caches has no level labels.
+    assert!(!super::svg::roofline(&two_roofs()).contains("cache-level"));
+}
