@@ -8,6 +8,7 @@ pub mod app;
 pub mod byte_input;
 pub mod events;
 mod export;
+pub mod follow;
 pub mod form;
 pub mod hosted;
 mod import;
