@@ -12,6 +12,7 @@
 mod conn;
 pub mod keys;
 pub mod limits;
+mod room;
 mod session;
 
 use crate::tui::TuiOptions;
@@ -57,6 +58,9 @@ pub struct ShareOptions {
     pub tui: TuiOptions,
     /// The host key file (default: the config directory's).
     pub host_key: Option<PathBuf>,
+    /// The presenters' public keys (`--present-key FILE`): the first
+    /// session logged in with one presents, the others follow.
+    pub present_key: Option<PathBuf>,
 }
 
 /// A line on the server's log (stderr).
@@ -85,12 +89,12 @@ fn who_can_connect(opts: &ShareOptions, keys: usize) -> String {
 /// the start is the error, with its exit code (2 bad input, 1 cannot
 /// serve).
 pub fn run(opts: ShareOptions, out: &mut dyn Write) -> Result<(), (i32, String)> {
-    let (policy, host) = prepare(&opts)?;
-    serve(opts, policy, host, out)
+    let p = prepare(&opts)?;
+    serve(opts, p, out)
 }
 
 /// Everything checked before listening.
-fn prepare(opts: &ShareOptions) -> Result<(Policy, keys::HostKey), (i32, String)> {
+fn prepare(opts: &ShareOptions) -> Result<Prepared, (i32, String)> {
     if !opts.listen.ip().is_loopback() && opts.authorized_keys.is_none() && !opts.open {
         return Err((
             2,
@@ -115,6 +119,17 @@ fn prepare(opts: &ShareOptions) -> Result<(Policy, keys::HostKey), (i32, String)
             file: f.clone(),
         },
         None => Policy::Open,
+    };
+    let presenters = match &opts.present_key {
+        Some(f) => Some(
+            keys::read_keys(
+                f,
+                "--present-key",
+                "so nobody could present; put the presenter's public key (~/.ssh/id_ed25519.pub) in it",
+            )
+            .map_err(|e| (2, e))?,
+        ),
+        None => None,
     };
     // A scenario that cannot be opened stops the start, not each session.
     crate::tui::app_from(&opts.tui, |_| None).map_err(|e| {
@@ -141,15 +156,27 @@ fn prepare(opts: &ShareOptions) -> Result<(Policy, keys::HostKey), (i32, String)
         },
     };
     let host = keys::load_or_create_host_key(&path).map_err(|e| (1, e))?;
-    Ok((policy, host))
+    Ok(Prepared {
+        policy,
+        host,
+        presenters,
+    })
 }
 
-fn serve(
-    opts: ShareOptions,
+/// What [`prepare`] checked and read.
+struct Prepared {
     policy: Policy,
     host: keys::HostKey,
-    out: &mut dyn Write,
-) -> Result<(), (i32, String)> {
+    /// The presenters' keys (`--present-key`), if given.
+    presenters: Option<Vec<russh::keys::PublicKey>>,
+}
+
+fn serve(opts: ShareOptions, p: Prepared, out: &mut dyn Write) -> Result<(), (i32, String)> {
+    let Prepared {
+        policy,
+        host,
+        presenters,
+    } = p;
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("ridgeline-share")
@@ -198,6 +225,14 @@ fn serve(
     for l in lines {
         let _ = writeln!(out, "{l}");
     }
+    if let (Some(f), Some(k)) = (&opts.present_key, &presenters) {
+        let _ = writeln!(
+            out,
+            "presenter: the first to log in with {} in {}; every other session follows",
+            if k.len() == 1 { "the key" } else { "a key" },
+            keys::shown(f)
+        );
+    }
     let _ = out.flush();
 
     let mut methods = russh::MethodSet::empty();
@@ -228,6 +263,7 @@ fn serve(
         idle: opts.idle,
         tui: opts.tui.clone(),
         next: std::sync::atomic::AtomicU64::new(0),
+        hall: presenters.map(|k| Arc::new(room::Hall::new(k))),
     });
     let connections = Arc::new(Slots::new(opts.max_sessions + SPARE_CONNECTIONS));
     rt.block_on(accept_loop(listener, config, shared, connections));
@@ -348,6 +384,7 @@ mod tests {
             idle: None,
             tui: TuiOptions::default(),
             host_key: Some(std::env::temp_dir().join("unused-host-key")),
+            present_key: None,
         }
     }
 
