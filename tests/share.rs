@@ -423,3 +423,193 @@ fn each_client_draws_with_its_own_charset_and_colours() {
     assert!(!plain_row.contains("\x1b[38;"), "{plain_row:?}");
     assert!(fancy_row.contains("\x1b[38;"), "{fancy_row:?}");
 }
+
+/// A server for `alice`, with `bob` the presenter (`--present-key`).
+fn presented_server(tag: &str, args: &[&str]) -> (Dir, Server, PathBuf, PathBuf) {
+    let dir = Dir::new(tag);
+    let alice = keygen(&dir, "alice");
+    let bob = keygen(&dir, "bob");
+    let keys = dir.path("alice.pub");
+    let present = dir.path("bob.pub");
+    let mut all = vec![
+        "--authorized-keys",
+        keys.to_str().unwrap(),
+        "--present-key",
+        present.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    let server = Server::start(&dir, &all);
+    (dir, server, alice, bob)
+}
+
+#[test]
+fn followers_show_the_presenters_state_branch_on_a_key_and_follow_again() {
+    need_ssh!();
+    need_tmux!();
+    let (_dir, server, alice, bob) = presented_server("present", &[]);
+    // bob's key is the presenter's (its comment, "bob", names him).
+    let presenter = client(&server, &bob, 100, 30);
+    presenter.wait_for("[presenting: 0 follow, 0 on their own]");
+    // alice follows, at her own size.
+    let follower = client(&server, &alice, 80, 24);
+    follower.wait_for("[following bob]");
+    presenter.wait_for("[presenting: 1 follow, 0 on their own]");
+    // The presenter moves from h100-sxm to h200-sxm (Down, as in the
+    // first test): the follower shows it without a key of its own.
+    presenter.keys(&["Down"]);
+    presenter.wait_for("llama-3.1-8b · h200-sxm");
+    follower.wait_for("llama-3.1-8b · h200-sxm");
+    // The presenter's view (2: Serving): the follower's too.
+    presenter.keys(&["2"]);
+    presenter.wait_for("[2 Serving]");
+    follower.wait_for("[2 Serving]");
+    // A key of the follower's (1: Roofline) goes its own way and takes
+    // effect; the presenter's tag counts it.
+    follower.keys(&["1"]);
+    follower.wait(
+        "on its own, on the Roofline view",
+        |s| s.contains("[on your own · F follows bob]") && s.contains("[1 Roofline]"),
+    );
+    presenter.wait_for("[presenting: 0 follow, 1 on their own]");
+    // The presenter moves on (4: Sweep); the follower stays where it is.
+    presenter.keys(&["4"]);
+    presenter.wait_for("[4 Sweep]");
+    std::thread::sleep(Duration::from_millis(300));
+    let s = follower.screen();
+    assert!(s.contains("[1 Roofline]"), "{s}");
+    // F: following again, on the presenter's latest state.
+    follower.keys(&["F"]);
+    follower.wait("the presenter's state again", |s| {
+        s.contains("[following bob]")
+            && s.contains("[4 Sweep]")
+            && s.contains("llama-3.1-8b · h200-sxm")
+    });
+    presenter.wait_for("[presenting: 1 follow, 0 on their own]");
+    let log = server.wait_log("as the presenter");
+    assert!(log.contains("following"), "{log}");
+}
+
+#[test]
+fn a_lesson_opens_every_session_and_its_step_is_the_presenters() {
+    need_ssh!();
+    need_tmux!();
+    let (_dir, server, alice, bob) = presented_server("lesson", &["--lesson", "knobs"]);
+    // Every session opens on the lesson's first step, with its caption
+    // (the knobs lesson's first step is on the a100-sxm-80gb, decoding).
+    let presenter = client(&server, &bob, 100, 30);
+    let follower = client(&server, &alice, 80, 24);
+    for t in [&presenter, &follower] {
+        t.wait("step 1 and its caption", |s| {
+            s.contains("step 1/") && s.contains("decoding one sequence")
+        });
+    }
+    // The presenter steps (]): the follower's strip shows step 2.
+    presenter.keys(&["]"]);
+    presenter.wait_for("step 2/");
+    follower.wait_for("step 2/");
+    // Without a presenter too, a session opens on the lesson.
+    let (_dir2, alone, carol) = alice_server("lesson-alone", &["--lesson", "knobs"]);
+    let t = client(&alone, &carol, 80, 24);
+    t.wait_for("step 1/");
+}
+
+/// The server's resident memory (VmRSS) in kB.
+fn rss_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn a_stalled_client_grows_no_memory_and_slows_no_other_session() {
+    need_ssh!();
+    need_tmux!();
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("SKIPPED: no /proc to read the server's memory from");
+        return;
+    }
+    let (_dir, server, alice, bob) = presented_server("stall", &[]);
+    let presenter = client(&server, &bob, 100, 30);
+    presenter.wait_for("[presenting: 0 follow");
+    let watcher = client(&server, &alice, 80, 24);
+    watcher.wait_for("[following bob]");
+    // A follower at 300x100 whose ssh is then stopped (SIGSTOP): it reads
+    // nothing more from the server, so its SSH window fills and stays full.
+    let stalled = client(&server, &alice, 300, 100);
+    stalled.wait_for("[following bob]");
+    presenter.wait_for("[presenting: 2 follow");
+    let ssh_pid = stalled.program_pid().to_string();
+    let signal = |sig: &str| {
+        let ok = Command::new("kill")
+            .args([sig, &ssh_pid])
+            .status()
+            .unwrap();
+        assert!(ok.success(), "kill {sig} {ssh_pid}");
+    };
+    signal("-STOP");
+    let pid = server.child.id();
+    let before = rss_kb(pid);
+    // The presenter changes state 500 times, 20 ms apart (about as often
+    // as a follower looks), between views 4 (Sweep) and 1 (Roofline): each
+    // change redraws most of a follower's screen, about 29 kB at 300x100
+    // (measured with `tui::hosted` drawing the two views in turn).
+    for i in 0..500 {
+        presenter.keys(&[if i % 2 == 0 { "4" } else { "1" }]);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    presenter.keys(&["1"]);
+    presenter.wait_for("[1 Roofline]");
+    // The watching session still keeps up: the last change reaches it in
+    // well under the tmux deadline (10 s); the screen is polled every
+    // 20 ms by the server and read by the test as fast as tmux answers.
+    let start = Instant::now();
+    watcher.wait_for("[1 Roofline]");
+    let lag = start.elapsed();
+    assert!(lag < Duration::from_secs(3), "the watcher lagged {lag:?}");
+    // And it answers its own key (2: Serving, on its own).
+    watcher.keys(&["2"]);
+    watcher.wait(
+        "its own view",
+        |s| s.contains("[2 Serving]") && s.contains("[on your own"),
+    );
+    // The server's memory: a stalled session holds at most the frame in
+    // flight, not one per change. Queued, the changes the stalled session
+    // sees (most of the 500, at 29 kB each: up to 14 MB) would pass what
+    // the SSH window (2 MB for OpenSSH) and the loopback socket buffers
+    // (a few MB) can hold by several MB; the bound, 4 MB over the start,
+    // leaves room for the allocator (the growth seen is well under 1 MB).
+    let after = rss_kb(pid);
+    eprintln!("server VmRSS: {before} kB before, {after} kB after");
+    assert!(
+        after < before + 4 * 1024,
+        "VmRSS grew from {before} kB to {after} kB"
+    );
+    // Woken, the stalled client gets the latest screen, not a backlog.
+    signal("-CONT");
+    stalled.wait_for("[1 Roofline]");
+}
+
+#[test]
+fn a_silent_open_connection_is_dropped_at_the_hello_deadline() {
+    need_ssh!();
+    let (_dir, server, _alice) = alice_server("halfopen", &[]);
+    // A TCP connection that sends nothing and never closes (its peer gone
+    // silent): dropped at the SSH hello deadline (10 s), logged.
+    let _silent = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    let start = Instant::now();
+    loop {
+        let log = server.log();
+        if log.contains("no SSH hello within 10 s") {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "not dropped after 30 s:\n{log}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
