@@ -148,31 +148,7 @@ impl Server {
 
     /// The ssh command line for this server with `key`.
     fn ssh(&self, key: &Path) -> Vec<String> {
-        let mut v: Vec<String> = [
-            "ssh",
-            "-F",
-            "/dev/null",
-            "-o",
-            "StrictHostKeyChecking=no",
-            "-o",
-            "UserKnownHostsFile=/dev/null",
-            "-o",
-            "BatchMode=yes",
-            "-o",
-            "IdentitiesOnly=yes",
-            "-o",
-            "LogLevel=ERROR",
-            "-o",
-            "ConnectTimeout=10",
-            "-p",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        v.push(self.port.to_string());
-        v.push("-i".into());
-        v.push(key.display().to_string());
-        v
+        ssh_argv(self.port, key)
     }
 
     /// Run ssh to completion with extra arguments (before the host) and a
@@ -193,6 +169,35 @@ impl Server {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     }
+}
+
+/// The ssh command line for a server on loopback `port` with `key`.
+fn ssh_argv(port: u16, key: &Path) -> Vec<String> {
+    let mut v: Vec<String> = [
+            "ssh",
+            "-F",
+            "/dev/null",
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "UserKnownHostsFile=/dev/null",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "IdentitiesOnly=yes",
+            "-o",
+            "LogLevel=ERROR",
+            "-o",
+            "ConnectTimeout=10",
+            "-p",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.push(port.to_string());
+        v.push("-i".into());
+        v.push(key.display().to_string());
+        v
 }
 
 impl Drop for Server {
@@ -220,7 +225,12 @@ fn client(server: &Server, key: &Path, w: u16, h: u16) -> Tmux {
 
 /// [`client`] with more ssh options (before the host).
 fn client_with(server: &Server, key: &Path, w: u16, h: u16, extra: &[&str]) -> Tmux {
-    let mut argv = server.ssh(key);
+    client_at(server.port, key, w, h, extra)
+}
+
+/// ssh into a server on loopback `port` with `key` in a private tmux.
+fn client_at(port: u16, key: &Path, w: u16, h: u16, extra: &[&str]) -> Tmux {
+    let mut argv = ssh_argv(port, key);
     argv.extend(extra.iter().map(|s| s.to_string()));
     let cmd = argv
         .iter()
@@ -612,4 +622,86 @@ fn a_silent_open_connection_is_dropped_at_the_hello_deadline() {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+#[test]
+fn the_local_terminal_presents_with_present() {
+    need_ssh!();
+    need_tmux!();
+    let dir = Dir::new("local");
+    let alice = keygen(&dir, "alice");
+    // A free port: taken from the system, let go, given to the server.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let log = dir.path("share.log");
+    let bin = env!("CARGO_BIN_EXE_ridgeline");
+    let config = dir.path("config");
+    let keys = dir.path("alice.pub");
+    // The presenter's terminal: the server's log goes to a file (on the
+    // terminal it would draw over the workbench).
+    let presenter = Tmux::run(100, 30, |_| {
+        format!(
+            "USER=carol RIDGELINE_CONFIG_DIR='{}' '{bin}' share --listen 127.0.0.1:{port} --authorized-keys '{}' --present 2>'{}'; echo EXIT=$?; sleep 30",
+            config.display(),
+            keys.display(),
+            log.display()
+        )
+    });
+    presenter.wait_for("[presenting: 0 follow, 0 on their own]");
+    // Its log left on the terminal: refused, saying how to send it away.
+    let bare = Tmux::run(100, 10, |_| {
+        format!(
+            "RIDGELINE_CONFIG_DIR='{}' '{bin}' share --listen 127.0.0.1:0 --present; echo EXIT=$?; sleep 30",
+            config.display()
+        )
+    });
+    bare.wait(
+        "the refusal",
+        |s| s.contains("2>share.log") && s.contains("EXIT=2"),
+    );
+    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(logged.contains("carol presents from this terminal"), "{logged}");
+    let follower = client_at(port, &alice, 80, 24, &[]);
+    follower.wait_for("[following carol]");
+    presenter.wait_for("[presenting: 1 follow, 0 on their own]");
+    presenter.keys(&["Down"]);
+    presenter.wait_for("llama-3.1-8b · h200-sxm");
+    follower.wait_for("llama-3.1-8b · h200-sxm");
+    // q on the presenter's terminal stops the server; the follower's
+    // connection ends.
+    presenter.keys(&["q"]);
+    presenter.wait_for("EXIT=0");
+    follower.wait_for("EXIT=");
+}
+
+#[test]
+fn present_refuses_no_terminal_a_second_presenter_and_an_empty_key_file() {
+    // No terminal here at all: --present says it needs one.
+    let dir = Dir::new("present-refused");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_ridgeline"))
+            .args(["share", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .env("RIDGELINE_CONFIG_DIR", dir.path("config"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--present"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--present-key FILE"), "{err}");
+    std::fs::write(dir.path("k.pub"), "").unwrap();
+    let out = run(&["--present", "--present-key", dir.path("k.pub").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("contradict"), "{err}");
+    // A presenter key file with no key in it.
+    let out = run(&["--present-key", dir.path("k.pub").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--present-key") && err.contains("holds no key"), "{err}");
 }

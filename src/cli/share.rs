@@ -39,6 +39,11 @@ pub struct ShareArgs {
     /// (a key goes one's own way, F follows again).
     #[arg(long, value_name = "FILE")]
     pub present_key: Option<PathBuf>,
+    /// Present from this terminal: it runs the workbench, every session
+    /// follows it; the server's log goes to stderr (redirect it:
+    /// 2>share.log); quitting stops the server.
+    #[arg(long)]
+    pub present: bool,
 }
 
 fn listen(s: &str) -> Result<SocketAddr, String> {
@@ -72,6 +77,7 @@ pub fn share(cli: &Cli, a: &ShareArgs, out: Out) -> Result<(), CliError> {
         },
         host_key: None,
         present_key: a.present_key.clone(),
+        present: a.present,
     };
     run(opts, out).map_err(|(code, msg)| {
         if code == 2 {

@@ -61,6 +61,8 @@ pub struct ShareOptions {
     /// The presenters' public keys (`--present-key FILE`): the first
     /// session logged in with one presents, the others follow.
     pub present_key: Option<PathBuf>,
+    /// This terminal presents (`--present`); every session follows.
+    pub present: bool,
 }
 
 /// A line on the server's log (stderr).
@@ -90,6 +92,9 @@ fn who_can_connect(opts: &ShareOptions, keys: usize) -> String {
 /// serve).
 pub fn run(opts: ShareOptions, out: &mut dyn Write) -> Result<(), (i32, String)> {
     let p = prepare(&opts)?;
+    if opts.present {
+        return present(opts, p);
+    }
     serve(opts, p, out)
 }
 
@@ -108,6 +113,12 @@ fn prepare(opts: &ShareOptions) -> Result<Prepared, (i32, String)> {
         return Err((
             2,
             "--open and --authorized-keys contradict each other: give one".into(),
+        ));
+    }
+    if opts.present && opts.present_key.is_some() {
+        return Err((
+            2,
+            "--present (this terminal presents) and --present-key (a key's session presents) contradict each other: give one".into(),
         ));
     }
     if opts.max_sessions == 0 {
@@ -172,6 +183,82 @@ struct Prepared {
 }
 
 fn serve(opts: ShareOptions, p: Prepared, out: &mut dyn Write) -> Result<(), (i32, String)> {
+    let server = start(&opts, p, out)?;
+    server
+        .rt
+        .block_on(accept_loop(server.listener, server.config, server.shared, server.connections));
+    Ok(())
+}
+
+/// A server listening, not yet accepting.
+struct Started {
+    rt: tokio::runtime::Runtime,
+    listener: tokio::net::TcpListener,
+    config: Arc<Config>,
+    shared: Arc<Shared>,
+    connections: Arc<Slots>,
+}
+
+/// `--present`: the server accepts on a thread of its own while this
+/// terminal runs the presenter's workbench; quitting it stops the server.
+/// The server's lines (startup and log) go to stderr, which must not be
+/// this terminal (they would draw over the workbench).
+fn present(opts: ShareOptions, p: Prepared) -> Result<(), (i32, String)> {
+    use std::io::IsTerminal;
+    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        return Err((
+            2,
+            "--present runs the presenter's workbench on this terminal, and there is none; use --present-key FILE to present from an ssh session".into(),
+        ));
+    }
+    if std::io::stderr().is_terminal() {
+        return Err((
+            2,
+            "--present draws the workbench on this terminal, where the server's log would draw over it; send the log to a file: ridgeline share --present 2>share.log".into(),
+        ));
+    }
+    let server = start(&opts, p, &mut std::io::stderr())?;
+    let Some(hall) = server.shared.hall.clone() else {
+        return Err((1, "no room to present to (an internal error)".into()));
+    };
+    let Started {
+        rt,
+        listener,
+        config,
+        shared,
+        connections,
+    } = server;
+    std::thread::Builder::new()
+        .name("ridgeline-share-accept".into())
+        .spawn(move || rt.block_on(accept_loop(listener, config, shared, connections)))
+        .map_err(|e| (1, format!("cannot start the server: {e}")))?;
+    let name = std::env::var("USER")
+        .ok()
+        .map(|u| crate::catalog::fields::printable(u.trim()).into_owned())
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "the presenter".into());
+    log(&format!("{name} presents from this terminal"));
+    let mut role = hall.role(Some(name));
+    let mut started = false;
+    let mut tick = |app: &mut crate::tui::app::App| {
+        if started {
+            role.tick(app);
+        } else {
+            role.start(app);
+            started = true;
+        }
+        role.poll(app)
+    };
+    match crate::tui::run_with(opts.tui.clone(), &mut tick) {
+        Ok(crate::tui::Exit::Quit) => Ok(()),
+        Ok(crate::tui::Exit::Signal(sig)) => Err((1, format!("stopped by signal {sig}"))),
+        Ok(crate::tui::Exit::BadInput) => Err((2, "the workbench did not start".into())),
+        Err(e) => Err((1, format!("the workbench stopped: {e}"))),
+    }
+}
+
+/// Bind, say who can connect, make the server's shared state.
+fn start(opts: &ShareOptions, p: Prepared, out: &mut dyn Write) -> Result<Started, (i32, String)> {
     let Prepared {
         policy,
         host,
@@ -225,6 +312,12 @@ fn serve(opts: ShareOptions, p: Prepared, out: &mut dyn Write) -> Result<(), (i3
     for l in lines {
         let _ = writeln!(out, "{l}");
     }
+    if opts.present {
+        let _ = writeln!(
+            out,
+            "presenter: the terminal that started the server; every session follows (q there stops the server)"
+        );
+    }
     if let (Some(f), Some(k)) = (&opts.present_key, &presenters) {
         let _ = writeln!(
             out,
@@ -263,11 +356,21 @@ fn serve(opts: ShareOptions, p: Prepared, out: &mut dyn Write) -> Result<(), (i3
         idle: opts.idle,
         tui: opts.tui.clone(),
         next: std::sync::atomic::AtomicU64::new(0),
-        hall: presenters.map(|k| Arc::new(room::Hall::new(k))),
+        // --present: a room whose presenter is this terminal (no key).
+        hall: match (presenters, opts.present) {
+            (Some(k), _) => Some(Arc::new(room::Hall::new(k))),
+            (None, true) => Some(Arc::new(room::Hall::new(Vec::new()))),
+            (None, false) => None,
+        },
     });
     let connections = Arc::new(Slots::new(opts.max_sessions + SPARE_CONNECTIONS));
-    rt.block_on(accept_loop(listener, config, shared, connections));
-    Ok(())
+    Ok(Started {
+        rt,
+        listener,
+        config,
+        shared,
+        connections,
+    })
 }
 
 async fn accept_loop(
@@ -385,6 +488,7 @@ mod tests {
             tui: TuiOptions::default(),
             host_key: Some(std::env::temp_dir().join("unused-host-key")),
             present_key: None,
+            present: false,
         }
     }
 
