@@ -65,7 +65,13 @@ impl Stage {
     /// presenter's own catalog, say) it says why and keeps its own.
     pub fn apply(&self, app: &mut App) -> Result<(), String> {
         match &self.lesson {
-            Some(at) => super::lesson::follow(app, &at.lesson, at.step),
+            Some(at) => {
+                // What a started lesson says (its keys) is the presenter's
+                // to use, not the follower's.
+                let said = app.message.clone();
+                super::lesson::follow(app, &at.lesson, at.step);
+                app.message = said;
+            }
             None => app.presenter.running = None,
         }
         app.presenter.picker = None;
