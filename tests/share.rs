@@ -4,7 +4,9 @@
 //! connects (in a private tmux for the workbench), types keys and reads
 //! the screen. Then every refusal: a command, sftp, port forwarding, a key
 //! not in the list, a world-readable host key, one session too many,
-//! garbage bytes and a silent connection. Skipped, with a message, when
+//! garbage bytes, a silent connection and a stalled client. Then a room:
+//! a presenter (a key's session, or the local terminal with `--present`)
+//! and followers, and `--lesson`. Skipped, with a message, when
 //! `ssh`, `ssh-keygen` or tmux is missing (.ci/run installs them).
 #![cfg(feature = "share")]
 
