@@ -176,30 +176,30 @@ impl Server {
 /// The ssh command line for a server on loopback `port` with `key`.
 fn ssh_argv(port: u16, key: &Path) -> Vec<String> {
     let mut v: Vec<String> = [
-            "ssh",
-            "-F",
-            "/dev/null",
-            "-o",
-            "StrictHostKeyChecking=no",
-            "-o",
-            "UserKnownHostsFile=/dev/null",
-            "-o",
-            "BatchMode=yes",
-            "-o",
-            "IdentitiesOnly=yes",
-            "-o",
-            "LogLevel=ERROR",
-            "-o",
-            "ConnectTimeout=10",
-            "-p",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        v.push(port.to_string());
-        v.push("-i".into());
-        v.push(key.display().to_string());
-        v
+        "ssh",
+        "-F",
+        "/dev/null",
+        "-o",
+        "StrictHostKeyChecking=no",
+        "-o",
+        "UserKnownHostsFile=/dev/null",
+        "-o",
+        "BatchMode=yes",
+        "-o",
+        "IdentitiesOnly=yes",
+        "-o",
+        "LogLevel=ERROR",
+        "-o",
+        "ConnectTimeout=10",
+        "-p",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    v.push(port.to_string());
+    v.push("-i".into());
+    v.push(key.display().to_string());
+    v
 }
 
 impl Drop for Server {
@@ -478,10 +478,9 @@ fn followers_show_the_presenters_state_branch_on_a_key_and_follow_again() {
     // A key of the follower's (1: Roofline) goes its own way and takes
     // effect; the presenter's tag counts it.
     follower.keys(&["1"]);
-    follower.wait(
-        "on its own, on the Roofline view",
-        |s| s.contains("[on your own · F follows bob]") && s.contains("[1 Roofline]"),
-    );
+    follower.wait("on its own, on the Roofline view", |s| {
+        s.contains("[on your own · F follows bob]") && s.contains("[1 Roofline]")
+    });
     presenter.wait_for("[presenting: 0 follow, 1 on their own]");
     // The presenter moves on (4: Sweep); the follower stays where it is.
     presenter.keys(&["4"]);
@@ -556,10 +555,7 @@ fn a_stalled_client_grows_no_memory_and_slows_no_other_session() {
     presenter.wait_for("[presenting: 2 follow");
     let ssh_pid = stalled.program_pid().to_string();
     let signal = |sig: &str| {
-        let ok = Command::new("kill")
-            .args([sig, &ssh_pid])
-            .status()
-            .unwrap();
+        let ok = Command::new("kill").args([sig, &ssh_pid]).status().unwrap();
         assert!(ok.success(), "kill {sig} {ssh_pid}");
     };
     signal("-STOP");
@@ -584,10 +580,9 @@ fn a_stalled_client_grows_no_memory_and_slows_no_other_session() {
     assert!(lag < Duration::from_secs(3), "the watcher lagged {lag:?}");
     // And it answers its own key (2: Serving, on its own).
     watcher.keys(&["2"]);
-    watcher.wait(
-        "its own view",
-        |s| s.contains("[2 Serving]") && s.contains("[on your own"),
-    );
+    watcher.wait("its own view", |s| {
+        s.contains("[2 Serving]") && s.contains("[on your own")
+    });
     // The server's memory: a stalled session holds at most the frame in
     // flight, not one per change. Queued, the changes the stalled session
     // sees (most of the 500, at 29 kB each: up to 14 MB) would pass what
@@ -660,12 +655,14 @@ fn the_local_terminal_presents_with_present() {
             config.display()
         )
     });
-    bare.wait(
-        "the refusal",
-        |s| s.contains("2>share.log") && s.contains("EXIT=2"),
-    );
+    bare.wait("the refusal", |s| {
+        s.contains("2>share.log") && s.contains("EXIT=2")
+    });
     let logged = std::fs::read_to_string(&log).unwrap_or_default();
-    assert!(logged.contains("carol presents from this terminal"), "{logged}");
+    assert!(
+        logged.contains("carol presents from this terminal"),
+        "{logged}"
+    );
     let follower = client_at(port, &alice, 80, 24, &[]);
     follower.wait_for("[following carol]");
     presenter.wait_for("[presenting: 1 follow, 0 on their own]");
@@ -697,7 +694,11 @@ fn present_refuses_no_terminal_a_second_presenter_and_an_empty_key_file() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--present-key FILE"), "{err}");
     std::fs::write(dir.path("k.pub"), "").unwrap();
-    let out = run(&["--present", "--present-key", dir.path("k.pub").to_str().unwrap()]);
+    let out = run(&[
+        "--present",
+        "--present-key",
+        dir.path("k.pub").to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("contradict"), "{err}");
@@ -705,5 +706,8 @@ fn present_refuses_no_terminal_a_second_presenter_and_an_empty_key_file() {
     let out = run(&["--present-key", dir.path("k.pub").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--present-key") && err.contains("holds no key"), "{err}");
+    assert!(
+        err.contains("--present-key") && err.contains("holds no key"),
+        "{err}"
+    );
 }

@@ -95,7 +95,11 @@ impl Conn {
 
     fn check_key(&mut self, user: &str, key: &PublicKey) -> Auth {
         let fp = fingerprint(key);
-        let presenter = self.shared.hall.as_ref().and_then(|h| h.presenter_name(key));
+        let presenter = self
+            .shared
+            .hall
+            .as_ref()
+            .and_then(|h| h.presenter_name(key));
         match &self.shared.policy {
             Policy::Open => {
                 self.key = Some(fp);

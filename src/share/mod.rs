@@ -184,9 +184,12 @@ struct Prepared {
 
 fn serve(opts: ShareOptions, p: Prepared, out: &mut dyn Write) -> Result<(), (i32, String)> {
     let server = start(&opts, p, out)?;
-    server
-        .rt
-        .block_on(accept_loop(server.listener, server.config, server.shared, server.connections));
+    server.rt.block_on(accept_loop(
+        server.listener,
+        server.config,
+        server.shared,
+        server.connections,
+    ));
     Ok(())
 }
 

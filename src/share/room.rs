@@ -330,7 +330,11 @@ mod tests {
         let before = fa.to_scenario();
         key(&mut fa, &mut f, Command::Increase);
         assert_eq!(fa.room, Some(Room::OnOwn("bob".into())));
-        assert_ne!(fa.to_scenario(), before, "the key stepped the follower's knob");
+        assert_ne!(
+            fa.to_scenario(),
+            before,
+            "the key stepped the follower's knob"
+        );
         assert_eq!(hall.counts(), (0, 1));
         // The presenter moves on: the branched follower stays put.
         key(&mut pa, &mut p, Command::Up);

@@ -239,7 +239,9 @@ impl Command {
                 "export the view: plot.svg, table.csv, table.md, command.sh in a new directory"
             }
             Command::CopyCommand => "copy the view's command line to the clipboard (OSC 52)",
-            Command::Follow => "shared session: follow the presenter again (another key: your own way)",
+            Command::Follow => {
+                "shared session: follow the presenter again (another key: your own way)"
+            }
         }
     }
 

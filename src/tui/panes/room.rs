@@ -1,7 +1,8 @@
 //! The tag of a shared room (`ridgeline share --present-key`): at the right
 //! of the status line's last row, "[following alice]", "[on your own · F
 //! follows alice]" or "[presenting: 3 follow, 1 on their own]". Brackets
-//! and words, so that it reads without colour.
+//! and words, so that it reads without colour. It is drawn over the end
+//! of that row; a word it would cut is blanked whole.
 
 use super::text;
 use crate::tui::action::Command;
@@ -46,12 +47,19 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     }
     let t = app.theme();
     let w = (text::width(&tag) as u16 + 1).min(area.width);
-    let at = Rect::new(
-        area.x + area.width - w,
-        area.y + area.height - 1,
-        w,
-        1,
-    );
+    let at = Rect::new(area.x + area.width - w, area.y + area.height - 1, w, 1);
+    // A word the tag would cut (a figure: "13.7 ms" cut to "13") is
+    // blanked whole.
+    let buf = frame.buffer_mut();
+    let mut x = at.x;
+    while x > area.x {
+        let cell = &mut buf[(x - 1, at.y)];
+        if cell.symbol() == " " {
+            break;
+        }
+        cell.set_symbol(" ");
+        x -= 1;
+    }
     let line = text::clip_line(
         Line::from(vec![Span::raw(" "), Span::styled(tag, t.selected())]),
         w as usize,
