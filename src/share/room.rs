@@ -111,8 +111,9 @@ pub enum Role {
 pub struct Presenter {
     hall: Arc<Hall>,
     name: String,
-    /// The stage last published.
-    last: Option<Stage>,
+    /// The stage last published (boxed: a stage is large beside the
+    /// other roles).
+    last: Option<Box<Stage>>,
     counts: Option<(usize, usize)>,
 }
 
@@ -179,12 +180,12 @@ impl Role {
 impl Presenter {
     fn tick(&mut self, app: &mut App) {
         let stage = Stage::of(app);
-        if self.last.as_ref() != Some(&stage) {
+        if self.last.as_deref() != Some(&stage) {
             self.hall.tx.send_replace(Some(Arc::new(Shown {
                 by: self.name.clone(),
                 stage: stage.clone(),
             })));
-            self.last = Some(stage);
+            self.last = Some(Box::new(stage));
         }
         let counts = self.hall.counts();
         if self.counts != Some(counts) {
