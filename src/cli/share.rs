@@ -30,6 +30,20 @@ pub struct ShareArgs {
     /// Open every session on this scenario file.
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<PathBuf>,
+    /// Open every session on this lesson (a built-in lesson's name, or a
+    /// lesson file), on step 1 with its caption.
+    #[arg(long, value_name = "NAME|FILE")]
+    pub lesson: Option<String>,
+    /// Present to a room: the first session logged in with a key in FILE
+    /// (public keys, one a line) presents; every other session follows it
+    /// (a key goes one's own way, F follows again).
+    #[arg(long, value_name = "FILE")]
+    pub present_key: Option<PathBuf>,
+    /// Present from this terminal: it runs the workbench, every session
+    /// follows it; the server's log goes to stderr (redirect it:
+    /// 2>share.log); quitting stops the server.
+    #[arg(long)]
+    pub present: bool,
 }
 
 fn listen(s: &str) -> Result<SocketAddr, String> {
@@ -58,9 +72,12 @@ pub fn share(cli: &Cli, a: &ShareArgs, out: Out) -> Result<(), CliError> {
             ascii: cli.ascii,
             theme: cli.theme.clone(),
             scenario: a.scenario.clone(),
+            lesson: a.lesson.clone(),
             ..crate::tui::TuiOptions::default()
         },
         host_key: None,
+        present_key: a.present_key.clone(),
+        present: a.present,
     };
     run(opts, out).map_err(|(code, msg)| {
         if code == 2 {
