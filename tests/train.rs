@@ -976,21 +976,19 @@ fn the_measured_matmul_ceiling_scales_the_products_rate() {
     // = 1.321).
     let eff = |hw: &str, ceiling: &str| {
         f(
-            &json(&[
-                "train",
-                "-H",
-                hw,
-                "--matmul-ceiling",
-                ceiling,
-                "-f",
-                "json",
-            ]),
+            &json(&["train", "-H", hw, "--matmul-ceiling", ceiling, "-f", "json"]),
             "products_efficiency",
         )
     };
     let (h100, mi300x) = (eff("h100-sxm", "measured"), eff("mi300x", "measured"));
-    assert!((h100 - 0.7 * (794.5 / 989.4) / (271.2 / 312.0)).abs() < 1e-9, "{h100}");
-    assert!((mi300x - 0.7 * (668.4 / 1307.4) / (271.2 / 312.0)).abs() < 1e-9, "{mi300x}");
+    assert!(
+        (h100 - 0.7 * (794.5 / 989.4) / (271.2 / 312.0)).abs() < 1e-9,
+        "{h100}"
+    );
+    assert!(
+        (mi300x - 0.7 * (668.4 / 1307.4) / (271.2 / 312.0)).abs() < 1e-9,
+        "{mi300x}"
+    );
     assert_eq!(eff("h100-sxm", "flat"), 0.7);
     assert_eq!(eff("mi300x", "flat"), 0.7);
     assert!(mi300x * 1307.4 < h100 * 989.4);

@@ -509,14 +509,21 @@ fn a_measured_matmul_ceiling_is_read_checked_against_its_peak_and_written_back()
     let text = super::write::device_toml(&c.hardware[0]);
     let mut again = Catalog::default();
     again.add_hardware_file("again.toml", &text);
-    assert!(again.diagnostics.is_empty(), "{text}\n{:?}", again.diagnostics);
+    assert!(
+        again.diagnostics.is_empty(),
+        "{text}\n{:?}",
+        again.diagnostics
+    );
     assert_eq!(again.hardware[0].hw.matmul, hw.matmul);
     // Above its peak, at a format with no peak, or in an unknown format:
     // the entry is refused with a message that says what to fix.
     for (bad, expect) in [
         ("bf16 = \"120 TFLOPS\"", "above the peak"),
         ("fp8 = \"50 TFLOPS\"", "has no [device.peak] fp8"),
-        ("bf17 = \"50 TFLOPS\"", "unknown precision `bf17` in [device.matmul]"),
+        (
+            "bf17 = \"50 TFLOPS\"",
+            "unknown precision `bf17` in [device.matmul]",
+        ),
         ("bf16 = \"-5 TFLOPS\"", "greater than zero"),
     ] {
         let text = format!("{GOOD}[device.matmul]\n{bad}\n");

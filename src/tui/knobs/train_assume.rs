@@ -291,7 +291,9 @@ mod tests {
         let c = stepped(Knob::MatmulCeiling, true, 1);
         assert_eq!(c.assumptions.matmul_ceiling, MatmulCeiling::Flat);
         assert_eq!(
-            step(Knob::MatmulCeiling, &c, false).assumptions.matmul_ceiling,
+            step(Knob::MatmulCeiling, &c, false)
+                .assumptions
+                .matmul_ceiling,
             MatmulCeiling::Measured
         );
         assert_eq!(
