@@ -4,7 +4,8 @@
 //! connects (in a private tmux for the workbench), types keys and reads
 //! the screen. Then every refusal: a command, sftp, port forwarding, a key
 //! not in the list, a world-readable host key, one session too many,
-//! garbage bytes, a silent connection and a stalled client. Then a room:
+//! garbage bytes, a silent connection, a stalled client and one gone
+//! half-open after its login. Then a room:
 //! a presenter (a key's session, or the local terminal with `--present`)
 //! and followers, and `--lesson`. Skipped, with a message, when
 //! `ssh`, `ssh-keygen` or tmux is missing (.ci/run installs them).
@@ -619,6 +620,136 @@ fn a_silent_open_connection_is_dropped_at_the_hello_deadline() {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// The address (`127.0.0.1:PORT`) session `n` connected from, read from
+/// its "started" line in the server's log.
+fn session_addr(server: &Server, n: u32) -> String {
+    let tag = format!("session {n} (");
+    let log = server.wait_log(&tag);
+    let line = log.lines().find(|l| l.contains(&tag)).unwrap();
+    let rest = &line[line.find(&tag).unwrap() + tag.len()..];
+    rest.split_whitespace().next().unwrap().to_string()
+}
+
+/// A stopped process, continued and killed on drop (also when the test
+/// fails, so that no stopped ssh outlives it).
+struct Stopped(String);
+
+impl Stopped {
+    fn stop(pid: u32) -> Stopped {
+        let pid = pid.to_string();
+        let ok = Command::new("kill").args(["-STOP", &pid]).status().unwrap();
+        assert!(ok.success(), "kill -STOP {pid}");
+        Stopped(pid)
+    }
+}
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        for sig in ["-CONT", "-KILL"] {
+            // The ssh may be gone by -KILL (continued, it finds its
+            // connection closed): say nothing of it.
+            let _ = Command::new("kill")
+                .args([sig, &self.0])
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+}
+
+#[test]
+fn a_client_gone_half_open_after_login_is_dropped_by_keepalives_and_frees_its_slot() {
+    need_ssh!();
+    need_tmux!();
+    let (_dir, server, alice) =
+        alice_server("keepalive", &["--keepalive", "1s", "--max-sessions", "2"]);
+    let staying = client(&server, &alice, 80, 24);
+    staying.wait_for("tok/s");
+    let staying_addr = session_addr(&server, 1);
+    let frozen = client(&server, &alice, 80, 24);
+    frozen.wait_for("tok/s");
+    let frozen_addr = session_addr(&server, 2);
+    // Both slots taken: a third login is turned away, as in
+    // one_session_too_many_gets_a_line_and_a_clean_close.
+    let (code, out, err) = server.ssh_run(&alice, &["-tt"], &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("all 2 sessions are taken"), "{out}{err}");
+    // The second client's ssh is stopped (SIGSTOP): its TCP connection
+    // stays open (the kernel still acknowledges every segment), but
+    // nothing above it answers: half-open as far as SSH goes, as when the
+    // peer's machine vanishes without closing.
+    let stopped = Stopped::stop(frozen.program_pid());
+    let start = Instant::now();
+    let drop_line = format!("{frozen_addr}: dropped: no answer to 4 keepalives 1 s apart");
+    // When it is dropped: russh sends a keepalive after each 1 s without a
+    // word from the client and drops the connection when the timer fires
+    // with 4 sent and unanswered, that is 5 x 1 s after the client's last
+    // word. That word (its answer to a keepalive, or a key) came at most
+    // 1 s before the stop, and no sooner than the stop itself: the drop
+    // falls between 4 s and 5 s after the stop. Bounds: 3 s below, and
+    // 5 s + 3 s of slack (a busy 2-core machine) = 8 s above.
+    loop {
+        let log = server.log();
+        if log.contains(&drop_line) {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(8),
+            "not dropped within 8 s:\n{log}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let took = start.elapsed();
+    eprintln!("dropped {took:?} after the stop");
+    assert!(took >= Duration::from_secs(3), "dropped too soon: {took:?}");
+    // Its workbench ended and its slot is free: a new login, which the two
+    // sessions allowed refused above, now gets a workbench.
+    let log = server.wait_log(&format!("session 2 ({frozen_addr} "));
+    assert!(
+        log.lines().any(
+            |l| l.starts_with(&format!("ridgeline share: session 2 ({frozen_addr} "))
+                && l.ends_with(": ended")
+        ),
+        "{log}"
+    );
+    let newcomer = client(&server, &alice, 80, 24);
+    newcomer.wait_for("tok/s");
+    // The other session was not dropped and still answers a key (Down
+    // from h100-sxm selects h200-sxm, as in the first test).
+    staying.keys(&["Down"]);
+    staying.wait_for("llama-3.1-8b · h200-sxm");
+    let log = server.log();
+    assert!(!log.contains(&format!("{staying_addr}: dropped")), "{log}");
+    drop(stopped);
+}
+
+#[test]
+fn a_bad_keepalive_is_refused_saying_how_to_write_it_and_0_turns_it_off() {
+    let dir = Dir::new("keepalive-flag");
+    let run = |value: &str| {
+        Command::new(env!("CARGO_BIN_EXE_ridgeline"))
+            .args(["share", "--listen", "127.0.0.1:0"])
+            .arg(format!("--keepalive={value}"))
+            .env("RIDGELINE_CONFIG_DIR", dir.path("config"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    for (bad, says) in [
+        ("5kg", "unknown unit \"kg\""),
+        ("soon", "no number found"),
+        ("-1s", "must be zero or more"),
+    ] {
+        let out = run(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--keepalive") && err.contains(says), "{err}");
+        assert!(out.stdout.is_empty(), "nothing was served for {bad}");
+    }
+    // 0 (no keepalives) is a value, not a mistake: the server starts.
+    let server = Server::start(&dir, &["--keepalive", "0"]);
+    assert!(server.banner.contains("listening on"), "{}", server.banner);
 }
 
 #[test]

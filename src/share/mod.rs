@@ -40,6 +40,9 @@ const HELLO: Duration = Duration::from_secs(10);
 /// How long a client has to log in once connected.
 const LOGIN: Duration = Duration::from_secs(60);
 
+/// Keepalives unanswered in a row that drop a session (`--keepalive`).
+pub const KEEPALIVE_MAX: usize = 4;
+
 /// Connections beyond the session limit that may be logging in at once
 /// (the rest get a line and are closed before any SSH is spoken).
 const SPARE_CONNECTIONS: usize = 16;
@@ -54,6 +57,9 @@ pub struct ShareOptions {
     pub max_sessions: usize,
     /// Close a session after this long without a key (None: never).
     pub idle: Option<Duration>,
+    /// Send a keepalive after this long without a word from the client;
+    /// [`KEEPALIVE_MAX`] unanswered drop the session (None: none sent).
+    pub keepalive: Option<Duration>,
     /// The workbench of each session (catalog, theme, ascii, scenario).
     pub tui: TuiOptions,
     /// The host key file (default: the config directory's).
@@ -346,8 +352,8 @@ fn start(opts: &ShareOptions, p: Prepared, out: &mut dyn Write) -> Result<Starte
         auth_rejection_time_initial: Some(Duration::ZERO),
         max_auth_attempts: 10,
         // A half-open connection is found by keepalives going unanswered.
-        keepalive_interval: Some(Duration::from_secs(15)),
-        keepalive_max: 4,
+        keepalive_interval: opts.keepalive,
+        keepalive_max: KEEPALIVE_MAX,
         inactivity_timeout: opts.idle.map(|d| d + Duration::from_secs(60)),
         nodelay: true,
         ..Config::default()
@@ -403,6 +409,7 @@ async fn accept_loop(
             });
             continue;
         };
+        let keepalive = config.keepalive_interval;
         let handler = Conn::new(Arc::clone(&shared), addr);
         let authed = Arc::clone(&handler.authed);
         let config = Arc::clone(&config);
@@ -437,8 +444,13 @@ async fn accept_loop(
             };
             tokio::select! {
                 r = running => {
-                    if let Err(e) = r {
-                        log(&format!("{addr}: connection dropped: {e}"));
+                    match (r, keepalive) {
+                        (Err(russh::Error::KeepaliveTimeout), Some(every)) => log(&format!(
+                            "{addr}: dropped: no answer to {KEEPALIVE_MAX} keepalives {} apart (the client is gone)",
+                            words_duration(every)
+                        )),
+                        (Err(e), _) => log(&format!("{addr}: connection dropped: {e}")),
+                        (Ok(()), _) => {}
                     }
                 }
                 () = login => {
@@ -488,6 +500,7 @@ mod tests {
             open: false,
             max_sessions: 64,
             idle: None,
+            keepalive: None,
             tui: TuiOptions::default(),
             host_key: Some(std::env::temp_dir().join("unused-host-key")),
             present_key: None,
