@@ -582,3 +582,40 @@ fn lesson_picker() {
         insta::assert_snapshot!(format!("lesson_picker_{look}_80x24"), screen(&a, 80, 24));
     }
 }
+
+/// A shared room's tags: a follower on a lesson (its caption's own hint
+/// line), one gone its own way, and the presenter's counts, at the three
+/// sizes in the three looks. The tag reads without colour: brackets.
+#[test]
+fn shared_room_tags() {
+    use super::follow::Room;
+    let rooms = [
+        ("following", Room::Following("bob".into())),
+        ("own", Room::OnOwn("bob".into())),
+        (
+            "presenting",
+            Room::Presenting {
+                following: 12,
+                branched: 3,
+            },
+        ),
+    ];
+    for look in LOOKS {
+        for (name, room) in &rooms {
+            let mut a = lesson_step(look);
+            a.room = Some(room.clone());
+            for (w, h) in [(80, 24), (100, 30), (160, 48)] {
+                let s = screen(&a, w, h);
+                if look == "ascii" {
+                    assert!(s.is_ascii(), "{w}x{h}:\n{s}");
+                }
+                let tag = super::panes::room::tag(&a).unwrap();
+                assert!(s.contains(&tag), "{tag} at {w}x{h}:\n{s}");
+                if *name == "following" {
+                    assert!(s.contains("F follows again"), "{w}x{h}:\n{s}");
+                }
+                insta::assert_snapshot!(format!("room_{name}_{look}_{w}x{h}"), s);
+            }
+        }
+    }
+}
