@@ -4,6 +4,7 @@ pub mod export;
 pub mod fsutil;
 pub mod lesson;
 pub mod plot;
+pub mod probe;
 pub mod scenario;
 #[cfg(feature = "share")]
 pub mod share;

@@ -223,6 +223,8 @@ fn typical() -> Vec<Vec<String>> {
         // Its longest report: an MoE with MLA, a built-in id taken.
         vec!["import", &dsv3],
         vec!["import", &gemma],
+        // This machine: whatever it is, the report wraps at 80.
+        vec!["probe"],
     ];
     lines
         .into_iter()

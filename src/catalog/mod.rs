@@ -238,6 +238,27 @@ pub struct Catalog {
     training_run_names: Names,
     /// True while the built-in files are added.
     adding_builtin: bool,
+    /// How the device id `local` resolves (see [`Catalog::set_local_resolver`]).
+    local: LocalSlot,
+}
+
+/// The device id that names the machine in hand (`-H local`).
+pub const LOCAL_HARDWARE: &str = "local";
+
+/// The `origin` of the `local` entry [`Catalog::add_local_entry`] adds
+/// (it comes from no file).
+pub const LOCAL_ORIGIN: &str = "(detected on this machine)";
+
+/// Resolves `local` to an entry (the detected GPU or CPU), or says why it
+/// cannot. The probe installs it; the catalog itself does no detection.
+pub type LocalResolver = fn(&Catalog) -> Result<HardwareEntry, String>;
+
+/// The resolver and, once asked, its answer (detection runs once, and
+/// only when `local` is named).
+#[derive(Debug, Clone, Default)]
+struct LocalSlot {
+    resolver: Option<LocalResolver>,
+    resolved: std::sync::OnceLock<Result<HardwareEntry, String>>,
 }
 
 /// Which list of the catalog a file adds to.
@@ -606,9 +627,72 @@ impl Catalog {
         self.add_file(file, text, List::Regions);
     }
 
-    /// Find a device by id or alias (case-insensitive).
+    /// Let the device id `local` resolve through `resolver` (an entry of
+    /// the catalog named `local` still wins).
+    pub fn set_local_resolver(&mut self, resolver: LocalResolver) {
+        self.local = LocalSlot {
+            resolver: Some(resolver),
+            resolved: std::sync::OnceLock::new(),
+        };
+    }
+
+    /// What `local` resolves to (detection runs now if it has not run
+    /// yet); None when no resolver is installed.
+    pub fn local(&self) -> Option<&Result<HardwareEntry, String>> {
+        let resolve = self.local.resolver?;
+        Some(self.local.resolved.get_or_init(|| resolve(self)))
+    }
+
+    /// Add `local` as an entry of the list (for the workbench's Hardware
+    /// picker, which lists entries): a copy of what it resolves to, with id
+    /// `local`, the resolved id as its one alias and origin
+    /// [`LOCAL_ORIGIN`]. Lookups by name still go through the resolver.
+    /// Returns why there is none when `local` does not resolve.
+    pub fn add_local_entry(&mut self) -> Result<(), String> {
+        let entry = match self.local() {
+            None => return Err("no detection for this catalog".into()),
+            Some(Err(why)) => return Err(why.clone()),
+            Some(Ok(e)) => e.clone(),
+        };
+        let mut e = entry;
+        e.aliases = vec![e.hw.id.clone()];
+        e.hw.id = LOCAL_HARDWARE.to_string();
+        e.origin = LOCAL_ORIGIN.to_string();
+        self.hardware.retain(|x| x.origin != LOCAL_ORIGIN);
+        self.hardware.push(e);
+        Ok(())
+    }
+
+    /// Keep the `local` resolution and entry of `old` in this (reloaded)
+    /// catalog, so detection does not run again.
+    pub fn keep_local_from(&mut self, old: &Catalog) {
+        self.local = old.local.clone();
+        if let Some(e) = old.hardware.iter().find(|e| e.origin == LOCAL_ORIGIN) {
+            self.hardware.retain(|x| x.origin != LOCAL_ORIGIN);
+            self.hardware.push(e.clone());
+        }
+    }
+
+    /// Find a device by id or alias (case-insensitive); `local` is the
+    /// machine in hand when a resolver is installed.
     pub fn hardware(&self, name: &str) -> Result<&HardwareEntry, LookupError> {
         let key = name.trim().to_lowercase();
+        if key == LOCAL_HARDWARE
+            && self.hw_names.get(&key).is_none()
+            && let Some(resolve) = self.local.resolver
+        {
+            return self
+                .local
+                .resolved
+                .get_or_init(|| resolve(self))
+                .as_ref()
+                .map_err(|why| LookupError {
+                    what: "hardware",
+                    name: name.to_string(),
+                    suggestions: Vec::new(),
+                    detail: Some(why.clone()),
+                });
+        }
         self.hw_names
             .get(&key)
             .and_then(|i| self.hardware.get(i))
@@ -684,6 +768,9 @@ pub struct LookupError {
     pub what: &'static str,
     pub name: String,
     pub suggestions: Vec<String>,
+    /// Why the name could not be resolved, when it is not merely unknown
+    /// (`local` on a machine whose devices have no figures).
+    pub detail: Option<String>,
 }
 
 /// The longest name an unknown-name error looks for close ids to.
@@ -722,12 +809,16 @@ impl LookupError {
                 .take(3)
                 .map(|(_, id)| id.to_string())
                 .collect(),
+            detail: None,
         }
     }
 }
 
 impl fmt::Display for LookupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(detail) = &self.detail {
+            return write!(f, "{} {:?}: {detail}", self.what, self.name);
+        }
         write!(f, "unknown {} {:?}", self.what, self.name)?;
         if !self.suggestions.is_empty() {
             write!(f, "; closest: {}", self.suggestions.join(", "))?;

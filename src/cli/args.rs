@@ -90,6 +90,8 @@ pub enum Command {
     Plot(super::plot::PlotArgs),
     /// Host the workbench over SSH: each connection gets its own workbench; nobody gets a shell or a file.
     Share(super::share::ShareArgs),
+    /// This machine: CPU, caches, memory and GPUs, each matched to the catalog; what `-H local` resolves to.
+    Probe(ProbeArgs),
 }
 
 /// The model argument of a command: with the workload flags around it
@@ -149,7 +151,8 @@ impl Command {
             | Command::Collective(_)
             | Command::Import(_)
             | Command::Lesson(_)
-            | Command::Share(_) => None,
+            | Command::Share(_)
+            | Command::Probe(_) => None,
         }
     }
 }
@@ -589,7 +592,7 @@ pub struct WorkloadArgs {
 pub struct EvalArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
-    /// Device id or alias (see `ridgeline zoo hardware`).
+    /// Device id or alias (see `ridgeline zoo hardware`), or `local`: this machine (`ridgeline probe`).
     #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// Exit with code 3 when the workload does not fit in memory.
@@ -601,7 +604,7 @@ pub struct EvalArgs {
 pub struct OpsArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
-    /// Device id or alias (see `ridgeline zoo hardware`).
+    /// Device id or alias (see `ridgeline zoo hardware`), or `local`: this machine (`ridgeline probe`).
     #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
 }
@@ -610,7 +613,7 @@ pub struct OpsArgs {
 pub struct SensArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
-    /// Device id or alias.
+    /// Device id or alias, or `local`: this machine (`ridgeline probe`).
     #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// The finite step for the "change for +p%" column: "10%" or "0.1" (a
@@ -736,7 +739,7 @@ pub struct ServeArgs {
     pub format: Format,
     #[command(flatten)]
     pub request: RequestArgs,
-    /// Device id or alias.
+    /// Device id or alias, or `local`: this machine (`ridgeline probe`).
     #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// Grid region for carbon (`ridgeline zoo regions`).
@@ -876,6 +879,13 @@ pub enum ZooKind {
     Regions,
     /// Calibration profiles and their assumptions (the keys of `--assume`).
     Profiles,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ProbeArgs {
+    /// Output format: table (text) or json (one record).
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: RecordFormat,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -1046,7 +1056,7 @@ pub struct TrainArgs {
     /// Face config.json or a downloaded model's folder.
     #[arg(long, short = 'm', default_value = DEFAULT_MODEL)]
     pub model: String,
-    /// Device id or alias.
+    /// Device id or alias, or `local`: this machine (`ridgeline probe`).
     #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// Devices [default: 8, as the Training view; a replica's tp x pp x ep x cp when it needs more or does not divide 8]. With it and no --dp, dp is
@@ -1094,7 +1104,7 @@ pub struct ScaleArgs {
     /// Face config.json or a downloaded model's folder.
     #[arg(long, short = 'm', default_value = DEFAULT_MODEL)]
     pub model: String,
-    /// Device id or alias.
+    /// Device id or alias, or `local`: this machine (`ridgeline probe`).
     #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// Device counts: "8..16384" (the first and its doublings up to the
@@ -1281,7 +1291,7 @@ pub struct CollectiveArgs {
     /// Ranks taking part, placed one after another from the first node.
     #[arg(long, value_name = "N", value_parser = parse_degree, allow_hyphen_values = true)]
     pub devices: u32,
-    /// Device id or alias.
+    /// Device id or alias, or `local`: this machine (`ridgeline probe`).
     #[arg(long = "hardware", short = 'H', default_value = DEFAULT_HARDWARE)]
     pub hardware: String,
     /// Algorithm [default: the profile's]; auto takes the faster of ring and tree on each level.

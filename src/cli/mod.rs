@@ -15,6 +15,7 @@ mod lists;
 mod ops;
 pub mod output;
 pub mod plot;
+pub mod probe;
 mod records;
 mod scale;
 mod scale_replica;
@@ -116,6 +117,7 @@ pub fn catalog_dir(cli: &Cli) -> Result<Option<std::path::PathBuf>, CliError> {
 pub fn load_catalog(cli: &Cli, command: &Command, err: Out) -> Result<Catalog, CliError> {
     let dir = catalog_dir(cli)?;
     let mut c = Catalog::load(dir.as_deref());
+    c.set_local_resolver(crate::probe::resolve_local);
     if matches!(command, Command::Validate(_)) {
         c.add_measurements(dir.as_deref());
     }
@@ -341,6 +343,7 @@ fn dispatch(cat: &Catalog, command: &Command, style: Style, out: Out) -> Result<
         Command::Explore(a) => explore::explore(cat, a, style, out),
         Command::Lesson(a) => lesson::lesson(cat, a, style, out),
         Command::Plot(a) => plot::plot(cat, a, style, out),
+        Command::Probe(a) => probe::probe(cat, a, style, out),
         Command::Catalog(_) | Command::Import(_) | Command::Share(_) => unreachable_catalog(),
     }
 }

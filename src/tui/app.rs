@@ -808,6 +808,7 @@ impl App {
                 catalog.models.push(e.clone());
             }
         }
+        catalog.keep_local_from(&self.catalog);
         self.catalog = catalog;
         (self.hw_order, self.model_order) = orders(&self.catalog);
         self.devices = self.catalog.devices();
@@ -853,13 +854,20 @@ pub fn default_family(catalog: &Catalog, hw: usize, families: &[String]) -> Fami
     }
 }
 
-/// The pickers' orders: devices grouped by tier, models by family (in
-/// catalog order within each).
+/// The pickers' orders: devices grouped by tier (the detected `local`
+/// first), models by family (in catalog order within each).
 fn orders(catalog: &Catalog) -> (Vec<usize>, Vec<usize>) {
     let mut hw_order: Vec<usize> = (0..catalog.hardware.len()).collect();
     hw_order.sort_by_key(|&i| {
-        let t = catalog.hardware[i].hw.tier;
-        Tier::ALL.iter().position(|x| *x == t).unwrap_or(usize::MAX)
+        let e = &catalog.hardware[i];
+        if e.origin == crate::catalog::LOCAL_ORIGIN {
+            return 0;
+        }
+        let t = e.hw.tier;
+        1 + Tier::ALL
+            .iter()
+            .position(|x| *x == t)
+            .unwrap_or(usize::MAX - 1)
     });
     (hw_order, model_order(catalog))
 }

@@ -101,14 +101,31 @@ fn env(k: &str) -> Option<String> {
 /// keymap, NO_COLOR and the locale; then open `--scenario`, whose every
 /// problem is the error, and start the lesson, if one is asked for.
 pub fn app_from_env(opts: &TuiOptions) -> Result<App, String> {
-    app_from(opts, env)
+    app_with(opts, env, true)
 }
 
 /// [`app_from_env`] with the variables NO_COLOR and the locale are read
 /// from given by `env` (a shared session's are its client's).
 pub fn app_from(opts: &TuiOptions, env: impl Fn(&str) -> Option<String>) -> Result<App, String> {
+    app_with(opts, env, false)
+}
+
+/// The workbench; with `local`, the machine it runs on is detected and
+/// `local` heads the Hardware picker (a shared session's machine is not
+/// its user's, so it gets none).
+fn app_with(
+    opts: &TuiOptions,
+    env: impl Fn(&str) -> Option<String>,
+    local: bool,
+) -> Result<App, String> {
     let catalog_dir = catalog::user_catalog_dir(opts.catalog_dir.as_deref());
-    let catalog = Catalog::load(catalog_dir.as_deref());
+    let mut catalog = Catalog::load(catalog_dir.as_deref());
+    if local {
+        catalog.set_local_resolver(crate::probe::resolve_local);
+        // A machine without figures has no `local` row; `ridgeline probe`
+        // says why.
+        let _ = catalog.add_local_entry();
+    }
     let config = opts.config_dir.clone().or_else(catalog::config_dir);
     let mut notices = Vec::new();
     let user_themes = match &config {

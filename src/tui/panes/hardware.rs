@@ -3,15 +3,17 @@
 
 use super::grid::{self, Col, fill, left, right};
 use super::{block, filter_spans, row_style, scroll_offset};
+use crate::catalog::LOCAL_ORIGIN;
 use crate::solver::{Precision, Tier, units};
 use crate::tui::app::{App, Pane};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-/// A row of the list: a tier header with its count, or a device.
+/// A row of the list: a header with its count (a tier, or None for the
+/// machine the workbench runs on), or a device.
 enum Row {
-    Tier(Tier, usize),
+    Tier(Option<Tier>, usize),
     Device(usize),
 }
 
@@ -45,7 +47,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let mut selected_row = 0;
     let mut header = 0;
     for &i in &app.hw_visible {
-        let tier = app.catalog.hardware[i].hw.tier;
+        let e = &app.catalog.hardware[i];
+        let tier = (e.origin != LOCAL_ORIGIN).then_some(e.hw.tier);
         if !matches!(rows.get(header), Some(Row::Tier(t, _)) if *t == tier) {
             header = rows.len();
             rows.push(Row::Tier(tier, 0));
@@ -101,8 +104,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         let y = inner.y + 1 + k as u16;
         match *r {
             Row::Tier(tier, n) => {
+                let name = tier.map_or("this machine", |t| t.name());
                 let line = Line::from(vec![
-                    Span::styled(format!("{} ", tier.name()), t.header()),
+                    Span::styled(format!("{name} "), t.header()),
                     Span::styled(format!("({n})"), t.dim()),
                 ]);
                 grid::wide(buf, inner, y, &line);
@@ -153,6 +157,13 @@ fn device_cells(app: &App, i: usize, prec: Precision, narrow: bool) -> Vec<Line<
         (false, false) => "  ",
     };
     let mut id = vec![Span::styled(mark, t.marked()), Span::raw(e.hw.id.clone())];
+    // The detected machine shows what `local` resolved to.
+    if e.origin == LOCAL_ORIGIN
+        && let Some(target) = e.aliases.first()
+    {
+        let arrow = if app.ascii { " -> " } else { " → " };
+        id.push(Span::styled(format!("{arrow}{target}"), t.dim()));
+    }
     if user_entry(app, &e.origin) {
         id.push(Span::styled(" *", t.accent()));
     }
