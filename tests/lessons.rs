@@ -414,3 +414,59 @@ fn a_lesson_to_give_that_cannot_be_read_is_said_before_the_terminal() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("the workbench needs a terminal"));
 }
+
+/// A replica that does not fit as asked: the lesson's serving figures are
+/// those `ridgeline serve` prints on the fewest devices that hold it
+/// (Llama 3.1 405B on H100s: 812 GB of bf16 weights need 11 stages of
+/// 76.5 GB usable), and under continuous batching, which `serve` shows no
+/// figures for, none.
+#[test]
+fn a_replica_that_does_not_fit_serves_on_the_fewest_devices_as_serve_prints() {
+    let cat = Catalog::builtin();
+    let lesson = |batching: &str| {
+        let p = file(
+            &format!("405b-{batching}.toml"),
+            &format!(
+                "title = \"t\"\nreproduces = \"r\"\n[[step]]\ncaption = \"{{serve.ttft}}\"\n\
+                 hardware = \"h100-sxm\"\nmodel = \"llama-3.1-405b\"\n[step.serving]\n\
+                 prompt = 2048\noutput = 256\nbatching = \"{batching}\"\n"
+            ),
+        );
+        Lesson::open(p.to_str().unwrap(), &cat).unwrap()
+    };
+    let s = common::cli::json(&[
+        "serve",
+        "-H",
+        "h100-sxm",
+        "-m",
+        "llama-3.1-405b",
+        "--prompt",
+        "2048",
+        "--output",
+        "256",
+        "-f",
+        "json",
+    ]);
+    let at = &s["at_min_devices_to_fit"];
+    assert_eq!(at["devices"], 11, "{at}");
+    let f = lesson("static").show(0, &cat).unwrap().figures;
+    let num = |k: &str| at[k].as_f64().unwrap();
+    close_to(
+        number(&f, "serve.ttft"),
+        num("ttft_batch_s") * 1e3,
+        "TTFT ms",
+    );
+    close_to(number(&f, "serve.itl"), num("itl_s") * 1e3, "ITL ms");
+    close_to(
+        number(&f, "serve.tokens_per_s"),
+        num("tokens_per_s"),
+        "tokens/s",
+    );
+    close_to(
+        number(&f, "serve.cost_per_mtok"),
+        num("cost_per_million_tokens_usd"),
+        "$/M tokens",
+    );
+    let f = lesson("continuous").show(0, &cat).unwrap().figures;
+    assert_eq!(f.get("serve.ttft").unwrap().value, figures::Value::None);
+}

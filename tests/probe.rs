@@ -486,12 +486,25 @@ fn local_without_a_gpu_is_the_cpu() {
     let e = resolve_local_in(&machine(x86(), Vec::new()), &cat).unwrap_err();
     assert!(e.contains("'AMD EPYC'"), "{e}");
     assert!(e.contains("ridgeline probe --measure"), "{e}");
-    // An unmatched GPU is named, not silently replaced by the CPU.
-    let gpus = parse_nvidia_smi("0, NVIDIA GeForce RTX 3060, 12288, 00000000:01:00.0\n");
-    let e = resolve_local_in(&machine(x86(), gpus), &cat).unwrap_err();
+    // A GPU that matches nothing (an integrated GPU, a card the catalog
+    // lacks) leaves the CPU to stand for the machine, and is named.
+    let rtx3060 = || parse_nvidia_smi("0, NVIDIA GeForce RTX 3060, 12288, 00000000:01:00.0\n");
+    let e = resolve_local_in(&machine(x86(), rtx3060()), &cat).unwrap_err();
     assert!(
-        e.contains("'NVIDIA GeForce RTX 3060' has no catalog entry"),
+        e.starts_with(
+            "no GPU of this machine is in the catalog (GPU 'NVIDIA GeForce RTX 3060': unmatched"
+        ),
         "{e}"
+    );
+    assert!(e.contains("ridgeline probe --measure"), "{e}");
+    let pi = cpu_from_linux(RPI5_CPUINFO, RPI5_CACHES, RPI5_MEMINFO, None, None);
+    let c = resolve_local_in(&machine(pi, rtx3060()), &cat).unwrap();
+    assert_eq!(c.entry.hw.id, "raspberry-pi-5-8gb");
+    assert!(
+        c.why
+            .contains("no GPU matched (GPU 'NVIDIA GeForce RTX 3060'"),
+        "{}",
+        c.why
     );
 }
 

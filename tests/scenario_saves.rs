@@ -10,7 +10,7 @@ use ridgeline::scenario::{ExploreHardware, ExploreInputs};
 use ridgeline::scenario::{SynthTarget, written};
 use ridgeline::solver::Precisions;
 use ridgeline::solver::training::{
-    Attention, Optimizer, Recompute, TokensToTrain, TrainingAssumptions,
+    Attention, MatmulCeiling, Optimizer, Recompute, TokensToTrain, TrainingAssumptions,
 };
 use ridgeline::solver::{Assumptions, Collective, Phase, Precision, Workload, fleet};
 use ridgeline::tui::app::Level;
@@ -400,6 +400,7 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
         prop_oneof![Just(1.0), 1.0..=16.0f64],
         prop_oneof![Just(1.0), 0.01..=1.0f64],
         prop_oneof![Just(0.0), magnitude(-9.0, -3.0)],
+        prop::sample::select(MatmulCeiling::ALL.to_vec()),
     )
         .prop_map(
             |(
@@ -410,6 +411,7 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
                 moe_capacity,
                 attention_efficiency,
                 moe_token_time_s,
+                matmul_ceiling,
             )| {
                 TrainingAssumptions {
                     dp_overlap: dp,
@@ -422,6 +424,7 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
                     moe_capacity,
                     attention_efficiency,
                     moe_token_time_s,
+                    matmul_ceiling,
                 }
             },
         )

@@ -130,8 +130,10 @@ fn gpt3_flops_per_token_and_chinchilla_tokens_by_hand() {
 
 #[test]
 fn one_device_on_the_ideal_profile_by_hand() {
-    // Llama 3.2 1B on one H100 with the ideal profile: no communication,
-    // no bubble; compute = hardware FLOPs per token x tokens / 989.4e12.
+    // Llama 3.2 1B on one H100 with the ideal profile and the flat matmul
+    // ceiling (the peak itself, not the H100's measured share of it): no
+    // communication, no bubble; compute = hardware FLOPs per token x
+    // tokens / 989.4e12.
     let v = json(&[
         "train",
         "-m",
@@ -150,6 +152,8 @@ fn one_device_on_the_ideal_profile_by_hand() {
         "ideal",
         "--attention-eff",
         "1",
+        "--matmul-ceiling",
+        "flat",
         "-f",
         "json",
     ]);
@@ -957,4 +961,44 @@ fn a_dense_models_text_has_no_moe_routing_row_and_its_json_keeps_the_key() {
         .concat(),
     );
     assert!(f(&moe, "moe_routing_s") > 0.0);
+}
+
+#[test]
+fn the_measured_matmul_ceiling_scales_the_products_rate() {
+    // docs/training.md, "The matmul ceiling": the default profile's
+    // eta_c 0.7 times the device's MAMF share over the A100's (271.2 of
+    // 312 TFLOP/s = 0.869231): the H100 SXM's 794.5 of 989.4 = 0.803012
+    // gives 0.7 x 0.803012 / 0.869231 = 0.64667 ("64.7%"); the MI300X's
+    // 668.4 of 1307.4 = 0.511244 gives 0.7 x 0.511244 / 0.869231 =
+    // 0.41171 ("41.2%"); flat, both run at 0.7. Their products' rates,
+    // 0.41171 x 1307.4 = 538.3 against 0.64667 x 989.4 = 639.8 TFLOP/s,
+    // no longer put the MI300X 32% ahead (0.7 x 1307.4 / (0.7 x 989.4)
+    // = 1.321).
+    let eff = |hw: &str, ceiling: &str| {
+        f(
+            &json(&["train", "-H", hw, "--matmul-ceiling", ceiling, "-f", "json"]),
+            "products_efficiency",
+        )
+    };
+    let (h100, mi300x) = (eff("h100-sxm", "measured"), eff("mi300x", "measured"));
+    assert!(
+        (h100 - 0.7 * (794.5 / 989.4) / (271.2 / 312.0)).abs() < 1e-9,
+        "{h100}"
+    );
+    assert!(
+        (mi300x - 0.7 * (668.4 / 1307.4) / (271.2 / 312.0)).abs() < 1e-9,
+        "{mi300x}"
+    );
+    assert_eq!(eff("h100-sxm", "flat"), 0.7);
+    assert_eq!(eff("mi300x", "flat"), 0.7);
+    assert!(mi300x * 1307.4 < h100 * 989.4);
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/training.md")).unwrap();
+    let prose = docs.replace('\n', " ");
+    for quoted in [
+        format!("{:.1}% of peak on an H100", h100 * 100.0),
+        format!("{:.1}% on an MI300X", mi300x * 100.0),
+    ] {
+        assert!(prose.contains(&quoted), "{quoted}");
+    }
 }

@@ -206,14 +206,16 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
     assert!(s.held_out.1 <= 0.12, "{s:?}");
     assert!(s.profile.1 <= 0.12, "{s:?}");
     assert!(s.not_fitting <= 5, "{s:?}");
-    // "every llm-foundry MPT run on H100 is predicted more than 10% too
-    // fast, every dense Megatron-Bridge run on the same device more than
-    // 10% too slow".
+    // "all but one of llm-foundry's MPT runs on H100 are predicted more
+    // than 10% too fast, every dense Megatron-Bridge run on the same
+    // device more than 10% too slow".
+    let mut mpt = (0, 0);
     for c in &checked {
         let r = c.run;
         let e = c.profile.as_ref().map(|p| error(p.value, r.value));
         if r.origin.contains("llm-foundry") && r.hardware == "h100-sxm" {
-            assert!(e.unwrap() > 0.10, "{}", r.id);
+            mpt.0 += 1;
+            mpt.1 += usize::from(e.unwrap() > 0.10);
         }
         if r.origin.contains("megatron-bridge")
             && r.hardware == "h100-sxm"
@@ -222,17 +224,18 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
             assert!(e.unwrap() < -0.10, "{}", r.id);
         }
     }
-    // "held out (fitted on NeMo's and MaxText's Mixtral runs alone, 0.099
+    assert!(mpt.0 > 1 && mpt.1 == mpt.0 - 1, "{mpt:?}");
+    // "held out (fitted on NeMo's and MaxText's Mixtral runs alone, 0.11
     // µs) Qwen3-30B-A3B on H100 is still predicted 2x too fast".
     let qwen = checked
         .iter()
         .find(|c| c.run.id == "mbridge-2511-qwen3-30b-a3b-h100-fp8-pp2-vp24-ep8")
         .unwrap();
     let (h, p) = qwen.held_out.unwrap();
-    assert!((h.moe_token_time_s - 0.099e-6).abs() < 0.0005e-6, "{h:?}");
+    assert!((h.moe_token_time_s - 0.11e-6).abs() < 0.005e-6, "{h:?}");
     let held = error(p.value, qwen.run.value);
     assert!((0.9..1.2).contains(&held), "{held}");
-    // "eager PyTorch at that power is still predicted 54% too fast held out
+    // "eager PyTorch at that power is still predicted 55% too fast held out
     // (59% with the profile's η_c)": torchtitan's 8B on h100-sxm-96gb.
     let titan = checked
         .iter()
@@ -241,7 +244,7 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
     assert_eq!(titan.run.hardware, "h100-sxm-96gb");
     let (_, p) = titan.held_out.unwrap();
     let held = error(p.value, titan.run.value);
-    assert!((0.535..0.545).contains(&held), "{held}");
+    assert!((0.545..0.555).contains(&held), "{held}");
     let prof = error(titan.profile.as_ref().unwrap().value, titan.run.value);
     assert!((0.585..0.595).contains(&prof), "{prof}");
     // "5 of the 65 runs are judged not to fit", those docs/training.md names.

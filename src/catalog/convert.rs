@@ -12,6 +12,8 @@ use crate::solver::{
     Window, Wrap,
 };
 use std::collections::{BTreeMap, HashSet};
+use toml::Spanned;
+use toml::de::DeValue;
 
 /// A converted entry with where its names are written, for the duplicate
 /// checks.
@@ -35,6 +37,7 @@ pub const DEVICE_KEYS: &[&str] = &[
     "memory_bandwidth",
     "tdp",
     "peak",
+    "matmul",
     "interconnect",
     "price",
     "sources",
@@ -267,6 +270,7 @@ pub fn device(f: &mut Fields, origin: &str) -> Option<Converted<HardwareEntry>> 
     let tdp = f.opt_string("tdp");
     let tdp = quantity(f, "tdp", tdp, Kind::Power, &limits::POWER);
     let peaks = peaks(f);
+    let matmul = matmul(f, peaks.as_ref());
     let (link, per_node, scaleout, torus) = interconnect(f);
     let price = price(f);
     let sources = sources(f);
@@ -289,6 +293,7 @@ pub fn device(f: &mut Fields, origin: &str) -> Option<Converted<HardwareEntry>> 
                 tier,
                 year,
                 peaks,
+                matmul: matmul.unwrap_or_default(),
                 memory_bytes: memory,
                 memory_bandwidth: bw,
                 link_bandwidth: link,
@@ -384,8 +389,56 @@ fn peaks(f: &mut Fields) -> Option<Peaks> {
         f.missing("peak");
         return None;
     };
+    rates(f, "peak", v)
+}
+
+/// `[device.matmul]` (optional): the measured maximum achievable matmul
+/// FLOP/s per format, each at most the peak of its format.
+fn matmul(f: &mut Fields, peaks: Option<&Peaks>) -> Option<Peaks> {
+    let v = f.value("matmul")?;
+    let at = v.span().start;
+    let m = rates(f, "matmul", v)?;
+    let mut ok = true;
+    for p in Precision::ALL {
+        let (Some(x), Some(peak)) = (m.get(p), peaks.map(|k| k.get(p))) else {
+            continue;
+        };
+        match peak {
+            None => {
+                f.problem(
+                    at,
+                    format!(
+                        "matmul {0} has no [device.peak] {0} to be a share of; add that peak or remove the measurement",
+                        p.name()
+                    ),
+                );
+                ok = false;
+            }
+            Some(peak) if x > peak => {
+                f.problem(
+                    at,
+                    format!(
+                        "matmul {} ({}) is above the peak ({}): a measurement cannot beat the datasheet; check both figures",
+                        p.name(),
+                        units::format_flops(x),
+                        units::format_flops(peak)
+                    ),
+                );
+                ok = false;
+            }
+            Some(_) => {}
+        }
+    }
+    ok.then_some(m)
+}
+
+/// A table of FLOP rates keyed by precision: at least one.
+fn rates(f: &mut Fields, key: &str, v: &Spanned<DeValue>) -> Option<Peaks> {
     let Some(t) = v.get_ref().as_table() else {
-        f.problem(v.span().start, "`peak` must be a table: [device.peak]");
+        f.problem(
+            v.span().start,
+            format!("`{key}` must be a table: [device.{key}]"),
+        );
         return None;
     };
     let mut peaks = Peaks::default();
@@ -396,7 +449,7 @@ fn peaks(f: &mut Fields) -> Option<Peaks> {
             f.problem(
                 at,
                 format!(
-                    "unknown precision `{}` in [device.peak]; use fp32 tf32 bf16 fp16 fp8 int8 fp4 int4",
+                    "unknown precision `{}` in [device.{key}]; use fp32 tf32 bf16 fp16 fp8 int8 fp4 int4",
                     super::fields::printable(k.get_ref())
                 ),
             );
@@ -408,13 +461,13 @@ fn peaks(f: &mut Fields) -> Option<Peaks> {
             None => {
                 f.problem(
                     val.span().start,
-                    format!("peak {} must be a string like \"989 TFLOPS\"", p.name()),
+                    format!("{key} {} must be a string like \"989 TFLOPS\"", p.name()),
                 );
                 ok = false;
                 continue;
             }
         };
-        if !f.check_text(&format!("peak {}", p.name()), &text.0, text.1) {
+        if !f.check_text(&format!("{key} {}", p.name()), &text.0, text.1) {
             ok = false;
             continue;
         }
@@ -424,7 +477,10 @@ fn peaks(f: &mut Fields) -> Option<Peaks> {
         }
     }
     if t.is_empty() {
-        f.problem(v.span().start, "[device.peak] needs at least one precision");
+        f.problem(
+            v.span().start,
+            format!("[device.{key}] needs at least one precision"),
+        );
         return None;
     }
     ok.then_some(peaks)

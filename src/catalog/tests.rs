@@ -494,3 +494,55 @@ fn a_name_longer_than_any_id_gets_no_suggestion_and_no_search() {
     // A short unknown name still gets its closest ids.
     assert!(!c.hardware("h10").err().unwrap().suggestions.is_empty());
 }
+
+#[test]
+fn a_measured_matmul_ceiling_is_read_checked_against_its_peak_and_written_back() {
+    // 80 of 100 TFLOP/s: a share of 0.8.
+    let good = format!("{GOOD}[device.matmul]\nbf16 = \"80 TFLOPS\"\n");
+    let mut c = Catalog::default();
+    c.add_hardware_file("u.toml", &good);
+    assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
+    let hw = &c.hardware[0].hw;
+    assert_eq!(hw.matmul.get(Precision::Bf16), Some(80e12));
+    assert_eq!(hw.matmul_share(Precision::Bf16), Some(0.8));
+    // Written back and read again, the same figure.
+    let text = super::write::device_toml(&c.hardware[0]);
+    let mut again = Catalog::default();
+    again.add_hardware_file("again.toml", &text);
+    assert!(
+        again.diagnostics.is_empty(),
+        "{text}\n{:?}",
+        again.diagnostics
+    );
+    assert_eq!(again.hardware[0].hw.matmul, hw.matmul);
+    // Above its peak, at a format with no peak, or in an unknown format:
+    // the entry is refused with a message that says what to fix.
+    for (bad, expect) in [
+        ("bf16 = \"120 TFLOPS\"", "above the peak"),
+        ("fp8 = \"50 TFLOPS\"", "has no [device.peak] fp8"),
+        (
+            "bf17 = \"50 TFLOPS\"",
+            "unknown precision `bf17` in [device.matmul]",
+        ),
+        ("bf16 = \"-5 TFLOPS\"", "greater than zero"),
+    ] {
+        let text = format!("{GOOD}[device.matmul]\n{bad}\n");
+        let mut c = Catalog::default();
+        c.add_hardware_file("u.toml", &text);
+        assert!(c.hardware.is_empty(), "{bad}");
+        assert!(
+            c.diagnostics.iter().any(|d| d.message.contains(expect)),
+            "{bad}: {:?}",
+            c.diagnostics
+        );
+    }
+    // Every built-in measurement is below its peak and cites its source.
+    for e in &Catalog::builtin().hardware {
+        for p in Precision::ALL {
+            if let Some(s) = e.hw.matmul_share(p) {
+                assert!(s > 0.3 && s < 1.0, "{} {p}: {s}", e.hw.id);
+                assert!(e.sources.contains_key("matmul"), "{}", e.hw.id);
+            }
+        }
+    }
+}

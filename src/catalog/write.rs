@@ -126,14 +126,19 @@ pub fn device_toml(e: &HardwareEntry) -> String {
     if let Some(w) = hw.tdp_w {
         line("tdp", s(&quantity(w, Kind::Power)));
     }
-    out.push_str("\n[device.peak]\n");
-    for p in Precision::ALL {
-        if let Some(v) = hw.peaks.get(p) {
-            out.push_str(&format!(
-                "{} = {}\n",
-                p.name(),
-                s(&quantity(v, Kind::FlopRate))
-            ));
+    for (table, rates) in [("peak", &hw.peaks), ("matmul", &hw.matmul)] {
+        if Precision::ALL.iter().all(|&p| rates.get(p).is_none()) {
+            continue;
+        }
+        out.push_str(&format!("\n[device.{table}]\n"));
+        for p in Precision::ALL {
+            if let Some(v) = rates.get(p) {
+                out.push_str(&format!(
+                    "{} = {}\n",
+                    p.name(),
+                    s(&quantity(v, Kind::FlopRate))
+                ));
+            }
         }
     }
     let linked = hw.link_bandwidth.is_some()

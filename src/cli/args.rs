@@ -1044,6 +1044,14 @@ pub enum AttentionArg {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MatmulCeilingArg {
+    /// A device's measured matmul ceiling scales the compute efficiency
+    Measured,
+    /// Every device reaches the compute efficiency of its peak
+    Flat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OptimizerArg {
     Adam,
     #[value(name = "adam-8bit")]
@@ -1290,6 +1298,9 @@ pub struct TrainKnobs {
     /// Room per MoE expert over top-k copies of each token, 1 (dropless) to 16 [default 1].
     #[arg(long, value_parser = parse_moe_capacity, allow_hyphen_values = true)]
     pub moe_capacity: Option<f64>,
+    /// Whether a device's measured matmul ceiling (Bekman's MAMF table: A100 87% of peak, H100 80%, MI300X 51%) scales the compute efficiency, relative to the A100's (bf16) or the H100's (fp8) [default: measured].
+    #[arg(long, value_enum)]
+    pub matmul_ceiling: Option<MatmulCeilingArg>,
     /// Fraction of peak FLOP/s reached [default: the profile's].
     #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
     pub compute_eff: Option<f64>,

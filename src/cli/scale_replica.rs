@@ -36,6 +36,7 @@ fn training_flag(args: &ScaleArgs) -> Option<&'static str> {
         ("--cp-overlap", k.cp_overlap.is_some()),
         ("--attention-eff", k.attention_eff.is_some()),
         ("--moe-capacity", k.moe_capacity.is_some()),
+        ("--matmul-ceiling", k.matmul_ceiling.is_some()),
     ]
     .into_iter()
     .find_map(|(flag, given)| given.then_some(flag))

@@ -27,9 +27,28 @@ pub struct ShareArgs {
     /// "90s"); 0 never closes.
     #[arg(long, value_name = "DUR", default_value = "30min", value_parser = super::args::non_negative_time)]
     pub idle_timeout: f64,
+    /// Send an SSH keepalive after this long without a word from a client
+    /// ("15s", "1min"); a session with 4 unanswered in a row is dropped
+    /// (a half-open connection); 0 sends none.
+    #[arg(long, value_name = "DUR", default_value = "15s", value_parser = super::args::non_negative_time)]
+    pub keepalive: f64,
     /// Open every session on this scenario file.
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<PathBuf>,
+    /// Open every session on this lesson (a built-in lesson's name, or a
+    /// lesson file), on step 1 with its caption.
+    #[arg(long, value_name = "NAME|FILE")]
+    pub lesson: Option<String>,
+    /// Present to a room: the first session logged in with a key in FILE
+    /// (public keys, one a line) presents; every other session follows it
+    /// (a key goes one's own way, F follows again).
+    #[arg(long, value_name = "FILE")]
+    pub present_key: Option<PathBuf>,
+    /// Present from this terminal: it runs the workbench, every session
+    /// follows it; the server's log goes to stderr (redirect it:
+    /// 2>share.log); quitting stops the server.
+    #[arg(long)]
+    pub present: bool,
 }
 
 fn listen(s: &str) -> Result<SocketAddr, String> {
@@ -51,16 +70,19 @@ pub fn share(cli: &Cli, a: &ShareArgs, out: Out) -> Result<(), CliError> {
         authorized_keys: a.authorized_keys.clone(),
         open: a.open,
         max_sessions: a.max_sessions as usize,
-        idle: (a.idle_timeout > 0.0)
-            .then(|| std::time::Duration::from_secs_f64(a.idle_timeout.min(1e9))),
+        idle: seconds(a.idle_timeout),
+        keepalive: seconds(a.keepalive),
         tui: crate::tui::TuiOptions {
             catalog_dir: cli.catalog.clone(),
             ascii: cli.ascii,
             theme: cli.theme.clone(),
             scenario: a.scenario.clone(),
+            lesson: a.lesson.clone(),
             ..crate::tui::TuiOptions::default()
         },
         host_key: None,
+        present_key: a.present_key.clone(),
+        present: a.present,
     };
     run(opts, out).map_err(|(code, msg)| {
         if code == 2 {
@@ -69,6 +91,12 @@ pub fn share(cli: &Cli, a: &ShareArgs, out: Out) -> Result<(), CliError> {
             CliError::Output(msg)
         }
     })
+}
+
+/// A duration flag in seconds: 0 is none (off, never).
+#[cfg(feature = "share")]
+fn seconds(s: f64) -> Option<std::time::Duration> {
+    (s > 0.0).then(|| std::time::Duration::from_secs_f64(s.min(1e9)))
 }
 
 #[cfg(not(feature = "share"))]

@@ -4,8 +4,8 @@
 //! the layouts of the device count ranked by step time.
 
 use super::args::{
-    AttentionArg, Format, OptimizerArg, ProfileArgs, RecomputeArg, TokensArg, TrainArgs,
-    TrainKnobs, TrainSetup,
+    AttentionArg, Format, MatmulCeilingArg, OptimizerArg, ProfileArgs, RecomputeArg, TokensArg,
+    TrainArgs, TrainKnobs, TrainSetup,
 };
 use super::collective::link_assumptions;
 use super::output::{Col, Fmt, Style, col, render_list, render_record, wrap};
@@ -16,7 +16,8 @@ use crate::solver::training::layout::{self, Candidate};
 use crate::solver::training::run::{self, RunFigures};
 use crate::solver::training::step::{self, Knob};
 use crate::solver::training::{
-    self, Attention, DEFAULTS, Layout, Optimizer, Training, TrainingAssumptions, TrainingRun,
+    self, Attention, DEFAULTS, Layout, MatmulCeiling, Optimizer, Training, TrainingAssumptions,
+    TrainingRun,
 };
 use crate::solver::{Assumptions, Hardware, units};
 use serde_json::{Map, Value, json};
@@ -141,6 +142,11 @@ pub(crate) fn step_assumptions(args: &TrainKnobs) -> TrainingAssumptions {
         moe_capacity: args.moe_capacity.unwrap_or(d.moe_capacity),
         attention_efficiency: args.attention_eff.unwrap_or(d.attention_efficiency),
         moe_token_time_s: args.moe_token_time.unwrap_or(d.moe_token_time_s),
+        matmul_ceiling: match args.matmul_ceiling {
+            None => d.matmul_ceiling,
+            Some(MatmulCeilingArg::Measured) => MatmulCeiling::Measured,
+            Some(MatmulCeilingArg::Flat) => MatmulCeiling::Flat,
+        },
         ..d
     }
 }
@@ -205,6 +211,7 @@ fn record(
     put("tokens_per_s", json!(s.tokens_per_s));
     put("mfu", json!(s.mfu));
     put("hfu", json!(s.hfu));
+    put("products_efficiency", json!(s.products_efficiency));
     put("flops_per_token", json!(tr.flops.model_per_token));
     put(
         "hardware_flops_per_token",
@@ -560,6 +567,7 @@ const STEP_KEYS: &[&str] = &[
     "tokens_per_s",
     "mfu",
     "hfu",
+    "products_efficiency",
     "compute_s",
     "recompute_s",
     "elementwise_s",
@@ -600,6 +608,7 @@ const SUMMARY: &[Col] = &[
     col("tokens/s", "tokens_per_s", Fmt::Num),
     col("MFU", "mfu", Fmt::Pct),
     col("HFU", "hfu", Fmt::Pct),
+    col("products at (of peak)", "products_efficiency", Fmt::Pct),
     col("model FLOPs per token", "flops_per_token", Fmt::Num),
     col("memory: weights", "memory_weights", Fmt::Bytes),
     col("memory: gradients", "memory_gradients", Fmt::Bytes),

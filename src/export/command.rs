@@ -483,7 +483,7 @@ pub fn train_flags(s: &Scenario, hardware: &str) -> Result<Vec<String>, String> 
     let text = |x: &Option<String>| x.clone().unwrap_or_default();
     let num = |x: Option<f64>| x.map(exact::number).unwrap_or_default();
     let int = |x: Option<u32>| x.map(|n| n.to_string()).unwrap_or_default();
-    let pairs: [(&str, String, String); 26] = [
+    let pairs: [(&str, String, String); 27] = [
         ("--devices", int(t.devices), int(d.devices)),
         ("--tp", int(t.tp), int(d.tp)),
         ("--pp", int(t.pp), int(d.pp)),
@@ -526,6 +526,11 @@ pub fn train_flags(s: &Scenario, hardware: &str) -> Result<Vec<String>, String> 
             num(d.attention_efficiency),
         ),
         ("--moe-capacity", num(t.moe_capacity), num(d.moe_capacity)),
+        (
+            "--matmul-ceiling",
+            text(&t.matmul_ceiling),
+            text(&d.matmul_ceiling),
+        ),
     ];
     for (f, x, dx) in pairs {
         if x != dx {

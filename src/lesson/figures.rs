@@ -53,7 +53,12 @@ pub const DEFS: &[Def] = &[
         "the device (its id in expectations)",
     ),
     def("model", "model", Text, "the model (its id in expectations)"),
-    def("latency", "latency_ms", Number, "the step's latency (ms)"),
+    def(
+        "latency",
+        "latency_ms",
+        Number,
+        "the step's latency (ms), on the fewest devices that hold it when it does not fit",
+    ),
     def("tokens_per_s", "tokens_per_s", Number, "tokens per second"),
     def(
         "binding",
@@ -424,10 +429,27 @@ pub fn compute(catalog: &Catalog, s: &Scenario) -> Result<Figures, String> {
     let wl = s.workload(&Workload::default()).map_err(joined)?;
     let (_, base) = s.profile(catalog).map_err(|p| joined(vec![p]))?;
     let a = s.assumptions(&base).map_err(joined)?;
-    let sens =
+    let asked =
         solver::sensitivity(&hw.hw, &model.model, &wl, &a, PERTURB).map_err(|e| e.to_string())?;
-    let c = compare::assess(&hw.hw, &model.model, &wl, &a, sens.base.clone());
+    let c = compare::assess(&hw.hw, &model.model, &wl, &a, asked.base.clone());
+    // The step's figures are those the workbench shows: as asked when it
+    // fits, else on the fewest devices that hold it (its Sensitivity pane
+    // and status line say "on 11"), as `ridgeline eval` prints them; the
+    // memory, the verdict and the largest batch are as asked.
+    let sens = match c.verdict {
+        Verdict::Needs(p) => {
+            let at = Workload {
+                tp: p.tp,
+                pp: p.pp,
+                ..wl
+            };
+            solver::sensitivity(&hw.hw, &model.model, &at, &a, PERTURB)
+                .map_err(|e| e.to_string())?
+        }
+        _ => asked,
+    };
     let e = &sens.base;
+    let m = &c.eval;
     let mut f = vec![
         Figure {
             name: "hardware",
@@ -461,13 +483,13 @@ pub fn compute(catalog: &Catalog, s: &Scenario) -> Result<Figures, String> {
         num("mbu", e.mbu * 100.0, units::format_percent(e.mbu)),
         num(
             "memory",
-            e.memory.footprint.total() / 1e9,
-            units::format_bytes(e.memory.footprint.total()),
+            m.memory.footprint.total() / 1e9,
+            units::format_bytes(m.memory.footprint.total()),
         ),
         num(
             "usable",
-            e.memory.usable_bytes / 1e9,
-            units::format_bytes(e.memory.usable_bytes),
+            m.memory.usable_bytes / 1e9,
+            units::format_bytes(m.memory.usable_bytes),
         ),
         Figure {
             name: "fits",
@@ -477,7 +499,7 @@ pub fn compute(catalog: &Catalog, s: &Scenario) -> Result<Figures, String> {
         match c.verdict {
             Verdict::Never => none("devices_to_fit"),
             Verdict::Fits => {
-                let d = e.devices() as f64;
+                let d = m.devices() as f64;
                 num("devices_to_fit", d, units::format_count(d))
             }
             Verdict::Needs(p) => {
@@ -487,8 +509,8 @@ pub fn compute(catalog: &Catalog, s: &Scenario) -> Result<Figures, String> {
         },
         num(
             "max_batch",
-            e.max_batch as f64,
-            units::format_count(e.max_batch as f64),
+            m.max_batch as f64,
+            units::format_count(m.max_batch as f64),
         ),
     ];
     for p in Param::ALL {

@@ -262,3 +262,37 @@ mod fuzz {
         }
     }
 }
+
+#[test]
+fn a_step_that_does_not_fit_shows_the_figures_on_the_fewest_devices_as_the_workbench() {
+    // Llama 3.1 405B decode on one H100: 812 GB of bf16 weights against
+    // 76.5 GB usable, so it does not fit; the fewest devices that hold it
+    // are 11 (pipeline stages of 73.8 GB). The workbench's status line and
+    // `ridgeline eval` give the step there; the lesson's {latency} is the
+    // same figure, while its memory is the asked layout's.
+    let text = format!(
+        "{HEAD}[[step]]\ncaption = \"{{latency}} on {{devices_to_fit}}\"\n\
+         hardware = \"h100-sxm\"\nmodel = \"llama-3.1-405b\"\n"
+    );
+    let l = parse(&text).unwrap();
+    let s = l.show(0, &cat()).unwrap();
+    let c = cat();
+    let hw = &c.hardware("h100-sxm").unwrap().hw;
+    let model = &c.model("llama-3.1-405b").unwrap().model;
+    let (_, profile) = crate::scenario::Scenario::default().profile(&c).unwrap();
+    let wl = crate::solver::Workload::default();
+    let asked = crate::solver::evaluate(hw, model, &wl, &profile).unwrap();
+    let judged = crate::solver::compare::assess(hw, model, &wl, &profile, asked.clone());
+    let at = judged.at_fit.expect("11 devices hold it");
+    assert_eq!(at.devices(), 11);
+    let Value::Number(ms) = s.figures.get("latency").unwrap().value else {
+        panic!()
+    };
+    assert_eq!(ms, at.latency_s * 1e3);
+    assert_ne!(ms, asked.latency_s * 1e3);
+    let Value::Number(gb) = s.figures.get("memory").unwrap().value else {
+        panic!()
+    };
+    assert_eq!(gb, asked.memory.footprint.total() / 1e9);
+    assert!(gb > 800.0, "{gb}");
+}

@@ -108,9 +108,9 @@ pub struct LocalChoice {
 }
 
 /// Resolve `local` on a detected machine: the first GPU group that matches
-/// a catalog entry; with no GPU, the CPU (the measured `local-cpu` entry
-/// if the catalog has one, else a matched entry). An error says what was
-/// found and how to get figures for it.
+/// a catalog entry; with no matched GPU, the CPU (the measured `local-cpu`
+/// entry if the catalog has one, else a matched entry). An error says what
+/// was found and how to get figures for it.
 pub fn resolve_local_in(m: &Machine, cat: &Catalog) -> Result<LocalChoice, String> {
     let groups = gpu_groups(&m.gpus, cat);
     // Apple silicon's "GPU" is the chip itself: it counts as the CPU's
@@ -134,12 +134,18 @@ pub fn resolve_local_in(m: &Machine, cat: &Catalog) -> Result<LocalChoice, Strin
             why: format!("{count}{} -> {id} ({})", g.gpu.name, g.matched.reason),
         });
     }
-    if let Some(g) = accelerators.first() {
-        return Err(format!(
-            "this machine's GPU '{}' has no catalog entry ({}); add one to your catalog (docs/catalog.md) or name a device with -H (`ridgeline zoo hardware` lists them)",
-            g.gpu.name, g.matched.reason
-        ));
-    }
+    // GPUs that match nothing (an integrated GPU, a card the catalog lacks)
+    // leave the CPU to stand for the machine; they are named in the
+    // reasons.
+    let unmatched: Vec<String> = accelerators
+        .iter()
+        .map(|g| format!("GPU '{}': {}", g.gpu.name, g.matched.reason))
+        .collect();
+    let because = if unmatched.is_empty() {
+        String::new()
+    } else {
+        format!("; no GPU matched ({})", unmatched.join("; "))
+    };
     if let Ok(e) = cat.hardware(LOCAL_CPU_ID) {
         return Ok(LocalChoice {
             entry: e.clone(),
@@ -155,11 +161,19 @@ pub fn resolve_local_in(m: &Machine, cat: &Catalog) -> Result<LocalChoice, Strin
         entry.hw.name = format!("{} (local)", entry.hw.name);
         return Ok(LocalChoice {
             entry,
-            why: format!("{} -> {id} ({})", m.cpu.model, cm.reason),
+            why: format!("{} -> {id} ({}{because})", m.cpu.model, cm.reason),
         });
     }
+    let gpus = if unmatched.is_empty() {
+        "this machine has no GPU".to_string()
+    } else {
+        format!(
+            "no GPU of this machine is in the catalog ({}; add one to your catalog, docs/catalog.md)",
+            unmatched.join("; ")
+        )
+    };
     Err(format!(
-        "this machine has no GPU, and its CPU '{}' ({} cores) has no figures in the catalog ({}); run `ridgeline probe --measure` to measure them (it writes the entry {LOCAL_CPU_ID} to your catalog), or name a device with -H (`ridgeline zoo hardware` lists them)",
+        "{gpus}, and its CPU '{}' ({} cores) has no figures in the catalog ({}); run `ridgeline probe --measure` to measure them (it writes the entry {LOCAL_CPU_ID} to your catalog), or name a device with -H (`ridgeline zoo hardware` lists them)",
         m.cpu.model, m.cpu.cores, cm.reason
     ))
 }

@@ -115,6 +115,7 @@ pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
             "moe_capacity",
             "attention_efficiency",
             "moe_token_time",
+            "matmul_ceiling",
         ],
     ),
     (

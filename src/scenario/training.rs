@@ -9,8 +9,8 @@ use super::Scenario;
 use super::exact;
 use super::values::Problems;
 use crate::solver::training::{
-    Attention, DEFAULTS, Layout, Optimizer, Recompute, TokensToTrain, TrainingAssumptions,
-    TrainingRun,
+    Attention, DEFAULTS, Layout, MatmulCeiling, Optimizer, Recompute, TokensToTrain,
+    TrainingAssumptions, TrainingRun,
 };
 use crate::solver::units::{self, Kind};
 use crate::solver::{Arch, Model, Precision};
@@ -264,6 +264,10 @@ pub struct TrainingSection {
         with = "super::number"
     )]
     pub moe_capacity: Option<f64>,
+    /// "measured" (a device's measured matmul ceiling scales the compute
+    /// efficiency) or "flat".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matmul_ceiling: Option<String>,
 }
 
 impl TrainingSection {
@@ -300,6 +304,7 @@ impl TrainingSection {
             moe_token_time: Some(exact::long_time(t.assumptions.moe_token_time_s)),
             moe_capacity: Some(t.assumptions.moe_capacity),
             attention_efficiency: Some(t.assumptions.attention_efficiency),
+            matmul_ceiling: Some(t.assumptions.matmul_ceiling.name().into()),
         }
     }
 }
@@ -548,6 +553,16 @@ fn assumptions(s: &TrainingSection, p: &mut Problems) -> TrainingAssumptions {
             d.attention_efficiency
         }
     };
+    let matmul_ceiling = match s.matmul_ceiling.as_deref() {
+        None => d.matmul_ceiling,
+        Some(c) => MatmulCeiling::parse(c).unwrap_or_else(|| {
+            p.push(
+                "training.matmul_ceiling",
+                format!("matmul_ceiling {c:?}? use measured or flat"),
+            );
+            d.matmul_ceiling
+        }),
+    };
     TrainingAssumptions {
         dp_overlap,
         tp_overlap,
@@ -559,5 +574,6 @@ fn assumptions(s: &TrainingSection, p: &mut Problems) -> TrainingAssumptions {
         moe_capacity,
         attention_efficiency,
         moe_token_time_s,
+        matmul_ceiling,
     }
 }

@@ -44,6 +44,8 @@ pub struct Shared {
     pub tui: TuiOptions,
     /// The next session's number (for the log).
     pub next: std::sync::atomic::AtomicU64,
+    /// A presented room (`--present-key`): the presenter and followers.
+    pub hall: Option<Arc<super::room::Hall>>,
 }
 
 /// The pty a client asked for.
@@ -61,6 +63,8 @@ pub struct Conn {
     pub authed: Arc<AtomicBool>,
     /// The key the user logged in with, for the log.
     key: Option<String>,
+    /// The presenter's name, when the key is a presenter's.
+    presenter: Option<String>,
     channel: Option<ChannelId>,
     pty: Option<PtyReq>,
     env: Vec<(String, String)>,
@@ -80,6 +84,7 @@ impl Conn {
             addr,
             authed: Arc::new(AtomicBool::new(false)),
             key: None,
+            presenter: None,
             channel: None,
             pty: None,
             env: Vec::new(),
@@ -90,9 +95,20 @@ impl Conn {
 
     fn check_key(&mut self, user: &str, key: &PublicKey) -> Auth {
         let fp = fingerprint(key);
+        let presenter = self
+            .shared
+            .hall
+            .as_ref()
+            .and_then(|h| h.presenter_name(key));
         match &self.shared.policy {
             Policy::Open => {
                 self.key = Some(fp);
+                self.presenter = presenter;
+                Auth::Accept
+            }
+            Policy::Keys { .. } if presenter.is_some() => {
+                self.key = Some(fp);
+                self.presenter = presenter;
                 Auth::Accept
             }
             Policy::Keys { keys, .. } if is_authorized(keys, key) => {
@@ -220,6 +236,15 @@ impl Conn {
             height: pty.height,
             idle: self.shared.idle,
             label: label.clone(),
+            role: match &self.shared.hall {
+                Some(hall) => hall.role(self.presenter.clone()),
+                None => super::room::Role::Alone,
+            },
+        };
+        let part = match &spec.role {
+            super::room::Role::Presenter(_) => " as the presenter",
+            super::room::Role::Follower(_) => " following",
+            super::room::Role::Alone => "",
         };
         let (tx, rx) = sync_channel(INPUT_QUEUE);
         // One frame in flight and the end: the thread never waits on it.
@@ -236,7 +261,7 @@ impl Conn {
             return Ok(());
         }
         log(&format!(
-            "{label}: started at {}x{} (TERM={})",
+            "{label}: started{part} at {}x{} (TERM={})",
             pty.width, pty.height, pty.term
         ));
         tokio::spawn(pump(session.handle(), channel, orx, in_flight, label));
@@ -284,6 +309,16 @@ impl Handler for Conn {
 
     async fn auth_none(&mut self, _user: &str) -> Result<Auth, Self::Error> {
         Ok(match self.shared.policy {
+            // A presented room asks for a key first (any key, on an open
+            // server): the presenter's is known by it.
+            Policy::Open if self.shared.hall.is_some() => {
+                let mut methods = russh::MethodSet::empty();
+                methods.push(russh::MethodKind::PublicKey);
+                Auth::Reject {
+                    proceed_with_methods: Some(methods),
+                    partial_success: false,
+                }
+            }
             Policy::Open => Auth::Accept,
             Policy::Keys { .. } => Auth::Reject {
                 proceed_with_methods: None,

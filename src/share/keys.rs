@@ -135,18 +135,25 @@ fn read_limited(path: &Path, limit: u64) -> Result<String, String> {
 /// allowed and ignored; blank lines and `#` comments skipped). Every line
 /// that is not a key is an error naming its line.
 pub fn read_authorized_keys(path: &Path) -> Result<Vec<PublicKey>, String> {
+    read_keys(
+        path,
+        "--authorized-keys",
+        "so nobody could connect; add the users' public keys (~/.ssh/id_ed25519.pub), one a line",
+    )
+}
+
+/// The keys of a file in the `authorized_keys` format given with `flag`;
+/// `empty` says what an empty file would mean and what to do.
+pub fn read_keys(path: &Path, flag: &str, empty: &str) -> Result<Vec<PublicKey>, String> {
     let shown = shown(path);
-    let text = read_limited(path, AUTHORIZED_MAX)
-        .map_err(|e| format!("--authorized-keys {shown}: {e}"))?;
+    let text = read_limited(path, AUTHORIZED_MAX).map_err(|e| format!("{flag} {shown}: {e}"))?;
     let keys = parse_authorized_keys(&text).map_err(|(line, why)| {
         format!(
-            "--authorized-keys {shown}:{line}: not a public key ({why}); each line holds one, as in ~/.ssh/authorized_keys (ssh-ed25519 AAAA... comment)"
+            "{flag} {shown}:{line}: not a public key ({why}); each line holds one, as in ~/.ssh/authorized_keys (ssh-ed25519 AAAA... comment)"
         )
     })?;
     if keys.is_empty() {
-        return Err(format!(
-            "--authorized-keys {shown}: the file holds no key, so nobody could connect; add the users' public keys (~/.ssh/id_ed25519.pub), one a line"
-        ));
+        return Err(format!("{flag} {shown}: the file holds no key, {empty}"));
     }
     Ok(keys)
 }

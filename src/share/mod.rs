@@ -12,6 +12,7 @@
 mod conn;
 pub mod keys;
 pub mod limits;
+mod room;
 mod session;
 
 use crate::tui::TuiOptions;
@@ -39,6 +40,9 @@ const HELLO: Duration = Duration::from_secs(10);
 /// How long a client has to log in once connected.
 const LOGIN: Duration = Duration::from_secs(60);
 
+/// Keepalives unanswered in a row that drop a session (`--keepalive`).
+pub const KEEPALIVE_MAX: usize = 4;
+
 /// Connections beyond the session limit that may be logging in at once
 /// (the rest get a line and are closed before any SSH is spoken).
 const SPARE_CONNECTIONS: usize = 16;
@@ -53,10 +57,18 @@ pub struct ShareOptions {
     pub max_sessions: usize,
     /// Close a session after this long without a key (None: never).
     pub idle: Option<Duration>,
+    /// Send a keepalive after this long without a word from the client;
+    /// [`KEEPALIVE_MAX`] unanswered drop the session (None: none sent).
+    pub keepalive: Option<Duration>,
     /// The workbench of each session (catalog, theme, ascii, scenario).
     pub tui: TuiOptions,
     /// The host key file (default: the config directory's).
     pub host_key: Option<PathBuf>,
+    /// The presenters' public keys (`--present-key FILE`): the first
+    /// session logged in with one presents, the others follow.
+    pub present_key: Option<PathBuf>,
+    /// This terminal presents (`--present`); every session follows.
+    pub present: bool,
 }
 
 /// A line on the server's log (stderr).
@@ -85,12 +97,15 @@ fn who_can_connect(opts: &ShareOptions, keys: usize) -> String {
 /// the start is the error, with its exit code (2 bad input, 1 cannot
 /// serve).
 pub fn run(opts: ShareOptions, out: &mut dyn Write) -> Result<(), (i32, String)> {
-    let (policy, host) = prepare(&opts)?;
-    serve(opts, policy, host, out)
+    let p = prepare(&opts)?;
+    if opts.present {
+        return present(opts, p);
+    }
+    serve(opts, p, out)
 }
 
 /// Everything checked before listening.
-fn prepare(opts: &ShareOptions) -> Result<(Policy, keys::HostKey), (i32, String)> {
+fn prepare(opts: &ShareOptions) -> Result<Prepared, (i32, String)> {
     if !opts.listen.ip().is_loopback() && opts.authorized_keys.is_none() && !opts.open {
         return Err((
             2,
@@ -106,6 +121,12 @@ fn prepare(opts: &ShareOptions) -> Result<(Policy, keys::HostKey), (i32, String)
             "--open and --authorized-keys contradict each other: give one".into(),
         ));
     }
+    if opts.present && opts.present_key.is_some() {
+        return Err((
+            2,
+            "--present (this terminal presents) and --present-key (a key's session presents) contradict each other: give one".into(),
+        ));
+    }
     if opts.max_sessions == 0 {
         return Err((2, "--max-sessions must be 1 or more".into()));
     }
@@ -115,6 +136,17 @@ fn prepare(opts: &ShareOptions) -> Result<(Policy, keys::HostKey), (i32, String)
             file: f.clone(),
         },
         None => Policy::Open,
+    };
+    let presenters = match &opts.present_key {
+        Some(f) => Some(
+            keys::read_keys(
+                f,
+                "--present-key",
+                "so nobody could present; put the presenter's public key (~/.ssh/id_ed25519.pub) in it",
+            )
+            .map_err(|e| (2, e))?,
+        ),
+        None => None,
     };
     // A scenario that cannot be opened stops the start, not each session.
     crate::tui::app_from(&opts.tui, |_| None).map_err(|e| {
@@ -141,15 +173,106 @@ fn prepare(opts: &ShareOptions) -> Result<(Policy, keys::HostKey), (i32, String)
         },
     };
     let host = keys::load_or_create_host_key(&path).map_err(|e| (1, e))?;
-    Ok((policy, host))
+    Ok(Prepared {
+        policy,
+        host,
+        presenters,
+    })
 }
 
-fn serve(
-    opts: ShareOptions,
+/// What [`prepare`] checked and read.
+struct Prepared {
     policy: Policy,
     host: keys::HostKey,
-    out: &mut dyn Write,
-) -> Result<(), (i32, String)> {
+    /// The presenters' keys (`--present-key`), if given.
+    presenters: Option<Vec<russh::keys::PublicKey>>,
+}
+
+fn serve(opts: ShareOptions, p: Prepared, out: &mut dyn Write) -> Result<(), (i32, String)> {
+    let server = start(&opts, p, out)?;
+    server.rt.block_on(accept_loop(
+        server.listener,
+        server.config,
+        server.shared,
+        server.connections,
+    ));
+    Ok(())
+}
+
+/// A server listening, not yet accepting.
+struct Started {
+    rt: tokio::runtime::Runtime,
+    listener: tokio::net::TcpListener,
+    config: Arc<Config>,
+    shared: Arc<Shared>,
+    connections: Arc<Slots>,
+}
+
+/// `--present`: the server accepts on a thread of its own while this
+/// terminal runs the presenter's workbench; quitting it stops the server.
+/// The server's lines (startup and log) go to stderr, which must not be
+/// this terminal (they would draw over the workbench).
+fn present(opts: ShareOptions, p: Prepared) -> Result<(), (i32, String)> {
+    use std::io::IsTerminal;
+    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        return Err((
+            2,
+            "--present runs the presenter's workbench on this terminal, and there is none; use --present-key FILE to present from an ssh session".into(),
+        ));
+    }
+    if std::io::stderr().is_terminal() {
+        return Err((
+            2,
+            "--present draws the workbench on this terminal, where the server's log would draw over it; send the log to a file: ridgeline share --present 2>share.log".into(),
+        ));
+    }
+    let server = start(&opts, p, &mut std::io::stderr())?;
+    let Some(hall) = server.shared.hall.clone() else {
+        return Err((1, "no room to present to (an internal error)".into()));
+    };
+    let Started {
+        rt,
+        listener,
+        config,
+        shared,
+        connections,
+    } = server;
+    std::thread::Builder::new()
+        .name("ridgeline-share-accept".into())
+        .spawn(move || rt.block_on(accept_loop(listener, config, shared, connections)))
+        .map_err(|e| (1, format!("cannot start the server: {e}")))?;
+    let name = std::env::var("USER")
+        .ok()
+        .map(|u| crate::catalog::fields::printable(u.trim()).into_owned())
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "the presenter".into());
+    log(&format!("{name} presents from this terminal"));
+    let mut role = hall.role(Some(name));
+    let mut started = false;
+    let mut tick = |app: &mut crate::tui::app::App| {
+        if started {
+            role.tick(app);
+        } else {
+            role.start(app);
+            started = true;
+        }
+        role.poll(app)
+    };
+    match crate::tui::run_with(opts.tui.clone(), &mut tick) {
+        Ok(crate::tui::Exit::Quit) => Ok(()),
+        Ok(crate::tui::Exit::Signal(sig)) => Err((1, format!("stopped by signal {sig}"))),
+        Ok(crate::tui::Exit::BadInput) => Err((2, "the workbench did not start".into())),
+        Err(e) => Err((1, format!("the workbench stopped: {e}"))),
+    }
+}
+
+/// Bind, say who can connect, make the server's shared state.
+fn start(opts: &ShareOptions, p: Prepared, out: &mut dyn Write) -> Result<Started, (i32, String)> {
+    let Prepared {
+        policy,
+        host,
+        presenters,
+    } = p;
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("ridgeline-share")
@@ -198,6 +321,20 @@ fn serve(
     for l in lines {
         let _ = writeln!(out, "{l}");
     }
+    if opts.present {
+        let _ = writeln!(
+            out,
+            "presenter: the terminal that started the server; every session follows (q there stops the server)"
+        );
+    }
+    if let (Some(f), Some(k)) = (&opts.present_key, &presenters) {
+        let _ = writeln!(
+            out,
+            "presenter: the first to log in with {} in {}; every other session follows",
+            if k.len() == 1 { "the key" } else { "a key" },
+            keys::shown(f)
+        );
+    }
     let _ = out.flush();
 
     let mut methods = russh::MethodSet::empty();
@@ -215,8 +352,8 @@ fn serve(
         auth_rejection_time_initial: Some(Duration::ZERO),
         max_auth_attempts: 10,
         // A half-open connection is found by keepalives going unanswered.
-        keepalive_interval: Some(Duration::from_secs(15)),
-        keepalive_max: 4,
+        keepalive_interval: opts.keepalive,
+        keepalive_max: KEEPALIVE_MAX,
         inactivity_timeout: opts.idle.map(|d| d + Duration::from_secs(60)),
         nodelay: true,
         ..Config::default()
@@ -228,10 +365,21 @@ fn serve(
         idle: opts.idle,
         tui: opts.tui.clone(),
         next: std::sync::atomic::AtomicU64::new(0),
+        // --present: a room whose presenter is this terminal (no key).
+        hall: match (presenters, opts.present) {
+            (Some(k), _) => Some(Arc::new(room::Hall::new(k))),
+            (None, true) => Some(Arc::new(room::Hall::new(Vec::new()))),
+            (None, false) => None,
+        },
     });
     let connections = Arc::new(Slots::new(opts.max_sessions + SPARE_CONNECTIONS));
-    rt.block_on(accept_loop(listener, config, shared, connections));
-    Ok(())
+    Ok(Started {
+        rt,
+        listener,
+        config,
+        shared,
+        connections,
+    })
 }
 
 async fn accept_loop(
@@ -261,6 +409,7 @@ async fn accept_loop(
             });
             continue;
         };
+        let keepalive = config.keepalive_interval;
         let handler = Conn::new(Arc::clone(&shared), addr);
         let authed = Arc::clone(&handler.authed);
         let config = Arc::clone(&config);
@@ -295,8 +444,13 @@ async fn accept_loop(
             };
             tokio::select! {
                 r = running => {
-                    if let Err(e) = r {
-                        log(&format!("{addr}: connection dropped: {e}"));
+                    match (r, keepalive) {
+                        (Err(russh::Error::KeepaliveTimeout), Some(every)) => log(&format!(
+                            "{addr}: dropped: no answer to {KEEPALIVE_MAX} keepalives {} apart (the client is gone)",
+                            words_duration(every)
+                        )),
+                        (Err(e), _) => log(&format!("{addr}: connection dropped: {e}")),
+                        (Ok(()), _) => {}
                     }
                 }
                 () = login => {
@@ -346,8 +500,11 @@ mod tests {
             open: false,
             max_sessions: 64,
             idle: None,
+            keepalive: None,
             tui: TuiOptions::default(),
             host_key: Some(std::env::temp_dir().join("unused-host-key")),
+            present_key: None,
+            present: false,
         }
     }
 

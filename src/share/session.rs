@@ -6,6 +6,7 @@
 //! A panic in the workbench ends this session only: it is caught, logged
 //! and the client told.
 
+use super::room::Role;
 use crate::tui::hosted::{Hosted, LEAVE};
 use crate::tui::{TuiOptions, app_from};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -54,6 +55,8 @@ pub struct Spec {
     pub idle: Option<Duration>,
     /// Who this is, for the server's log: "session 3 (127.0.0.1:51234)".
     pub label: String,
+    /// Its part in a presented room (presenter, follower), if any.
+    pub role: Role,
 }
 
 /// The client's variables as the workbench reads them: NO_COLOR and the
@@ -82,7 +85,7 @@ pub fn client_env(env: &[(String, String)], k: &str) -> Option<String> {
 /// user quits, on the idle timeout, or when `In`'s sender is dropped (the
 /// connection closed).
 pub fn spawn(
-    spec: Spec,
+    mut spec: Spec,
     rx: Receiver<In>,
     out: Sender<Out>,
     in_flight: Arc<AtomicBool>,
@@ -90,7 +93,10 @@ pub fn spawn(
     std::thread::Builder::new()
         .name("ridgeline-share-session".into())
         .spawn(move || {
-            let result = catch_unwind(AssertUnwindSafe(|| run(&spec, &rx, &out, &in_flight)));
+            let mut role = std::mem::replace(&mut spec.role, Role::Alone);
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                run(&spec, &mut role, &rx, &out, &in_flight)
+            }));
             let end = result.unwrap_or_else(|panic| {
                 let what = panic
                     .downcast_ref::<&str>()
@@ -113,7 +119,13 @@ pub fn spawn(
 }
 
 /// The session until it ends: what to send last.
-fn run(spec: &Spec, rx: &Receiver<In>, out: &Sender<Out>, in_flight: &AtomicBool) -> Out {
+fn run(
+    spec: &Spec,
+    role: &mut Role,
+    rx: &Receiver<In>,
+    out: &Sender<Out>,
+    in_flight: &AtomicBool,
+) -> Out {
     let mut app = match app_from(&spec.tui, |k| client_env(&spec.env, k)) {
         Ok(app) => app,
         Err(e) => {
@@ -126,10 +138,15 @@ fn run(spec: &Spec, rx: &Receiver<In>, out: &Sender<Out>, in_flight: &AtomicBool
     app.session.home = None;
     app.export_dir = None;
     let mut h = Hosted::new(app, spec.width, spec.height);
+    role.start(&mut h.app);
     let mut last_key = Instant::now();
     loop {
         if h.app.quit {
             return Out::End(LEAVE.to_vec(), 0);
+        }
+        // A session watching the presenter is not idle.
+        if role.tick(&mut h.app) {
+            last_key = Instant::now();
         }
         if !in_flight.load(Ordering::SeqCst) {
             let mut bytes = Vec::new();
@@ -162,6 +179,11 @@ fn run(spec: &Spec, rx: &Receiver<In>, out: &Sender<Out>, in_flight: &AtomicBool
             (left, false) => left,
             (None, true) => Some(SENT_POLL),
         };
+        // A presenter looks at the counts, a follower for a new stage.
+        let wait = match (wait, role.poll(&h.app)) {
+            (Some(w), Some(p)) => Some(w.min(p)),
+            (w, p) => w.or(p),
+        };
         let first = match wait {
             Some(wait) => match rx.recv_timeout(wait) {
                 Ok(m) => m,
@@ -191,6 +213,7 @@ fn run(spec: &Spec, rx: &Receiver<In>, out: &Sender<Out>, in_flight: &AtomicBool
             match m {
                 In::Bytes(b) => {
                     last_key = Instant::now();
+                    role.before_key(&mut h.app);
                     h.feed(&b);
                 }
                 In::Resize(w, hh) => h.resize(w, hh),
@@ -253,6 +276,7 @@ mod tests {
             height: 24,
             idle,
             label: "test session".into(),
+            role: Role::Alone,
         }
     }
 

@@ -116,6 +116,7 @@ mod tests {
             torus: None,
             tdp_w: Some(700.0),
             price_per_hour_usd: Some(3.0),
+            matmul: Peaks::default(),
         }
     }
 

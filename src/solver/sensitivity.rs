@@ -160,7 +160,11 @@ fn scaled(
     let mut wl = *wl;
     let mut a = *a;
     match p {
-        Param::PeakFlops => hw.peaks = hw.peaks.scaled(k),
+        Param::PeakFlops => {
+            // A measured matmul ceiling moves with the peak (its share stays).
+            hw.peaks = hw.peaks.scaled(k);
+            hw.matmul = hw.matmul.scaled(k);
+        }
         Param::MemoryBandwidth => hw.memory_bandwidth *= k,
         Param::LinkBandwidth => {
             hw.link_bandwidth = hw.link_bandwidth.map(|v| v * k);
@@ -310,6 +314,7 @@ mod tests {
             torus: None,
             tdp_w: None,
             price_per_hour_usd: None,
+            matmul: Peaks::default(),
         }
     }
 

@@ -66,6 +66,7 @@ impl Requirement {
             torus: None,
             tdp_w: None,
             price_per_hour_usd: None,
+            matmul: Peaks::default(),
         }
     }
 }

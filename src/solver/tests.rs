@@ -33,6 +33,7 @@ pub(super) fn a100() -> Hardware {
         torus: None,
         tdp_w: Some(400.0),
         price_per_hour_usd: Some(2.0),
+        matmul: Peaks::default(),
     }
 }
 

@@ -212,6 +212,13 @@ pub struct Hardware {
     pub year: u16,
     /// Dense peaks, FLOP/s.
     pub peaks: Peaks,
+    /// Measured maximum achievable matmul FLOP/s per format (dense, at the
+    /// best large shape found), where a source measured it; none = not
+    /// measured. What share of its peak a device's large GEMMs reach
+    /// differs by generation (A100 87%, H100 80%, B200 78%, MI300X 51%:
+    /// Bekman's MAMF table), and training uses it
+    /// ([`Hardware::matmul_share`]).
+    pub matmul: Peaks,
     /// Memory capacity, bytes.
     pub memory_bytes: f64,
     /// Peak memory bandwidth, byte/s.
@@ -233,6 +240,13 @@ pub struct Hardware {
 }
 
 impl Hardware {
+    /// The measured matmul ceiling at `p` as a share of the peak at `p`:
+    /// None when either is unknown.
+    pub fn matmul_share(&self, p: Precision) -> Option<f64> {
+        let (m, peak) = (self.matmul.get(p)?, self.peaks.get(p)?);
+        (m > 0.0 && peak > 0.0).then(|| m / peak)
+    }
+
     /// Ridge point at precision `p`: peak / bandwidth, FLOP per byte.
     pub fn ridge_point(&self, p: Precision) -> Option<f64> {
         self.peaks

@@ -53,11 +53,12 @@ pub enum Command {
     Reveal,
     Export,
     CopyCommand,
+    Follow,
 }
 
 impl Command {
     /// In the order the help screen lists them.
-    pub const ALL: [Command; 47] = [
+    pub const ALL: [Command; 48] = [
         Command::View1,
         Command::View2,
         Command::View3,
@@ -100,6 +101,7 @@ impl Command {
         Command::NextStep,
         Command::PrevStep,
         Command::Reveal,
+        Command::Follow,
         Command::NextTheme,
         Command::Redraw,
         Command::Suspend,
@@ -173,6 +175,7 @@ impl Command {
             Command::Reveal => "reveal",
             Command::Export => "export",
             Command::CopyCommand => "copy_command",
+            Command::Follow => "follow",
         }
     }
 
@@ -236,6 +239,9 @@ impl Command {
                 "export the view: plot.svg, table.csv, table.md, command.sh in a new directory"
             }
             Command::CopyCommand => "copy the view's command line to the clipboard (OSC 52)",
+            Command::Follow => {
+                "shared session: follow the presenter again (another key: your own way)"
+            }
         }
     }
 

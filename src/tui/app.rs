@@ -316,6 +316,9 @@ pub struct App {
     pub explore_searches: u64,
     /// Presenter mode: the lesson being given, the lesson picker.
     pub presenter: super::lesson::Presenter,
+    /// In a shared room (`ridgeline share --present-key`): following the
+    /// presenter, on one's own, or presenting. None elsewhere.
+    pub room: Option<super::follow::Room>,
     pub quit: bool,
     /// Something changed since the last draw.
     pub dirty: bool,
@@ -493,6 +496,7 @@ impl App {
             fleet_relaxed: None,
             explore_searches: 0,
             presenter: Default::default(),
+            room: None,
         };
         app.recompute();
         app

@@ -271,6 +271,7 @@ impl Default for Keymap {
         b.insert(Command::Reveal, vec![c('a')]);
         b.insert(Command::Export, vec![c('X')]);
         b.insert(Command::CopyCommand, vec![c('y')]);
+        b.insert(Command::Follow, vec![c('F')]);
         Keymap { bindings: b }
     }
 }

@@ -82,6 +82,7 @@ pub enum Knob {
     EpOverlap,
     CpOverlap,
     AttentionEff,
+    MatmulCeiling,
     MoeTokenTime,
     Mtbf,
     CheckpointBw,
@@ -841,7 +842,7 @@ const EXPLORE_KNOBS: [Knob; 17] = [
 /// The Training view's knobs: its own, then the region of its carbon, the
 /// number format, the assumptions it shares with the other views and its
 /// own assumptions.
-const TRAINING_KNOBS: [Knob; 32] = [
+const TRAINING_KNOBS: [Knob; 33] = [
     Knob::Devices,
     Knob::Dp,
     Knob::TrainTp,
@@ -870,6 +871,7 @@ const TRAINING_KNOBS: [Knob; 32] = [
     Knob::EpOverlap,
     Knob::CpOverlap,
     Knob::AttentionEff,
+    Knob::MatmulCeiling,
     Knob::MoeTokenTime,
     Knob::Mtbf,
     Knob::CheckpointBw,

@@ -103,6 +103,28 @@ pub fn start(app: &mut App, lesson: Lesson) {
     }
 }
 
+/// A follower's lesson: `lesson` on step `step` (started if another
+/// lesson, or none, is running; the step applied if it is not the one on
+/// screen). The presenter's state is laid over it after (`follow::Stage`).
+pub fn follow(app: &mut App, lesson: &Lesson, step: usize) {
+    let same = app
+        .presenter
+        .running
+        .as_ref()
+        .is_some_and(|r| r.lesson == *lesson);
+    if !same {
+        start(app, lesson.clone());
+    }
+    if app
+        .presenter
+        .running
+        .as_ref()
+        .is_some_and(|r| r.step != step || !r.on)
+    {
+        go(app, step);
+    }
+}
+
 /// Apply step `i` of the running lesson: its state, its scripted figures;
 /// the answer hidden again. On a state the workbench refuses, the lesson
 /// stays where it was and the status line says why.

@@ -8,6 +8,7 @@ pub mod app;
 pub mod byte_input;
 pub mod events;
 mod export;
+pub mod follow;
 pub mod form;
 pub mod hosted;
 mod import;
@@ -186,6 +187,17 @@ fn install_panic_hook() {
 /// Run the workbench until the user quits or a terminating signal arrives.
 /// The terminal is restored on every way out.
 pub fn run(opts: TuiOptions) -> io::Result<Exit> {
+    run_with(opts, &mut |_| None)
+}
+
+/// [`run`] with `tick` called before each frame: it may change the app
+/// (say so with `app.dirty`), and returns how long the loop may wait for
+/// a key before it must call again (None: as long as it likes). The
+/// presenter of `ridgeline share --present` publishes its state here.
+pub fn run_with(
+    opts: TuiOptions,
+    tick: &mut dyn FnMut(&mut App) -> Option<std::time::Duration>,
+) -> io::Result<Exit> {
     let mut app = match app_from_env(&opts) {
         Ok(app) => app,
         Err(e) => {
@@ -209,7 +221,7 @@ pub fn run(opts: TuiOptions) -> io::Result<Exit> {
     }
     inbox.read_input();
     let result = ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(io::stdout()))
-        .and_then(|mut t| event_loop(&mut t, &mut app, &inbox));
+        .and_then(|mut t| event_loop(&mut t, &mut app, &inbox, tick));
     restore_terminal();
     inbox.done();
     match (result, inbox.fatal()) {
@@ -221,7 +233,12 @@ pub fn run(opts: TuiOptions) -> io::Result<Exit> {
 
 /// Wait for input or a signal, take every event that is ready, apply them
 /// all, draw once.
-fn event_loop(term: &mut DefaultTerminal, app: &mut App, inbox: &Inbox) -> io::Result<Exit> {
+fn event_loop(
+    term: &mut DefaultTerminal,
+    app: &mut App,
+    inbox: &Inbox,
+    tick: &mut dyn FnMut(&mut App) -> Option<std::time::Duration>,
+) -> io::Result<Exit> {
     let mut queue = VecDeque::new();
     let (mut redraw_all, mut suspend) = (false, false);
     loop {
@@ -252,6 +269,7 @@ fn event_loop(term: &mut DefaultTerminal, app: &mut App, inbox: &Inbox) -> io::R
             app.dirty = true;
             redraw_all = false;
         }
+        let wait = tick(app);
         if app.dirty {
             term.draw(|f| render(app, f))?;
             app.dirty = false;
@@ -266,7 +284,11 @@ fn event_loop(term: &mut DefaultTerminal, app: &mut App, inbox: &Inbox) -> io::R
             w.flush()?;
         }
         if queue.is_empty() {
-            if let Next::Input(ev) = inbox.next()? {
+            let next = match wait {
+                Some(d) => inbox.next_timeout(d)?,
+                None => inbox.next()?,
+            };
+            if let Next::Input(ev) = next {
                 queue.push_back(ev);
             }
             while queue.len() < BATCH {

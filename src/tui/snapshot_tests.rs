@@ -583,6 +583,39 @@ fn lesson_picker() {
     }
 }
 
+/// A shared room's tags: a follower on a lesson (its caption's own hint
+/// line), one gone its own way, and the presenter's counts, at the three
+/// sizes in the three looks. The tag reads without colour: brackets.
+#[test]
+fn shared_room_tags() {
+    use super::follow::Room;
+    let rooms = [
+        ("following", Room::Following("bob".into())),
+        ("own", Room::OnOwn("bob".into())),
+        (
+            "presenting",
+            Room::Presenting {
+                following: 12,
+                branched: 3,
+            },
+        ),
+    ];
+    for look in LOOKS {
+        for (name, room) in &rooms {
+            let mut a = lesson_step(look);
+            a.room = Some(room.clone());
+            for (w, h) in [(80, 24), (100, 30), (160, 48)] {
+                let s = screen(&a, w, h);
+                if look == "ascii" {
+                    assert!(s.is_ascii(), "{w}x{h}:\n{s}");
+                }
+                let tag = super::panes::room::tag(&a).unwrap();
+                assert!(s.contains(&tag), "{tag} at {w}x{h}:\n{s}");
+                if *name == "following" {
+                    assert!(s.contains("F follows again"), "{w}x{h}:\n{s}");
+                }
+                insta::assert_snapshot!(format!("room_{name}_{look}_{w}x{h}"), s);
+
 /// A made-up CPU with measured cache ceilings (test figures, internally
 /// consistent: 2 TFLOP/s fp32; L1 4 TB/s > L2 2 TB/s > L3 1 TB/s > DRAM
 /// 200 GB/s; ridges 0.5, 1, 2 and 10 FLOP/byte).

@@ -194,6 +194,17 @@ impl Inbox {
         }
     }
 
+    /// Wait for the next item at most `d` (then [`Next::Empty`]).
+    pub fn next_timeout(&self, d: std::time::Duration) -> io::Result<Next> {
+        match self.rx.recv_timeout(d) {
+            Ok(m) => self.item(m),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Ok(Next::Empty),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                Err(io::Error::other("the terminal reader stopped"))
+            }
+        }
+    }
+
     /// The next item if one is ready.
     pub fn try_next(&self) -> io::Result<Next> {
         match self.rx.try_recv() {

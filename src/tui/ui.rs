@@ -263,6 +263,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         super::form::render(app, frame, r);
     }
     panes::status::render(app, frame, areas.status);
+    panes::room::render(app, frame, areas.status);
     if app.mode == Mode::Normal {
         panes::problems::render(app, frame, area);
     }

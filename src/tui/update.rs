@@ -473,6 +473,7 @@ fn command(app: &mut App, cmd: Command) {
         }
         Command::Export => super::export::export_view(app),
         Command::CopyCommand => super::export::copy_command(app),
+        Command::Follow => follow_again(app),
         Command::Save => {
             app.mode = Mode::Save;
             app.in_bar = false;
@@ -791,4 +792,21 @@ pub(crate) fn style_entry(t: &mut TextArea<'static>, theme: &Theme) {
     t.set_cursor_style(Style::new().add_modifier(Modifier::REVERSED));
     t.set_selection_style(theme.selected());
     t.set_cursor_line_style(Style::new());
+}
+
+/// `F`: back to following the presenter, after a key went one's own way.
+/// The session lays the presenter's latest state on the workbench.
+fn follow_again(app: &mut App) {
+    use super::follow::Room;
+    let msg = match &app.room {
+        Some(Room::OnOwn(p)) => {
+            let p = p.clone();
+            app.room = Some(Room::Following(p.clone()));
+            format!("following {p} again")
+        }
+        Some(Room::Following(p)) => format!("already following {p}"),
+        Some(Room::Presenting { .. }) => "you are the presenter: the others follow you".into(),
+        None => "nobody to follow: F follows the presenter of a shared session".into(),
+    };
+    app.say(Level::Info, msg);
 }

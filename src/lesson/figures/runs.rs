@@ -43,7 +43,11 @@ pub(super) fn serving(
     let req = s.request().map_err(joined)?;
     let modes = s.serve_modes().map_err(joined)?;
     let err = |e: solver::SolverError| e.to_string();
-    let (ttft, itl, e2e, rate, per_step) = if modes.continuous {
+    // A replica that does not fit runs nowhere as asked: as `ridgeline
+    // serve` prints it, static batching's figures are those on the fewest
+    // devices that hold it, and continuous batching has none.
+    let mut devices = wl.tp * wl.pp;
+    let running = if modes.continuous {
         let draft = match &modes.draft {
             Some(d) => Some(
                 &catalog
@@ -55,34 +59,49 @@ pub(super) fn serving(
         };
         let c =
             batching::continuous(hw, model, wl, &req, &modes.batching(draft), a).map_err(err)?;
-        (
+        c.fits.then_some((
             c.ttft_s,
             c.itl_s,
             c.e2e_s,
             c.tokens_per_s,
             c.tokens_per_step,
-        )
+        ))
     } else {
         let r = serving::serve(hw, model, wl, &req, a).map_err(err)?;
-        (r.ttft_batch_s, r.itl_s, r.e2e_batch_s, r.tokens_per_s, 1.0)
+        let r = if r.fits {
+            Some(r)
+        } else {
+            serving::at_fewest_devices(hw, model, wl, &req, a)
+                .map_err(err)?
+                .map(|(p, r)| {
+                    devices = p.devices();
+                    r
+                })
+        };
+        r.map(|r| (r.ttft_batch_s, r.itl_s, r.e2e_batch_s, r.tokens_per_s, 1.0))
     };
-    let e = economics::economics(hw, wl.tp * wl.pp, rate, 1.0, economics::DEFAULT_IDLE_SHARE);
     let ms = |name: &'static str, x: f64| num(name, x * 1e3, units::format_time(x));
-    let mut f = vec![
-        ms("serve.ttft", ttft),
-        ms("serve.itl", itl),
-        num("serve.e2e", e2e, units::format_time(e2e)),
-        num("serve.tokens_per_s", rate, units::format_number(rate)),
-        match e.cost_per_million_tokens_usd {
-            Some(x) => num("serve.cost_per_mtok", x, units::format_usd(x)),
-            None => none("serve.cost_per_mtok"),
-        },
-        num(
-            "serve.tokens_per_step",
-            per_step,
-            units::format_number(per_step),
-        ),
-    ];
+    let mut f = match running {
+        Some((ttft, itl, e2e, rate, per_step)) => {
+            let e = economics::economics(hw, devices, rate, 1.0, economics::DEFAULT_IDLE_SHARE);
+            vec![
+                ms("serve.ttft", ttft),
+                ms("serve.itl", itl),
+                num("serve.e2e", e2e, units::format_time(e2e)),
+                num("serve.tokens_per_s", rate, units::format_number(rate)),
+                match e.cost_per_million_tokens_usd {
+                    Some(x) => num("serve.cost_per_mtok", x, units::format_usd(x)),
+                    None => none("serve.cost_per_mtok"),
+                },
+                num(
+                    "serve.tokens_per_step",
+                    per_step,
+                    units::format_number(per_step),
+                ),
+            ]
+        }
+        None => SERVING[..6].iter().map(|n| none(n)).collect(),
+    };
     let qps = s.fleet_inputs().map_err(joined)?.qps;
     match batching::disaggregated(hw, wl, hw, wl, model, &req, qps, true, a) {
         Ok(d) => f.extend([

@@ -211,6 +211,31 @@ impl Attention {
     }
 }
 
+/// Whether a device's measured matmul ceiling (`[device.matmul]`) scales
+/// the compute efficiency of training ([`TrainingAssumptions::matmul_ceiling`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MatmulCeiling {
+    /// A device with a measured ceiling reaches eta_c x its share of peak /
+    /// the reference device's ([`step::matmul_ratio`]).
+    Measured,
+    /// Every device reaches eta_c of its peak.
+    Flat,
+}
+
+impl MatmulCeiling {
+    pub const ALL: [MatmulCeiling; 2] = [MatmulCeiling::Measured, MatmulCeiling::Flat];
+    pub fn name(self) -> &'static str {
+        match self {
+            MatmulCeiling::Measured => "measured",
+            MatmulCeiling::Flat => "flat",
+        }
+    }
+    pub fn parse(s: &str) -> Option<MatmulCeiling> {
+        let s = s.trim().to_ascii_lowercase();
+        MatmulCeiling::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
 /// The optimizer, for the bytes of state per parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Optimizer {
@@ -433,6 +458,13 @@ pub struct TrainingAssumptions {
     /// do not show. Fitted on published MoE training runs (see
     /// [`DEFAULT_MOE_TOKEN_TIME_S`]); 0 for a dense model.
     pub moe_token_time_s: f64,
+    /// Whether a device's measured matmul ceiling (`[device.matmul]`)
+    /// scales the compute efficiency. Measured by default: the share of
+    /// peak large matmuls reach differs by generation and vendor (A100
+    /// 87%, H100 80%, B200 78%, MI300X 51% in Bekman's MAMF table), which
+    /// a flat eta_c hides. docs/training.md gives what it does to the
+    /// published runs.
+    pub matmul_ceiling: MatmulCeiling,
 }
 
 /// Llama 3 (Dubey et al. 2024, "The Llama 3 Herd of Models", section
@@ -449,6 +481,19 @@ pub const DEFAULT_DEVICE_MTBF_S: f64 = 50_000.0 * 3600.0;
 /// 16,384 GPUs is 0.43 GB/s per device (the sustained rate would be
 /// 0.12 GB/s).
 pub const DEFAULT_CHECKPOINT_BANDWIDTH: f64 = 0.4e9;
+/// The share of its bf16 peak the reference device's large matmuls reach,
+/// which the compute efficiency of 16-bit training is relative to: the
+/// A100 SXM's, 271.2 of 312 TFLOP/s (Bekman, "Machine Learning
+/// Engineering", Maximum Achievable Matmul FLOPS table, torch 2.6 with
+/// CUDA 12.6), the device the efficiencies of the 16-bit era were
+/// measured on. A device with a measured ceiling (`[device.matmul]`)
+/// runs its products at eta_c x its share / this one
+/// ([`step::matmul_ratio`]).
+pub const REFERENCE_MATMUL_SHARE_16: f64 = 271.2 / 312.0;
+/// The same for 8-bit training, relative to the H100 SXM's fp8 ceiling,
+/// 1402.6 of 1978.9 TFLOP/s (same table, torch 2.7 with CUDA 12.6), the
+/// first device fp8 training ran on.
+pub const REFERENCE_MATMUL_SHARE_8: f64 = 1402.6 / 1978.9;
 /// See [`TrainingAssumptions::attention_efficiency`].
 pub const DEFAULT_ATTENTION_EFFICIENCY: f64 = 0.6;
 /// See [`TrainingAssumptions::moe_token_time_s`]: fitted by
@@ -475,6 +520,7 @@ impl Default for TrainingAssumptions {
             moe_capacity: 1.0,
             attention_efficiency: DEFAULT_ATTENTION_EFFICIENCY,
             moe_token_time_s: DEFAULT_MOE_TOKEN_TIME_S,
+            matmul_ceiling: MatmulCeiling::Measured,
         }
     }
 }

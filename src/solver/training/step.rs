@@ -35,7 +35,10 @@
 //!   (BW x eta_m).
 
 use super::flops::Flops;
-use super::{Params, Recompute, TrainingAssumptions, TrainingRun, dp_groups};
+use super::{
+    Params, REFERENCE_MATMUL_SHARE_8, REFERENCE_MATMUL_SHARE_16, Recompute, TrainingAssumptions,
+    TrainingRun, dp_groups,
+};
 use crate::solver::collective::{Inside, Levels, Op, Span, hierarchical, torus};
 use crate::solver::error::{Result, SolverError};
 use crate::solver::types::{Assumptions, Decoder, Hardware, Precision, Torus};
@@ -58,6 +61,10 @@ pub struct Machine<'a> {
     /// The scale-up link is this torus (TPU ICI): a group inside a slice
     /// runs on its axes' links.
     pub torus: Option<Torus>,
+    /// The device's measured matmul ceiling over the reference device's, as
+    /// shares of their peaks at the run's format ([`matmul_ratio`]); 1 when
+    /// the device has no measured ceiling.
+    pub matmul_ratio: f64,
 }
 
 impl<'a> Machine<'a> {
@@ -78,6 +85,7 @@ impl<'a> Machine<'a> {
             out: hw.scaleout_bandwidth,
             per_node: hw.devices_per_node.max(1),
             torus: hw.torus,
+            matmul_ratio: matmul_ratio(hw, used),
         })
     }
 
@@ -244,6 +252,11 @@ pub struct TrainingStep {
     pub tokens_per_s: f64,
     pub mfu: f64,
     pub hfu: f64,
+    /// The fraction of peak the step's products (GEMMs) run at: eta_c,
+    /// times the low-precision factor for 8-bit math and the device's
+    /// measured matmul ceiling over the reference's
+    /// ([`TrainingAssumptions::matmul_ceiling`]).
+    pub products_efficiency: f64,
     pub binding: Term,
     /// Compute the data-parallel communication can hide behind, seconds.
     pub dp_window_s: f64,
@@ -273,13 +286,35 @@ pub fn exposed(comm: f64, overlap: f64, window: f64) -> f64 {
     comm - (overlap * comm).min(window.max(0.0))
 }
 
+/// The share of its peak a device's large matmuls reach at `p` (measured,
+/// [`Hardware::matmul_share`]) over the reference device's at that width
+/// ([`REFERENCE_MATMUL_SHARE_16`], [`REFERENCE_MATMUL_SHARE_8`]): what the
+/// compute efficiency, set where the reference devices ran, becomes on
+/// this one. 1 without a measurement, or for a format neither reference
+/// covers.
+pub fn matmul_ratio(hw: &Hardware, p: Precision) -> f64 {
+    let reference = match p {
+        Precision::Bf16 | Precision::Fp16 => REFERENCE_MATMUL_SHARE_16,
+        Precision::Fp8 => REFERENCE_MATMUL_SHARE_8,
+        _ => return 1.0,
+    };
+    hw.matmul_share(p).map_or(1.0, |s| s / reference)
+}
+
 /// The compute efficiency of the run's math: eta_c, times the profile's
-/// low-precision factor for 8-bit and narrower formats.
-fn compute_efficiency(a: &Assumptions, p: Precision) -> f64 {
-    if p.bytes() <= 1.0 {
+/// low-precision factor for 8-bit and narrower formats, times the
+/// device's measured matmul ceiling relative to the reference device's
+/// ([`Machine::matmul_ratio`]) unless
+/// [`TrainingAssumptions::matmul_ceiling`] is off.
+fn compute_efficiency(a: &Assumptions, mc: &Machine, t: &TrainingAssumptions) -> f64 {
+    let eta = if mc.precision.bytes() <= 1.0 {
         a.compute_efficiency * a.low_precision_efficiency
     } else {
         a.compute_efficiency
+    };
+    match t.matmul_ceiling {
+        super::MatmulCeiling::Measured => eta * mc.matmul_ratio,
+        super::MatmulCeiling::Flat => eta,
     }
 }
 
@@ -330,7 +365,7 @@ fn parts(
     let l = &run.layout;
     let m = run.micro_batches();
     let tokens_per_device = run.step_tokens() / l.devices() as f64;
-    let eff = compute_efficiency(a, mc.precision);
+    let eff = compute_efficiency(a, mc, t);
     let rate = mc.peak * eff;
     // The attention core runs at its own efficiency (the low-precision
     // factor applies to it as to the products).
@@ -428,6 +463,7 @@ pub fn step_on(
         tokens_per_s: step_tokens / step_time_s,
         mfu: f.model_per_token * per_peak,
         hfu: f.hardware_per_token * per_peak,
+        products_efficiency: compute_efficiency(a, mc, t),
         binding: parts.binding(),
         dp_window_s,
     };

@@ -41,6 +41,7 @@ pub(super) fn blank_device(year: u16) -> HardwareEntry {
             torus: None,
             tdp_w: None,
             price_per_hour_usd: None,
+            matmul: Peaks::default(),
         },
         aliases: Vec::new(),
         vendor: "user".into(),
@@ -115,6 +116,11 @@ impl Form {
         }
         for p in Precision::ALL {
             hw.peaks.set(p, self.number(What::Peak(p)));
+            // A measured matmul ceiling belongs to the peak it was measured
+            // against: a changed peak drops it.
+            if hw.peaks.get(p) != b.hw.peaks.get(p) {
+                hw.matmul.set(p, None);
+            }
         }
         hw.memory_bandwidth = self.number(What::Bandwidth).unwrap_or(0.0);
         hw.memory_bytes = self.number(What::Memory).unwrap_or(0.0);

@@ -7,7 +7,7 @@
 
 use super::Knob;
 use super::training::TrainInputs;
-use crate::solver::training::{Optimizer, TrainingAssumptions};
+use crate::solver::training::{MatmulCeiling, Optimizer, TrainingAssumptions};
 use crate::solver::units::{self, Kind};
 
 /// Seconds in an hour: the MTBF is shown in hours, as it is written.
@@ -24,13 +24,14 @@ const MOE_TOKEN_S: (f64, f64) = (1e-8, 1e-3);
 const OVERLAP_STEP: f64 = 0.1;
 
 /// These knobs.
-pub const KNOBS: [Knob; 10] = [
+pub const KNOBS: [Knob; 11] = [
     Knob::Optimizer,
     Knob::DpOverlap,
     Knob::TpOverlap,
     Knob::EpOverlap,
     Knob::CpOverlap,
     Knob::AttentionEff,
+    Knob::MatmulCeiling,
     Knob::MoeTokenTime,
     Knob::Mtbf,
     Knob::CheckpointBw,
@@ -50,6 +51,7 @@ pub fn label(k: Knob) -> &'static str {
         Knob::EpOverlap => "EP overlap",
         Knob::CpOverlap => "CP overlap",
         Knob::AttentionEff => "attention eff",
+        Knob::MatmulCeiling => "matmul ceiling",
         Knob::MoeTokenTime => "MoE token time",
         Knob::Mtbf => "device MTBF",
         Knob::CheckpointBw => "ckpt write",
@@ -64,6 +66,7 @@ pub fn hint(k: Knob) -> &'static str {
         Knob::TpOverlap | Knob::EpOverlap => "share hidden behind compute, e.g. 0, 0.5",
         Knob::CpOverlap => "share of the ring hidden behind attention, e.g. 1, 50%",
         Knob::AttentionEff => "fraction of peak the attention kernels reach, e.g. 0.6",
+        Knob::MatmulCeiling => "measured (the device's matmul ceiling scales eta_c) or flat",
         Knob::MoeTokenTime => "an MoE layer's time per routed token copy, e.g. 0.2us, 0",
         Knob::Mtbf => "mean time between failures of one device, e.g. 50000h",
         Knob::CheckpointBw => "checkpoint write per device, e.g. 400MB/s, 2GB/s",
@@ -92,6 +95,7 @@ pub fn value(k: Knob, t: &TrainInputs) -> String {
         Knob::EpOverlap => units::format_percent(a.ep_overlap),
         Knob::CpOverlap => units::format_percent(a.cp_overlap),
         Knob::AttentionEff => units::format_percent(a.attention_efficiency),
+        Knob::MatmulCeiling => a.matmul_ceiling.name().into(),
         Knob::MoeTokenTime => units::format_time(a.moe_token_time_s),
         Knob::Mtbf => format!("{} h", units::format_number(a.device_mtbf_s / HOUR)),
         Knob::CheckpointBw => units::format_bandwidth(a.checkpoint_bandwidth),
@@ -134,6 +138,7 @@ pub fn step(k: Knob, t: &TrainInputs, up: bool) -> TrainInputs {
     }
     match k {
         Knob::Optimizer => n.optimizer = Optimizer::ALL[usize::from(up)],
+        Knob::MatmulCeiling => a.matmul_ceiling = MatmulCeiling::ALL[usize::from(up)],
         Knob::Mtbf => a.device_mtbf_s = double(a.device_mtbf_s, up, MTBF_S, false),
         Knob::MoeTokenTime => {
             a.moe_token_time_s = double(a.moe_token_time_s, up, MOE_TOKEN_S, true)
@@ -182,6 +187,10 @@ pub fn parse(k: Knob, text: &str, t: &TrainInputs) -> Result<TrainInputs, String
             n.optimizer = Optimizer::parse(s)
                 .ok_or_else(|| format!("optimizer {s:?}? use adam or adam-8bit"))?
         }
+        Knob::MatmulCeiling => {
+            a.matmul_ceiling = MatmulCeiling::parse(s)
+                .ok_or_else(|| format!("matmul ceiling {s:?}? use measured or flat"))?
+        }
         Knob::Mtbf => a.device_mtbf_s = positive(Kind::Time, "50000h")?,
         Knob::CheckpointBw => a.checkpoint_bandwidth = positive(Kind::Bandwidth, "400MB/s")?,
         _ => {
@@ -213,14 +222,15 @@ mod tests {
     fn the_defaults_show_as_the_solver_names_them() {
         let t = TrainInputs::default();
         // DP and CP overlap 1, TP and EP 0 (solver::training's defaults);
-        // attention at 0.6 of peak; the MoE token time 0.22 us = 220 ns.
+        // attention at 0.6 of peak; the measured matmul ceiling; the MoE
+        // token time 0.22 us = 220 ns.
         let shown: Vec<String> = KNOBS.iter().map(|&k| value(k, &t)).collect();
         // 50,000 device-hours; 0.4 GB/s = 400 MB/s; 600 s = 10 min.
         assert_eq!(
             shown,
             [
-                "adam", "100%", "0%", "0%", "100%", "60%", "220 ns", "50000 h", "400 MB/s",
-                "10 min"
+                "adam", "100%", "0%", "0%", "100%", "60%", "measured", "220 ns", "50000 h",
+                "400 MB/s", "10 min"
             ]
         );
         assert_eq!(t.assumptions.device_mtbf_s, DEFAULT_DEVICE_MTBF_S);
@@ -276,6 +286,24 @@ mod tests {
 
     #[test]
     fn the_optimizer_steps_between_adam_and_8_bit_adam() {
+        // The matmul ceiling moves between measured and flat, and reads
+        // either name back.
+        let c = stepped(Knob::MatmulCeiling, true, 1);
+        assert_eq!(c.assumptions.matmul_ceiling, MatmulCeiling::Flat);
+        assert_eq!(
+            step(Knob::MatmulCeiling, &c, false)
+                .assumptions
+                .matmul_ceiling,
+            MatmulCeiling::Measured
+        );
+        assert_eq!(
+            parse(Knob::MatmulCeiling, "flat", &TrainInputs::default())
+                .unwrap()
+                .assumptions
+                .matmul_ceiling,
+            MatmulCeiling::Flat
+        );
+        assert!(parse(Knob::MatmulCeiling, "sometimes", &TrainInputs::default()).is_err());
         let t = stepped(Knob::Optimizer, true, 1);
         assert_eq!(t.optimizer, Optimizer::Adam8bit);
         assert_eq!(

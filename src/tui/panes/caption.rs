@@ -155,6 +155,15 @@ fn hint_line<'a>(app: &App, r: &Running) -> Line<'a> {
     let t = app.theme();
     let k = |c: Command| app.keymap.first_key(c);
     let has_answer = r.lesson.steps[r.step].answer.is_some();
+    // A follower's keys would take it its own way: say so instead.
+    if let Some(crate::tui::follow::Room::Following(p)) = &app.room {
+        let parts = [
+            format!("{p} steps the lesson"),
+            "a key of yours: your own way".to_string(),
+            format!("{} follows again", k(Command::Follow)),
+        ];
+        return Line::from(Span::styled(format!(" {}", parts.join(" · ")), t.dim()));
+    }
     let mut parts = vec![
         format!("{} next", lesson::next_keys(app)),
         format!("{} back", lesson::prev_keys(app)),

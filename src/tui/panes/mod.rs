@@ -17,6 +17,7 @@ pub mod models;
 pub mod ops;
 pub mod plot;
 pub mod problems;
+pub mod room;
 pub mod sensitivity;
 pub mod serving;
 pub mod serving_continuous;

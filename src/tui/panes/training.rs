@@ -235,7 +235,11 @@ fn run_section(app: &App, d: &TrainingData) -> Vec<Line<'static>> {
                 t.accent(),
             ),
             Span::styled(
-                format!(" · {} tokens/s", units::format_count(s.tokens_per_s)),
+                format!(
+                    " · {} tokens/s · GEMMs at {} of peak",
+                    units::format_count(s.tokens_per_s),
+                    units::format_percent(s.products_efficiency)
+                ),
                 fg,
             ),
         ]),
