@@ -147,6 +147,7 @@ pub fn local_cpu(
             tier: Tier::Workstation,
             year,
             peaks,
+            matmul: Peaks::default(),
             memory_bytes: memory as f64,
             memory_bandwidth: round4(m.dram().best),
             link_bandwidth: None,
