@@ -615,6 +615,10 @@ fn shared_room_tags() {
                     assert!(s.contains("F follows again"), "{w}x{h}:\n{s}");
                 }
                 insta::assert_snapshot!(format!("room_{name}_{look}_{w}x{h}"), s);
+            }
+        }
+    }
+}
 
 /// A made-up CPU with measured cache ceilings (test figures, internally
 /// consistent: 2 TFLOP/s fp32; L1 4 TB/s > L2 2 TB/s > L3 1 TB/s > DRAM
