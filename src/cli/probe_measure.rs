@@ -312,10 +312,11 @@ pub fn kernel_text(
     line(
         "Kernel",
         format!(
-            "{} f32, N = {}, {} threads (matrixmultiply sgemm), best of {} runs",
+            "{} f32, N = {}, {} threads ({}), best of {} runs",
             t.op.name(),
             t.n,
             t.threads,
+            t.op.library(),
             t.rate.runs
         ),
     );
@@ -375,7 +376,7 @@ fn kernel_json(
         "kernel": t.op.name(),
         "n": t.n,
         "threads": t.threads,
-        "library": "matrixmultiply sgemm",
+        "library": t.op.library(),
         "flops": t.counts.flops,
         "flops_count": fw,
         "bytes": t.counts.bytes,
@@ -423,8 +424,11 @@ pub fn kernel_roofline(
     Roofline {
         title: format!("Measured {} on {}", t.op.name(), dev.hw.name),
         subtitle: format!(
-            "f32, N = {}, {} threads, matrixmultiply sgemm; roof: {}",
-            t.n, t.threads, dev.source
+            "f32, N = {}, {} threads, {}; roof: {}",
+            t.n,
+            t.threads,
+            t.op.library(),
+            dev.source
         ),
         devices: vec![RoofDevice {
             place: 0,

@@ -1,8 +1,9 @@
 //! A real f32 matrix kernel timed on the CPU (`probe --kernel`), placed
 //! on the roofline beside the prediction for the same operation.
 //!
-//! The kernel is `matrixmultiply::sgemm` (a BLAS-quality GEMM with SIMD
-//! micro-kernels), on square n x n matrices, its rows of the output split
+//! The GEMM is `matrixmultiply::sgemm` (a BLAS-quality GEMM with SIMD
+//! micro-kernels), the GEMV `ndarray`'s matrix-vector product, on square
+//! n x n matrices, its rows of the output split
 //! among the threads (one per hardware thread, as the measured ceilings
 //! are):
 //!
@@ -14,9 +15,9 @@
 //!   C written, once each (compulsory traffic; a blocked GEMM re-reads
 //!   panels from cache, not from memory). Intensity n/6 FLOP/byte.
 //!
-//! The GEMM packs its operands into cache-sized panels, so a GEMV moves
-//! A more than once through the caches: the measured point shows what the
-//! library achieves, and the error against the roof says how far that is.
+//! A GEMV through the GEMM would pack A into cache-sized panels (moving
+//! it more than once) and use one lane in eight of its micro-kernel, about
+//! 9x under the bandwidth roof; ndarray's product reads each row once.
 
 use super::measure::Figure;
 use crate::solver::Hardware;
@@ -43,6 +44,14 @@ impl Op {
         match self {
             Op::Gemv => "gemv",
             Op::Gemm => "gemm",
+        }
+    }
+
+    /// The library routine that runs it.
+    pub fn library(self) -> &'static str {
+        match self {
+            Op::Gemv => "ndarray general_mat_vec_mul",
+            Op::Gemm => "matrixmultiply sgemm",
         }
     }
 
@@ -164,7 +173,11 @@ pub fn run(op: Op, n: usize, threads: usize, runs: usize) -> Timed {
 }
 
 /// C = A B, A n x n, B n x cols, C n x cols (row-major), the rows of C
-/// split among `threads` threads, each one `sgemm` call.
+/// split among `threads` threads: each block one `sgemm` call, or for a
+/// single column (a GEMV) one `ndarray::linalg::general_mat_vec_mul`,
+/// which streams each row of A once through an unrolled dot product where
+/// a GEMM would pack A into panels (copying it) and run its 8 x 8
+/// micro-kernel on one useful column.
 pub fn multiply(a: &[f32], b: &[f32], c: &mut [f32], n: usize, cols: usize, threads: usize) {
     assert!(a.len() >= n * n && b.len() >= n * cols && c.len() >= n * cols);
     let rows = n.div_ceil(threads.max(1)).max(1);
@@ -173,6 +186,10 @@ pub fn multiply(a: &[f32], b: &[f32], c: &mut [f32], n: usize, cols: usize, thre
             s.spawn(move || {
                 let m = block.len() / cols;
                 let a = &a[t * rows * n..];
+                if cols == 1 {
+                    gemv(&a[..m * n], &b[..n], block, m, n);
+                    return;
+                }
                 // SAFETY: A holds m x n (row stride n) from row t*rows, B
                 // n x cols, C (this block) m x cols, as asserted above;
                 // every pointer and stride stays inside its slice.
@@ -197,6 +214,21 @@ pub fn multiply(a: &[f32], b: &[f32], c: &mut [f32], n: usize, cols: usize, thre
             });
         }
     });
+}
+
+/// y = A x for A m x n (row-major), x of n, y of m, with ndarray's
+/// matrix-vector product.
+fn gemv(a: &[f32], x: &[f32], y: &mut [f32], m: usize, n: usize) {
+    use ndarray::{ArrayView1, ArrayView2, ArrayViewMut1};
+    // The shapes hold by construction (the slices are cut to them above).
+    let (Ok(a), x, mut y) = (
+        ArrayView2::from_shape((m, n), a),
+        ArrayView1::from(x),
+        ArrayViewMut1::from(y),
+    ) else {
+        return;
+    };
+    ndarray::linalg::general_mat_vec_mul(1.0, &a, &x, 0.0, &mut y);
 }
 
 #[cfg(test)]
