@@ -184,3 +184,32 @@ fn the_readme_is_a_front_door_under_300_lines_linking_every_page() {
         .count();
     assert_eq!(views, ridgeline::tui::views::View::ALL.len());
 }
+
+#[test]
+fn every_relative_link_of_the_docs_names_a_file_that_exists() {
+    // A link `[text](path)` (an anchor after `#` left aside) that is not a
+    // URL resolves against the page's own folder: docs/commands/train.md's
+    // link to training.md must be written ../training.md.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut broken = Vec::new();
+    for (page, text) in pages() {
+        let dir = root.join(&page);
+        let dir = dir.parent().unwrap();
+        for (i, _) in text.match_indices("](") {
+            let rest = &text[i + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = rest[..end].split('#').next().unwrap_or("");
+            if target.is_empty()
+                || target.contains("://")
+                || target.starts_with("mailto:")
+                || target.contains(char::is_whitespace)
+            {
+                continue;
+            }
+            if !dir.join(target).exists() {
+                broken.push(format!("{page}: {target}"));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{broken:#?}");
+}
