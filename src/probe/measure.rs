@@ -14,9 +14,8 @@
 //!   per-thread share.
 //! - Peak FLOP/s, f32 and f64: `acc = acc * m + b` on many independent
 //!   accumulators (more than FMA latency x FMA units, so the pipes stay
-//!   full), at the widest SIMD width this build can drive: AVX2 + FMA
-//!   intrinsics on x86-64 when the CPU has them (AVX-512 intrinsics need a
-//!   newer Rust than the project's minimum), else a portable loop over
+//!   full), at the widest SIMD width the CPU offers: AVX-512F intrinsics on
+//!   x86-64 when the CPU has them, else AVX2 + FMA, else a portable loop over
 //!   arrays that the compiler vectorises (on AArch64 `mul_add` is a NEON
 //!   `fmla`). A fused multiply-add counts 2 FLOPs.
 //!
@@ -378,6 +377,8 @@ unsafe fn triad_avx2(a: &mut [f64], b: &[f64], c: &[f64], s: f64) {
 pub enum FlopKernel {
     #[cfg(target_arch = "x86_64")]
     Avx2Fma,
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
     Portable,
 }
 
@@ -385,6 +386,9 @@ pub enum FlopKernel {
 pub fn flop_kernel() -> FlopKernel {
     #[cfg(target_arch = "x86_64")]
     {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return FlopKernel::Avx512;
+        }
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             return FlopKernel::Avx2Fma;
@@ -406,6 +410,8 @@ impl FlopKernel {
         match self {
             #[cfg(target_arch = "x86_64")]
             FlopKernel::Avx2Fma => "AVX2+FMA",
+            #[cfg(target_arch = "x86_64")]
+            FlopKernel::Avx512 => "AVX-512",
             FlopKernel::Portable => "portable",
         }
     }
@@ -415,6 +421,8 @@ impl FlopKernel {
         match self {
             #[cfg(target_arch = "x86_64")]
             FlopKernel::Avx2Fma => 8,
+            #[cfg(target_arch = "x86_64")]
+            FlopKernel::Avx512 => 16,
             FlopKernel::Portable => PORTABLE_LANES,
         }
     }
@@ -436,6 +444,9 @@ impl FlopKernel {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: this kernel is chosen only when the CPU has AVX2 and FMA.
             FlopKernel::Avx2Fma => unsafe { x86::fma_f32(n) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: this kernel is chosen only when the CPU has AVX-512F.
+            FlopKernel::Avx512 => unsafe { x86::fma512_f32(n) },
             FlopKernel::Portable => portable_f32(n),
         };
         black_box(sum);
@@ -448,6 +459,9 @@ impl FlopKernel {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as in `f32`.
             FlopKernel::Avx2Fma => unsafe { x86::fma_f64(n) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as in `f32`.
+            FlopKernel::Avx512 => unsafe { x86::fma512_f64(n) },
             FlopKernel::Portable => portable_f64(n),
         };
         black_box(sum);
@@ -526,6 +540,47 @@ mod x86 {
         sum
     }
 
+    /// ACCS independent 16-lane FMA chains (AVX-512F: 32 registers, so
+    /// the ACCS chains and the two constants fit as they do in AVX2).
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn fma512_f32(n: u64) -> f32 {
+        let m = _mm512_set1_ps(std::hint::black_box(M as f32));
+        let b = _mm512_set1_ps(std::hint::black_box(B as f32));
+        let mut acc = [_mm512_setzero_ps(); ACCS];
+        for (i, a) in acc.iter_mut().enumerate() {
+            *a = _mm512_set1_ps(i as f32);
+        }
+        for _ in 0..n {
+            for _ in 0..INNER {
+                for a in acc.iter_mut() {
+                    *a = _mm512_fmadd_ps(*a, m, b);
+                }
+            }
+            acc = std::hint::black_box(acc);
+        }
+        acc.iter().map(|&a| _mm512_reduce_add_ps(a)).sum()
+    }
+
+    /// ACCS independent 8-lane FMA chains.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn fma512_f64(n: u64) -> f64 {
+        let m = _mm512_set1_pd(std::hint::black_box(M));
+        let b = _mm512_set1_pd(std::hint::black_box(B));
+        let mut acc = [_mm512_setzero_pd(); ACCS];
+        for (i, a) in acc.iter_mut().enumerate() {
+            *a = _mm512_set1_pd(i as f64);
+        }
+        for _ in 0..n {
+            for _ in 0..INNER {
+                for a in acc.iter_mut() {
+                    *a = _mm512_fmadd_pd(*a, m, b);
+                }
+            }
+            acc = std::hint::black_box(acc);
+        }
+        acc.iter().map(|&a| _mm512_reduce_add_pd(a)).sum()
+    }
+
     /// ACCS independent 4-lane FMA chains.
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn fma_f64(n: u64) -> f64 {
@@ -578,12 +633,32 @@ mod tests {
     #[test]
     fn flop_counts_follow_the_kernel_shape() {
         // One repetition: INNER 64 passes x ACCS 12 vectors x 8 lanes x 2
-        // FLOPs = 12288 FLOPs in f32, half in f64 (4 lanes).
-        let k = flop_kernel();
-        assert_eq!(k.f32_lanes(), 8);
-        assert_eq!(k.f32_flops(1), 12288.0);
-        assert_eq!(k.f64_flops(1), 6144.0);
-        assert_eq!(k.f32(2), 24576.0);
+        // FLOPs = 12288 FLOPs in f32, half in f64 (4 lanes), for the
+        // portable kernel and AVX2; AVX-512's 16 lanes double both (24576
+        // and 12288).
+        let mut kernels = vec![(FlopKernel::Portable, 12288.0)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                kernels.push((FlopKernel::Avx2Fma, 12288.0));
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                kernels.push((FlopKernel::Avx512, 24576.0));
+            }
+        }
+        for (k, one) in kernels {
+            assert_eq!(k.f32_flops(1), one, "{}", k.name());
+            assert_eq!(k.f64_flops(1), one / 2.0, "{}", k.name());
+            assert_eq!(k.f32(2), 2.0 * one, "{}", k.name());
+            assert_eq!(k.f64(2), one, "{}", k.name());
+        }
+        // The widest the CPU offers is the one chosen.
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            assert_eq!(flop_kernel(), FlopKernel::Avx512);
+        }
     }
 
     #[test]
