@@ -546,3 +546,36 @@ fn a_measured_matmul_ceiling_is_read_checked_against_its_peak_and_written_back()
         }
     }
 }
+
+#[test]
+fn the_matmul_shares_docs_training_quotes_are_the_catalogs() {
+    // docs/training.md, "The matmul ceiling": each device's measured
+    // matmul FLOP/s over its catalog peak, to one decimal of a percent.
+    let c = Catalog::builtin();
+    let share = |id: &str, p: Precision| {
+        let s = c.hardware(id).unwrap().hw.matmul_share(p).unwrap();
+        format!("{:.1}%", s * 100.0)
+    };
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/training.md"))
+        .unwrap()
+        .replace('\n', " ");
+    for (label, id, p) in [
+        ("the A100 SXM", "a100-sxm-80gb", Precision::Bf16),
+        ("the H100 SXM", "h100-sxm", Precision::Bf16),
+        ("the B200", "b200", Precision::Bf16),
+        ("the GB200", "gb200", Precision::Bf16),
+        ("the MI325X", "mi325x", Precision::Bf16),
+        ("the MI300X", "mi300x", Precision::Bf16),
+        ("in fp8 the H100", "h100-sxm", Precision::Fp8),
+        ("the H200", "h200-sxm", Precision::Fp8),
+        ("the B200", "b200", Precision::Fp8),
+    ] {
+        let quoted = format!("{label} {}", share(id, p));
+        assert!(docs.contains(&quoted), "{quoted}");
+    }
+    // The H200's bf16 ceiling is the H100's ("the H200 the same").
+    assert_eq!(
+        share("h200-sxm", Precision::Bf16),
+        share("h100-sxm", Precision::Bf16)
+    );
+}

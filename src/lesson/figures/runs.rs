@@ -46,7 +46,7 @@ pub(super) fn serving(
     // A replica that does not fit runs nowhere as asked: as `ridgeline
     // serve` prints it, static batching's figures are those on the fewest
     // devices that hold it, and continuous batching has none.
-    let mut devices = wl.tp * wl.pp;
+    let asked = wl.tp * wl.pp;
     let running = if modes.continuous {
         let draft = match &modes.draft {
             Some(d) => Some(
@@ -60,29 +60,35 @@ pub(super) fn serving(
         let c =
             batching::continuous(hw, model, wl, &req, &modes.batching(draft), a).map_err(err)?;
         c.fits.then_some((
-            c.ttft_s,
-            c.itl_s,
-            c.e2e_s,
-            c.tokens_per_s,
-            c.tokens_per_step,
+            (
+                c.ttft_s,
+                c.itl_s,
+                c.e2e_s,
+                c.tokens_per_s,
+                c.tokens_per_step,
+            ),
+            asked,
         ))
     } else {
         let r = serving::serve(hw, model, wl, &req, a).map_err(err)?;
-        let r = if r.fits {
-            Some(r)
+        let (r, devices) = if r.fits {
+            (Some(r), asked)
         } else {
-            serving::at_fewest_devices(hw, model, wl, &req, a)
-                .map_err(err)?
-                .map(|(p, r)| {
-                    devices = p.devices();
-                    r
-                })
+            match serving::at_fewest_devices(hw, model, wl, &req, a).map_err(err)? {
+                Some((p, r)) => (Some(r), p.devices()),
+                None => (None, asked),
+            }
         };
-        r.map(|r| (r.ttft_batch_s, r.itl_s, r.e2e_batch_s, r.tokens_per_s, 1.0))
+        r.map(|r| {
+            (
+                (r.ttft_batch_s, r.itl_s, r.e2e_batch_s, r.tokens_per_s, 1.0),
+                devices,
+            )
+        })
     };
     let ms = |name: &'static str, x: f64| num(name, x * 1e3, units::format_time(x));
     let mut f = match running {
-        Some((ttft, itl, e2e, rate, per_step)) => {
+        Some(((ttft, itl, e2e, rate, per_step), devices)) => {
             let e = economics::economics(hw, devices, rate, 1.0, economics::DEFAULT_IDLE_SHARE);
             vec![
                 ms("serve.ttft", ttft),

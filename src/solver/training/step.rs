@@ -368,7 +368,8 @@ fn parts(
     let eff = compute_efficiency(a, mc, t);
     let rate = mc.peak * eff;
     // The attention core runs at its own efficiency (the low-precision
-    // factor applies to it as to the products).
+    // factor and the device's matmul ceiling apply to it as to the
+    // products).
     let attention_rate = mc.peak * t.attention_efficiency * eff / a.compute_efficiency;
     // The busiest pipeline stage sets the pace: its tokens' share of the
     // model's work.
