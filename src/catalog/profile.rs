@@ -232,19 +232,11 @@ pub fn set_training(t: &mut TrainingAssumptions, key: &str, value: Value) -> Res
     let Some(k) = TRAINING_KEYS.iter().find(|k| k.key == key) else {
         return Err(format!(
             "unknown training assumption `{key}`; use one of {}",
-            TRAINING_KEYS
-                .iter()
-                .map(|k| k.key)
-                .collect::<Vec<_>>()
-                .join(", ")
+            key_names(TRAINING_KEYS)
         ));
     };
     if k.takes == Takes::Ceiling {
-        let bad = || format!("{key} takes {}", k.takes.text());
-        t.matmul_ceiling = match value {
-            Value::Text(s) => MatmulCeiling::parse(s).ok_or_else(bad)?,
-            Value::Number(_) => return Err(bad()),
-        };
+        t.matmul_ceiling = named(k, value, MatmulCeiling::parse)?;
         return Ok(());
     }
     let x = checked(k, value)?;
@@ -365,25 +357,32 @@ pub fn set(a: &mut Assumptions, key: &str, value: Value) -> Result<(), String> {
         }
         return Err(format!(
             "unknown assumption `{key}`; use one of {}, or for training one of {}",
-            KEYS.iter().map(|k| k.key).collect::<Vec<_>>().join(", "),
-            TRAINING_KEYS
-                .iter()
-                .map(|k| k.key)
-                .collect::<Vec<_>>()
-                .join(", ")
+            key_names(KEYS),
+            key_names(TRAINING_KEYS)
         ));
     };
     if k.takes == Takes::Algorithm {
-        let bad = || format!("{key} takes {}", k.takes.text());
-        a.collective = match value {
-            Value::Text(t) => Collective::parse(t).ok_or_else(bad)?,
-            Value::Number(_) => return Err(bad()),
-        };
+        a.collective = named(k, value, Collective::parse)?;
         return Ok(());
     }
     let x = checked(k, value)?;
     *slot(a, key).ok_or_else(|| format!("{key} takes {}", k.takes.text()))? = x;
     Ok(())
+}
+
+/// The keys of `keys`, comma-separated, for a message.
+fn key_names(keys: &[Key]) -> String {
+    keys.iter().map(|k| k.key).collect::<Vec<_>>().join(", ")
+}
+
+/// A key that takes a name: `value` read by `parse`; the message says what
+/// the key takes.
+fn named<T>(k: &Key, value: Value, parse: impl Fn(&str) -> Option<T>) -> Result<T, String> {
+    let bad = || format!("{} takes {}", k.key, k.takes.text());
+    match value {
+        Value::Text(s) => parse(s).ok_or_else(bad),
+        Value::Number(_) => Err(bad()),
+    }
 }
 
 /// A number key's value read and range-checked; the message says what is
