@@ -140,7 +140,7 @@ pub fn commands(
         "explore" | "training" => {
             let (cmd, flags) = match view {
                 "explore" => ("explore", explore_flags(catalog, s, &hw)?),
-                _ => ("train", train_flags(s, &hw)?),
+                _ => ("train", train_flags(catalog, s, &hw)?),
             };
             Ok(Commands {
                 table: line(&[cmd], flags.clone()),
@@ -464,11 +464,19 @@ fn whole(what: &str, x: f64) -> Result<String, String> {
 /// model, the device, the run's number format (the workload's weights, as
 /// the view takes it), the carbon region when not the default, each
 /// `[training]` value that differs from the view's default (which is
-/// `train`'s: both take the solver's `DEFAULTS`), and the assumptions.
-pub fn train_flags(s: &Scenario, hardware: &str) -> Result<Vec<String>, String> {
-    let inputs = s.training_inputs().map_err(|p| problems(&p))?;
+/// `train`'s: both take the solver's `DEFAULTS`, and the training keys of
+/// the scenario's profile, which `--profile` gives the command too), and
+/// the assumptions.
+pub fn train_flags(catalog: &Catalog, s: &Scenario, hardware: &str) -> Result<Vec<String>, String> {
+    let stack = catalog
+        .profile(s.assumptions.profile_id())
+        .map_or_else(|_| Default::default(), |p| p.training);
+    let inputs = s.training_inputs_over(&stack).map_err(|p| problems(&p))?;
     let t = TrainingSection::of(&inputs);
-    let d = TrainingSection::of(&TrainInputs::default());
+    let d = TrainingSection::of(&TrainInputs {
+        assumptions: stack,
+        ..TrainInputs::default()
+    });
     let mut v = Flags::new(s);
     v.put("--hardware", hardware.to_string());
     let w = &s.workload;
@@ -584,6 +592,27 @@ mod tests {
     fn without_drops_a_flag_and_its_value() {
         let v: Vec<String> = ["--batch", "8", "--tp", "2"].map(String::from).to_vec();
         assert_eq!(without(&v, "--batch"), ["--tp", "2"]);
+    }
+
+    #[test]
+    fn a_training_key_is_written_where_it_differs_from_the_profiles() {
+        // A profile with TP overlap 0.5 (megatron-core's, set so here): a
+        // run that keeps it needs no
+        // --tp-overlap (--profile gives it), one set back to 0 needs
+        // `--tp-overlap 0`, which the solver's default alone would omit.
+        let mut cat = Catalog::builtin();
+        let p = cat.profiles.iter_mut().find(|p| p.id == "megatron-core");
+        p.unwrap().training.tp_overlap = 0.5;
+        let mut s = Scenario::default();
+        s.assumptions.profile = Some("megatron-core".into());
+        let flags = |s: &Scenario| train_flags(&cat, s, "h100").unwrap();
+        let kept = flags(&s);
+        assert!(kept.contains(&"megatron-core".to_string()), "{kept:?}");
+        assert!(!kept.contains(&"--tp-overlap".to_string()), "{kept:?}");
+        s.training.tp_overlap = Some(0.0);
+        let back = flags(&s);
+        let at = back.iter().position(|f| f == "--tp-overlap").unwrap();
+        assert_eq!(back[at + 1], "0", "{back:?}");
     }
 
     #[test]

@@ -542,7 +542,7 @@ pub fn compute(catalog: &Catalog, s: &Scenario) -> Result<Figures, String> {
     });
     f.extend(speedups(catalog, s, &wl, &a, &model.model)?);
     f.extend(serving(catalog, s, &hw.hw, &model.model, &wl, &a)?);
-    f.extend(training(s, &hw.hw, &model.model, wl.weights, &a)?);
+    f.extend(training(catalog, s, &hw.hw, &model.model, wl.weights, &a)?);
     Ok(Figures(f))
 }
 

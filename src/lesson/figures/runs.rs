@@ -146,6 +146,7 @@ pub(super) const TRAINING: [&str; 13] = [
 /// "none" for a model that is not a decoder. A layout the devices do not
 /// split into is an error that says so.
 pub(super) fn training(
+    catalog: &Catalog,
     s: &Scenario,
     hw: &solver::Hardware,
     model: &solver::Model,
@@ -156,7 +157,12 @@ pub(super) fn training(
     if tr::decoder(model).is_err() {
         return Ok(TRAINING.iter().map(|n| none(n)).collect());
     }
-    let t = s.training_inputs().map_err(joined)?;
+    // Training keys the section leaves out are its profile's, as the
+    // workbench and `ridgeline train --profile` take them.
+    let stack = catalog
+        .profile(s.assumptions.profile_id())
+        .map_or_else(|_| Default::default(), |p| p.training);
+    let t = s.training_inputs_over(&stack).map_err(joined)?;
     let r = t
         .run(model, precision)
         .map_err(|e| format!("training: {e}"))?;
