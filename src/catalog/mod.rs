@@ -13,6 +13,7 @@ mod graph;
 pub mod hf;
 pub mod limits;
 mod names;
+pub mod device_class;
 pub mod profile;
 pub mod training_runs;
 pub mod write;

@@ -96,8 +96,8 @@ pub(super) fn compare(
     let w = &a.workload;
     let model = cat.model(&w.model)?;
     let wl = workload(w, single_batch(w)?);
-    let asm = assumptions(cat, w)?;
     let entries = devices(cat, &a.hardware)?;
+    let asm = assumptions(cat, w, &entries)?;
     let asked = baseline_index(cat, &entries, a.baseline.as_deref())?;
     let hws: Vec<solver::Hardware> = entries.iter().map(|e| e.hw.clone()).collect();
     let cmp = compare::compare(&hws, &model.model, &wl, &asm, asked);

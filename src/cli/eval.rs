@@ -57,7 +57,7 @@ pub(super) fn eval(
     let hw = cat.hardware(&a.hardware)?;
     let model = cat.model(&a.workload.model)?;
     let wl = workload(&a.workload, single_batch(&a.workload)?);
-    let asm = assumptions(cat, &a.workload)?;
+    let asm = assumptions(cat, &a.workload, &[hw])?;
     let e = solver::evaluate(&hw.hw, &model.model, &wl, &asm)?;
     let c = compare::assess(&hw.hw, &model.model, &wl, &asm, e.clone());
     let fits = c.verdict.fits();

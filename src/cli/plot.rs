@@ -180,8 +180,8 @@ fn roofline(cat: &Catalog, a: &CompareArgs, name: &str) -> Result<Figure, CliErr
     let w = &a.workload;
     let model = cat.model(&w.model)?;
     let wl = workload(w, single_batch(w)?);
-    let asm = assumptions(cat, w)?;
     let entries = devices(cat, &a.hardware)?;
+    let asm = assumptions(cat, w, &entries)?;
     let hws: Vec<solver::Hardware> = entries.iter().map(|e| e.hw.clone()).collect();
     let cmp = compare::compare(&hws, &model.model, &wl, &asm, None);
     let judged: Vec<build::Judged> = cmp
@@ -240,9 +240,9 @@ fn roofline(cat: &Catalog, a: &CompareArgs, name: &str) -> Result<Figure, CliErr
 fn sweep_figure(cat: &Catalog, a: &SweepArgs) -> Result<Figure, CliError> {
     let w = &a.workload;
     let model = cat.model(&w.model)?;
-    let asm = assumptions(cat, w)?;
     let words = Words::for_model(model);
     let entries = devices(cat, &a.hardware)?;
+    let asm = assumptions(cat, w, &entries)?;
     let mut runs: Vec<(Vec<u64>, Vec<solver::Evaluation>, Option<f64>)> = Vec::new();
     let (base, title, x_title) = match a.contexts {
         None => {
@@ -344,7 +344,7 @@ fn operators_figure(cat: &Catalog, a: &OpsArgs) -> Result<Figure, CliError> {
     let hw = cat.hardware(&a.hardware)?;
     let model = cat.model(&w.model)?;
     let wl = workload(w, single_batch(w)?);
-    let asm = assumptions(cat, w)?;
+    let asm = assumptions(cat, w, &[hw])?;
     let Some((verdict, layout, b)) = solver::ops::running(&hw.hw, &model.model, &wl, &asm)? else {
         return Err(CliError::Input(format!(
             "{} does not fit on any layout of {}: nothing runs to break down",

@@ -6,8 +6,9 @@
 use super::args::{Format, SplitArg, ValidateArgs};
 use super::output::{Col, Fmt, Style, col, render_list, wrap};
 use super::{CliError, Out, profile_assumptions, write};
-use crate::catalog::profile::{self as prof, FitSpec, Takes};
-use crate::catalog::{Catalog, Measurement, ProfileEntry};
+use crate::catalog::device_class::{DeviceClass, Resolved};
+use crate::catalog::profile::{self as prof, Takes};
+use crate::catalog::{Catalog, HardwareEntry, Measurement, ProfileEntry};
 use crate::solver::calibration::{self, Case, Param, Prediction, Summary};
 use crate::solver::{Assumptions, units};
 use serde_json::{Map, Value, json};
@@ -23,6 +24,9 @@ pub struct Checked<'c> {
     pub measurement: &'c Measurement,
     /// The profile that predicted it.
     pub profile: String,
+    /// The device class whose values of the profile were used; None for
+    /// its base values.
+    pub class: Option<DeviceClass>,
     /// In the half the profiles were fitted on (else held out).
     pub fit: bool,
     /// The assumptions it was predicted with.
@@ -57,19 +61,32 @@ pub fn stack_profile<'c>(cat: &'c Catalog, m: &Measurement) -> Option<&'c Profil
         .ok()
 }
 
+/// The values profile `p` gives the device of a measurement (its base
+/// values when the device is not in the catalog).
+pub fn on_device(p: &ProfileEntry, hw: Option<&HardwareEntry>) -> Resolved {
+    match hw {
+        Some(e) => p.on(e),
+        None => Resolved {
+            assumptions: p.assumptions,
+            class: None,
+        },
+    }
+}
+
 /// Predict every measurement of the catalog: with the assumptions `pick`
-/// gives it, named by the profile id it also gives.
+/// gives it (from the measurement and its device, when the catalog has
+/// it), named by the profile id it also gives.
 pub fn check<'c>(
     cat: &'c Catalog,
-    mut pick: impl FnMut(&Measurement) -> (String, Assumptions),
+    mut pick: impl FnMut(&Measurement, Option<&HardwareEntry>) -> (String, Resolved),
 ) -> Vec<Checked<'c>> {
     let split = fit_split(&cat.measurements);
     cat.measurements
         .iter()
         .zip(split)
         .map(|(m, fit)| {
-            let (profile, a) = pick(m);
-            let a = &a;
+            let (profile, r) = pick(m, cat.hardware(&m.hardware).ok());
+            let a = &r.assumptions;
             let prediction = (|| -> Result<Prediction, String> {
                 let hw = cat.hardware(&m.hardware).map_err(|e| e.to_string())?;
                 let model = cat.model(&m.model).map_err(|e| e.to_string())?;
@@ -79,6 +96,7 @@ pub fn check<'c>(
             Checked {
                 measurement: m,
                 profile,
+                class: r.class,
                 fit,
                 assumptions: *a,
                 prediction,
@@ -125,9 +143,13 @@ fn refit_range(takes: Takes) -> Option<(f64, f64)> {
 /// it was fitted from (`fitted_from`), and fits them on the other sources'
 /// measurements of its stacks (`fitted_on`), or, when the held-out source
 /// is all of them, on those of the `default` profile's stacks: a stack
-/// predicted as a stack nobody fitted. Keys in `fixed` (set by `--assume`)
-/// are not refitted. A profile set by hand (`roofline`, `ideal`) fits
-/// nothing, so its prediction stands. The refit is
+/// predicted as a stack nobody fitted. A measurement predicted with a
+/// device class's values then has the class's fitted keys refitted, from
+/// the refitted base values, on the other sources' measurements of that
+/// class; when no other source has one, the class keeps the refitted base
+/// values (a class predicted as one nobody fitted). Keys in `fixed` (set by
+/// `--assume`) are not refitted. A profile set by hand (`roofline`,
+/// `ideal`) fits nothing, so its prediction stands. The refit is
 /// [`calibration::refit`], bounded; examples/calibrate.rs, which made the
 /// profiles, searches whole grids from several starts.
 pub fn leave_one_source_out(
@@ -141,10 +163,15 @@ pub fn leave_one_source_out(
         Some((hw, model))
     };
     let resolved: Vec<_> = checked.iter().map(|c| resolve(c.measurement)).collect();
-    let mut groups: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
+    type Group<'a> = (&'a str, Option<DeviceClass>, &'a str);
+    let mut groups: BTreeMap<Group, Vec<usize>> = BTreeMap::new();
     for (i, c) in checked.iter().enumerate() {
         groups
-            .entry((c.profile.as_str(), c.measurement.origin.as_str()))
+            .entry((
+                c.profile.as_str(),
+                c.class,
+                c.measurement.origin.as_str(),
+            ))
             .or_default()
             .push(i);
     }
@@ -152,84 +179,71 @@ pub fn leave_one_source_out(
         .profile(DEFAULT_PROFILE)
         .ok()
         .and_then(|p| p.fit.clone());
+    // The other sources' measurements of `stacks` (and of `class`, when
+    // given) as cases to fit on.
+    let cases_on = |origin: &str, stacks: &[String], class: Option<DeviceClass>| -> Vec<Case> {
+        checked
+            .iter()
+            .zip(&resolved)
+            .filter(|(c, _)| {
+                c.measurement.origin != origin
+                    && stacks.contains(&c.measurement.stack)
+                    && (class.is_none() || c.class == class)
+            })
+            .filter_map(|(c, r)| {
+                let (hw, model) = (*r)?;
+                let m = c.measurement;
+                Some(Case {
+                    hw,
+                    model,
+                    run: &m.run,
+                    metric: m.metric,
+                    measured: m.value,
+                })
+            })
+            .collect()
+    };
+    let mut bases: BTreeMap<(&str, &str), Option<Assumptions>> = BTreeMap::new();
     let mut out: Vec<Option<Prediction>> = vec![None; checked.len()];
-    for ((pid, origin), idx) in groups {
-        let spec: Option<FitSpec> = cat.profile(pid).ok().and_then(|p| p.fit.clone());
-        let Some(spec) = spec else {
+    for ((pid, class, origin), idx) in groups {
+        let entry = cat.profile(pid).ok().filter(|p| p.fit.is_some());
+        let Some((p, spec)) = entry.and_then(|p| Some((p, p.fit.as_ref()?))) else {
             for i in idx {
                 out[i] = checked[i].prediction.as_ref().ok().copied();
             }
             continue;
         };
-        let cases_on = |stacks: &[String]| -> Vec<Case> {
-            checked
-                .iter()
-                .zip(&resolved)
-                .filter(|(c, _)| {
-                    c.measurement.origin != origin && stacks.contains(&c.measurement.stack)
-                })
-                .filter_map(|(c, r)| {
-                    let (hw, model) = (*r)?;
-                    let m = c.measurement;
-                    Some(Case {
-                        hw,
-                        model,
-                        run: &m.run,
-                        metric: m.metric,
-                        measured: m.value,
-                    })
-                })
-                .collect()
-        };
-        let mut cases = cases_on(&spec.stacks);
-        if let (true, Some(d)) = (cases.is_empty(), &default_spec) {
-            cases = cases_on(&d.stacks);
-        }
-        if cases.is_empty() {
+        // The values the measurements were checked with, for the keys
+        // `--assume` fixed.
+        let given = checked[idx[0]].assumptions;
+        let base = *bases.entry((pid, origin)).or_insert_with(|| {
+            let mut cases = cases_on(origin, &spec.stacks, None);
+            if let (true, Some(d)) = (cases.is_empty(), &default_spec) {
+                cases = cases_on(origin, &d.stacks, None);
+            }
+            if cases.is_empty() {
+                return None;
+            }
+            let mut start = p.assumptions;
+            put_back(&mut start, &given, fixed.iter().copied());
+            if let Ok(from) = cat.profile(&spec.from) {
+                put_back(&mut start, &from.assumptions, refit_keys(&spec.keys, fixed));
+            }
+            Some(refit_on(&cases, &start, &spec.keys, fixed))
+        });
+        let Some(mut a) = base else {
             continue;
-        }
-        let from = cat.profile(&spec.from).ok().map(|p| p.assumptions);
-        let keys: Vec<(&str, (f64, f64))> = spec
-            .keys
-            .iter()
-            .filter(|k| !fixed.contains(&k.as_str()))
-            .filter_map(|k| {
-                let key = prof::KEYS.iter().find(|x| x.key == k)?;
-                Some((key.key, refit_range(key.takes)?))
-            })
-            .collect();
-        let mut start = checked[idx[0]].assumptions;
-        if let Some(mut from) = from {
-            for (k, _) in &keys {
-                if let (Some(x), Some(slot)) = (
-                    prof::number_mut(&mut from, k).map(|x| *x),
-                    prof::number_mut(&mut start, k),
-                ) {
-                    *slot = x;
-                }
+        };
+        if let Some(cv) = class.and_then(|k| p.class(k)) {
+            let hand = cv.keys.iter().copied().filter(|k| {
+                !fixed.contains(k) && !cv.fitted_keys.iter().any(|f| f == k)
+            });
+            put_back(&mut a, &cv.assumptions, hand);
+            let cases = cases_on(origin, &spec.stacks, class);
+            if !cases.is_empty() {
+                a = refit_on(&cases, &a, &cv.fitted_keys, fixed);
             }
         }
-        let setters: Vec<Box<Setter>> = keys
-            .iter()
-            .map(|(k, _)| {
-                let k = *k;
-                Box::new(move |a: &mut Assumptions, x: f64| {
-                    if let Some(slot) = prof::number_mut(a, k) {
-                        *slot = x;
-                    }
-                }) as Box<Setter>
-            })
-            .collect();
-        let params: Vec<Param> = keys
-            .iter()
-            .zip(&setters)
-            .map(|((_, (lo, hi)), set)| Param {
-                set: set.as_ref(),
-                lo: *lo,
-                hi: *hi,
-            })
-            .collect();
-        let a = calibration::refit(&cases, &start, &params);
         for i in idx {
             let m = checked[i].measurement;
             out[i] = resolved[i]
@@ -237,6 +251,63 @@ pub fn leave_one_source_out(
         }
     }
     out
+}
+
+/// The numeric keys of `keys` a refit moves: not fixed, not the
+/// collective algorithm.
+fn refit_keys<'k>(keys: &'k [String], fixed: &'k [&str]) -> impl Iterator<Item = &'k str> + 'k {
+    keys.iter()
+        .map(String::as_str)
+        .filter(|k| !fixed.contains(k))
+        .filter(|k| {
+            prof::KEYS
+                .iter()
+                .any(|x| x.key == *k && refit_range(x.takes).is_some())
+        })
+}
+
+/// Set `keys` of `a` to their values in `from`.
+fn put_back<'k>(a: &mut Assumptions, from: &Assumptions, keys: impl Iterator<Item = &'k str>) {
+    let mut from = *from;
+    for k in keys {
+        if let (Some(x), Some(slot)) = (
+            prof::number_mut(&mut from, k).map(|x| *x),
+            prof::number_mut(a, k),
+        ) {
+            *slot = x;
+        }
+    }
+}
+
+/// `keys` (but the fixed ones) of `start` refitted on `cases`.
+fn refit_on(cases: &[Case], start: &Assumptions, keys: &[String], fixed: &[&str]) -> Assumptions {
+    let keys: Vec<(&str, (f64, f64))> = refit_keys(keys, fixed)
+        .filter_map(|k| {
+            let key = prof::KEYS.iter().find(|x| x.key == k)?;
+            Some((key.key, refit_range(key.takes)?))
+        })
+        .collect();
+    let setters: Vec<Box<Setter>> = keys
+        .iter()
+        .map(|(k, _)| {
+            let k = *k;
+            Box::new(move |a: &mut Assumptions, x: f64| {
+                if let Some(slot) = prof::number_mut(a, k) {
+                    *slot = x;
+                }
+            }) as Box<Setter>
+        })
+        .collect();
+    let params: Vec<Param> = keys
+        .iter()
+        .zip(&setters)
+        .map(|((_, (lo, hi)), set)| Param {
+            set: set.as_ref(),
+            lo: *lo,
+            hi: *hi,
+        })
+        .collect();
+    calibration::refit(cases, start, &params)
 }
 
 /// The summary of the leave-one-source-out predictions `keep` selects.
@@ -283,6 +354,8 @@ fn record(c: &Checked, loso: Option<&Prediction>) -> Map<String, Value> {
     r.insert("measured_text".into(), json!(value_text(m, m.value)));
     r.insert("split".into(), json!(if c.fit { "fit" } else { "check" }));
     r.insert("profile".into(), json!(c.profile));
+    r.insert("class".into(), json!(c.class.map(DeviceClass::name)));
+    r.insert("profile_text".into(), json!(profile_text(c)));
     r.insert("source".into(), json!(m.source));
     match &c.prediction {
         Ok(p) => {
@@ -378,10 +451,27 @@ fn summary_line(name: &str, s: &Summary) -> String {
 /// Each measurement with its stack's profile (`default` when the stack
 /// has none).
 pub fn per_stack(cat: &Catalog) -> Vec<Checked<'_>> {
-    check(cat, |m| match stack_profile(cat, m) {
-        Some(p) => (p.id.clone(), p.assumptions),
-        None => ("roofline".to_string(), Assumptions::default()),
+    check(cat, |m, hw| match stack_profile(cat, m) {
+        Some(p) => (p.id.clone(), on_device(p, hw)),
+        None => ("roofline".to_string(), base(Assumptions::default())),
     })
+}
+
+/// Assumptions used as they are, for no device class.
+pub fn base(assumptions: Assumptions) -> Resolved {
+    Resolved {
+        assumptions,
+        class: None,
+    }
+}
+
+/// The profile of a checked measurement with its class: "llama.cpp
+/// (apple)".
+pub fn profile_text(c: &Checked) -> String {
+    match c.class {
+        Some(k) => format!("{} ({})", c.profile, k.name()),
+        None => c.profile.clone(),
+    }
 }
 
 fn pct(x: f64) -> String {
@@ -447,7 +537,7 @@ pub fn summary_table(cat: &Catalog) -> String {
     }
     for id in [DEFAULT_PROFILE, "roofline", "ideal"] {
         if let Ok(p) = cat.profile(id) {
-            let checked = check(cat, |_| (p.id.clone(), p.assumptions));
+            let checked = check(cat, |_, hw| (p.id.clone(), on_device(p, hw)));
             let loso = leave_one_source_out(cat, &checked, &[]);
             row(&format!("`{id}` on all"), &checked, &loso, &|_| true);
         }
@@ -468,28 +558,26 @@ pub(super) fn validate(
         return write(out, &summary_table(cat));
     }
     let named = match &a.profile {
-        Some(p) => Some(profile_assumptions(cat, p, &a.assume)?),
+        // Checks the profile and the --assume flags before any row.
+        Some(p) => Some((cat.profile(p)?, profile_assumptions(cat, p, &a.assume)?)),
         None => None,
     };
     let mut problems = Vec::new();
-    let checked = check(cat, |m| match &named {
-        Some(asm) => (a.profile.clone().unwrap_or_default(), *asm),
+    let with_flags = |p: &ProfileEntry, hw: Option<&HardwareEntry>| {
+        let mut r = on_device(p, hw);
+        for (k, v) in &a.assume {
+            // Checked when the flag was parsed.
+            let _ = prof::set(&mut r.assumptions, k, prof::Value::Text(v));
+        }
+        (p.id.clone(), r)
+    };
+    let checked = check(cat, |m, hw| match named {
+        Some((p, _)) => with_flags(p, hw),
         None => match stack_profile(cat, m) {
-            Some(p) => {
-                let mut asm = p.assumptions;
-                for (k, v) in &a.assume {
-                    // Checked when the flag was parsed.
-                    let _ = crate::catalog::profile::set(
-                        &mut asm,
-                        k,
-                        crate::catalog::profile::Value::Text(v),
-                    );
-                }
-                (p.id.clone(), asm)
-            }
+            Some(p) => with_flags(p, hw),
             None => {
                 problems.push(m.id.clone());
-                ("roofline".to_string(), Assumptions::default())
+                ("roofline".to_string(), base(Assumptions::default()))
             }
         },
     });
