@@ -242,3 +242,155 @@ pub fn rebase(a: &Assumptions, old: &Assumptions, new: &Assumptions) -> Assumpti
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Catalog, List};
+    use super::*;
+
+    const HEAD: &str =
+        "[[profile]]\nid = \"mine\"\nname = \"Mine\"\nyear = 2026\nsource = \"me\"\ncompute_efficiency = 0.7\nmemory_efficiency = 0.8\n";
+
+    /// A catalog of the built-in entries plus one profile file.
+    fn with(text: &str) -> Catalog {
+        let mut c = Catalog::builtin();
+        c.add_file("mine.toml", text, List::Profiles);
+        c
+    }
+
+    fn said(c: &Catalog) -> String {
+        let d: Vec<String> = c.diagnostics.iter().map(|d| d.to_string()).collect();
+        d.join("\n")
+    }
+
+    #[test]
+    fn a_class_table_lays_its_keys_over_the_base_values() {
+        let c = with(&format!(
+            "{HEAD}[profile.class.datacenter]\nfitted_keys = \"compute_efficiency\"\ncompute_efficiency = 0.3\n[profile.class.apple]\nkernel_time = \"20 us\"\n"
+        ));
+        assert!(c.diagnostics.is_empty(), "{}", said(&c));
+        let p = c.profile("mine").unwrap();
+        assert_eq!(p.assumptions.compute_efficiency, 0.7);
+        let dc = p.class(DeviceClass::Datacenter).unwrap();
+        assert_eq!(dc.keys, ["compute_efficiency"]);
+        assert_eq!(dc.fitted_keys, ["compute_efficiency"]);
+        // Only the key it sets differs from the base.
+        let want = Assumptions {
+            compute_efficiency: 0.3,
+            ..p.assumptions
+        };
+        assert_eq!(dc.assumptions, want);
+        let apple = p.class(DeviceClass::Apple).unwrap();
+        assert_eq!(apple.assumptions.kernel_s, 20e-6);
+        assert_eq!(apple.assumptions.memory_efficiency, 0.8);
+        assert!(apple.fitted_keys.is_empty());
+        assert!(p.class(DeviceClass::Consumer).is_none());
+        // On devices: an A100 the datacenter values, an M2 Ultra Apple's,
+        // an RTX 4090 (consumer, not named) and a TPU (no class) the base.
+        let on = |id: &str| p.on(c.hardware(id).unwrap());
+        assert_eq!(on("a100").assumptions, dc.assumptions);
+        assert_eq!(on("a100").class, Some(DeviceClass::Datacenter));
+        assert_eq!(on("m2-ultra").assumptions, apple.assumptions);
+        assert_eq!(on("rtx-4090").class, None);
+        assert_eq!(on("rtx-4090").assumptions, p.assumptions);
+        assert_eq!(on("tpu-v5e").assumptions, p.assumptions);
+    }
+
+    #[test]
+    fn each_bad_class_table_is_reported_at_its_place() {
+        let cases = [
+            (
+                "[profile.class.tpu]\ncompute_efficiency = 0.3\n",
+                "unknown device class `tpu`; use one of datacenter, consumer, apple",
+            ),
+            (
+                "[profile.class.apple]\ncompute_eficiency = 0.3\n",
+                "unknown field `compute_eficiency`; did you mean `compute_efficiency`?",
+            ),
+            (
+                "[profile.class.apple]\ncompute_efficiency = 1.5\n",
+                "compute_efficiency = 1.5 is out of range",
+            ),
+            (
+                "[profile.class.apple]\nkernel_time = 5\n",
+                "kernel_time takes a time with its unit",
+            ),
+            ("[profile.class.apple]\n", "sets no assumption"),
+            ("class = 3\n", "`class` must hold tables"),
+            ("[profile.class]\napple = 3\n", "`class.apple` must be a table"),
+            (
+                "[profile.class.apple]\nfitted_keys = \"memory_efficiency\"\ncompute_efficiency = 0.3\n",
+                "fitted_keys names memory_efficiency, which the class does not set",
+            ),
+            (
+                "[profile.class.apple]\nfitted_keys = \"eta\"\ncompute_efficiency = 0.3\n",
+                "fitted_keys: eta is not an assumption key",
+            ),
+        ];
+        for (table, want) in cases {
+            let text = format!("{HEAD}{table}");
+            let c = with(&text);
+            let s = said(&c);
+            assert!(s.contains(want), "{table}: {s}");
+            // The message names the file and a line of the profile.
+            assert!(s.starts_with("mine.toml:"), "{s}");
+            // A bad profile is not loaded.
+            assert!(c.profile("mine").is_err(), "{table}");
+        }
+    }
+
+    #[test]
+    fn devices_fall_in_classes_by_vendor_family_and_tier() {
+        let c = Catalog::builtin();
+        let class = |id: &str| DeviceClass::of(c.hardware(id).unwrap());
+        for id in ["a100-sxm-80gb", "a100-pcie-80gb", "h100-pcie", "l40s", "mi300x"] {
+            assert_eq!(class(id), Some(DeviceClass::Datacenter), "{id}");
+        }
+        // A professional workstation card: full-rate FP32 accumulate.
+        assert_eq!(class("rtx-6000-ada"), Some(DeviceClass::Datacenter));
+        assert_eq!(class("rtx-4090"), Some(DeviceClass::Consumer));
+        assert_eq!(class("rtx-5090"), Some(DeviceClass::Consumer));
+        assert_eq!(class("m2-ultra"), Some(DeviceClass::Apple));
+        assert_eq!(class("m3-max"), Some(DeviceClass::Apple));
+        for id in ["tpu-v5e", "gaudi-3", "trainium2", "raspberry-pi-5-8gb"] {
+            assert_eq!(class(id), None, "{id}");
+        }
+        for k in DeviceClass::ALL {
+            assert_eq!(DeviceClass::parse(k.name()), Some(k));
+        }
+    }
+
+    #[test]
+    fn a_profile_without_classes_gives_every_device_its_base_values() {
+        let c = Catalog::builtin();
+        let p = c.profile("default").unwrap();
+        assert!(p.classes.is_empty());
+        for e in &c.hardware {
+            assert_eq!(p.on(e).assumptions, p.assumptions, "{}", e.hw.id);
+            assert_eq!(p.on(e).class, None);
+        }
+    }
+
+    #[test]
+    fn a_rebase_keeps_what_the_user_changed_and_moves_the_rest() {
+        let old = Assumptions {
+            compute_efficiency: 0.7,
+            memory_efficiency: 0.8,
+            ..Assumptions::default()
+        };
+        let new = Assumptions {
+            compute_efficiency: 0.3,
+            memory_efficiency: 0.9,
+            ..old
+        };
+        // The user set memory efficiency to 0.5; compute was the profile's.
+        let a = Assumptions {
+            memory_efficiency: 0.5,
+            ..old
+        };
+        let r = rebase(&a, &old, &new);
+        assert_eq!(r.compute_efficiency, 0.3);
+        assert_eq!(r.memory_efficiency, 0.5);
+        assert_eq!(rebase(&old, &old, &new), new);
+    }
+}
