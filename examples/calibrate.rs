@@ -19,7 +19,9 @@
 //! the fitted half of the measurements on that class's devices, and prints
 //! a `[profile.class.CLASS]` table of the fitted keys (the band stays the
 //! base's). A class with fewer than [`MIN_CLASS_FIGURES`] figures on its
-//! fitted half is not fitted: it keeps the base values.
+//! fitted half is not fitted: it keeps the base values. A key fitted to the
+//! end of its range (an efficiency of 1) is flagged: the figures do not
+//! place it, so it is left out and the rest fitted again.
 
 use ridgeline::catalog::Catalog;
 use ridgeline::catalog::device_class::DeviceClass;
@@ -198,6 +200,18 @@ fn main() {
         println!("fitted_keys = \"{}\"", keys.join(","));
         for key in keys {
             println!("{key} = {}", shown(&a, key));
+        }
+        // A key fitted to the end of its grid is not placed by the
+        // figures (they would take it further than it can go).
+        for k in &params {
+            let g = grid(k.takes);
+            let x = profile::number_mut(&mut a, k.key).map(|x| *x);
+            if x.is_some_and(|x| Some(&x) == g.first() || Some(&x) == g.last()) {
+                println!(
+                    "# {} landed on the end of its range: the figures do not place it; leave it out (the base value) and fit the rest",
+                    k.key
+                );
+            }
         }
         report(&run(&a));
         return;

@@ -44,10 +44,8 @@ impl DeviceClass {
     /// the schema).
     pub fn help(self) -> &'static str {
         match self {
-            DeviceClass::Datacenter => {
-                "NVIDIA and AMD GPUs of tier cloud, and professional workstation cards"
-            }
-            DeviceClass::Consumer => "GeForce and Radeon cards (family nvidia-geforce, amd-radeon)",
+            DeviceClass::Datacenter => "NVIDIA and AMD GPUs of tier cloud, pro workstation cards",
+            DeviceClass::Consumer => "GeForce and Radeon cards (nvidia-geforce, amd-radeon)",
             DeviceClass::Apple => "Apple silicon (vendor Apple)",
         }
     }

@@ -96,7 +96,7 @@ pub(super) fn eval(
             let w = style.width;
             let mut s = wrap(&headline(hw, model, &wl), w);
             s.push_str(&wrap(&fit_sentence(&e, hw, &wl), w));
-            s.push_str(&wrap(&profile_line(&a.workload.profile), w));
+            s.push_str(&wrap(&profile_line(cat, &a.workload.profile, hw), w));
             s.push('\n');
             let with_notes = |s: &mut String, e: &solver::Evaluation| {
                 s.push_str(&wrap(&format!("\n{}\n", e.explanation()), w));

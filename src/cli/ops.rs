@@ -132,7 +132,7 @@ pub(super) fn ops(cat: &Catalog, a: &OpsArgs, style: Style, out: Out) -> Result<
         Format::Table | Format::Markdown => {
             let mut head = headline(hw, model, &wl);
             head.push_str(&fit_sentence(&e, hw, &wl));
-            head.push_str(&profile_line(&a.workload.profile));
+            head.push_str(&profile_line(cat, &a.workload.profile, hw));
             let mut s = wrap(&head, style.width);
             s.push('\n');
             let shown = if fits {

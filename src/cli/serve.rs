@@ -213,7 +213,7 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
             units::format_count(wl.batch),
             region.name
         ));
-        head.push_str(&super::records::profile_line(&w.profile));
+        head.push_str(&super::records::profile_line(cat, &w.profile, hw));
         if let (Some(b), Some(c)) = (&modes, &cont) {
             head.push_str(&serve_modes::text_head(c, b));
         }

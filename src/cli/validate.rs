@@ -414,6 +414,7 @@ const COLS: &[Col] = &[
     col("by source", "error_loso_text", Fmt::Text).opt(1),
     col("band", "band_text", Fmt::Text).opt(2),
     col("half", "split", Fmt::Text).opt(1),
+    col("profile", "profile_text", Fmt::Text).opt(3),
 ];
 
 fn summary_json(s: &Summary) -> Value {
@@ -483,7 +484,8 @@ fn pct(x: f64) -> String {
 }
 
 /// The Markdown table docs/validation.md quotes: for
-/// each stack's own profile (and per stack), then every measurement with
+/// each stack's own profile (and per stack, and per device class of a
+/// profile that has them), then every measurement with
 /// `default`, `roofline` and `ideal`, the median and worst |error| on the
 /// fitted and held-out halves and how many held-out measurements fall
 /// inside their band. `ridgeline validate --summary` prints it; a test
@@ -534,6 +536,34 @@ pub fn summary_table(cat: &Catalog) -> String {
             Err(_) => format!("  `{DEFAULT_PROFILE}` on {st}"),
         };
         row(&name, &own, &own_loso, &|c| c.measurement.stack == st);
+        // A profile with device classes: a row per class of device (its
+        // base values for a class it does not name, or no class).
+        if let Ok(p) = cat.profile(st)
+            && !p.classes.is_empty()
+        {
+            let class_of = |c: &Checked| {
+                cat.hardware(&c.measurement.hardware)
+                    .ok()
+                    .and_then(DeviceClass::of)
+            };
+            let mut classes: Vec<Option<DeviceClass>> = own
+                .iter()
+                .filter(|c| c.measurement.stack == st)
+                .map(class_of)
+                .collect();
+            classes.sort();
+            classes.dedup();
+            for k in classes {
+                let name = match k {
+                    Some(k) if p.class(k).is_some() => format!("    on {} devices", k.name()),
+                    Some(k) => format!("    on {} devices (base values)", k.name()),
+                    None => "    on devices in no class (base values)".to_string(),
+                };
+                row(&name, &own, &own_loso, &|c| {
+                    c.measurement.stack == st && class_of(c) == k
+                });
+            }
+        }
     }
     for id in [DEFAULT_PROFILE, "roofline", "ideal"] {
         if let Ok(p) = cat.profile(id) {
