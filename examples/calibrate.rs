@@ -24,7 +24,7 @@
 //! place it, so it is left out and the rest fitted again.
 
 use ridgeline::catalog::Catalog;
-use ridgeline::catalog::device_class::DeviceClass;
+use ridgeline::catalog::device_class::{DeviceClass, Resolved};
 use ridgeline::catalog::profile::{self, Takes, Value};
 use ridgeline::cli::validate::{self, Checked};
 use ridgeline::solver::Assumptions;
@@ -129,7 +129,7 @@ fn main() {
         })
         .collect();
     let run = |a: &Assumptions| -> Vec<Checked> {
-        validate::check(&cat, |_, _| (String::new(), validate::base(*a)))
+        validate::check(&cat, |_, _| (String::new(), Resolved::base(*a)))
             .into_iter()
             .filter(|c| keep(c.measurement))
             .collect()

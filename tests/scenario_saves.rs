@@ -712,10 +712,16 @@ fn any_valid_state_saved_and_reopened_is_equal() {
         a.model = s.model;
         a.marked = s.marked.clone();
         a.workload = s.workload;
-        let base = a.catalog.profile(&s.profile).unwrap().assumptions;
+        // The profile on the selected device, as the workbench holds it.
+        let on = a
+            .catalog
+            .profile(&s.profile)
+            .unwrap()
+            .on(&a.catalog.hardware[s.hw]);
         a.profile = Profile {
             id: s.profile.clone(),
-            base,
+            base: on.assumptions,
+            class: on.class,
         };
         a.assumptions = s.assumptions;
         a.view_inputs = s.inputs.clone();

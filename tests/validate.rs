@@ -386,7 +386,12 @@ fn leaving_a_source_out_refits_only_fitted_profiles_and_never_on_that_source() {
     let cat = catalog();
     // `roofline` fits nothing: left out or not, the same prediction.
     let p = cat.profile("roofline").unwrap();
-    let plain = check(&cat, |_, _| (p.id.clone(), ridgeline::cli::validate::base(p.assumptions)));
+    let plain = check(&cat, |_, _| {
+        (
+            p.id.clone(),
+            ridgeline::catalog::device_class::Resolved::base(p.assumptions),
+        )
+    });
     let loso = leave_one_source_out(&cat, &plain, &[]);
     for (c, l) in plain.iter().zip(&loso) {
         assert_eq!(

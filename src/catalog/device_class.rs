@@ -63,7 +63,8 @@ impl DeviceClass {
         if vendor.eq_ignore_ascii_case("apple") {
             return Some(DeviceClass::Apple);
         }
-        let gpu_vendor = vendor.eq_ignore_ascii_case("nvidia") || vendor.eq_ignore_ascii_case("amd");
+        let gpu_vendor =
+            vendor.eq_ignore_ascii_case("nvidia") || vendor.eq_ignore_ascii_case("amd");
         if !gpu_vendor {
             return None;
         }
@@ -98,6 +99,16 @@ pub struct Resolved {
     pub assumptions: Assumptions,
     /// The class whose values were used; None for the base values.
     pub class: Option<DeviceClass>,
+}
+
+impl Resolved {
+    /// Assumptions used as they are, for no device class.
+    pub fn base(assumptions: Assumptions) -> Resolved {
+        Resolved {
+            assumptions,
+            class: None,
+        }
+    }
 }
 
 impl ProfileEntry {
@@ -246,8 +257,7 @@ mod tests {
     use super::super::{Catalog, List};
     use super::*;
 
-    const HEAD: &str =
-        "[[profile]]\nid = \"mine\"\nname = \"Mine\"\nyear = 2026\nsource = \"me\"\ncompute_efficiency = 0.7\nmemory_efficiency = 0.8\n";
+    const HEAD: &str = "[[profile]]\nid = \"mine\"\nname = \"Mine\"\nyear = 2026\nsource = \"me\"\ncompute_efficiency = 0.7\nmemory_efficiency = 0.8\n";
 
     /// A catalog of the built-in entries plus one profile file.
     fn with(text: &str) -> Catalog {
@@ -315,7 +325,10 @@ mod tests {
             ),
             ("[profile.class.apple]\n", "sets no assumption"),
             ("class = 3\n", "`class` must hold tables"),
-            ("[profile.class]\napple = 3\n", "`class.apple` must be a table"),
+            (
+                "[profile.class]\napple = 3\n",
+                "`class.apple` must be a table",
+            ),
             (
                 "[profile.class.apple]\nfitted_keys = \"memory_efficiency\"\ncompute_efficiency = 0.3\n",
                 "fitted_keys names memory_efficiency, which the class does not set",
@@ -341,7 +354,13 @@ mod tests {
     fn devices_fall_in_classes_by_vendor_family_and_tier() {
         let c = Catalog::builtin();
         let class = |id: &str| DeviceClass::of(c.hardware(id).unwrap());
-        for id in ["a100-sxm-80gb", "a100-pcie-80gb", "h100-pcie", "l40s", "mi300x"] {
+        for id in [
+            "a100-sxm-80gb",
+            "a100-pcie-80gb",
+            "h100-pcie",
+            "l40s",
+            "mi300x",
+        ] {
             assert_eq!(class(id), Some(DeviceClass::Datacenter), "{id}");
         }
         // A professional workstation card: full-rate FP32 accumulate.

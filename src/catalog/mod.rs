@@ -7,13 +7,13 @@
 //! most [`files::MAX_FILE_BYTES`].
 
 mod convert;
+pub mod device_class;
 pub mod fields;
 pub mod files;
 mod graph;
 pub mod hf;
 pub mod limits;
 mod names;
-pub mod device_class;
 pub mod profile;
 pub mod training_runs;
 pub mod write;

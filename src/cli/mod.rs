@@ -461,10 +461,10 @@ pub fn profile_on(
             if rest.iter().all(|e| p.on(e) == r) {
                 r
             } else {
-                validate::base(p.assumptions)
+                Resolved::base(p.assumptions)
             }
         }
-        None => validate::base(p.assumptions),
+        None => Resolved::base(p.assumptions),
     };
     for (k, v) in assume {
         crate::catalog::profile::set(

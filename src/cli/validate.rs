@@ -66,10 +66,7 @@ pub fn stack_profile<'c>(cat: &'c Catalog, m: &Measurement) -> Option<&'c Profil
 pub fn on_device(p: &ProfileEntry, hw: Option<&HardwareEntry>) -> Resolved {
     match hw {
         Some(e) => p.on(e),
-        None => Resolved {
-            assumptions: p.assumptions,
-            class: None,
-        },
+        None => Resolved::base(p.assumptions),
     }
 }
 
@@ -167,11 +164,7 @@ pub fn leave_one_source_out(
     let mut groups: BTreeMap<Group, Vec<usize>> = BTreeMap::new();
     for (i, c) in checked.iter().enumerate() {
         groups
-            .entry((
-                c.profile.as_str(),
-                c.class,
-                c.measurement.origin.as_str(),
-            ))
+            .entry((c.profile.as_str(), c.class, c.measurement.origin.as_str()))
             .or_default()
             .push(i);
     }
@@ -235,9 +228,11 @@ pub fn leave_one_source_out(
             continue;
         };
         if let Some(cv) = class.and_then(|k| p.class(k)) {
-            let hand = cv.keys.iter().copied().filter(|k| {
-                !fixed.contains(k) && !cv.fitted_keys.iter().any(|f| f == k)
-            });
+            let hand = cv
+                .keys
+                .iter()
+                .copied()
+                .filter(|k| !fixed.contains(k) && !cv.fitted_keys.iter().any(|f| f == k));
             put_back(&mut a, &cv.assumptions, hand);
             let cases = cases_on(origin, &spec.stacks, class);
             if !cases.is_empty() {
@@ -454,16 +449,11 @@ fn summary_line(name: &str, s: &Summary) -> String {
 pub fn per_stack(cat: &Catalog) -> Vec<Checked<'_>> {
     check(cat, |m, hw| match stack_profile(cat, m) {
         Some(p) => (p.id.clone(), on_device(p, hw)),
-        None => ("roofline".to_string(), base(Assumptions::default())),
+        None => (
+            "roofline".to_string(),
+            Resolved::base(Assumptions::default()),
+        ),
     })
-}
-
-/// Assumptions used as they are, for no device class.
-pub fn base(assumptions: Assumptions) -> Resolved {
-    Resolved {
-        assumptions,
-        class: None,
-    }
 }
 
 /// The profile of a checked measurement with its class: "llama.cpp
@@ -607,7 +597,10 @@ pub(super) fn validate(
             Some(p) => with_flags(p, hw),
             None => {
                 problems.push(m.id.clone());
-                ("roofline".to_string(), base(Assumptions::default()))
+                (
+                    "roofline".to_string(),
+                    Resolved::base(Assumptions::default()),
+                )
             }
         },
     });

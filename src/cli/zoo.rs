@@ -136,7 +136,11 @@ fn profile_records(p: &ProfileEntry) -> Vec<Map<String, Value>> {
 
 /// A profile with every assumption (its base values, or a class's), for
 /// `zoo profiles`.
-fn profile_record(p: &ProfileEntry, a: &Assumptions, class: Option<DeviceClass>) -> Map<String, Value> {
+fn profile_record(
+    p: &ProfileEntry,
+    a: &Assumptions,
+    class: Option<DeviceClass>,
+) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("id".into(), json!(p.id));
     m.insert("class".into(), json!(class.map(DeviceClass::name)));

@@ -3,6 +3,7 @@
 //! for Serving, the target for Synthesis, the SLAs for Fleet, ...).
 
 use crate::catalog::ModelEntry;
+use crate::catalog::device_class::DeviceClass;
 use crate::scenario::{FLAGSHIP_FAMILY, SynthTarget};
 use crate::solver::serving::Request;
 use crate::solver::units::{self, Kind};
@@ -213,11 +214,14 @@ pub struct Inputs {
     pub profile: Profile,
 }
 
-/// A calibration profile of the catalog: its id and its assumptions.
+/// A calibration profile of the catalog: its id and its assumptions (on
+/// the selected device: the values of its device class when the profile
+/// names it, that class beside them).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Profile {
     pub id: String,
     pub base: Assumptions,
+    pub class: Option<DeviceClass>,
 }
 
 /// What stepping and reading some knobs needs from the catalog: the region

@@ -9,6 +9,7 @@ fn base() -> Inputs {
         profile: Profile {
             id: "roofline".into(),
             base: Assumptions::default(),
+            class: None,
         },
     }
 }
@@ -315,10 +316,12 @@ fn profiles() -> Vec<Profile> {
         Profile {
             id: "roofline".into(),
             base: roofline,
+            class: None,
         },
         Profile {
             id: "stack".into(),
             base: stack,
+            class: None,
         },
     ]
 }
@@ -342,6 +345,24 @@ fn the_profile_knob_sets_every_assumption_and_wraps() {
     );
     let e = Knob::Profile.parse("vlm", &i, &c).unwrap_err();
     assert!(e.contains("roofline, stack"), "{e}");
+}
+
+#[test]
+fn the_profile_knob_names_the_device_class_and_reads_it_back() {
+    let c = choices();
+    let mut i = base();
+    i.profile.class = Some(crate::catalog::device_class::DeviceClass::Apple);
+    assert_eq!(Knob::Profile.value(&i), "roofline (apple)");
+    // What it shows reads back as the same profile, changed or not.
+    let same = Knob::Profile.parse("roofline (apple)", &i, &c).unwrap();
+    assert_eq!(same.profile.id, "roofline");
+    i.a.compute_efficiency = 0.5;
+    assert_eq!(Knob::Profile.value(&i), "roofline (apple)*");
+    let kept = Knob::Profile.parse("roofline (apple)*", &i, &c).unwrap();
+    assert_eq!(kept.a.compute_efficiency, 0.5);
+    // Another profile typed with a class suffix is that profile.
+    let other = Knob::Profile.parse("stack (datacenter)", &i, &c).unwrap();
+    assert_eq!(other.profile.id, "stack");
 }
 
 #[test]
