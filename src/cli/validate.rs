@@ -409,7 +409,6 @@ const COLS: &[Col] = &[
     col("by source", "error_loso_text", Fmt::Text).opt(1),
     col("band", "band_text", Fmt::Text).opt(2),
     col("half", "split", Fmt::Text).opt(1),
-    col("profile", "profile_text", Fmt::Text).opt(3),
 ];
 
 fn summary_json(s: &Summary) -> Value {
@@ -667,6 +666,7 @@ pub(super) fn validate(
                 "predicted_loso",
                 "error_loso",
                 "split",
+                "class",
             ]
             .into_iter()
             .map(|k| col(k, k, Fmt::Num))
