@@ -28,6 +28,7 @@ mod sweep;
 mod synth;
 mod train;
 pub mod validate;
+pub mod validate_loso;
 pub mod validate_train;
 mod zoo;
 
