@@ -631,6 +631,21 @@ impl App {
         }
     }
 
+    /// The assumptions on device `i` (a catalog index): the profile's
+    /// values for its class, with each value a knob changed as it was set;
+    /// the selected device's are [`App::assumptions`].
+    pub fn assumptions_on(&self, i: usize) -> Assumptions {
+        match (
+            self.catalog.hardware.get(i),
+            self.catalog.profile(&self.profile.id),
+        ) {
+            (Some(e), Ok(p)) => {
+                device_class::rebase(&self.assumptions, &self.profile.base, &p.on(e).assumptions)
+            }
+            _ => self.assumptions,
+        }
+    }
+
     pub fn selected_knob(&self) -> Knob {
         let k = self.knobs();
         k[self.knob.min(k.len() - 1)]
