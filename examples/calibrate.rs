@@ -3,6 +3,7 @@
 //! `catalog/profiles/` were fitted:
 //!
 //!     cargo run --release --example calibrate -- PROFILE STACK[,STACK...] PARAM[,PARAM...] [DEVICE,...]
+//!     cargo run --release --example calibrate -- PROFILE STACK[,STACK...] PARAM[,PARAM...] --class CLASS
 //!
 //! starts from profile PROFILE, keeps the measurements of the named stacks
 //! (`all` for every one), and fits the named assumption keys (the keys of
@@ -12,8 +13,18 @@
 //! band_quantized) that holds 90% of the fitted half, each term at least the
 //! starting profile's. It prints the values
 //! to write into the profile, and the error on both halves.
+//!
+//! With `--class CLASS` (datacenter, consumer, apple) it fits the named
+//! keys for one device class instead: from the profile's base values, on
+//! the fitted half of the measurements on that class's devices, and prints
+//! a `[profile.class.CLASS]` table of the fitted keys (the band stays the
+//! base's). A class with fewer than [`MIN_CLASS_FIGURES`] figures on its
+//! fitted half is not fitted: it keeps the base values. A key fitted to the
+//! end of its range (an efficiency of 1) is flagged: the figures do not
+//! place it, so it is left out and the rest fitted again.
 
 use ridgeline::catalog::Catalog;
+use ridgeline::catalog::device_class::{DeviceClass, Resolved};
 use ridgeline::catalog::profile::{self, Takes, Value};
 use ridgeline::cli::validate::{self, Checked};
 use ridgeline::solver::Assumptions;
@@ -66,10 +77,26 @@ fn score(checked: &[Checked]) -> f64 {
     errs.iter().sum::<f64>() / errs.len() as f64
 }
 
+/// The fewest fitted-half figures a device class is fitted on.
+const MIN_CLASS_FIGURES: usize = 6;
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let class = match args.iter().position(|a| a == "--class") {
+        Some(i) => {
+            let name = args.get(i + 1).cloned().unwrap_or_default();
+            args.drain(i..(i + 2).min(args.len()));
+            Some(DeviceClass::parse(&name).unwrap_or_else(|| {
+                eprintln!("unknown device class {name:?}; use datacenter, consumer or apple");
+                std::process::exit(2)
+            }))
+        }
+        None => None,
+    };
     if args.len() < 3 {
-        eprintln!("usage: calibrate PROFILE STACK[,STACK...]|all PARAM[,PARAM...]");
+        eprintln!(
+            "usage: calibrate PROFILE STACK[,STACK...]|all PARAM[,PARAM...] [DEVICE,...|--class CLASS]"
+        );
         std::process::exit(2);
     }
     let mut cat = Catalog::builtin();
@@ -83,9 +110,13 @@ fn main() {
         .assumptions;
     let stacks: Vec<&str> = args[1].split(',').collect();
     let devices: Vec<&str> = args.get(3).map_or(Vec::new(), |d| d.split(',').collect());
+    let class_of = |m: &ridgeline::catalog::Measurement| {
+        cat.hardware(&m.hardware).ok().and_then(DeviceClass::of)
+    };
     let keep = |m: &ridgeline::catalog::Measurement| {
         (stacks.contains(&"all") || stacks.contains(&m.stack.as_str()))
             && (devices.is_empty() || devices.contains(&m.hardware.as_str()))
+            && (class.is_none() || class_of(m) == class)
     };
     let params: Vec<&profile::Key> = args[2]
         .split(',')
@@ -100,7 +131,7 @@ fn main() {
         })
         .collect();
     let run = |a: &Assumptions| -> Vec<Checked> {
-        validate::check(&cat, |_| (String::new(), *a))
+        validate::check(&cat, |_, _| (String::new(), Resolved::base(*a)))
             .into_iter()
             .filter(|c| keep(c.measurement))
             .collect()
@@ -129,6 +160,16 @@ fn main() {
         }
         (best, a)
     };
+    if let Some(k) = class {
+        let n = run(&a).iter().filter(|c| c.fit).count();
+        if n < MIN_CLASS_FIGURES {
+            println!(
+                "# class {}: {n} figures on the fitted half, fewer than {MIN_CLASS_FIGURES}: not fitted, it keeps the base values",
+                k.name()
+            );
+            return;
+        }
+    }
     eprintln!("start: mean |ln error| {:.4}", score(&run(&a)));
     let (mut best, mut fitted) = descend(a);
     let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -150,6 +191,33 @@ fn main() {
     }
     let mut a = fitted;
     eprintln!("best: mean |ln error| {best:.4}");
+    if let Some(k) = class {
+        let keys: Vec<&str> = params.iter().map(|p| p.key).collect();
+        println!(
+            "# fitted on the fitted half of {} on {} devices",
+            args[1],
+            k.name()
+        );
+        println!("[profile.class.{}]", k.name());
+        println!("fitted_keys = \"{}\"", keys.join(","));
+        for key in keys {
+            println!("{key} = {}", shown(&a, key));
+        }
+        // A key fitted to the end of its grid is not placed by the
+        // figures (they would take it further than it can go).
+        for k in &params {
+            let g = grid(k.takes);
+            let x = profile::number_mut(&mut a, k.key).map(|x| *x);
+            if x.is_some_and(|x| Some(&x) == g.first() || Some(&x) == g.last()) {
+                println!(
+                    "# {} landed on the end of its range: the figures do not place it; leave it out (the base value) and fit the rest",
+                    k.key
+                );
+            }
+        }
+        report(&run(&a));
+        return;
+    }
     // The band: residuals and features of the fitted half.
     let checked = run(&a);
     let rows: Vec<(f64, f64, f64, f64)> = checked
@@ -198,17 +266,25 @@ fn main() {
     a.band_quantized = band.4.max(a.band_quantized);
     println!("# fitted on the fitted half of {}", args[1]);
     for k in profile::KEYS {
-        let v = match profile::get(&a, k.key) {
-            Some(profile::Got::Seconds(x)) => format!("\"{:.1} us\"", x * 1e6),
-            Some(profile::Got::Name(n)) => format!("\"{n}\""),
-            Some(profile::Got::Number(x)) => format!("{x}"),
-            None => continue,
-        };
-        println!("{} = {v}", k.key);
+        println!("{} = {}", k.key, shown(&a, k.key));
     }
-    let checked = run(&a);
+    report(&run(&a));
+}
+
+/// A key's value as a profile file writes it.
+fn shown(a: &Assumptions, key: &str) -> String {
+    match profile::get(a, key) {
+        Some(profile::Got::Seconds(x)) => format!("\"{:.1} us\"", x * 1e6),
+        Some(profile::Got::Name(n)) => format!("\"{n}\""),
+        Some(profile::Got::Number(x)) => format!("{x}"),
+        None => String::new(),
+    }
+}
+
+/// The error on both halves, and each figure more than 30% off.
+fn report(checked: &[Checked]) {
     for (name, half) in [("fitted on", true), ("held out", false)] {
-        let s = validate::summary(&checked, |c| c.fit == half);
+        let s = validate::summary(checked, |c| c.fit == half);
         println!(
             "# {name} ({}): median |error| {:.1}%, worst {:.1}%, inside the band {}/{}",
             s.count,
@@ -218,7 +294,7 @@ fn main() {
             s.count
         );
     }
-    for c in &checked {
+    for c in checked {
         if let Ok(p) = &c.prediction {
             let e = p.value / c.measurement.value - 1.0;
             if e.abs() > 0.3 {

@@ -575,3 +575,63 @@ fn a_closed_pipe_ends_quietly() {
     );
     assert_eq!(stderr(&o), "");
 }
+
+#[test]
+fn a_profile_with_device_classes_gives_each_device_its_class_values() {
+    // llama.cpp has values for datacenter GPUs and Apple silicon: compared
+    // side by side, each device's figures are those `eval` gives it alone
+    // (its own class's values), and a device in neither class (a TPU) gets
+    // the base values.
+    let w = [
+        "-m",
+        "llama-3-8b",
+        "--profile",
+        "llama.cpp",
+        "--phase",
+        "prefill",
+        "--context",
+        "512",
+    ];
+    let mut args = vec!["compare", "-H", "a100,m2-ultra,tpu-v5p"];
+    args.extend(w);
+    let cmp = json(&args);
+    for id in ["a100", "m2-ultra"] {
+        let mut one = vec!["eval", "-H", id];
+        one.extend(w);
+        let alone = json(&one);
+        let hw = alone["hardware"].as_str().unwrap();
+        assert_eq!(
+            f(&row(&cmp, hw)["latency_s"]),
+            f(&alone["latency_s"]),
+            "{id}"
+        );
+    }
+    // The base values of catalog/profiles/llama-cpp.toml for the keys its
+    // classes set, laid over by name.
+    let t: toml::Table = include_str!("../catalog/profiles/llama-cpp.toml")
+        .parse()
+        .unwrap();
+    let value = |k: &str| format!("{k}={}", t["profile"][0][k].as_float().unwrap());
+    let (ce, me) = (value("compute_efficiency"), value("memory_efficiency"));
+    let mut base = vec!["eval", "-H", "tpu-v5p", "--assume", &ce, "--assume", &me];
+    base.extend(w);
+    assert_eq!(
+        f(&row(&cmp, "tpu-v5p")["latency_s"]),
+        f(&json(&base)["latency_s"])
+    );
+    // The A100's and the M2 Ultra's differ from what the base values give.
+    let mut a100_base = base.clone();
+    a100_base[2] = "a100";
+    assert_ne!(
+        f(&row(&cmp, "a100-sxm-80gb")["latency_s"]),
+        f(&json(&a100_base)["latency_s"])
+    );
+    // The profile line names the class.
+    let mut text_args = vec!["eval", "-H", "m2-ultra"];
+    text_args.extend(w);
+    assert!(
+        text(&text_args).contains("profile `llama.cpp` (its values for apple devices)"),
+        "{}",
+        text(&text_args)
+    );
+}

@@ -712,12 +712,14 @@ fn any_valid_state_saved_and_reopened_is_equal() {
         a.model = s.model;
         a.marked = s.marked.clone();
         a.workload = s.workload;
+        // The profile on the selected device, as the workbench holds it.
         let entry = a.catalog.profile(&s.profile).unwrap();
-        let (base, training) = (entry.assumptions, entry.training);
+        let on = entry.on(&a.catalog.hardware[s.hw]);
         a.profile = Profile {
             id: s.profile.clone(),
-            base,
-            training,
+            base: on.assumptions,
+            class: on.class,
+            training: entry.training,
         };
         a.assumptions = s.assumptions;
         a.view_inputs = s.inputs.clone();

@@ -41,6 +41,57 @@ fn the_workbench_starts_on_the_default_profile_as_the_command_line() {
 }
 
 #[test]
+fn a_profile_with_device_classes_follows_the_selected_device() {
+    use ridgeline::catalog::device_class::DeviceClass;
+    let mut a = app();
+    let at = |a: &App, id: &str| {
+        a.catalog
+            .hardware
+            .iter()
+            .position(|e| e.hw.id == id)
+            .unwrap()
+    };
+    let p = a.catalog.profile("llama.cpp").unwrap().clone();
+    let class = |k| p.class(k).unwrap().assumptions;
+    a.hw = at(&a, "a100-sxm-80gb");
+    select_knob(&mut a, Knob::Profile);
+    // Step to llama.cpp: on an A100, its datacenter values.
+    while a.profile.id != "llama.cpp" {
+        go(&mut a, &[Command::Right]);
+    }
+    assert_eq!(a.assumptions, class(DeviceClass::Datacenter));
+    assert_eq!(Knob::Profile.value(&a.inputs()), "llama.cpp (datacenter)");
+    let s = screen(&a, 100, 30);
+    assert!(s.contains("llama.cpp (datacenter)"), "{s}");
+    // A changed kernel time stays when the device moves to an M2 Ultra;
+    // the rest becomes the Apple values.
+    select_knob(&mut a, Knob::KernelTime);
+    go(&mut a, &[Command::Right]);
+    let kernel = a.assumptions.kernel_s;
+    assert_eq!(kernel, 2.0 * p.assumptions.kernel_s);
+    a.hw = at(&a, "m2-ultra");
+    a.recompute();
+    let apple = class(DeviceClass::Apple);
+    assert_eq!(
+        a.assumptions,
+        ridgeline::solver::Assumptions {
+            kernel_s: kernel,
+            ..apple
+        }
+    );
+    assert_eq!(Knob::Profile.value(&a.inputs()), "llama.cpp (apple)*");
+    // A TPU is in no class: the base values (and the changed kernel time).
+    a.hw = at(&a, "tpu-v5e");
+    a.recompute();
+    assert_eq!(
+        a.assumptions.compute_efficiency,
+        p.assumptions.compute_efficiency
+    );
+    assert_eq!(a.assumptions.kernel_s, kernel);
+    assert_eq!(Knob::Profile.value(&a.inputs()), "llama.cpp*");
+}
+
+#[test]
 fn the_headline_writes_the_step_time_and_its_band() {
     let a = app();
     let (an, _) = a.shown().unwrap();
@@ -109,7 +160,9 @@ fn the_profile_knob_steps_through_the_catalog_and_redraws_live() {
     for step in 1..=ids.len() {
         go(&mut a, &[Command::Right]);
         let id = &ids[(start + step) % ids.len()];
-        let p = a.catalog.profile(id).unwrap();
+        // The profile's values on the selected device (an H100: the
+        // datacenter values of a profile that has them).
+        let p = a.catalog.profile(id).unwrap().on(&a.catalog.hardware[a.hw]);
         assert_eq!(&a.profile.id, id);
         assert_eq!(a.assumptions, p.assumptions, "{id}");
         // The screen is the new profile's: its step time, its band or none.

@@ -92,12 +92,84 @@ fn the_serving_stacks_are_within_ten_percent_at_the_median_and_fifty_at_worst() 
 #[test]
 fn llama_cpp_stays_where_it_is() {
     // llama.cpp on datacenter GPUs prefills at 20-40% of the tensor-core
-    // peak and its Q4_K_M carries 4.5-6 bits per weight: one profile is
-    // 15% off at the median. A guard against getting worse, not a claim.
+    // peak and its Q4_K_M carries 4.5-6 bits per weight; with values per
+    // device class (catalog/profiles/llama-cpp.toml) the held-out half is
+    // 11.8% off at the median, 46.5% at worst (one profile for every class:
+    // 14.3% and 202%). A guard against getting worse, not a claim.
     let cat = catalog();
-    let s = summary(&per_stack(&cat), |c| c.measurement.stack == "llama.cpp");
-    assert!(s.median_abs_error <= 0.20, "{s:?}");
-    assert!(s.worst_abs_error <= 2.5, "{s:?}");
+    let own = per_stack(&cat);
+    let s = summary(&own, |c| c.measurement.stack == "llama.cpp");
+    assert!(s.median_abs_error <= 0.15, "{s:?}");
+    assert!(s.worst_abs_error <= 0.8, "{s:?}");
+    let h = summary(&own, |c| c.measurement.stack == "llama.cpp" && !c.fit);
+    assert!(h.worst_abs_error <= 0.5, "{h:?}");
+}
+
+/// A number of `[profile.class.CLASS]` in catalog/profiles/llama-cpp.toml,
+/// read with the TOML parser, not through the catalog.
+fn class_value(class: &str, key: &str) -> f64 {
+    let text = include_str!("../catalog/profiles/llama-cpp.toml");
+    let t: toml::Table = text.parse().unwrap();
+    t["profile"][0]["class"][class][key].as_float().unwrap()
+}
+
+#[test]
+fn a_llama_cpp_measurement_gets_the_values_of_its_device_class() {
+    let cat = catalog();
+    let own = per_stack(&cat);
+    let on = |id: &str| own.iter().find(|c| c.measurement.id == id).unwrap();
+    let a100 = on("llama-cpp-llama-3-8b-a100-sxm-q4km-pp512");
+    assert_eq!(a100.class.map(|k| k.name()), Some("datacenter"));
+    let m2 = on("llama-cpp-llama-3-8b-m2-ultra-f16-pp512");
+    assert_eq!(m2.class.map(|k| k.name()), Some("apple"));
+    for (c, class) in [(a100, "datacenter"), (m2, "apple")] {
+        for key in ["compute_efficiency", "memory_efficiency"] {
+            let a = &mut c.assumptions.clone();
+            let got = *ridgeline::catalog::profile::number_mut(a, key).unwrap();
+            assert_eq!(got, class_value(class, key), "{class} {key}");
+        }
+    }
+    // A key the class does not set is the base value.
+    let base = cat.profile("llama.cpp").unwrap().assumptions;
+    assert_eq!(a100.assumptions.kernel_s, base.kernel_s);
+    // The RTX 4090 is a consumer card, a class the profile does not name:
+    // the base values, and no class.
+    let rtx = on("llama-cpp-llama-3-8b-rtx-4090-f16-pp512");
+    assert_eq!((rtx.class, rtx.assumptions), (None, base));
+    // Every other stack's profile has no classes: its measurements get
+    // its one set of values, as before classes.
+    for c in own.iter().filter(|c| c.measurement.stack != "llama.cpp") {
+        let p = cat.profile(&c.profile).unwrap();
+        assert!(p.classes.is_empty(), "{}", p.id);
+        assert_eq!((c.class, c.assumptions), (None, p.assumptions));
+    }
+}
+
+#[test]
+fn leaving_a_source_out_refits_a_class_only_on_the_other_sources_of_that_class() {
+    // Each llama.cpp class has one source (the CUDA table or the Apple
+    // one), so leaving it out leaves no figure of the class to fit on: the
+    // class is predicted with the base values refitted on the other
+    // source, the same prediction as a profile without classes makes.
+    let cat = catalog();
+    let own = per_stack(&cat);
+    let loso = leave_one_source_out(&cat, &own, &[]);
+    let mut flat = catalog();
+    for p in flat.profiles.iter_mut() {
+        p.classes.clear();
+    }
+    let own_flat = per_stack(&flat);
+    let loso_flat = leave_one_source_out(&flat, &own_flat, &[]);
+    for ((c, l), lf) in own.iter().zip(&loso).zip(&loso_flat) {
+        if c.measurement.stack == "llama.cpp" {
+            assert_eq!(
+                l.map(|p| p.value),
+                lf.map(|p| p.value),
+                "{}",
+                c.measurement.id
+            );
+        }
+    }
 }
 
 #[test]
@@ -315,7 +387,12 @@ fn leaving_a_source_out_refits_only_fitted_profiles_and_never_on_that_source() {
     let cat = catalog();
     // `roofline` fits nothing: left out or not, the same prediction.
     let p = cat.profile("roofline").unwrap();
-    let plain = check(&cat, |_| (p.id.clone(), p.assumptions));
+    let plain = check(&cat, |_, _| {
+        (
+            p.id.clone(),
+            ridgeline::catalog::device_class::Resolved::base(p.assumptions),
+        )
+    });
     let loso = leave_one_source_out(&cat, &plain, &[]);
     for (c, l) in plain.iter().zip(&loso) {
         assert_eq!(

@@ -7,6 +7,7 @@
 //! most [`files::MAX_FILE_BYTES`].
 
 mod convert;
+pub mod device_class;
 pub mod fields;
 pub mod files;
 mod graph;

@@ -440,10 +440,14 @@ pub struct ProfileEntry {
     pub notes: Option<String>,
     /// Per-assumption sources that override `source`.
     pub sources: BTreeMap<String, String>,
+    /// The base values: every device outside the classes below.
     pub assumptions: Assumptions,
     /// What the profile says of training ([`TRAINING_KEYS`]; the defaults
     /// where it says nothing).
     pub training: TrainingAssumptions,
+    /// Values per device class (`[profile.class.NAME]`), in class order;
+    /// see [`super::device_class`].
+    pub classes: Vec<super::device_class::ClassValues>,
     /// How examples/calibrate.rs fitted it; None for a profile set by hand.
     pub fit: Option<FitSpec>,
     pub origin: String,
@@ -470,6 +474,7 @@ const PROFILE_INFO: &[&str] = &[
     "fitted_from",
     "fitted_on",
     "fitted_keys",
+    "class",
 ];
 
 /// `fitted_from`, `fitted_on` and `fitted_keys`: all three or none; the
@@ -490,16 +495,8 @@ fn fit_spec(f: &mut Fields) -> Option<FitSpec> {
             let spec = FitSpec {
                 from: from.0,
                 stacks: list(&on.0),
-                keys: list(&keys.0),
+                keys: key_list(f, &keys.0, keys.1),
             };
-            for k in &spec.keys {
-                if !KEYS.iter().any(|x| x.key == k) {
-                    f.problem(
-                        keys.1,
-                        format!("fitted_keys: {k} is not an assumption key (see `ridgeline zoo profiles`)"),
-                    );
-                }
-            }
             if spec.stacks.is_empty() || spec.keys.is_empty() {
                 f.problem(
                     on.1,
@@ -517,6 +514,25 @@ fn fit_spec(f: &mut Fields) -> Option<FitSpec> {
             None
         }
     }
+}
+
+/// A comma-separated list of assumption keys (`fitted_keys`), each
+/// checked: one that is not a key is a problem at `at`.
+pub(super) fn key_list(f: &mut Fields, s: &str, at: usize) -> Vec<String> {
+    let keys: Vec<String> = s
+        .split(',')
+        .map(|x| x.trim().to_string())
+        .filter(|x| !x.is_empty())
+        .collect();
+    for k in &keys {
+        if !KEYS.iter().any(|x| x.key == k) {
+            f.problem(
+                at,
+                format!("fitted_keys: {k} is not an assumption key (see `ridgeline zoo profiles`)"),
+            );
+        }
+    }
+    keys
 }
 
 /// Keys a `[[profile]]` may hold.
@@ -542,29 +558,10 @@ pub fn profile(f: &mut Fields, origin: &str) -> Option<Converted<ProfileEntry>> 
     let sources = sources(f);
     let fit = fit_spec(f);
     let mut a = Assumptions::default();
+    read_keys(f, &mut a);
     let mut training = TrainingAssumptions::default();
-    for k in KEYS.iter().chain(TRAINING_KEYS) {
-        let Some(v) = f.value(k.key) else {
-            continue;
-        };
-        let at = v.span().start;
-        let value = match v.get_ref() {
-            DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix())
-                .ok()
-                .map(|n| Value::Number(n as f64)),
-            DeValue::Float(x) => x.as_str().parse::<f64>().ok().map(Value::Number),
-            DeValue::String(s) => Some(Value::Text(s.as_ref())),
-            _ => None,
-        };
-        let result = match value {
-            Some(value) if is_training_key(k.key) => set_training(&mut training, k.key, value),
-            Some(value) => set(&mut a, k.key, value),
-            None => Err(format!("{} takes {}", k.key, k.takes.text())),
-        };
-        if let Err(e) = result {
-            f.problem(at, e);
-        }
-    }
+    read_training_keys(f, &mut training);
+    let classes = super::device_class::classes(f, &a);
     if f.has_problems() {
         return None;
     }
@@ -579,12 +576,65 @@ pub fn profile(f: &mut Fields, origin: &str) -> Option<Converted<ProfileEntry>> 
             sources,
             assumptions: a,
             training,
+            classes,
             fit,
             origin: origin.to_string(),
         },
         id_at,
         alias_at: Vec::new(),
     })
+}
+
+/// Read the assumption keys of a table into `a`; the keys it sets, in
+/// [`KEYS`] order. A bad value is a problem at its place.
+pub(super) fn read_keys(f: &mut Fields, a: &mut Assumptions) -> Vec<&'static str> {
+    let mut read = Vec::new();
+    for k in KEYS {
+        let Some(v) = f.value(k.key) else {
+            continue;
+        };
+        read.push(k.key);
+        let at = v.span().start;
+        let result = match toml_value(v) {
+            Some(value) => set(a, k.key, value),
+            None => Err(format!("{} takes {}", k.key, k.takes.text())),
+        };
+        if let Err(e) = result {
+            f.problem(at, e);
+        }
+    }
+    read
+}
+
+/// Read the training keys of a profile table into `t`; a bad value is a
+/// problem at its place.
+fn read_training_keys(f: &mut Fields, t: &mut TrainingAssumptions) {
+    for k in TRAINING_KEYS {
+        let Some(v) = f.value(k.key) else {
+            continue;
+        };
+        let at = v.span().start;
+        let result = match toml_value(v) {
+            Some(value) => set_training(t, k.key, value),
+            None => Err(format!("{} takes {}", k.key, k.takes.text())),
+        };
+        if let Err(e) = result {
+            f.problem(at, e);
+        }
+    }
+}
+
+/// A TOML value as a key reads it: a number or text; None for anything
+/// else (a table, an array, a date).
+fn toml_value<'v>(v: &'v toml::Spanned<DeValue<'_>>) -> Option<Value<'v>> {
+    match v.get_ref() {
+        DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix())
+            .ok()
+            .map(|n| Value::Number(n as f64)),
+        DeValue::Float(x) => x.as_str().parse::<f64>().ok().map(Value::Number),
+        DeValue::String(s) => Some(Value::Text(s.as_ref())),
+        _ => None,
+    }
 }
 
 /// A published measurement: the run, what was measured, and where.

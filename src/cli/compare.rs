@@ -96,11 +96,15 @@ pub(super) fn compare(
     let w = &a.workload;
     let model = cat.model(&w.model)?;
     let wl = workload(w, single_batch(w)?);
-    let asm = assumptions(cat, w)?;
     let entries = devices(cat, &a.hardware)?;
+    // Each device with its own values of the profile (its class's).
+    let asms = entries
+        .iter()
+        .map(|e| assumptions(cat, w, &[*e]))
+        .collect::<Result<Vec<_>, _>>()?;
     let asked = baseline_index(cat, &entries, a.baseline.as_deref())?;
     let hws: Vec<solver::Hardware> = entries.iter().map(|e| e.hw.clone()).collect();
-    let cmp = compare::compare(&hws, &model.model, &wl, &asm, asked);
+    let cmp = compare::compare_each(&hws, &model.model, &wl, &asms, asked);
     // A device the workload cannot be evaluated on (no link for its TP, say)
     // is left out and said so; when none can, that is the error.
     let mut skipped = Vec::new();

@@ -57,7 +57,7 @@ pub(super) fn eval(
     let hw = cat.hardware(&a.hardware)?;
     let model = cat.model(&a.workload.model)?;
     let wl = workload(&a.workload, single_batch(&a.workload)?);
-    let asm = assumptions(cat, &a.workload)?;
+    let asm = assumptions(cat, &a.workload, &[hw])?;
     let e = solver::evaluate(&hw.hw, &model.model, &wl, &asm)?;
     let c = compare::assess(&hw.hw, &model.model, &wl, &asm, e.clone());
     let fits = c.verdict.fits();
@@ -96,7 +96,7 @@ pub(super) fn eval(
             let w = style.width;
             let mut s = wrap(&headline(hw, model, &wl), w);
             s.push_str(&wrap(&fit_sentence(&e, hw, &wl), w));
-            s.push_str(&wrap(&profile_line(&a.workload.profile), w));
+            s.push_str(&wrap(&profile_line(cat, &a.workload.profile, hw), w));
             s.push('\n');
             let with_notes = |s: &mut String, e: &solver::Evaluation| {
                 s.push_str(&wrap(&format!("\n{}\n", e.explanation()), w));

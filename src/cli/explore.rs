@@ -5,8 +5,8 @@
 
 use super::args::Format;
 use super::output::{Fmt, Style, col, render_list, wrap};
-use super::{CliError, Out, devices, profile_assumptions, write};
-use crate::catalog::Catalog;
+use super::{CliError, Out, devices, profile_on, write};
+use crate::catalog::{Catalog, HardwareEntry};
 use crate::solver::Tier;
 use crate::solver::economics::DEFAULT_IDLE_SHARE;
 use crate::solver::explore::{self, Axes, Limits, Objective, Point, Precisions, Summary, Verdict};
@@ -165,16 +165,11 @@ fn limit(flag: &str, s: &Option<String>, kind: Kind) -> Result<Option<f64>, CliE
 }
 
 /// The devices named: ids, a tier, or all.
-fn hardware(cat: &Catalog, s: &str) -> Result<Vec<crate::solver::Hardware>, CliError> {
+fn hardware<'c>(cat: &'c Catalog, s: &str) -> Result<Vec<&'c HardwareEntry>, CliError> {
     if let Some(t) = Tier::parse(s.trim()) {
-        return Ok(cat
-            .hardware
-            .iter()
-            .filter(|e| e.hw.tier == t)
-            .map(|e| e.hw.clone())
-            .collect());
+        return Ok(cat.hardware.iter().filter(|e| e.hw.tier == t).collect());
     }
-    Ok(devices(cat, s)?.into_iter().map(|e| e.hw.clone()).collect())
+    devices(cat, s)
 }
 
 /// The space of the flags: the model, the axes, the objectives, the
@@ -191,8 +186,9 @@ pub(super) struct Space<'c> {
 /// Read the flags into the space they span, or the first problem.
 pub(super) fn space<'c>(cat: &'c Catalog, a: &ExploreArgs) -> Result<Space<'c>, CliError> {
     let model = &cat.model(&a.model)?.model;
+    let entries = hardware(cat, &a.hardware)?;
     let axes = Axes {
-        hardware: hardware(cat, &a.hardware)?,
+        hardware: entries.iter().map(|e| e.hw.clone()).collect(),
         precisions: list("precision", &a.precision, precision)?,
         tp: degrees("tp", &a.tp)?,
         pp: degrees("pp", &a.pp)?,
@@ -220,7 +216,7 @@ pub(super) fn space<'c>(cat: &'c Catalog, a: &ExploreArgs) -> Result<Space<'c>, 
                 .ok_or_else(|| input("assume", format!("{kv:?} is not KEY=VALUE")))
         })
         .collect::<Result<_, _>>()?;
-    let asm = profile_assumptions(cat, &a.profile, &assume)?;
+    let asm = profile_on(cat, &a.profile, &assume, &entries)?.assumptions;
     let idle = match a.idle_power {
         Some(v) if (0.0..=1.0).contains(&v) => v,
         Some(v) => return Err(input("idle-power", format!("{v} is not between 0 and 1"))),

@@ -39,7 +39,7 @@ pub fn fleet(cat: &Catalog, a: &FleetArgs, style: Style, out: Out) -> Result<(),
     let entries = devices(cat, &a.hardware)?;
     let hws: Vec<_> = entries.iter().map(|e| e.hw.clone()).collect();
     let wl = workload(&w, 1);
-    let asm = assumptions(cat, &w)?;
+    let asm = assumptions(cat, &w, &entries)?;
     let idle = a.request.idle_power.unwrap_or(DEFAULT_IDLE_SHARE);
     let spec = FleetSpec {
         qps: a.qps,

@@ -28,11 +28,13 @@ mod sweep;
 mod synth;
 mod train;
 pub mod validate;
+pub mod validate_loso;
 pub mod validate_train;
 mod zoo;
 
 pub use records::{eval_record, hardware_record, model_record};
 
+use crate::catalog::device_class::Resolved;
 use crate::catalog::{self, Catalog, HardwareEntry};
 use crate::solver::{self, Assumptions, Workload};
 use args::{BatchSpec, Cli, Command, WorkloadArgs};
@@ -434,22 +436,50 @@ pub(crate) fn write(out: Out, s: &str) -> Result<(), CliError> {
 }
 
 /// The assumptions of `--profile`, with each `--assume KEY=VALUE` laid over
-/// them in order.
+/// them in order: the profile's base values, for no device in particular.
 pub fn profile_assumptions(
     cat: &Catalog,
     profile: &str,
     assume: &[(String, String)],
 ) -> Result<Assumptions, CliError> {
-    let mut a = cat.profile(profile)?.assumptions;
+    Ok(profile_on(cat, profile, assume, &[])?.assumptions)
+}
+
+/// The assumptions of `--profile` on `devices`, with each `--assume
+/// KEY=VALUE` laid over them in order: the values of the devices' class
+/// when they share one the profile names (`[profile.class.NAME]`), else
+/// its base values. Training keys of `--assume` are left to
+/// [`profile_training`].
+pub fn profile_on(
+    cat: &Catalog,
+    profile: &str,
+    assume: &[(String, String)],
+    devices: &[&HardwareEntry],
+) -> Result<Resolved, CliError> {
+    let p = cat.profile(profile)?;
+    let mut r = match devices.split_first() {
+        Some((first, rest)) => {
+            let r = p.on(first);
+            if rest.iter().all(|e| p.on(e) == r) {
+                r
+            } else {
+                Resolved::base(p.assumptions)
+            }
+        }
+        None => Resolved::base(p.assumptions),
+    };
     for (k, v) in assume {
         if crate::catalog::profile::is_training_key(k) {
-            // `ridgeline train` reads these ([`profile_training`]).
             continue;
         }
-        crate::catalog::profile::set(&mut a, k, crate::catalog::profile::Value::Text(v))
-            .map_err(|e| CliError::Input(format!("--assume: {e}")))?;
+        crate::catalog::profile::set(
+            &mut r.assumptions,
+            k,
+            crate::catalog::profile::Value::Text(v),
+        )
+        .map_err(|e| CliError::Input(format!("--assume: {e}")))?;
     }
-    Ok(a)
+    Ok(r)
 }
 
 /// The profile's training assumptions with the training keys of
@@ -489,11 +519,16 @@ pub fn no_training_keys(assume: &[(String, String)]) -> Result<(), CliError> {
     }
 }
 
-/// The assumptions from the flags: the profile, its `--assume` changes, then
-/// the named flags (`--compute-eff`, `--overhead`, ...).
-pub fn assumptions(cat: &Catalog, w: &WorkloadArgs) -> Result<Assumptions, CliError> {
+/// The assumptions from the flags on `devices` (see [`profile_on`]): the
+/// profile, its `--assume` changes, then the named flags (`--compute-eff`,
+/// `--overhead`, ...).
+pub fn assumptions(
+    cat: &Catalog,
+    w: &WorkloadArgs,
+    devices: &[&HardwareEntry],
+) -> Result<Assumptions, CliError> {
     no_training_keys(&w.knobs.assume)?;
-    let d = profile_assumptions(cat, &w.profile, &w.knobs.assume)?;
+    let d = profile_on(cat, &w.profile, &w.knobs.assume, devices)?.assumptions;
     let w = &w.knobs;
     Ok(Assumptions {
         compute_efficiency: w.compute_eff.unwrap_or(d.compute_efficiency),

@@ -33,7 +33,7 @@ pub(super) fn ops(cat: &Catalog, a: &OpsArgs, style: Style, out: Out) -> Result<
     let hw = cat.hardware(&a.hardware)?;
     let model = cat.model(&a.workload.model)?;
     let wl = workload(&a.workload, single_batch(&a.workload)?);
-    let asm = assumptions(cat, &a.workload)?;
+    let asm = assumptions(cat, &a.workload, &[hw])?;
     let b = breakdown(&hw.hw, &model.model, &wl, &asm)?;
     let e = solver::evaluate(&hw.hw, &model.model, &wl, &asm)?;
     let c = compare::assess(&hw.hw, &model.model, &wl, &asm, e.clone());
@@ -132,7 +132,7 @@ pub(super) fn ops(cat: &Catalog, a: &OpsArgs, style: Style, out: Out) -> Result<
         Format::Table | Format::Markdown => {
             let mut head = headline(hw, model, &wl);
             head.push_str(&fit_sentence(&e, hw, &wl));
-            head.push_str(&profile_line(&a.workload.profile));
+            head.push_str(&profile_line(cat, &a.workload.profile, hw));
             let mut s = wrap(&head, style.width);
             s.push('\n');
             let shown = if fits {

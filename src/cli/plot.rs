@@ -180,10 +180,14 @@ fn roofline(cat: &Catalog, a: &CompareArgs, name: &str) -> Result<Figure, CliErr
     let w = &a.workload;
     let model = cat.model(&w.model)?;
     let wl = workload(w, single_batch(w)?);
-    let asm = assumptions(cat, w)?;
     let entries = devices(cat, &a.hardware)?;
+    // Each device with its own values of the profile (its class's).
+    let asms = entries
+        .iter()
+        .map(|e| assumptions(cat, w, &[*e]))
+        .collect::<Result<Vec<_>, _>>()?;
     let hws: Vec<solver::Hardware> = entries.iter().map(|e| e.hw.clone()).collect();
-    let cmp = compare::compare(&hws, &model.model, &wl, &asm, None);
+    let cmp = compare::compare_each(&hws, &model.model, &wl, &asms, None);
     let judged: Vec<build::Judged> = cmp
         .rows
         .iter()
@@ -215,7 +219,7 @@ fn roofline(cat: &Catalog, a: &CompareArgs, name: &str) -> Result<Figure, CliErr
             },
             ..wl
         };
-        solver::evaluate(&entries[sel].hw, &model.model, &o, &asm).ok()
+        solver::evaluate(&entries[sel].hw, &model.model, &o, &asms[sel]).ok()
     });
     let subtitle = workload_line(
         model,
@@ -230,7 +234,7 @@ fn roofline(cat: &Catalog, a: &CompareArgs, name: &str) -> Result<Figure, CliErr
         subtitle.trim_end().to_string(),
         &judged,
         Some(sel),
-        &asm,
+        &asms[sel],
         other.flatten().as_ref(),
         Words::for_model(model),
     )))
@@ -240,7 +244,6 @@ fn roofline(cat: &Catalog, a: &CompareArgs, name: &str) -> Result<Figure, CliErr
 fn sweep_figure(cat: &Catalog, a: &SweepArgs) -> Result<Figure, CliError> {
     let w = &a.workload;
     let model = cat.model(&w.model)?;
-    let asm = assumptions(cat, w)?;
     let words = Words::for_model(model);
     let entries = devices(cat, &a.hardware)?;
     let mut runs: Vec<(Vec<u64>, Vec<solver::Evaluation>, Option<f64>)> = Vec::new();
@@ -248,6 +251,7 @@ fn sweep_figure(cat: &Catalog, a: &SweepArgs) -> Result<Figure, CliError> {
         None => {
             let base = workload(w, 1);
             for hw in &entries {
+                let asm = assumptions(cat, w, &[*hw])?;
                 let (batches, s) = batch_sweep(hw, model, &base, &asm, w.batch)?;
                 runs.push((batches, s.points, s.crossover_batch));
             }
@@ -261,6 +265,7 @@ fn sweep_figure(cat: &Catalog, a: &SweepArgs) -> Result<Figure, CliError> {
             };
             let points = sweep::powers_of_two(lo, hi);
             for hw in &entries {
+                let asm = assumptions(cat, w, &[*hw])?;
                 let evals = sweep::context_sweep(&hw.hw, &model.model, &base, &asm, &points)?;
                 runs.push((points.clone(), evals, None));
             }
@@ -344,7 +349,7 @@ fn operators_figure(cat: &Catalog, a: &OpsArgs) -> Result<Figure, CliError> {
     let hw = cat.hardware(&a.hardware)?;
     let model = cat.model(&w.model)?;
     let wl = workload(w, single_batch(w)?);
-    let asm = assumptions(cat, w)?;
+    let asm = assumptions(cat, w, &[hw])?;
     let Some((verdict, layout, b)) = solver::ops::running(&hw.hw, &model.model, &wl, &asm)? else {
         return Err(CliError::Input(format!(
             "{} does not fit on any layout of {}: nothing runs to break down",

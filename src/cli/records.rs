@@ -2,7 +2,7 @@
 //! record, the headline and the fit verdict, catalog entries.
 
 use super::output::{Col, Fmt, Style};
-use crate::catalog::{HardwareEntry, ModelEntry};
+use crate::catalog::{Catalog, HardwareEntry, ModelEntry};
 use crate::solver::compare::{Compared, Verdict, no_layout_reason};
 use crate::solver::{self, Arch, Evaluation, Workload, units};
 use crate::words::Words;
@@ -108,9 +108,19 @@ pub(crate) fn workload_line(model: &ModelEntry, wl: &Workload, rest: &str) -> St
 /// Headline of a human-readable result.
 /// "profile `default` (`ridgeline zoo profiles`); error bands from its
 /// calibration", under a table of figures.
-pub(crate) fn profile_line(profile: &str) -> String {
+/// The profile line of a run on `hw`, naming the device class whose
+/// values of the profile were used, if any.
+pub(crate) fn profile_line(cat: &Catalog, profile: &str, hw: &HardwareEntry) -> String {
+    let class = match cat.profile(profile) {
+        Ok(p) => p.on(hw).class,
+        Err(_) => None,
+    };
+    let values = match class {
+        Some(k) => format!(" (its values for {} devices)", k.name()),
+        None => String::new(),
+    };
     format!(
-        "profile `{}`: error bands from its calibration against published measurements\n",
+        "profile `{}`{values}: error bands from its calibration against published measurements\n",
         super::output::escape(profile)
     )
 }

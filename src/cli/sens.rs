@@ -19,7 +19,7 @@ pub(super) fn sens(
     let hw = cat.hardware(&a.hardware)?;
     let model = cat.model(&a.workload.model)?;
     let wl = workload(&a.workload, single_batch(&a.workload)?);
-    let asm = assumptions(cat, &a.workload)?;
+    let asm = assumptions(cat, &a.workload, &[hw])?;
     let s = solver::sensitivity(&hw.hw, &model.model, &wl, &asm, a.perturb)?;
     let c = compare::assess(&hw.hw, &model.model, &wl, &asm, s.base.clone());
     let fits = c.verdict.fits();

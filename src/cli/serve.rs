@@ -37,7 +37,7 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
     let model = cat.model(&w.model)?;
     let region = cat.region(&a.region)?;
     let wl = workload(&w, single_batch(&w)?);
-    let asm = assumptions(cat, &w)?;
+    let asm = assumptions(cat, &w, &[hw])?;
     let req = request(&a.request);
     let s = serving::serve(&hw.hw, &model.model, &wl, &req, &asm)?;
     // Continuous batching when asked: its figures replace the static ones.
@@ -213,7 +213,7 @@ pub fn serve(cat: &Catalog, a: &ServeArgs, style: Style, out: Out) -> Result<(),
             units::format_count(wl.batch),
             region.name
         ));
-        head.push_str(&super::records::profile_line(&w.profile));
+        head.push_str(&super::records::profile_line(cat, &w.profile, hw));
         if let (Some(b), Some(c)) = (&modes, &cont) {
             head.push_str(&serve_modes::text_head(c, b));
         }

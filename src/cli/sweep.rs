@@ -140,7 +140,6 @@ pub(super) fn context_sweep_cmd(
     out: Out,
 ) -> Result<(), CliError> {
     let model = cat.model(&w.model)?;
-    let asm = assumptions(cat, w)?;
     let wl = workload(w, single_batch(w)?);
     let (lo, hi) = match contexts {
         BatchSpec::One(c) => (c, c),
@@ -150,6 +149,7 @@ pub(super) fn context_sweep_cmd(
     let mut rows = Rows::default();
     let mut summary = String::new();
     for hw in devices(cat, list)? {
+        let asm = assumptions(cat, w, &[hw])?;
         let evals = sweep::context_sweep(&hw.hw, &model.model, &wl, &asm, &points)?;
         let mut longest = None;
         for (e, s) in evals.iter().zip(&points) {
@@ -190,11 +190,11 @@ pub(super) fn sweep_cmd(
     out: Out,
 ) -> Result<(), CliError> {
     let model = cat.model(&w.model)?;
-    let asm = assumptions(cat, w)?;
     let base = workload(w, 1);
     let mut rows = Rows::default();
     let mut summary = String::new();
     for hw in devices(cat, list)? {
+        let asm = assumptions(cat, w, &[hw])?;
         let (batches, s) = batch_sweep(hw, model, &base, &asm, w.batch)?;
         let best = s.best_fitting();
         let largest = s.max_fitting_batch;

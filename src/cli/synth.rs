@@ -16,7 +16,8 @@ pub(super) fn synth(
 ) -> Result<(), CliError> {
     let model = cat.model(&a.workload.model)?;
     let wl = workload(&a.workload, single_batch(&a.workload)?);
-    let asm = assumptions(cat, &a.workload)?;
+    let entries = devices(cat, &a.hardware)?;
+    let asm = assumptions(cat, &a.workload, &entries)?;
     // The target's words decide the phase ("100ms ttft" is a prefill); a
     // plain time is the latency of --phase.
     let said = a.target.resolve(wl.phase);
@@ -25,7 +26,6 @@ pub(super) fn synth(
     let wl = Workload { phase, ..wl };
     let target_text = said.to_string();
     let req = solver::synthesize(&model.model, &wl, &asm, &target, a.comm_share)?;
-    let entries = devices(cat, &a.hardware)?;
     let hws: Vec<solver::Hardware> = entries.iter().map(|e| e.hw.clone()).collect();
     let by = match a.rank {
         args::RankArg::Cost => RankBy::Cost,

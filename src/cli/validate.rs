@@ -6,13 +6,15 @@
 use super::args::{Format, SplitArg, ValidateArgs};
 use super::output::{Col, Fmt, Style, col, render_list, wrap};
 use super::{CliError, Out, profile_assumptions, write};
-use crate::catalog::profile::{self as prof, FitSpec, Takes};
-use crate::catalog::{Catalog, Measurement, ProfileEntry};
-use crate::solver::calibration::{self, Case, Param, Prediction, Summary};
+use crate::catalog::device_class::{DeviceClass, Resolved};
+use crate::catalog::profile as prof;
+use crate::catalog::{Catalog, HardwareEntry, Measurement, ProfileEntry};
+use crate::solver::calibration::{self, Prediction, Summary};
 use crate::solver::{Assumptions, units};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
+pub use super::validate_loso::{leave_one_source_out, loso_summary};
 /// The profile that predicts a measurement when none is named: the one
 /// whose id is the measurement's stack, else `default`.
 pub use crate::catalog::profile::DEFAULT_PROFILE;
@@ -23,6 +25,9 @@ pub struct Checked<'c> {
     pub measurement: &'c Measurement,
     /// The profile that predicted it.
     pub profile: String,
+    /// The device class whose values of the profile were used; None for
+    /// its base values.
+    pub class: Option<DeviceClass>,
     /// In the half the profiles were fitted on (else held out).
     pub fit: bool,
     /// The assumptions it was predicted with.
@@ -57,19 +62,29 @@ pub fn stack_profile<'c>(cat: &'c Catalog, m: &Measurement) -> Option<&'c Profil
         .ok()
 }
 
+/// The values profile `p` gives the device of a measurement (its base
+/// values when the device is not in the catalog).
+pub fn on_device(p: &ProfileEntry, hw: Option<&HardwareEntry>) -> Resolved {
+    match hw {
+        Some(e) => p.on(e),
+        None => Resolved::base(p.assumptions),
+    }
+}
+
 /// Predict every measurement of the catalog: with the assumptions `pick`
-/// gives it, named by the profile id it also gives.
+/// gives it (from the measurement and its device, when the catalog has
+/// it), named by the profile id it also gives.
 pub fn check<'c>(
     cat: &'c Catalog,
-    mut pick: impl FnMut(&Measurement) -> (String, Assumptions),
+    mut pick: impl FnMut(&Measurement, Option<&HardwareEntry>) -> (String, Resolved),
 ) -> Vec<Checked<'c>> {
     let split = fit_split(&cat.measurements);
     cat.measurements
         .iter()
         .zip(split)
         .map(|(m, fit)| {
-            let (profile, a) = pick(m);
-            let a = &a;
+            let (profile, r) = pick(m, cat.hardware(&m.hardware).ok());
+            let a = &r.assumptions;
             let prediction = (|| -> Result<Prediction, String> {
                 let hw = cat.hardware(&m.hardware).map_err(|e| e.to_string())?;
                 let model = cat.model(&m.model).map_err(|e| e.to_string())?;
@@ -79,6 +94,7 @@ pub fn check<'c>(
             Checked {
                 measurement: m,
                 profile,
+                class: r.class,
                 fit,
                 assumptions: *a,
                 prediction,
@@ -98,158 +114,6 @@ pub fn summary(checked: &[Checked], keep: impl Fn(&Checked) -> bool) -> Summary 
                 .ok()
                 .map(|p| (*p, c.measurement.value))
         })
-        .collect();
-    calibration::summarize(&pairs)
-}
-
-/// Sets one assumption to a number.
-type Setter = dyn Fn(&mut Assumptions, f64);
-
-/// The interval a refit searches for a key that takes `takes`; None for
-/// the collective algorithm and the matmul ceiling (not numbers).
-fn refit_range(takes: Takes) -> Option<(f64, f64)> {
-    match takes {
-        Takes::Fraction => Some((0.05, 1.0)),
-        Takes::UnitInterval => Some((0.0, 1.0)),
-        Takes::Time => Some((0.0, 10e-3)),
-        Takes::Rows => Some((0.0, 256.0)),
-        Takes::Algorithm | Takes::Ceiling => None,
-    }
-}
-
-/// Leave one source out: each measurement predicted with its profile's
-/// fitted values refitted without the measurement's source (the file it
-/// comes from: one publication or benchmark table per file, so a stack's
-/// fit never sees the figures it is scored on). The refit starts from the
-/// profile's values with its fitted keys put back to those of the profile
-/// it was fitted from (`fitted_from`), and fits them on the other sources'
-/// measurements of its stacks (`fitted_on`), or, when the held-out source
-/// is all of them, on those of the `default` profile's stacks: a stack
-/// predicted as a stack nobody fitted. Keys in `fixed` (set by `--assume`)
-/// are not refitted. A profile set by hand (`roofline`, `ideal`) fits
-/// nothing, so its prediction stands. The refit is
-/// [`calibration::refit`], bounded; examples/calibrate.rs, which made the
-/// profiles, searches whole grids from several starts.
-pub fn leave_one_source_out(
-    cat: &Catalog,
-    checked: &[Checked],
-    fixed: &[&str],
-) -> Vec<Option<Prediction>> {
-    let resolve = |m: &Measurement| {
-        let hw = &cat.hardware(&m.hardware).ok()?.hw;
-        let model = &cat.model(&m.model).ok()?.model;
-        Some((hw, model))
-    };
-    let resolved: Vec<_> = checked.iter().map(|c| resolve(c.measurement)).collect();
-    let mut groups: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
-    for (i, c) in checked.iter().enumerate() {
-        groups
-            .entry((c.profile.as_str(), c.measurement.origin.as_str()))
-            .or_default()
-            .push(i);
-    }
-    let default_spec = cat
-        .profile(DEFAULT_PROFILE)
-        .ok()
-        .and_then(|p| p.fit.clone());
-    let mut out: Vec<Option<Prediction>> = vec![None; checked.len()];
-    for ((pid, origin), idx) in groups {
-        let spec: Option<FitSpec> = cat.profile(pid).ok().and_then(|p| p.fit.clone());
-        let Some(spec) = spec else {
-            for i in idx {
-                out[i] = checked[i].prediction.as_ref().ok().copied();
-            }
-            continue;
-        };
-        let cases_on = |stacks: &[String]| -> Vec<Case> {
-            checked
-                .iter()
-                .zip(&resolved)
-                .filter(|(c, _)| {
-                    c.measurement.origin != origin && stacks.contains(&c.measurement.stack)
-                })
-                .filter_map(|(c, r)| {
-                    let (hw, model) = (*r)?;
-                    let m = c.measurement;
-                    Some(Case {
-                        hw,
-                        model,
-                        run: &m.run,
-                        metric: m.metric,
-                        measured: m.value,
-                    })
-                })
-                .collect()
-        };
-        let mut cases = cases_on(&spec.stacks);
-        if let (true, Some(d)) = (cases.is_empty(), &default_spec) {
-            cases = cases_on(&d.stacks);
-        }
-        if cases.is_empty() {
-            continue;
-        }
-        let from = cat.profile(&spec.from).ok().map(|p| p.assumptions);
-        let keys: Vec<(&str, (f64, f64))> = spec
-            .keys
-            .iter()
-            .filter(|k| !fixed.contains(&k.as_str()))
-            .filter_map(|k| {
-                let key = prof::KEYS.iter().find(|x| x.key == k)?;
-                Some((key.key, refit_range(key.takes)?))
-            })
-            .collect();
-        let mut start = checked[idx[0]].assumptions;
-        if let Some(mut from) = from {
-            for (k, _) in &keys {
-                if let (Some(x), Some(slot)) = (
-                    prof::number_mut(&mut from, k).map(|x| *x),
-                    prof::number_mut(&mut start, k),
-                ) {
-                    *slot = x;
-                }
-            }
-        }
-        let setters: Vec<Box<Setter>> = keys
-            .iter()
-            .map(|(k, _)| {
-                let k = *k;
-                Box::new(move |a: &mut Assumptions, x: f64| {
-                    if let Some(slot) = prof::number_mut(a, k) {
-                        *slot = x;
-                    }
-                }) as Box<Setter>
-            })
-            .collect();
-        let params: Vec<Param> = keys
-            .iter()
-            .zip(&setters)
-            .map(|((_, (lo, hi)), set)| Param {
-                set: set.as_ref(),
-                lo: *lo,
-                hi: *hi,
-            })
-            .collect();
-        let a = calibration::refit(&cases, &start, &params);
-        for i in idx {
-            let m = checked[i].measurement;
-            out[i] = resolved[i]
-                .and_then(|(hw, model)| calibration::predict(hw, model, &m.run, m.metric, &a).ok());
-        }
-    }
-    out
-}
-
-/// The summary of the leave-one-source-out predictions `keep` selects.
-pub fn loso_summary(
-    checked: &[Checked],
-    loso: &[Option<Prediction>],
-    keep: impl Fn(&Checked) -> bool,
-) -> Summary {
-    let pairs: Vec<(Prediction, f64)> = checked
-        .iter()
-        .zip(loso)
-        .filter(|(c, _)| keep(c))
-        .filter_map(|(c, p)| p.map(|p| (p, c.measurement.value)))
         .collect();
     calibration::summarize(&pairs)
 }
@@ -283,6 +147,8 @@ fn record(c: &Checked, loso: Option<&Prediction>) -> Map<String, Value> {
     r.insert("measured_text".into(), json!(value_text(m, m.value)));
     r.insert("split".into(), json!(if c.fit { "fit" } else { "check" }));
     r.insert("profile".into(), json!(c.profile));
+    r.insert("class".into(), json!(c.class.map(DeviceClass::name)));
+    r.insert("profile_text".into(), json!(profile_text(c)));
     r.insert("source".into(), json!(m.source));
     match &c.prediction {
         Ok(p) => {
@@ -378,10 +244,22 @@ fn summary_line(name: &str, s: &Summary) -> String {
 /// Each measurement with its stack's profile (`default` when the stack
 /// has none).
 pub fn per_stack(cat: &Catalog) -> Vec<Checked<'_>> {
-    check(cat, |m| match stack_profile(cat, m) {
-        Some(p) => (p.id.clone(), p.assumptions),
-        None => ("roofline".to_string(), Assumptions::default()),
+    check(cat, |m, hw| match stack_profile(cat, m) {
+        Some(p) => (p.id.clone(), on_device(p, hw)),
+        None => (
+            "roofline".to_string(),
+            Resolved::base(Assumptions::default()),
+        ),
     })
+}
+
+/// The profile of a checked measurement with its class: "llama.cpp
+/// (apple)".
+pub fn profile_text(c: &Checked) -> String {
+    match c.class {
+        Some(k) => format!("{} ({})", c.profile, k.name()),
+        None => c.profile.clone(),
+    }
 }
 
 fn pct(x: f64) -> String {
@@ -393,7 +271,8 @@ fn pct(x: f64) -> String {
 }
 
 /// The Markdown table docs/validation.md quotes: for
-/// each stack's own profile (and per stack), then every measurement with
+/// each stack's own profile (and per stack, and per device class of a
+/// profile that has them), then every measurement with
 /// `default`, `roofline` and `ideal`, the median and worst |error| on the
 /// fitted and held-out halves and how many held-out measurements fall
 /// inside their band. `ridgeline validate --summary` prints it; a test
@@ -444,10 +323,38 @@ pub fn summary_table(cat: &Catalog) -> String {
             Err(_) => format!("  `{DEFAULT_PROFILE}` on {st}"),
         };
         row(&name, &own, &own_loso, &|c| c.measurement.stack == st);
+        // A profile with device classes: a row per class of device (its
+        // base values for a class it does not name, or no class).
+        if let Ok(p) = cat.profile(st)
+            && !p.classes.is_empty()
+        {
+            let class_of = |c: &Checked| {
+                cat.hardware(&c.measurement.hardware)
+                    .ok()
+                    .and_then(DeviceClass::of)
+            };
+            let mut classes: Vec<Option<DeviceClass>> = own
+                .iter()
+                .filter(|c| c.measurement.stack == st)
+                .map(class_of)
+                .collect();
+            classes.sort();
+            classes.dedup();
+            for k in classes {
+                let name = match k {
+                    Some(k) if p.class(k).is_some() => format!("    on {} devices", k.name()),
+                    Some(k) => format!("    on {} devices (base values)", k.name()),
+                    None => "    on devices in no class (base values)".to_string(),
+                };
+                row(&name, &own, &own_loso, &|c| {
+                    c.measurement.stack == st && class_of(c) == k
+                });
+            }
+        }
     }
     for id in [DEFAULT_PROFILE, "roofline", "ideal"] {
         if let Ok(p) = cat.profile(id) {
-            let checked = check(cat, |_| (p.id.clone(), p.assumptions));
+            let checked = check(cat, |_, hw| (p.id.clone(), on_device(p, hw)));
             let loso = leave_one_source_out(cat, &checked, &[]);
             row(&format!("`{id}` on all"), &checked, &loso, &|_| true);
         }
@@ -469,28 +376,29 @@ pub(super) fn validate(
         return write(out, &summary_table(cat));
     }
     let named = match &a.profile {
-        Some(p) => Some(profile_assumptions(cat, p, &a.assume)?),
+        // Checks the profile and the --assume flags before any row.
+        Some(p) => Some((cat.profile(p)?, profile_assumptions(cat, p, &a.assume)?)),
         None => None,
     };
     let mut problems = Vec::new();
-    let checked = check(cat, |m| match &named {
-        Some(asm) => (a.profile.clone().unwrap_or_default(), *asm),
+    let with_flags = |p: &ProfileEntry, hw: Option<&HardwareEntry>| {
+        let mut r = on_device(p, hw);
+        for (k, v) in &a.assume {
+            // Checked when the flag was parsed.
+            let _ = prof::set(&mut r.assumptions, k, prof::Value::Text(v));
+        }
+        (p.id.clone(), r)
+    };
+    let checked = check(cat, |m, hw| match named {
+        Some((p, _)) => with_flags(p, hw),
         None => match stack_profile(cat, m) {
-            Some(p) => {
-                let mut asm = p.assumptions;
-                for (k, v) in &a.assume {
-                    // Checked when the flag was parsed.
-                    let _ = crate::catalog::profile::set(
-                        &mut asm,
-                        k,
-                        crate::catalog::profile::Value::Text(v),
-                    );
-                }
-                (p.id.clone(), asm)
-            }
+            Some(p) => with_flags(p, hw),
             None => {
                 problems.push(m.id.clone());
-                ("roofline".to_string(), Assumptions::default())
+                (
+                    "roofline".to_string(),
+                    Resolved::base(Assumptions::default()),
+                )
             }
         },
     });
@@ -557,6 +465,7 @@ pub(super) fn validate(
                 "predicted_loso",
                 "error_loso",
                 "split",
+                "class",
             ]
             .into_iter()
             .map(|k| col(k, k, Fmt::Num))

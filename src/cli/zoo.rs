@@ -4,7 +4,9 @@ use super::args::{Format, ZooKind};
 use super::output::{Col, Fmt, Style, col, render_list};
 use super::records::{hardware_record, model_record};
 use super::{CliError, Out, write};
+use crate::catalog::device_class::DeviceClass;
 use crate::catalog::{Catalog, ProfileEntry, profile};
+use crate::solver::Assumptions;
 use serde_json::{Map, Value, json};
 
 const HW_COLS: &[Col] = &[
@@ -85,10 +87,16 @@ pub(super) fn zoo(
             cols = REGION_COLS;
         }
         ZooKind::Profiles => {
-            recs = cat.profiles.iter().map(profile_record).collect();
+            recs = cat.profiles.iter().flat_map(profile_records).collect();
             cols = PROFILE_COLS;
             if matches!(format, Format::Table | Format::Markdown) {
                 let mut s = render_list(&recs, cols, format, style);
+                s.push_str(
+                    "\ndevice classes ([profile.class.NAME]; a profile's base values elsewhere):\n",
+                );
+                for k in DeviceClass::ALL {
+                    s.push_str(&format!("  {:<12} {}\n", k.name(), k.help()));
+                }
                 s.push_str("\nassumption keys (profile files and --assume KEY=VALUE):\n");
                 for k in profile::KEYS {
                     s.push_str(&format!("  {:<26} {}\n", k.key, k.help));
@@ -106,6 +114,7 @@ pub(super) fn zoo(
 
 const PROFILE_COLS: &[Col] = &[
     col("id", "id", Fmt::Text),
+    col("class", "class_text", Fmt::Text),
     col("eta_c", "compute_efficiency", Fmt::Num),
     col("eta_m", "memory_efficiency", Fmt::Num),
     col("kernel", "kernel_time_s", Fmt::Time),
@@ -116,11 +125,33 @@ const PROFILE_COLS: &[Col] = &[
     col("name", "name", Fmt::Text).opt(4),
 ];
 
-/// A profile with every assumption, for `zoo profiles`.
-fn profile_record(p: &ProfileEntry) -> Map<String, Value> {
-    let a = &p.assumptions;
+/// A profile's rows for `zoo profiles`: its base values, then its values
+/// for each device class it names.
+fn profile_records(p: &ProfileEntry) -> Vec<Map<String, Value>> {
+    let mut out = vec![profile_record(p, &p.assumptions, None)];
+    for c in &p.classes {
+        let mut m = profile_record(p, &c.assumptions, Some(c.class));
+        m.insert("class_keys".into(), json!(c.keys));
+        m.insert("fitted_keys".into(), json!(c.fitted_keys));
+        out.push(m);
+    }
+    out
+}
+
+/// A profile with every assumption (its base values, or a class's), for
+/// `zoo profiles`.
+fn profile_record(
+    p: &ProfileEntry,
+    a: &Assumptions,
+    class: Option<DeviceClass>,
+) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("id".into(), json!(p.id));
+    m.insert("class".into(), json!(class.map(DeviceClass::name)));
+    m.insert(
+        "class_text".into(),
+        json!(class.map_or("-", DeviceClass::name)),
+    );
     m.insert("name".into(), json!(p.name));
     m.insert("compute_efficiency".into(), json!(a.compute_efficiency));
     m.insert("memory_efficiency".into(), json!(a.memory_efficiency));

@@ -427,8 +427,8 @@ pub fn compute(catalog: &Catalog, s: &Scenario) -> Result<Figures, String> {
     let hw = catalog.hardware(hw_name).map_err(|e| e.to_string())?;
     let model = catalog.model(model_name).map_err(|e| e.to_string())?;
     let wl = s.workload(&Workload::default()).map_err(joined)?;
-    let (_, base) = s.profile(catalog).map_err(|p| joined(vec![p]))?;
-    let a = s.assumptions(&base).map_err(joined)?;
+    let (_, base) = s.profile_on(catalog, hw).map_err(|p| joined(vec![p]))?;
+    let a = s.assumptions(&base.assumptions).map_err(joined)?;
     let asked =
         solver::sensitivity(&hw.hw, &model.model, &wl, &a, PERTURB).map_err(|e| e.to_string())?;
     let c = compare::assess(&hw.hw, &model.model, &wl, &a, asked.base.clone());

@@ -5,7 +5,8 @@
 use super::{
     FleetInputs, Scenario, SynthTarget, VIEWS, WorkloadSection, generation_families, parse_batches,
 };
-use crate::catalog::Catalog;
+use crate::catalog::device_class::Resolved;
+use crate::catalog::{Catalog, HardwareEntry};
 use crate::solver::fleet::ModeChoice;
 use crate::solver::roofline::{validate_assumptions, validate_workload};
 use crate::solver::serving::{Request, validate_request};
@@ -160,6 +161,20 @@ impl Scenario {
         catalog
             .profile(self.assumptions.profile_id())
             .map(|p| (p.id.clone(), p.assumptions))
+            .map_err(|e| ("assumptions.profile".to_string(), e.to_string()))
+    }
+
+    /// The profile the assumptions start from on device `hw`: its id, its
+    /// values for the device's class (its base values when it names none)
+    /// and that class.
+    pub fn profile_on(
+        &self,
+        catalog: &Catalog,
+        hw: &HardwareEntry,
+    ) -> Result<(String, Resolved), Problem> {
+        catalog
+            .profile(self.assumptions.profile_id())
+            .map(|p| (p.id.clone(), p.on(hw)))
             .map_err(|e| ("assumptions.profile".to_string(), e.to_string()))
     }
 

@@ -384,9 +384,22 @@ pub fn compare(
     a: &Assumptions,
     baseline: Option<usize>,
 ) -> Comparison {
+    compare_each(devices, model, wl, &vec![*a; devices.len()], baseline)
+}
+
+/// [`compare`] with each device's own assumptions (`a[i]` for
+/// `devices[i]`: a profile's values for each device's class).
+pub fn compare_each(
+    devices: &[Hardware],
+    model: &Model,
+    wl: &Workload,
+    a: &[Assumptions],
+    baseline: Option<usize>,
+) -> Comparison {
     let rows: Vec<Result<Compared>> = devices
         .iter()
-        .map(|hw| roofline::evaluate(hw, model, wl, a).map(|e| assess(hw, model, wl, a, e)))
+        .zip(a)
+        .map(|(hw, a)| roofline::evaluate(hw, model, wl, a).map(|e| assess(hw, model, wl, a, e)))
         .collect();
     let fits: Vec<bool> = rows
         .iter()

@@ -7,7 +7,7 @@ use super::knobs::{Choices, Family, Inputs, Knob, Profile, ViewInputs};
 use super::scenario_io::Session;
 use super::theme::{Theme, ThemeSet};
 use super::views::{self, View, ViewData};
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, device_class};
 use crate::solver::compare::{self, SortBy, Speedup, Verdict};
 use crate::solver::{
     self, Arch, Assumptions, Evaluation, Hardware, Phase, Precision, Sensitivity, Tier, Workload,
@@ -422,11 +422,13 @@ impl App {
                     id: "roofline".into(),
                     base: Assumptions::default(),
                     training: Default::default(),
+                    class: None,
                 },
                 |p| Profile {
                     id: p.id.clone(),
                     base: p.assumptions,
                     training: p.training,
+                    class: None,
                 },
             );
         let mut view_inputs = ViewInputs::default();
@@ -612,6 +614,40 @@ impl App {
         self.profile = i.profile;
     }
 
+    /// The profile's values for the selected device: when the device's
+    /// class (or the profile) changed, the profile's values move to the
+    /// class's and each value a knob changed stays as it was set.
+    pub(crate) fn follow_device_class(&mut self) {
+        let (Some(e), Ok(p)) = (
+            self.catalog.hardware.get(self.hw),
+            self.catalog.profile(&self.profile.id),
+        ) else {
+            return;
+        };
+        let r = p.on(e);
+        if r.assumptions != self.profile.base || r.class != self.profile.class {
+            self.assumptions =
+                device_class::rebase(&self.assumptions, &self.profile.base, &r.assumptions);
+            self.profile.base = r.assumptions;
+            self.profile.class = r.class;
+        }
+    }
+
+    /// The assumptions on device `i` (a catalog index): the profile's
+    /// values for its class, with each value a knob changed as it was set;
+    /// the selected device's are [`App::assumptions`].
+    pub fn assumptions_on(&self, i: usize) -> Assumptions {
+        match (
+            self.catalog.hardware.get(i),
+            self.catalog.profile(&self.profile.id),
+        ) {
+            (Some(e), Ok(p)) => {
+                device_class::rebase(&self.assumptions, &self.profile.base, &p.on(e).assumptions)
+            }
+            _ => self.assumptions,
+        }
+    }
+
     pub fn selected_knob(&self) -> Knob {
         let k = self.knobs();
         k[self.knob.min(k.len() - 1)]
@@ -658,6 +694,7 @@ impl App {
     /// Recompute every figure from the solver for the current state.
     pub fn recompute(&mut self) {
         self.recomputes += 1;
+        self.follow_device_class();
         self.hw_visible = visible(&self.hw_order, self.filter_text(Pane::Hardware), |i| {
             let e = &self.catalog.hardware[i];
             let mut s = vec![e.hw.id.as_str(), e.hw.name.as_str(), e.vendor.as_str()];
@@ -886,6 +923,7 @@ fn choices(catalog: &Catalog) -> Choices {
                 id: p.id.clone(),
                 base: p.assumptions,
                 training: p.training,
+                class: None,
             })
             .collect(),
         drafts: super::knobs::serving_modes::draft_choices(&catalog.models),

@@ -3,6 +3,7 @@
 //! for Serving, the target for Synthesis, the SLAs for Fleet, ...).
 
 use crate::catalog::ModelEntry;
+use crate::catalog::device_class::DeviceClass;
 use crate::scenario::{FLAGSHIP_FAMILY, SynthTarget};
 use crate::solver::serving::Request;
 use crate::solver::training::TrainingAssumptions;
@@ -214,7 +215,9 @@ pub struct Inputs {
     pub profile: Profile,
 }
 
-/// A calibration profile of the catalog: its id and its assumptions.
+/// A calibration profile of the catalog: its id and its assumptions (on
+/// the selected device: the values of its device class when the profile
+/// names it, that class beside them).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Profile {
     pub id: String,
@@ -223,6 +226,7 @@ pub struct Profile {
     /// profile sets the Training view's overlaps, attention efficiency,
     /// MoE token time and matmul ceiling, as `train --profile` does.
     pub training: TrainingAssumptions,
+    pub class: Option<DeviceClass>,
 }
 
 /// What stepping and reading some knobs needs from the catalog: the region

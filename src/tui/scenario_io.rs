@@ -8,6 +8,7 @@
 use super::app::{App, Level, Mode};
 use super::knobs::{Family, Profile, SweepAxis, ViewInputs};
 use super::views::View;
+use crate::catalog::device_class::Resolved;
 use crate::fsutil;
 use crate::scenario::{AssumptionsSection, Problem, Scenario, exact};
 use crate::solver::Workload;
@@ -154,8 +155,12 @@ impl App {
             None => self.model,
         };
         let wl = s.workload(&Workload::default()).map_err(joined)?;
-        let (id, base) = s.profile(cat).map_err(|p| joined(vec![p]))?;
-        let a = s.assumptions(&base).map_err(joined)?;
+        let (id, on) = match cat.hardware.get(hw) {
+            Some(e) => s.profile_on(cat, e),
+            None => s.profile(cat).map(|(id, a)| (id, Resolved::base(a))),
+        }
+        .map_err(|p| joined(vec![p]))?;
+        let a = s.assumptions(&on.assumptions).map_err(joined)?;
         let view = s
             .view
             .as_deref()
@@ -177,7 +182,12 @@ impl App {
         let training = cat
             .profile(&id)
             .map_or_else(|_| Default::default(), |p| p.training);
-        self.profile = Profile { id, base, training };
+        self.profile = Profile {
+            id,
+            base: on.assumptions,
+            class: on.class,
+            training,
+        };
         self.view_inputs = v;
         self.session.title = s.title.clone();
         self.session.description = s.description.clone();

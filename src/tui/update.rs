@@ -286,8 +286,10 @@ fn step_knob(app: &mut App, up: bool) {
     }
     let model = app.catalog.models.get(app.model).map(|m| &m.model);
     let i = k.step_for(&app.inputs(), up, &app.choices, model);
-    let v = k.value(&i);
     app.set_inputs(i);
+    // A profile's values for the device's class, before it is named.
+    app.follow_device_class();
+    let v = k.value(&app.inputs());
     app.say(Level::Info, format!("{} {v}", k.label()));
 }
 

@@ -613,11 +613,12 @@ pub fn compare_devices(
         };
     };
     let model = &entry.model;
-    let (wl, a) = (app.workload, app.assumptions);
+    let wl = app.workload;
     let mut rows: Vec<Compared> = devices
         .iter()
         .map(|&i| {
             let dev = &app.catalog.hardware[i].hw;
+            let a = app.assumptions_on(i);
             let result = match known {
                 Some((k, s)) if k == i => Ok(s.clone()),
                 _ => solver::sensitivity(dev, model, &wl, &a, PERTURB).map_err(|e| e.to_string()),

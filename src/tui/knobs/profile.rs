@@ -2,15 +2,30 @@
 //! the catalog) and the stepping of the fixed-time knobs.
 
 use super::{Inputs, Profile};
+use crate::catalog::device_class::DeviceClass;
 use crate::solver::Assumptions;
 
-/// What the profile knob shows: the id, with a `*` once another knob has
+/// What the profile knob shows: the id, with the device class whose
+/// values it uses ("llama.cpp (apple)"), and a `*` once another knob has
 /// changed an assumption of it ("default*").
 pub fn shown(p: &Profile, a: &Assumptions) -> String {
+    let name = match p.class {
+        Some(k) => format!("{} ({})", p.id, k.name()),
+        None => p.id.clone(),
+    };
     if *a == p.base {
-        p.id.clone()
+        name
     } else {
-        format!("{}*", p.id)
+        format!("{name}*")
+    }
+}
+
+/// A profile's name as typed, without the class [`shown`] adds:
+/// "llama.cpp (apple)" is "llama.cpp".
+fn without_class(t: &str) -> &str {
+    match t.trim().strip_suffix(')').and_then(|r| r.rsplit_once(" (")) {
+        Some((id, class)) if DeviceClass::parse(class).is_some() => id.trim(),
+        _ => t.trim(),
     }
 }
 
@@ -37,10 +52,11 @@ pub fn parse<'a>(
 ) -> Result<Option<&'a Profile>, String> {
     let t = t.trim();
     if let Some(id) = t.strip_suffix('*')
-        && id.trim().eq_ignore_ascii_case(&i.profile.id)
+        && without_class(id).eq_ignore_ascii_case(&i.profile.id)
     {
         return Ok(None);
     }
+    let t = without_class(t);
     profiles
         .iter()
         .find(|p| p.id.eq_ignore_ascii_case(t))

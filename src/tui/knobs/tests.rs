@@ -10,6 +10,7 @@ fn base() -> Inputs {
             id: "roofline".into(),
             base: Assumptions::default(),
             training: Default::default(),
+            class: None,
         },
     }
 }
@@ -318,6 +319,7 @@ fn profiles() -> Vec<Profile> {
             id: "roofline".into(),
             base: roofline,
             training: Default::default(),
+            class: None,
         },
         Profile {
             id: "stack".into(),
@@ -327,6 +329,7 @@ fn profiles() -> Vec<Profile> {
                 matmul_ceiling: crate::solver::training::MatmulCeiling::Flat,
                 ..Default::default()
             },
+            class: None,
         },
     ]
 }
@@ -371,6 +374,24 @@ fn the_profile_knob_sets_the_training_keys_it_names_and_keeps_the_others() {
         back.v.train.assumptions.matmul_ceiling,
         MatmulCeiling::Measured
     );
+}
+
+#[test]
+fn the_profile_knob_names_the_device_class_and_reads_it_back() {
+    let c = choices();
+    let mut i = base();
+    i.profile.class = Some(crate::catalog::device_class::DeviceClass::Apple);
+    assert_eq!(Knob::Profile.value(&i), "roofline (apple)");
+    // What it shows reads back as the same profile, changed or not.
+    let same = Knob::Profile.parse("roofline (apple)", &i, &c).unwrap();
+    assert_eq!(same.profile.id, "roofline");
+    i.a.compute_efficiency = 0.5;
+    assert_eq!(Knob::Profile.value(&i), "roofline (apple)*");
+    let kept = Knob::Profile.parse("roofline (apple)*", &i, &c).unwrap();
+    assert_eq!(kept.a.compute_efficiency, 0.5);
+    // Another profile typed with a class suffix is that profile.
+    let other = Knob::Profile.parse("stack (datacenter)", &i, &c).unwrap();
+    assert_eq!(other.profile.id, "stack");
 }
 
 #[test]
