@@ -150,7 +150,7 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
     let recompute = f.string("recompute").and_then(|(s, at)| {
         let r = Recompute::parse(&s);
         if r.is_none() {
-            f.problem(at, "recompute must be none, selective, dots or full");
+            f.problem(at, format!("recompute must be {}", Recompute::EXPECTED));
         }
         r
     });

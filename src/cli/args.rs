@@ -1013,26 +1013,16 @@ fn parse_op(s: &str) -> Result<crate::solver::collective::Op, String> {
     })
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RecomputeArg {
-    None,
-    Selective,
-    /// Keep only matmul outputs (JAX's dots_saveable).
-    #[value(alias = "matmul")]
-    Dots,
-    Full,
-}
-
-impl RecomputeArg {
-    pub fn solver(self) -> crate::solver::training::Recompute {
-        use crate::solver::training::Recompute;
-        match self {
-            RecomputeArg::None => Recompute::None,
-            RecomputeArg::Selective => Recompute::Selective,
-            RecomputeArg::Dots => Recompute::Dots,
-            RecomputeArg::Full => Recompute::Full,
-        }
-    }
+/// A recomputation level or a set of Megatron-Core modules.
+fn parse_recompute(s: &str) -> Result<crate::solver::training::Recompute, String> {
+    use crate::solver::training::Recompute;
+    Recompute::parse(s).ok_or_else(|| {
+        format!(
+            "{} is not a recomputation: use {}",
+            echo(s),
+            Recompute::EXPECTED
+        )
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -1241,9 +1231,9 @@ pub struct TrainSetup {
     /// ZeRO stage: 0, 1 (optimizer state), 2 (and gradients), 3 (and weights: FSDP) [default: 3, as the Training view].
     #[arg(long, value_parser = parse_zero, allow_hyphen_values = true)]
     pub zero: Option<u8>,
-    /// Activation recomputation [default: none, as the Training view].
-    #[arg(long, value_enum)]
-    pub recompute: Option<RecomputeArg>,
+    /// Activation recomputation: none, selective (attention core), dots (keep matmul outputs: JAX's dots_saveable), dots-except-mlpwi (also recompute the MLP's gate and up: MaxText's save_dot_except_mlpwi), full (keep layer inputs), or Megatron-Core modules, comma-separated: core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts [default: none, as the Training view].
+    #[arg(long, value_parser = parse_recompute, allow_hyphen_values = true)]
+    pub recompute: Option<crate::solver::training::Recompute>,
     /// Attention kernel: flash keeps no score matrix [default: flash].
     #[arg(long, value_enum)]
     pub attention: Option<AttentionArg>,

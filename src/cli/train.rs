@@ -4,8 +4,8 @@
 //! the layouts of the device count ranked by step time.
 
 use super::args::{
-    AttentionArg, Format, MatmulCeilingArg, OptimizerArg, ProfileArgs, RecomputeArg, TokensArg,
-    TrainArgs, TrainKnobs, TrainSetup,
+    AttentionArg, Format, MatmulCeilingArg, OptimizerArg, ProfileArgs, TokensArg, TrainArgs,
+    TrainKnobs, TrainSetup,
 };
 use super::collective::link_assumptions;
 use super::output::{Col, Fmt, Style, col, render_list, render_record, wrap};
@@ -97,9 +97,7 @@ pub(crate) fn run_of(args: &TrainSetup, seq: f64, layout: Layout) -> Result<Trai
         seq,
         layout,
         zero: args.zero.unwrap_or(DEFAULTS.zero),
-        recompute: args
-            .recompute
-            .map_or(DEFAULTS.recompute, RecomputeArg::solver),
+        recompute: args.recompute.unwrap_or(DEFAULTS.recompute),
         precision: args.precision,
         optimizer: match args.optimizer {
             OptimizerArg::Adam => Optimizer::Adam,

@@ -359,7 +359,7 @@ impl Scenario {
             Some(r) => Recompute::parse(r).unwrap_or_else(|| {
                 p.push(
                     "training.recompute",
-                    format!("recompute {r:?}? use none, selective, dots or full"),
+                    format!("recompute {r:?}? use {}", Recompute::EXPECTED),
                 );
                 d.recompute
             }),

@@ -6,12 +6,14 @@
 //! - compute = hardware FLOPs per token x tokens per step / devices /
 //!   (peak x eta_c).
 //! - communication, per step and device ([`comms`]): tensor-parallel
-//!   all-reduces (4 per layer and micro-batch, 6 with full recomputation;
+//!   all-reduces (4 per layer and micro-batch, 6 with full recomputation,
+//!   5 on the layers whose MLP block a module set rebuilds;
 //!   with sequence parallelism each is a reduce-scatter and an all-gather,
 //!   the same bytes; Korthikanti et al. 2022, section 4.2.2), the
 //!   pipeline's point-to-point sends (activations forward and gradients
 //!   back, 2 v per micro-batch), the expert-parallel all-to-alls (dispatch
-//!   and combine, forward and backward: 4 per MoE layer and micro-batch),
+//!   and combine, forward and backward: 4 per MoE layer and micro-batch,
+//!   6 when full recomputation or the moe module rebuilds the layer),
 //!   the context-parallel ring (cp - 1 KV blocks forward, twice that
 //!   backward) and the data-parallel gradient reduction (ZeRO 0: one
 //!   all-reduce per step; 1: reduce-scatter and an all-gather of the
@@ -36,8 +38,8 @@
 
 use super::flops::Flops;
 use super::{
-    Params, REFERENCE_MATMUL_SHARE_8, REFERENCE_MATMUL_SHARE_16, Recompute, TrainingAssumptions,
-    TrainingRun, dp_groups,
+    Modules, Params, REFERENCE_MATMUL_SHARE_8, REFERENCE_MATMUL_SHARE_16, Recompute,
+    TrainingAssumptions, TrainingRun, dp_groups,
 };
 use crate::solver::collective::{Inside, Levels, Op, Span, hierarchical, torus};
 use crate::solver::error::{Result, SolverError};
@@ -601,6 +603,27 @@ pub fn comms(
     let h = d.hidden as f64;
     let layers = l.stage_layers_trimmed(d.layers, run.edge_layers);
     let full = run.recompute == Recompute::Full;
+    // A module set that rebuilds an MLP block runs its forward collectives
+    // again on those layers: one more TP collective per such block (full
+    // recomputation's 6 = 4 + one per block), and for moe the dispatch and
+    // combine again (6 all-to-alls, as full).
+    let mods = run.recompute.modules();
+    let (moe_share, dense_share) = match d.moe {
+        Some(_) => {
+            let share = d.moe_layers() as f64 / d.layers.max(1) as f64;
+            (share, 1.0 - share)
+        }
+        None => (0.0, 1.0),
+    };
+    let mlp_again = if mods.contains(Modules::MLP) {
+        dense_share
+    } else {
+        0.0
+    } + if mods.contains(Modules::MOE) {
+        moe_share
+    } else {
+        0.0
+    };
     let node = mc.per_node;
     // The job's slice: the devices it uses, up to one whole slice; groups
     // are laid on it in the layout's order (tp fastest, then cp, ep, dp, pp).
@@ -638,7 +661,7 @@ pub fn comms(
     };
     let act = b * s_local * h * e;
     if l.tp > 1 {
-        let n = m * layers * if full { 6.0 } else { 4.0 };
+        let n = m * layers * if full { 6.0 } else { 4.0 + mlp_again };
         out.tp = term(l.tp, 1, &[(Op::AllReduce, act, n)], "tensor")?;
     }
     if l.cp > 1 {
@@ -649,7 +672,8 @@ pub fn comms(
     if let (true, Some(moe)) = (l.ep > 1, d.moe) {
         let tokens = b * s_local / l.tp as f64;
         let buffer = tokens * moe.top_k as f64 * h * e;
-        let n = m * layers * if full { 6.0 } else { 4.0 };
+        let again = full || mods.contains(Modules::MOE);
+        let n = m * layers * if again { 6.0 } else { 4.0 };
         out.ep = term(l.ep, l.tp * l.cp, &[(Op::AllToAll, buffer, n)], "expert")?;
     }
     if l.pp > 1 {

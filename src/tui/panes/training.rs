@@ -172,9 +172,18 @@ fn memory_section(app: &App, d: &TrainingData, width: usize) -> Vec<Line<'static
         " to fit, change one of:",
         t.warn(),
     )));
+    // The changes in a column as wide as the widest (a module set or
+    // dots-except-mlpwi is longer than the others).
+    let col = d
+        .fixes
+        .iter()
+        .map(|(f, _, _)| super::text::width(&training::fix_text(f)))
+        .max()
+        .unwrap_or(0)
+        .max(20);
     for (f, bytes, fits) in &d.fixes {
         out.push(Line::from(vec![
-            Span::styled(format!("   {:<20}", training::fix_text(f)), t.accent()),
+            Span::styled(format!("   {:<col$}", training::fix_text(f)), t.accent()),
             Span::styled(
                 format!(
                     " {} per device, {}",
