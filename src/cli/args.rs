@@ -1240,6 +1240,9 @@ pub struct TrainSetup {
     /// Keep dropout masks (after attention and MLP; on the scores with eager attention).
     #[arg(long)]
     pub dropout: bool,
+    /// Offload the activations each layer keeps (what --recompute leaves) to host memory: the device holds 3 layers of one micro-batch, and the copies cross the device's host link (the catalog's `host` under [device.interconnect]), hidden behind the passes where they can be.
+    #[arg(long)]
+    pub offload: bool,
     /// Layers fewer on the first and last pipeline stages (Llama 3: 1) [default: 0].
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=65536))]
     pub edge_layers: Option<u32>,

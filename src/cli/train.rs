@@ -109,6 +109,7 @@ pub(crate) fn run_of(args: &TrainSetup, seq: f64, layout: Layout) -> Result<Trai
             Some(AttentionArg::Eager) => Attention::Eager,
         },
         dropout: args.dropout,
+        offload: args.offload,
         edge_layers: args.edge_layers.unwrap_or(0),
         contiguous: args.contiguous.unwrap_or(0),
     })
@@ -235,6 +236,8 @@ fn record(
     put("comm", Value::Object(comm));
     put("bubble_s", json!(s.bubble_s));
     put("bubble_fraction", json!(s.bubble_fraction));
+    put("offload_copy_s", json!(s.offload_copy_s));
+    put("offload_s", json!(s.offload_s));
     put("optimizer_s", json!(s.optimizer_s));
     put("overhead_s", json!(s.overhead_s));
     put("binding", json!(s.binding.name()));
@@ -251,9 +254,11 @@ fn record(
             "total": m.total(),
         }),
     );
+    put("memory_host_bytes", json!(m.host));
     put("memory_stage", json!(m.stage.name()));
     put("attention", json!(tr.run.attention.name()));
     put("dropout", json!(tr.run.dropout));
+    put("offload", json!(tr.run.offload));
     put("edge_layers", json!(tr.run.edge_layers));
     put("contiguous", json!(tr.run.contiguous));
     put("memory_capacity_bytes", json!(m.capacity_bytes));
@@ -439,6 +444,13 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
         .iter()
         .filter(|c| tr.memory.fits || !STEP_KEYS.contains(&c.key) && !RUN_KEYS.contains(&c.key))
         .filter(|c| !(dense_text && c.key == "moe_routing_s"))
+        // Without offloading the text has no host-link rows (JSON and CSV
+        // keep the keys, at 0).
+        .filter(|c| {
+            tr.run.offload
+                || !matches!(fmt, Format::Table | Format::Markdown)
+                || !matches!(c.key, "offload_s" | "memory_host_bytes")
+        })
         .copied()
         .collect();
     text.push_str(&render_record(&flat(&rec), &summary, fmt));
@@ -574,6 +586,8 @@ const STEP_KEYS: &[&str] = &[
     "comm",
     "bubble_s",
     "bubble_fraction",
+    "offload_copy_s",
+    "offload_s",
     "optimizer_s",
     "overhead_s",
     "binding",
@@ -600,6 +614,7 @@ const SUMMARY: &[Col] = &[
     col("  MoE routing", "moe_routing_s", Fmt::Time),
     col("  exposed communication", "exposed_comm_s", Fmt::Time),
     col("  pipeline bubble", "bubble_s", Fmt::Time),
+    col("  host-link copies (exposed)", "offload_s", Fmt::Time),
     col("  optimizer step", "optimizer_s", Fmt::Time),
     col("  overhead", "overhead_s", Fmt::Time),
     col("binding term", "binding", Fmt::Text),
@@ -615,6 +630,7 @@ const SUMMARY: &[Col] = &[
     col("memory: logits (last stage)", "memory_logits", Fmt::Bytes),
     col("memory: gathered layers", "memory_gathered", Fmt::Bytes),
     col("memory: total per device", "memory_total", Fmt::Bytes),
+    col("memory: offloaded to host", "memory_host_bytes", Fmt::Bytes),
     col(
         "memory: usable per device",
         "memory_usable_bytes",

@@ -14,7 +14,8 @@
 //! selective recomputation (and `dots`, which keeps only the products'
 //! outputs) only the attention core's forward, 4 L H Q T (Korthikanti et
 //! al. 2022, section 5); `dots-except-mlpwi` that and the MLP's input
-//! projections ([`mlp_input_products`]); a set of Megatron-Core modules
+//! projections ([`mlp_input_products`]); `dots-except-mlp` that and the
+//! whole MLP ([`mlp_products`]); a set of Megatron-Core modules
 //! the attention core when it holds core_attn, and the products of the
 //! parts it rebuilds ([`module_products`]).
 
@@ -48,6 +49,7 @@ impl Flops {
             // FLOPs are element-wise, a rounding error beside the products.
             Recompute::Selective | Recompute::Dots => (4.0 * lhqt, 4.0 * lhqt),
             Recompute::DotsExceptMlpwi => (4.0 * lhqt + mlp_input_products(d), 4.0 * lhqt),
+            Recompute::DotsExceptMlp => (4.0 * lhqt + mlp_products(d), 4.0 * lhqt),
             Recompute::Modules(m) => {
                 let core = if m.contains(Modules::CORE_ATTN) {
                     4.0 * lhqt
@@ -115,6 +117,21 @@ pub fn mlp_input_products(d: &Decoder) -> f64 {
         m.top_k as f64 * wi(d.ffn as f64) + wi(m.shared_ffn as f64)
     });
     dense * wi(dense_ffn) + moe * routed
+}
+
+/// FLOPs per token, over the layers, of every MLP's products run again by
+/// `dots-except-mlp`: 2 FLOPs per parameter ([`mlp_params`]) of each dense
+/// layer's MLP, and of each MoE layer's top-k experts, shared experts and
+/// router (h E).
+pub fn mlp_products(d: &Decoder) -> f64 {
+    let h = d.hidden as f64;
+    let (dense, moe, dense_ffn) = layer_kinds(d);
+    let routed = d.moe.map_or(0.0, |m| {
+        m.top_k as f64 * mlp_params(d, d.ffn as f64)
+            + mlp_params(d, m.shared_ffn as f64)
+            + h * m.experts as f64
+    });
+    2.0 * (dense * mlp_params(d, dense_ffn) + moe * routed)
 }
 
 /// FLOPs per token, over the layers, of the products Megatron-Core's
@@ -245,7 +262,10 @@ pub fn elementwise_bytes_per_token(d: &Decoder, run: &TrainingRun) -> f64 {
         }
     };
     let (passes, again) = match run.recompute {
-        Recompute::Dots | Recompute::DotsExceptMlpwi | Recompute::Full => (4.0, 0.0),
+        Recompute::Dots
+        | Recompute::DotsExceptMlpwi
+        | Recompute::DotsExceptMlp
+        | Recompute::Full => (4.0, 0.0),
         Recompute::None | Recompute::Selective => (3.0, 0.0),
         Recompute::Modules(m) => (3.0, module_elementwise(d, m, mlp)),
     };

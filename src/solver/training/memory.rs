@@ -54,7 +54,9 @@
 //! policy does; `dots-except-mlpwi` keeps the same less the gate and up
 //! outputs (MaxText's `save_dot_except_mlpwi`: only "query_proj",
 //! "key_proj", "value_proj", "qkv_proj", "out_proj" and "mlpwo" are
-//! saved); `full` keeps each layer's input, 2 h, and rebuilds one
+//! saved); `dots-except-mlp` keeps the layer input, Q, K, V and the out
+//! projection's output, 2 h + Q K V + 2 h (MaxText's
+//! `save_dot_except_mlp`); `full` keeps each layer's input, 2 h, and rebuilds one
 //! layer's whole set in backward (never a score matrix under flash).
 //!
 //! A set of Megatron-Core's `recompute_modules` (TransformerConfig: the
@@ -69,6 +71,12 @@
 //! logits, routed copies and shared experts (its input stays);
 //! shared_experts the shared experts' 6 f_s. The part rebuilt in backward
 //! is at most one module of one layer at a time, which is not counted.
+//!
+//! **Offloading** ([`super::TrainingRun::offload`]): what the layers keep
+//! goes to host memory as the forward pass produces it and comes back as
+//! backward needs it; the device holds [`OFFLOAD_LAYERS_ON_DEVICE`]
+//! layers of one micro-batch (the current, the one in transfer, the one
+//! prefetched), the host the rest ([`TrainingMemory::host`]).
 //!
 //! **Pipeline stages.** Device i of p holds, with 1F1B, min(m, p - i)
 //! micro-batches of its layers; with v interleaved chunks, 2 (p - i - 1) +
@@ -86,7 +94,8 @@
 //! second and last stages is the one that must fit.
 
 use super::{
-    Attention, Layout, Modules, Params, Recompute, TrainingAssumptions, TrainingRun, dp_groups,
+    Attention, Layout, Modules, OFFLOAD_LAYERS_ON_DEVICE, Params, Recompute, TrainingAssumptions,
+    TrainingRun, dp_groups,
 };
 use crate::solver::types::{Assumptions, Decoder, Hardware};
 use std::fmt;
@@ -127,6 +136,8 @@ pub struct TrainingMemory {
     pub logits: f64,
     /// ZeRO 3's gathered layers (the current and the prefetched one).
     pub gathered: f64,
+    /// Activations offloaded to host memory (not in the device's total).
+    pub host: f64,
     /// The stage these bytes are of.
     pub stage: Stage,
     pub capacity_bytes: f64,
@@ -336,6 +347,9 @@ fn layer_bytes_per_token(
             // the down projection's output (2h), the gate and up outputs.
             sixteen(2.0 * h + heads_qkv + latents + 2.0 * h + 2.0 * h) + mlp
         }
+        // Layer input (2h), Q K V (and MLA's latents), the out
+        // projection's output (2h); the MLP keeps nothing.
+        Recompute::DotsExceptMlp => sixteen(2.0 * h + heads_qkv + latents + 2.0 * h),
         Recompute::Full => sixteen(2.0 * h),
     }
 }
@@ -446,7 +460,15 @@ pub fn memory(
         };
         let (dense, experts) = p.on_stage(l, layers, stage);
         let (weights, gradients, optimizer) = states_of(dense, experts, run);
-        let activations = layer * layers * in_flight_at(l, m, run.contiguous, index) + rebuilt;
+        let kept = layer * layers * in_flight_at(l, m, run.contiguous, index);
+        // Offloaded: the device holds the layers in flight of one
+        // micro-batch, the host the rest.
+        let on_device = if run.offload {
+            kept.min(OFFLOAD_LAYERS_ON_DEVICE * layer)
+        } else {
+            kept
+        };
+        let activations = on_device + rebuilt;
         let logits = match stage {
             Stage::Only | Stage::Last => logits_bytes(d, run),
             _ => 0.0,
@@ -458,6 +480,7 @@ pub fn memory(
             activations,
             logits,
             gathered,
+            host: kept - on_device,
             stage,
             capacity_bytes: hw.memory_bytes,
             usable_bytes: usable,

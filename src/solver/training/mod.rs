@@ -172,6 +172,14 @@ pub enum Recompute {
     /// policy, which saves only the tensors named "query_proj",
     /// "key_proj", "value_proj", "qkv_proj", "out_proj" and "mlpwo".
     DotsExceptMlpwi,
+    /// Keep the attention's products' outputs only (Q, K, V and the out
+    /// projection's) and recompute the whole MLP with the rest: MaxText's
+    /// `save_dot_except_mlp`, which saves "query_proj", "key_proj",
+    /// "value_proj", "qkv_proj" and "out_proj". With the layer input
+    /// offloaded too it is what MaxText's `custom` policy with
+    /// `decoder_layer_input`, `query_proj`, `key_proj`, `value_proj` and
+    /// `out_proj` set to `offload` keeps ([`TrainingRun::offload`]).
+    DotsExceptMlp,
     /// Keep each layer's input and redo the whole forward pass in backward.
     Full,
 }
@@ -255,15 +263,16 @@ impl Modules {
 impl Recompute {
     /// The named levels (a module set is any combination of
     /// [`Modules::NAMED`]), from keeping the most to keeping the least.
-    pub const ALL: [Recompute; 5] = [
+    pub const ALL: [Recompute; 6] = [
         Recompute::None,
         Recompute::Selective,
         Recompute::Dots,
         Recompute::DotsExceptMlpwi,
+        Recompute::DotsExceptMlp,
         Recompute::Full,
     ];
     /// What the levels and modules are, for messages.
-    pub const EXPECTED: &'static str = "none, selective, dots, dots-except-mlpwi, full, or a comma-separated list of Megatron-Core modules (core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts)";
+    pub const EXPECTED: &'static str = "none, selective, dots, dots-except-mlpwi, dots-except-mlp, full, or a comma-separated list of Megatron-Core modules (core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts)";
     pub fn name(self) -> String {
         match self {
             Recompute::None => "none".into(),
@@ -271,6 +280,7 @@ impl Recompute {
             Recompute::Modules(m) => m.name(),
             Recompute::Dots => "dots".into(),
             Recompute::DotsExceptMlpwi => "dots-except-mlpwi".into(),
+            Recompute::DotsExceptMlp => "dots-except-mlp".into(),
             Recompute::Full => "full".into(),
         }
     }
@@ -279,6 +289,7 @@ impl Recompute {
         match n.as_str() {
             "matmul" | "matmuls" | "dots-saveable" => return Some(Recompute::Dots),
             "save-dot-except-mlpwi" => return Some(Recompute::DotsExceptMlpwi),
+            "save-dot-except-mlp" => return Some(Recompute::DotsExceptMlp),
             _ => {}
         }
         if let Some(r) = Recompute::ALL.into_iter().find(|r| r.name() == n) {
@@ -417,7 +428,20 @@ pub struct TrainingRun {
     /// 3.3.2); 0 = the pipeline depth p, Megatron-LM's depth-first
     /// schedule. Fewer hold fewer micro-batches in flight.
     pub contiguous: u32,
+    /// Offload what each layer keeps for backward to host memory (MaxText's
+    /// `offload` remat settings, Megatron-Core's activation offloading):
+    /// the device holds only [`OFFLOAD_LAYERS_ON_DEVICE`] layers' worth and
+    /// the copies cross the device's host link
+    /// ([`crate::solver::types::Hardware::host_bandwidth`]).
+    pub offload: bool,
 }
+
+/// Layers of one micro-batch whose kept activations a device holds under
+/// offloading, an assumption: the layer computing, the one whose copy to
+/// (or from) the host is under way, and the next one prefetched (forward:
+/// written out while the next computes; backward: the next needed fetched
+/// while the current one's gradients run).
+pub const OFFLOAD_LAYERS_ON_DEVICE: f64 = 3.0;
 
 impl Default for TrainingRun {
     /// 4M tokens of 8k sequences, micro-batch 1, one device, bf16 with Adam.
@@ -435,6 +459,7 @@ impl Default for TrainingRun {
             dropout: false,
             edge_layers: 0,
             contiguous: 0,
+            offload: false,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Recomputation by module (Megatron-Core's `recompute_modules`) and
 //! MaxText's `save_dot_except_mlpwi`: the bytes each keeps, the FLOPs each
-//! runs again and the collectives each repeats, derived by hand.
+//! runs again and the collectives each repeats; and offloading what the
+//! layers keep to host memory: the bytes and the copies. Derived by hand.
 
 use super::flops::{Flops, mlp_input_products, module_products};
 use super::memory::layer_activations;
@@ -276,4 +277,96 @@ fn rebuilding_an_mlp_block_repeats_its_tensor_parallel_collective() {
     assert_eq!(count(modules("mlp")), 5.0 * 32.0 * 128.0);
     assert_eq!(count(modules("layernorm,core_attn")), 4.0 * 32.0 * 128.0);
     assert_eq!(count(Recompute::Full), 6.0 * 32.0 * 128.0);
+}
+
+/// An A100 (the tests' catalog figures) with a host link of `host`
+/// bytes/s per direction.
+fn a100_with_host(host: f64) -> crate::solver::types::Hardware {
+    crate::solver::types::Hardware {
+        host_bandwidth: Some(host),
+        ..crate::solver::tests::a100()
+    }
+}
+
+/// Llama 3.1 8B on one device, full recomputation, 8k sequences, 4M
+/// tokens per step: 512 micro-batches of one sequence.
+fn one_device(offload: bool) -> TrainingRun {
+    TrainingRun {
+        recompute: Recompute::Full,
+        offload,
+        ..TrainingRun::default()
+    }
+}
+
+fn eval_with(hw: &crate::solver::types::Hardware, run: &TrainingRun) -> Training {
+    evaluate(
+        hw,
+        &model_of(llama_8b()),
+        run,
+        &crate::solver::types::Assumptions::ideal(),
+        &TrainingAssumptions::default(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn offloading_keeps_three_layers_on_the_device_and_the_rest_on_the_host() {
+    // Full recomputation keeps each layer's input, 2h = 8192 bytes per
+    // token: 8192 x 8192 tokens = 67108864 bytes a layer. Without a
+    // pipeline one micro-batch is in flight: 32 layers, 2147483648 bytes.
+    // Offloaded, the device holds 3 layers (201326592 bytes) and the host
+    // the other 29 (1946157056); the layer rebuilt in backward stays.
+    let layer = 8192.0 * 8192.0;
+    let hw = a100_with_host(32e9);
+    let kept = eval_with(&hw, &one_device(false)).memory;
+    let off = eval_with(&hw, &one_device(true)).memory;
+    let rebuilt = kept.activations - 32.0 * layer;
+    assert!(rebuilt > 0.0);
+    assert_eq!(off.activations, 3.0 * layer + rebuilt);
+    assert_eq!(off.host, 29.0 * layer);
+    assert_eq!(kept.host, 0.0);
+    // The host's bytes are not in the device's total.
+    assert_eq!(kept.total() - off.total(), 29.0 * layer);
+}
+
+#[test]
+fn offloaded_copies_hide_behind_the_passes_until_the_link_is_too_slow() {
+    // Every layer of every micro-batch goes out and comes back: 67108864
+    // bytes x 32 layers x 512 micro-batches = 1.0995e12 bytes each way.
+    let bytes = 8192.0 * 8192.0 * 32.0 * 512.0;
+    let base = eval_with(&a100_with_host(32e9), &one_device(false)).step;
+    // A link of 1 PB/s copies them in 1.1 ms, well inside either pass:
+    // nothing shows and the step is the step without offloading.
+    let fast = eval_with(&a100_with_host(1e15), &one_device(true)).step;
+    assert_eq!(fast.offload_copy_s, bytes / 1e15);
+    assert_eq!(fast.offload_s, 0.0);
+    assert_eq!(fast.step_time_s, base.step_time_s);
+    // At 0.1 GB/s (ideal links, eta_link = 1) each way takes 10995 s, more
+    // than both passes together (4M tokens x about 64 GFLOP each on one
+    // A100 is some 900 s): both show, 2 X - (forward + backward), and the
+    // step grows by exactly that.
+    let slow = eval_with(&a100_with_host(1e8), &one_device(true)).step;
+    let x = bytes / 1e8;
+    assert_eq!(slow.offload_copy_s, x);
+    let work = base.compute_s + base.elementwise_s + base.moe_routing_s;
+    assert!(x > work);
+    assert!((slow.offload_s - (2.0 * x - work)).abs() < 1e-9 * x);
+    assert!((slow.step_time_s - base.step_time_s - slow.offload_s).abs() < 1e-9 * x);
+    assert_eq!(slow.binding, step::Term::Offload);
+}
+
+#[test]
+fn offloading_on_a_device_without_a_host_link_says_what_to_add() {
+    let err = evaluate(
+        &crate::solver::tests::a100(),
+        &model_of(llama_8b()),
+        &one_device(true),
+        &crate::solver::types::Assumptions::ideal(),
+        &TrainingAssumptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("no host link"), "{err}");
+    assert!(err.contains("host = \"64 GB/s\""), "{err}");
+    assert!(err.contains("--offload"), "{err}");
 }

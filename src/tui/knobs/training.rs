@@ -26,6 +26,7 @@ pub fn label(k: Knob) -> &'static str {
         Knob::Zero => "ZeRO",
         Knob::Recompute => "recompute",
         Knob::Attention => "attention",
+        Knob::Offload => "offload",
         Knob::EdgeLayers => "edge layers",
         Knob::Contiguous => "PP group N",
         Knob::GlobalBatch => "global batch",
@@ -45,6 +46,7 @@ pub fn hint(k: Knob) -> &'static str {
         Knob::Zero => "0, 1 (optimizer), 2 (+ gradients), 3 (+ weights: FSDP)",
         Knob::Recompute => "none, selective, dots, dots-except-mlpwi, full; or modules",
         Knob::Attention => "flash (no score matrix kept) or eager",
+        Knob::Offload => "on: kept activations in host memory (needs a host link)",
         Knob::EdgeLayers => "layers fewer on the first and last PP stages, e.g. 1",
         Knob::Contiguous => "micro-batches back to back per chunk (v > 1); pp = Megatron's",
         Knob::GlobalBatch => "tokens per step, e.g. 4M (M = 1024^2)",
@@ -65,8 +67,9 @@ pub fn value(k: Knob, t: &TrainInputs) -> String {
         Knob::Ep => t.ep.to_string(),
         Knob::Cp => t.cp.to_string(),
         Knob::Zero => t.zero.to_string(),
-        Knob::Recompute => t.recompute.name().into(),
+        Knob::Recompute => t.recompute.name(),
         Knob::Attention => t.attention.name().into(),
+        Knob::Offload => if t.offload { "on" } else { "off" }.into(),
         Knob::EdgeLayers => t.edge_layers.to_string(),
         Knob::Contiguous => match t.contiguous {
             0 => "pp".into(),
@@ -193,6 +196,7 @@ pub fn step(k: Knob, t: &TrainInputs, up: bool, model: Option<&Model>) -> TrainI
                 Attention::Flash
             }
         }
+        Knob::Offload => n.offload = up,
         Knob::EdgeLayers => {
             n.edge_layers = if up {
                 (t.edge_layers + 1).min(MAX_DEGREE)
@@ -296,6 +300,13 @@ pub fn parse(k: Knob, text: &str, t: &TrainInputs) -> Result<TrainInputs, String
         Knob::Attention => {
             n.attention =
                 Attention::parse(s).ok_or_else(|| format!("attention {s:?}? use flash or eager"))?
+        }
+        Knob::Offload => {
+            n.offload = match s.trim().to_ascii_lowercase().as_str() {
+                "on" | "yes" | "true" => true,
+                "off" | "no" | "false" => false,
+                _ => return Err(format!("offload {s:?}? use on or off")),
+            }
         }
         Knob::EdgeLayers => {
             n.edge_layers = s
@@ -437,14 +448,16 @@ mod tests {
         assert_eq!(step(Knob::Zero, &t, true, None).zero, 3);
         assert_eq!(step(Knob::Zero, &t, false, None).zero, 2);
         // From the default (none) up: selective, dots, dots-except-mlpwi,
-        // full, and no further.
+        // dots-except-mlp, full, and no further.
         let sel = step(Knob::Recompute, &t, true, None);
         assert_eq!(sel.recompute, Recompute::Selective);
         let dots = step(Knob::Recompute, &sel, true, None);
         assert_eq!(dots.recompute, Recompute::Dots);
         let wi = step(Knob::Recompute, &dots, true, None);
         assert_eq!(wi.recompute, Recompute::DotsExceptMlpwi);
-        let full = step(Knob::Recompute, &wi, true, None);
+        let mlp = step(Knob::Recompute, &wi, true, None);
+        assert_eq!(mlp.recompute, Recompute::DotsExceptMlp);
+        let full = step(Knob::Recompute, &mlp, true, None);
         assert_eq!(full.recompute, Recompute::Full);
         // A module set steps to the named levels around it: selective
         // below, dots above.
