@@ -3,7 +3,7 @@
 //! runs again and the collectives each repeats; and offloading what the
 //! layers keep to host memory: the bytes and the copies. Derived by hand.
 
-use super::flops::{Flops, mlp_input_products, module_products};
+use super::flops::{Flops, mlp_input_products, mlp_products, module_products};
 use super::memory::layer_activations;
 use super::*;
 use crate::solver::types::{Decoder, Mla, Model, ModelKind, Moe};
@@ -127,6 +127,10 @@ fn modules_of_a_dense_gqa_layer_by_hand() {
     // layer input, Q, K, V, out and down outputs, 36864.
     assert_eq!(per_token(&d, Recompute::Dots), 94_208.0);
     assert_eq!(per_token(&d, Recompute::DotsExceptMlpwi), 36_864.0);
+    // dots-except-mlp also lets the down projection's output go: layer
+    // input 2h, Q 2h, K and V 2 x 2 x 1024, out 2h = 4 x 8192 + 4096 =
+    // 36864 - 8192 = 28672.
+    assert_eq!(per_token(&d, Recompute::DotsExceptMlp), 28_672.0);
 }
 
 #[test]
@@ -162,6 +166,9 @@ fn modules_of_an_mla_moe_layer_by_hand() {
     assert_eq!(per_token(&d, Recompute::Dots), 1744.0);
     // dots-except-mlpwi: 1072 + 32 + 2 copies of 2h = 256: 1360.
     assert_eq!(per_token(&d, Recompute::DotsExceptMlpwi), 1360.0);
+    // dots-except-mlp: the layer input, Q K V, latents and the out
+    // projection, 128 + 512 + 176 + 128 = 944; the MLP keeps nothing.
+    assert_eq!(per_token(&d, Recompute::DotsExceptMlp), 944.0);
 }
 
 #[test]
@@ -196,6 +203,10 @@ fn recomputed_products_by_hand() {
         2.0 * 32.0 * 3.0 * 4096.0 * 14336.0
     );
     assert_eq!(mlp_input_products(&l8), 32.0 * 2.0 * 2.0 * 4096.0 * 14336.0);
+    // dots-except-mlp runs every MLP again: Llama's as mlp does; the tiny
+    // MoE's router, experts and shared expert as moe does.
+    assert_eq!(mlp_products(&l8), module_products(&l8, Modules::MLP));
+    assert_eq!(mlp_products(&d), 75_776.0);
 }
 
 fn model_of(d: Decoder) -> Model {
