@@ -938,3 +938,88 @@ fn a_host_link_is_read_checked_and_used_by_offloading() {
     assert!(err.contains("no-host no host link"), "{err}");
     assert!(err.contains("host = \"64 GB/s\""), "{err}");
 }
+
+#[test]
+fn a_profile_sets_training_keys_and_train_takes_them_as_its_flags_do() {
+    // A user profile with TP overlap 0.5 and a flat matmul ceiling: `train
+    // --profile` gives what `--tp-overlap 0.5 --matmul-ceiling flat` gives
+    // on the default's serving keys, `--assume` sets one over it, a flag
+    // wins over both; a broken training key is reported where it is.
+    let d = dir("train-profile");
+    std::fs::create_dir_all(d.join("profiles")).unwrap();
+    let default = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/catalog/profiles/default.toml"
+    ))
+    .unwrap();
+    // The default's keys under another id, with two training keys.
+    let body = &default[default.find("compute_efficiency =").unwrap()..];
+    let good = format!(
+        "[[profile]]\nid = \"overlapped\"\nname = \"o\"\nyear = 2026\nsource = \"mine\"\ntp_overlap = 0.5\nmatmul_ceiling = \"flat\"\n{body}"
+    );
+    std::fs::write(d.join("profiles/mine.toml"), &good).unwrap();
+    let cat = d.to_str().unwrap();
+    // Llama 3.1 70B at TP 8 on 8 H100s: TP all-reduces to hide.
+    let train = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "train",
+            "--catalog",
+            cat,
+            "-m",
+            "llama-3.1-70b",
+            "-H",
+            "h100",
+            "--tp",
+            "8",
+            "--devices",
+            "64",
+            "-f",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let o = run(&args).unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let step = |v: &serde_json::Value| v["step_time_s"].as_f64().unwrap();
+    let by_profile = train(&["--profile", "overlapped"]);
+    let by_flags = train(&["--tp-overlap", "0.5", "--matmul-ceiling", "flat"]);
+    assert_eq!(step(&by_profile), step(&by_flags));
+    assert_ne!(step(&by_profile), step(&train(&[])));
+    let assumed = train(&["--profile", "overlapped", "--assume", "tp_overlap=1"]);
+    let flagged = train(&["--tp-overlap", "1", "--matmul-ceiling", "flat"]);
+    assert_eq!(step(&assumed), step(&flagged));
+    let flag_wins = train(&[
+        "--profile",
+        "overlapped",
+        "--assume",
+        "tp_overlap=1",
+        "--tp-overlap",
+        "0.5",
+    ]);
+    assert_eq!(step(&flag_wins), step(&by_flags));
+    // A training key out of range, and a ceiling that is no ceiling.
+    let bad = good
+        .replace("tp_overlap = 0.5", "tp_overlap = 2")
+        .replace("id = \"overlapped\"", "id = \"bad\"")
+        .replace("matmul_ceiling = \"flat\"", "matmul_ceiling = \"tall\"");
+    std::fs::write(d.join("profiles/mine.toml"), format!("{good}\n{bad}")).unwrap();
+    let (code, out) = check(&d);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("tp_overlap = 2 is out of range; use a number from 0 to 1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("matmul_ceiling takes \"measured\" or \"flat\""),
+        "{out}"
+    );
+    // A training key on a command that trains nothing says where it goes.
+    let o = run(&["eval", "--assume", "tp_overlap=0.5"]).unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("`tp_overlap` is a training assumption"),
+        "{}",
+        text(&o.stderr)
+    );
+}

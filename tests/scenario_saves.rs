@@ -721,10 +721,12 @@ fn any_valid_state_saved_and_reopened_is_equal() {
         a.model = s.model;
         a.marked = s.marked.clone();
         a.workload = s.workload;
-        let base = a.catalog.profile(&s.profile).unwrap().assumptions;
+        let entry = a.catalog.profile(&s.profile).unwrap();
+        let (base, training) = (entry.assumptions, entry.training);
         a.profile = Profile {
             id: s.profile.clone(),
             base,
+            training,
         };
         a.assumptions = s.assumptions;
         a.view_inputs = s.inputs.clone();

@@ -152,16 +152,10 @@ fn deepseek_v3_at_batch_one_is_several_times_off_until_its_fixed_costs_are_count
 }
 
 /// The training runs of the catalog, predicted with the `default` profile.
-fn training() -> (Catalog, ridgeline::solver::Assumptions) {
-    let cat = catalog();
-    let a = cat.profile("default").unwrap().assumptions;
-    (cat, a)
-}
-
 #[test]
 fn at_least_forty_training_runs_from_six_sources_are_shipped_and_predicted() {
     use ridgeline::cli::validate_train::check_runs;
-    let (cat, a) = training();
+    let cat = catalog();
     assert!(cat.diagnostics.is_empty(), "{:?}", cat.diagnostics);
     let runs = &cat.training_runs;
     assert!(runs.len() >= 40, "{}", runs.len());
@@ -176,7 +170,7 @@ fn at_least_forty_training_runs_from_six_sources_are_shipped_and_predicted() {
     assert!(distinct(&|r| r.hardware.clone()) >= 6);
     // Every run is predicted but PaLM's across two TPU v4 pods (the
     // catalog has no network between pods), as README says.
-    for c in check_runs(&cat, &a) {
+    for c in check_runs(&cat, None, &[]).unwrap() {
         match &c.profile {
             Ok(_) => {}
             Err(e) => {
@@ -191,13 +185,13 @@ fn at_least_forty_training_runs_from_six_sources_are_shipped_and_predicted() {
 fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
     use ridgeline::cli::validate_train::{check_runs, summary_table};
     use ridgeline::solver::calibration::error;
-    let (cat, a) = training();
+    let cat = catalog();
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/training.md")).unwrap();
     // Regenerate with `ridgeline validate --kind train --summary`.
-    let table = summary_table(&cat, &a, "default");
+    let table = summary_table(&cat, None, &[]).unwrap();
     assert!(readme.contains(&table), "page differs from:\n{table}");
-    let checked = check_runs(&cat, &a);
+    let checked = check_runs(&cat, None, &[]).unwrap();
     // Issue 17's bar for training, bounded here: the median error at most
     // 12%, held out (each source predicted without it) and with the
     // profile. Its other half, no published run judged not to fit, is not
@@ -206,11 +200,15 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
     assert!(s.held_out.1 <= 0.12, "{s:?}");
     assert!(s.profile.1 <= 0.12, "{s:?}");
     assert!(s.not_fitting <= 4, "{s:?}");
-    // "all but one of llm-foundry's MPT runs on H100 are predicted more
-    // than 10% too fast, every dense Megatron-Bridge run on the same
-    // device more than 10% too slow".
+    // "With one eta_c for every stack (`--profile default`, 0.7) the median
+    // is 11.8%: ... all but one of llm-foundry's MPT runs on H100 are then
+    // predicted more than 10% too fast, every dense Megatron-Bridge run on
+    // the same device more than 10% too slow".
+    let one = check_runs(&cat, Some("default"), &[]).unwrap();
+    let d = ridgeline::cli::validate_train::summarize(&one);
+    assert!((d.profile.1 - 0.118).abs() < 0.0005, "{d:?}");
     let mut mpt = (0, 0);
-    for c in &checked {
+    for c in &one {
         let r = c.run;
         let e = c.profile.as_ref().map(|p| error(p.value, r.value));
         if r.origin.contains("llm-foundry") && r.hardware == "h100-sxm" {
@@ -232,11 +230,14 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
         .find(|c| c.run.id == "mbridge-2511-qwen3-30b-a3b-h100-fp8-pp2-vp24-ep8")
         .unwrap();
     let (h, p) = qwen.held_out.unwrap();
-    assert!((h.moe_token_time_s - 0.11e-6).abs() < 0.005e-6, "{h:?}");
+    assert!(
+        (h.moe_token_time_s.unwrap() - 0.11e-6).abs() < 0.005e-6,
+        "{h:?}"
+    );
     let held = error(p.value, qwen.run.value);
     assert!((0.9..1.2).contains(&held), "{held}");
     // "eager PyTorch at that power is still predicted 55% too fast held out
-    // (59% with the profile's η_c)": torchtitan's 8B on h100-sxm-96gb.
+    // (49% with its stack profile's η_c)": torchtitan's 8B on h100-sxm-96gb.
     let titan = checked
         .iter()
         .find(|c| c.run.id == "torchtitan-llama3.1-8b-h100-fsdp128-bf16-tps")
@@ -246,7 +247,7 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
     let held = error(p.value, titan.run.value);
     assert!((0.545..0.555).contains(&held), "{held}");
     let prof = error(titan.profile.as_ref().unwrap().value, titan.run.value);
-    assert!((0.585..0.595).contains(&prof), "{prof}");
+    assert!((0.485..0.495).contains(&prof), "{prof}");
     // "4 of the 65 runs are judged not to fit", those docs/training.md names.
     let mut unfit: Vec<&str> = checked
         .iter()
@@ -299,8 +300,8 @@ fn the_default_moe_token_time_is_the_fit_over_the_shipped_moe_runs() {
     // moves the fit must move the default (and its documentation) too.
     use ridgeline::cli::validate_train::moe_token_time_fit;
     use ridgeline::solver::training::DEFAULT_MOE_TOKEN_TIME_S;
-    let (cat, a) = training();
-    let fit = moe_token_time_fit(&cat, &a).unwrap();
+    let cat = catalog();
+    let fit = moe_token_time_fit(&cat, "default").unwrap().unwrap();
     assert!(
         (fit - DEFAULT_MOE_TOKEN_TIME_S).abs() <= 0.005e-6,
         "fit {fit:e} s"
@@ -373,4 +374,22 @@ fn a_large_moe_on_a_current_stack_is_within_thirty_percent_on_one_node_not_acros
     assert!(one_node.abs() < 0.30, "{one_node}");
     let two_nodes = predict("sglang-deepseek-r1-16xh100-fp8-tp16-c1-i128-o128-tpot");
     assert!(two_nodes < -0.30, "{two_nodes}");
+}
+
+#[test]
+fn each_stack_profile_is_the_fit_over_its_familys_runs() {
+    // A training stack profile's compute_efficiency is the eta_c that best
+    // predicts its family's shipped speed figures, to two digits (the
+    // profile files' headers say so): a change to the runs or the model
+    // that moves the fit must move the profile too.
+    use ridgeline::cli::validate_train::family_efficiency_fit;
+    let cat = catalog();
+    for family in ["megatron-core", "pytorch-fsdp", "jax-xla"] {
+        let shipped = cat.profile(family).unwrap().assumptions.compute_efficiency;
+        let fit = family_efficiency_fit(&cat, family).unwrap().unwrap();
+        assert!(
+            (fit - shipped).abs() <= 0.005,
+            "{family}: fit {fit}, shipped {shipped}"
+        );
+    }
 }

@@ -7,6 +7,7 @@
 use super::convert::{Converted, names, source, sources, year};
 use super::fields::Fields;
 use crate::solver::calibration::{Metric, Run};
+use crate::solver::training::{MatmulCeiling, TrainingAssumptions};
 use crate::solver::units::{self, Kind};
 use crate::solver::{Assumptions, Collective, Precision};
 use std::collections::BTreeMap;
@@ -34,6 +35,8 @@ pub enum Takes {
     Rows,
     /// ring, tree or auto.
     Algorithm,
+    /// measured or flat.
+    Ceiling,
 }
 
 impl Takes {
@@ -44,6 +47,7 @@ impl Takes {
             Takes::Time => "a time with its unit, like \"2 us\"",
             Takes::Rows => "a number of rows from 0 to 1e6",
             Takes::Algorithm => "\"ring\", \"tree\" or \"auto\"",
+            Takes::Ceiling => "\"measured\" or \"flat\"",
         }
     }
 }
@@ -162,6 +166,124 @@ pub const KEYS: &[Key] = &[
     },
 ];
 
+/// Every training assumption key a profile (or `--assume` on `ridgeline
+/// train`) may set: what a training stack does (how much of each
+/// collective it hides, how fast its attention and MoE kernels run),
+/// beside the serving keys of [`KEYS`]. A profile that leaves one out
+/// keeps [`TrainingAssumptions::default`]'s value.
+pub const TRAINING_KEYS: &[Key] = &[
+    Key {
+        key: "dp_overlap",
+        takes: Takes::UnitInterval,
+        help: "share of DP/FSDP traffic hidden by backward",
+    },
+    Key {
+        key: "tp_overlap",
+        takes: Takes::UnitInterval,
+        help: "share of TP traffic hidden by compute",
+    },
+    Key {
+        key: "ep_overlap",
+        takes: Takes::UnitInterval,
+        help: "share of EP all-to-alls hidden",
+    },
+    Key {
+        key: "cp_overlap",
+        takes: Takes::UnitInterval,
+        help: "share of the CP ring hidden by attention",
+    },
+    Key {
+        key: "training_attention_efficiency",
+        takes: Takes::Fraction,
+        help: "fraction of peak attention kernels reach",
+    },
+    Key {
+        key: "moe_token_time",
+        takes: Takes::Time,
+        help: "MoE time per routed token copy",
+    },
+    Key {
+        key: "matmul_ceiling",
+        takes: Takes::Ceiling,
+        help: "measured (device matmul ceiling) or flat",
+    },
+];
+
+fn training_slot<'a>(t: &'a mut TrainingAssumptions, key: &str) -> Option<&'a mut f64> {
+    Some(match key {
+        "dp_overlap" => &mut t.dp_overlap,
+        "tp_overlap" => &mut t.tp_overlap,
+        "ep_overlap" => &mut t.ep_overlap,
+        "cp_overlap" => &mut t.cp_overlap,
+        "training_attention_efficiency" => &mut t.attention_efficiency,
+        "moe_token_time" => &mut t.moe_token_time_s,
+        _ => return None,
+    })
+}
+
+/// Whether `key` is a training assumption key.
+pub fn is_training_key(key: &str) -> bool {
+    TRAINING_KEYS.iter().any(|k| k.key == key)
+}
+
+/// Set training assumption `key` of `t` from `value`; the message says
+/// what is wrong and what the key takes.
+pub fn set_training(t: &mut TrainingAssumptions, key: &str, value: Value) -> Result<(), String> {
+    let Some(k) = TRAINING_KEYS.iter().find(|k| k.key == key) else {
+        return Err(format!(
+            "unknown training assumption `{key}`; use one of {}",
+            TRAINING_KEYS
+                .iter()
+                .map(|k| k.key)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    };
+    if k.takes == Takes::Ceiling {
+        let bad = || format!("{key} takes {}", k.takes.text());
+        t.matmul_ceiling = match value {
+            Value::Text(s) => MatmulCeiling::parse(s).ok_or_else(bad)?,
+            Value::Number(_) => return Err(bad()),
+        };
+        return Ok(());
+    }
+    let x = checked(k, value)?;
+    *training_slot(t, key).ok_or_else(|| format!("{key} takes {}", k.takes.text()))? = x;
+    Ok(())
+}
+
+/// The value of training assumption `key` of `t`, as [`set_training`]
+/// reads it back exactly.
+pub fn get_training(t: &TrainingAssumptions, key: &str) -> Option<Got> {
+    let k = TRAINING_KEYS.iter().find(|k| k.key == key)?;
+    if k.takes == Takes::Ceiling {
+        return Some(Got::Name(t.matmul_ceiling.name()));
+    }
+    let mut copy = *t;
+    let x = *training_slot(&mut copy, key)?;
+    Some(if k.takes == Takes::Time {
+        Got::Seconds(x)
+    } else {
+        Got::Number(x)
+    })
+}
+
+/// `t` with the values a profile's training keys give (`stack`), the
+/// others (failures, checkpoints, MoE capacity) kept: what choosing a
+/// profile does to the training assumptions, in every face.
+pub fn with_stack(t: &TrainingAssumptions, stack: &TrainingAssumptions) -> TrainingAssumptions {
+    TrainingAssumptions {
+        dp_overlap: stack.dp_overlap,
+        tp_overlap: stack.tp_overlap,
+        ep_overlap: stack.ep_overlap,
+        cp_overlap: stack.cp_overlap,
+        attention_efficiency: stack.attention_efficiency,
+        moe_token_time_s: stack.moe_token_time_s,
+        matmul_ceiling: stack.matmul_ceiling,
+        ..*t
+    }
+}
+
 /// A value as written: a TOML number, or text (a TOML string, or anything
 /// on the command line).
 #[derive(Debug, Clone, Copy)]
@@ -236,18 +358,42 @@ pub enum Got {
 /// wrong and what the key takes.
 pub fn set(a: &mut Assumptions, key: &str, value: Value) -> Result<(), String> {
     let Some(k) = KEYS.iter().find(|k| k.key == key) else {
+        if is_training_key(key) {
+            return Err(format!(
+                "`{key}` is a training assumption: `ridgeline train` and the Training view take it"
+            ));
+        }
         return Err(format!(
-            "unknown assumption `{key}`; use one of {}",
-            KEYS.iter().map(|k| k.key).collect::<Vec<_>>().join(", ")
+            "unknown assumption `{key}`; use one of {}, or for training one of {}",
+            KEYS.iter().map(|k| k.key).collect::<Vec<_>>().join(", "),
+            TRAINING_KEYS
+                .iter()
+                .map(|k| k.key)
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     };
+    if k.takes == Takes::Algorithm {
+        let bad = || format!("{key} takes {}", k.takes.text());
+        a.collective = match value {
+            Value::Text(t) => Collective::parse(t).ok_or_else(bad)?,
+            Value::Number(_) => return Err(bad()),
+        };
+        return Ok(());
+    }
+    let x = checked(k, value)?;
+    *slot(a, key).ok_or_else(|| format!("{key} takes {}", k.takes.text()))? = x;
+    Ok(())
+}
+
+/// A number key's value read and range-checked; the message says what is
+/// wrong and what the key takes.
+fn checked(k: &Key, value: Value) -> Result<f64, String> {
+    let key = k.key;
     let bad = || format!("{key} takes {}", k.takes.text());
     let x = match (k.takes, value) {
-        (Takes::Algorithm, Value::Text(t)) => {
-            a.collective = Collective::parse(t).ok_or_else(bad)?;
-            return Ok(());
-        }
-        (Takes::Algorithm | Takes::Time, Value::Number(_)) => return Err(bad()),
+        (Takes::Algorithm | Takes::Ceiling, _) => return Err(bad()),
+        (Takes::Time, Value::Number(_)) => return Err(bad()),
         (Takes::Time, Value::Text(t)) => {
             let s = units::parse(t, Kind::Time).map_err(|e| format!("{key}: {e}"))?;
             if !(0.0..=1.0).contains(&s) {
@@ -262,7 +408,7 @@ pub fn set(a: &mut Assumptions, key: &str, value: Value) -> Result<(), String> {
         Takes::Fraction => x > 0.0 && x <= 1.0,
         Takes::UnitInterval => (0.0..=1.0).contains(&x),
         Takes::Rows => (0.0..=1e6).contains(&x),
-        Takes::Time | Takes::Algorithm => true,
+        Takes::Time | Takes::Algorithm | Takes::Ceiling => true,
     };
     if !ok || !x.is_finite() {
         return Err(format!(
@@ -271,8 +417,7 @@ pub fn set(a: &mut Assumptions, key: &str, value: Value) -> Result<(), String> {
             k.takes.text()
         ));
     }
-    *slot(a, key).ok_or_else(bad)? = x;
-    Ok(())
+    Ok(x)
 }
 
 /// A value echoed in a message: as written when it is short, in
@@ -297,6 +442,9 @@ pub struct ProfileEntry {
     /// Per-assumption sources that override `source`.
     pub sources: BTreeMap<String, String>,
     pub assumptions: Assumptions,
+    /// What the profile says of training ([`TRAINING_KEYS`]; the defaults
+    /// where it says nothing).
+    pub training: TrainingAssumptions,
     /// How examples/calibrate.rs fitted it; None for a profile set by hand.
     pub fit: Option<FitSpec>,
     pub origin: String,
@@ -378,7 +526,7 @@ pub fn profile_keys() -> &'static [&'static str] {
         PROFILE_INFO
             .iter()
             .copied()
-            .chain(KEYS.iter().map(|k| k.key))
+            .chain(KEYS.iter().chain(TRAINING_KEYS).map(|k| k.key))
             .collect()
     });
     &ALL
@@ -395,7 +543,8 @@ pub fn profile(f: &mut Fields, origin: &str) -> Option<Converted<ProfileEntry>> 
     let sources = sources(f);
     let fit = fit_spec(f);
     let mut a = Assumptions::default();
-    for k in KEYS {
+    let mut training = TrainingAssumptions::default();
+    for k in KEYS.iter().chain(TRAINING_KEYS) {
         let Some(v) = f.value(k.key) else {
             continue;
         };
@@ -409,6 +558,7 @@ pub fn profile(f: &mut Fields, origin: &str) -> Option<Converted<ProfileEntry>> 
             _ => None,
         };
         let result = match value {
+            Some(value) if is_training_key(k.key) => set_training(&mut training, k.key, value),
             Some(value) => set(&mut a, k.key, value),
             None => Err(format!("{} takes {}", k.key, k.takes.text())),
         };
@@ -429,6 +579,7 @@ pub fn profile(f: &mut Fields, origin: &str) -> Option<Converted<ProfileEntry>> 
             notes: notes.map(|n| n.0),
             sources,
             assumptions: a,
+            training,
             fit,
             origin: origin.to_string(),
         },

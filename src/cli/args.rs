@@ -269,8 +269,14 @@ fn parse_assume(s: &str) -> Result<(String, String), String> {
         ));
     };
     let (k, v) = (k.trim(), v.trim());
-    let mut probe = crate::solver::Assumptions::default();
-    crate::catalog::profile::set(&mut probe, k, crate::catalog::profile::Value::Text(v))?;
+    let value = crate::catalog::profile::Value::Text(v);
+    if crate::catalog::profile::is_training_key(k) {
+        let mut probe = crate::solver::training::TrainingAssumptions::default();
+        crate::catalog::profile::set_training(&mut probe, k, value)?;
+    } else {
+        let mut probe = crate::solver::Assumptions::default();
+        crate::catalog::profile::set(&mut probe, k, value)?;
+    }
     Ok((k.to_string(), v.to_string()))
 }
 

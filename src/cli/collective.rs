@@ -28,6 +28,7 @@ pub fn collective(
     out: Out,
 ) -> Result<(), CliError> {
     let hw = &cat.hardware(&args.hardware)?.hw;
+    super::no_training_keys(&args.profile.assume)?;
     let mut a = link_assumptions(cat, &args.profile)?;
     if let Some(alg) = args.algorithm {
         a.collective = match alg {

@@ -442,15 +442,57 @@ pub fn profile_assumptions(
 ) -> Result<Assumptions, CliError> {
     let mut a = cat.profile(profile)?.assumptions;
     for (k, v) in assume {
+        if crate::catalog::profile::is_training_key(k) {
+            // `ridgeline train` reads these ([`profile_training`]).
+            continue;
+        }
         crate::catalog::profile::set(&mut a, k, crate::catalog::profile::Value::Text(v))
             .map_err(|e| CliError::Input(format!("--assume: {e}")))?;
     }
     Ok(a)
 }
 
+/// The profile's training assumptions with the training keys of
+/// `--assume` laid over, from `base` (the flags' failures and checkpoints
+/// kept).
+pub fn profile_training(
+    cat: &Catalog,
+    profile: &str,
+    assume: &[(String, String)],
+    base: &crate::solver::training::TrainingAssumptions,
+) -> Result<crate::solver::training::TrainingAssumptions, CliError> {
+    let mut t = crate::catalog::profile::with_stack(base, &cat.profile(profile)?.training);
+    for (k, v) in assume {
+        if crate::catalog::profile::is_training_key(k) {
+            crate::catalog::profile::set_training(
+                &mut t,
+                k,
+                crate::catalog::profile::Value::Text(v),
+            )
+            .map_err(|e| CliError::Input(format!("--assume: {e}")))?;
+        }
+    }
+    Ok(t)
+}
+
+/// A training key given to a command that trains nothing: an error that
+/// says where it belongs.
+pub fn no_training_keys(assume: &[(String, String)]) -> Result<(), CliError> {
+    match assume
+        .iter()
+        .find(|(k, _)| crate::catalog::profile::is_training_key(k))
+    {
+        Some((k, _)) => Err(CliError::Input(format!(
+            "--assume: `{k}` is a training assumption: `ridgeline train` takes it"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// The assumptions from the flags: the profile, its `--assume` changes, then
 /// the named flags (`--compute-eff`, `--overhead`, ...).
 pub fn assumptions(cat: &Catalog, w: &WorkloadArgs) -> Result<Assumptions, CliError> {
+    no_training_keys(&w.knobs.assume)?;
     let d = profile_assumptions(cat, &w.profile, &w.knobs.assume)?;
     let w = &w.knobs;
     Ok(Assumptions {

@@ -38,7 +38,7 @@ pub fn scale(cat: &Catalog, args: &ScaleArgs, style: Style, out: Out) -> Result<
         knee: args.knee.unwrap_or(scale::DEFAULT_KNEE),
     };
     let a = assumptions_of(cat, &args.profile, &args.knobs)?;
-    let t = step_assumptions(&args.knobs);
+    let t = step_assumptions(cat, &args.profile, &args.knobs)?;
     let curve = scale::scale(hw, model, &spec, &a, &t)?;
     let rec = record(hw, &model.id, &spec, &curve);
     let fmt = args.profile.format;

@@ -129,11 +129,21 @@ pub(crate) fn assumptions_of(
     })
 }
 
-/// The step's training assumptions from the flags (the run's failures and
-/// checkpoints at their defaults).
-pub(crate) fn step_assumptions(args: &TrainKnobs) -> TrainingAssumptions {
-    let d = TrainingAssumptions::default();
-    TrainingAssumptions {
+/// The step's training assumptions: the profile's, its `--assume`
+/// training keys, then the flags (the run's failures and checkpoints at
+/// their defaults).
+pub(crate) fn step_assumptions(
+    cat: &Catalog,
+    profile: &ProfileArgs,
+    args: &TrainKnobs,
+) -> Result<TrainingAssumptions, CliError> {
+    let d = super::profile_training(
+        cat,
+        &profile.profile,
+        &profile.assume,
+        &TrainingAssumptions::default(),
+    )?;
+    Ok(TrainingAssumptions {
         dp_overlap: args.dp_overlap.unwrap_or(d.dp_overlap),
         tp_overlap: args.tp_overlap.unwrap_or(d.tp_overlap),
         ep_overlap: args.ep_overlap.unwrap_or(d.ep_overlap),
@@ -147,17 +157,17 @@ pub(crate) fn step_assumptions(args: &TrainKnobs) -> TrainingAssumptions {
             Some(MatmulCeilingArg::Flat) => MatmulCeiling::Flat,
         },
         ..d
-    }
+    })
 }
 
-fn training_assumptions(args: &TrainArgs) -> TrainingAssumptions {
-    let d = step_assumptions(&args.knobs);
-    TrainingAssumptions {
+fn training_assumptions(cat: &Catalog, args: &TrainArgs) -> Result<TrainingAssumptions, CliError> {
+    let d = step_assumptions(cat, &args.profile, &args.knobs)?;
+    Ok(TrainingAssumptions {
         device_mtbf_s: args.mtbf.unwrap_or(d.device_mtbf_s),
         checkpoint_bandwidth: args.checkpoint_bandwidth.unwrap_or(d.checkpoint_bandwidth),
         restart_s: args.restart.unwrap_or(d.restart_s),
         ..d
-    }
+    })
 }
 
 fn layout_record(r: &TrainingRun) -> Map<String, Value> {
@@ -317,7 +327,7 @@ pub(super) fn evaluated<'c>(cat: &'c Catalog, args: &TrainArgs) -> Result<Evalua
     let layout = layout_of(args)?;
     let asked = run_of(&args.setup, seq, layout)?;
     let a = assumptions_of(cat, &args.profile, &args.knobs)?;
-    let t = training_assumptions(args);
+    let t = training_assumptions(cat, args)?;
     let search = if args.search {
         let n = u32::try_from(layout.devices()).unwrap_or(u32::MAX);
         Some(layout::search(hw, model, &asked, n, &a, &t, args.top)?)

@@ -106,14 +106,14 @@ pub fn summary(checked: &[Checked], keep: impl Fn(&Checked) -> bool) -> Summary 
 type Setter = dyn Fn(&mut Assumptions, f64);
 
 /// The interval a refit searches for a key that takes `takes`; None for
-/// the collective algorithm (not a number).
+/// the collective algorithm and the matmul ceiling (not numbers).
 fn refit_range(takes: Takes) -> Option<(f64, f64)> {
     match takes {
         Takes::Fraction => Some((0.05, 1.0)),
         Takes::UnitInterval => Some((0.0, 1.0)),
         Takes::Time => Some((0.0, 10e-3)),
         Takes::Rows => Some((0.0, 256.0)),
-        Takes::Algorithm => None,
+        Takes::Algorithm | Takes::Ceiling => None,
     }
 }
 
@@ -464,6 +464,7 @@ pub(super) fn validate(
     if a.kind == super::args::ValidateKind::Train {
         return super::validate_train::validate_train(cat, a, style, out);
     }
+    super::no_training_keys(&a.assume)?;
     if a.summary {
         return write(out, &summary_table(cat));
     }

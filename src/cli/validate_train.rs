@@ -8,8 +8,9 @@
 
 use super::args::{Format, ValidateArgs};
 use super::output::{Col, Fmt, Style, col, render_list};
-use super::{CliError, Out, profile_assumptions, write};
+use super::{CliError, Out, profile_assumptions, profile_training, write};
 use crate::catalog::Catalog;
+use crate::catalog::profile::DEFAULT_PROFILE;
 use crate::catalog::training_runs::{TrainMetric, TrainingMeasurement, metric_key, stack_family};
 use crate::solver::calibration::error;
 use crate::solver::training::TrainingAssumptions;
@@ -21,6 +22,8 @@ use serde_json::{Map, Value, json};
 #[derive(Debug, Clone)]
 pub struct CheckedRun<'c> {
     pub run: &'c TrainingMeasurement,
+    /// The profile it is predicted with.
+    pub profile_id: String,
     /// With the profile's compute efficiency.
     pub profile: Result<Predicted, String>,
     /// With eta_c fitted without this run's source (None: no other source
@@ -41,9 +44,45 @@ pub fn median_worst(errs: &[f64]) -> (f64, f64) {
     (median, e.last().copied().unwrap_or(0.0))
 }
 
-/// Each training run of `cat` as the check sees it, or why it cannot be
-/// predicted (an unknown device or model).
-fn cases(cat: &Catalog) -> Vec<Result<Case<'_>, String>> {
+/// The profile a published run is predicted with when none is named: its
+/// stack family's (`megatron-core`, `pytorch-fsdp`, `jax-xla`; what the
+/// family's stacks do, [`stack_family`]) when the catalog has one, else
+/// `default`.
+pub fn run_profile_id(cat: &Catalog, r: &TrainingMeasurement) -> String {
+    let family = stack_family(&r.stack);
+    if cat.profile(family).is_ok() {
+        family.to_string()
+    } else {
+        DEFAULT_PROFILE.to_string()
+    }
+}
+
+/// A run's assumptions: its profile's (`profile`, else [`run_profile_id`]),
+/// with `--assume` laid over, serving and training keys alike.
+fn run_assumptions(
+    cat: &Catalog,
+    r: &TrainingMeasurement,
+    profile: Option<&str>,
+    assume: &[(String, String)],
+) -> Result<(String, Assumptions, TrainingAssumptions), CliError> {
+    let id = profile.map_or_else(|| run_profile_id(cat, r), str::to_string);
+    let a = profile_assumptions(cat, &id, assume)?;
+    let t = profile_training(cat, &id, assume, &TrainingAssumptions::default())?;
+    Ok((id, a, t))
+}
+
+/// A run's profile id, and the run as the check sees it or why it cannot
+/// be predicted.
+type ProfiledCase<'c> = (String, Result<Case<'c>, String>);
+
+/// Each training run of `cat` as the check sees it (with the profile it
+/// is predicted with), or why it cannot be predicted (an unknown device or
+/// model).
+fn cases<'c>(
+    cat: &'c Catalog,
+    profile: Option<&str>,
+    assume: &[(String, String)],
+) -> Result<Vec<ProfiledCase<'c>>, CliError> {
     let runs = &cat.training_runs;
     let mut sources: Vec<&str> = runs.iter().map(|r| r.source_key()).collect();
     sources.sort_unstable();
@@ -67,75 +106,119 @@ fn cases(cat: &Catalog) -> Vec<Result<Case<'_>, String>> {
     families.dedup();
     runs.iter()
         .map(|r| {
-            let hw = &cat.hardware(&r.hardware).map_err(|e| e.to_string())?.hw;
-            let model = &cat.model(&r.model).map_err(|e| e.to_string())?.model;
-            Ok(Case {
-                hw,
-                model,
-                run: &r.run,
-                quantity: r.metric,
-                measured: r.value,
-                source: sources.binary_search(&r.source_key()).unwrap_or(0),
-                device: devices.binary_search(&group(r)).unwrap_or(0),
-                stack: stacks.binary_search(&stack(r)).unwrap_or(0),
-                family: families.binary_search(&family(r)).unwrap_or(0),
-            })
+            let (id, a, t) = run_assumptions(cat, r, profile, assume)?;
+            let case = (|| {
+                let hw = &cat.hardware(&r.hardware).map_err(|e| e.to_string())?.hw;
+                let model = &cat.model(&r.model).map_err(|e| e.to_string())?.model;
+                Ok(Case {
+                    hw,
+                    model,
+                    run: &r.run,
+                    quantity: r.metric,
+                    measured: r.value,
+                    source: sources.binary_search(&r.source_key()).unwrap_or(0),
+                    device: devices.binary_search(&group(r)).unwrap_or(0),
+                    stack: stacks.binary_search(&stack(r)).unwrap_or(0),
+                    family: families.binary_search(&family(r)).unwrap_or(0),
+                    a,
+                    t,
+                })
+            })();
+            Ok((id, case))
         })
         .collect()
 }
 
-/// The MoE token time fitted on every shipped MoE run at `a` (what
-/// [`crate::solver::training::DEFAULT_MOE_TOKEN_TIME_S`] rounds).
-pub fn moe_token_time_fit(cat: &Catalog, a: &Assumptions) -> Option<f64> {
-    let resolved = cases(cat);
-    let all: Vec<&Case> = resolved.iter().filter_map(|c| c.as_ref().ok()).collect();
-    predict::fit_moe_token_time(&all, a, &TrainingAssumptions::default())
+/// The MoE token time fitted on every shipped MoE run, each at profile
+/// `profile` (what [`crate::solver::training::DEFAULT_MOE_TOKEN_TIME_S`]
+/// rounds at `default`).
+pub fn moe_token_time_fit(cat: &Catalog, profile: &str) -> Result<Option<f64>, CliError> {
+    let resolved = cases(cat, Some(profile), &[])?;
+    let all: Vec<&Case> = resolved
+        .iter()
+        .filter_map(|(_, c)| c.as_ref().ok())
+        .collect();
+    Ok(predict::fit_moe_token_time(&all))
 }
 
-/// Predict every training run of `cat` with `a`.
-pub fn check_runs<'c>(cat: &'c Catalog, a: &Assumptions) -> Vec<CheckedRun<'c>> {
-    let t = TrainingAssumptions::default();
+/// The compute efficiency that best predicts the shipped runs of stack
+/// family `family` (mean |ln error| over their speed figures, each run at
+/// that family's profile otherwise): what a stack profile's
+/// `compute_efficiency` is, to two digits (a test keeps them equal).
+/// None when the family has no speed figure.
+pub fn family_efficiency_fit(cat: &Catalog, family: &str) -> Result<Option<f64>, CliError> {
+    let resolved = cases(cat, None, &[])?;
+    let same: Vec<&Case> = cat
+        .training_runs
+        .iter()
+        .zip(&resolved)
+        .filter(|(r, _)| stack_family(&r.stack) == family)
+        .filter_map(|(_, (_, c))| c.as_ref().ok())
+        .collect();
+    Ok(predict::fit_efficiency(&same, None))
+}
+
+/// Predict every training run of `cat`: with `profile` (else each run's
+/// stack's, [`run_profile_id`]) and `assume` laid over it.
+pub fn check_runs<'c>(
+    cat: &'c Catalog,
+    profile: Option<&str>,
+    assume: &[(String, String)],
+) -> Result<Vec<CheckedRun<'c>>, CliError> {
     let runs = &cat.training_runs;
-    let resolved = cases(cat);
+    let resolved = cases(cat, profile, assume)?;
     let cases: Vec<Case> = resolved
         .iter()
-        .filter_map(|c| c.as_ref().ok().copied())
+        .filter_map(|(_, c)| c.as_ref().ok().copied())
         .collect();
-    let etas = predict::leave_one_source_out(&cases, a, &t);
+    // Held out, the compute efficiency starts from the default profile's,
+    // which no training run was fitted on (a stack profile's is fitted on
+    // every run of its family, the held-out source's too), before the MoE
+    // time and then eta_c are fitted on the other sources: nothing the
+    // held-out source taught reaches its prediction.
+    let start = cat.profile(DEFAULT_PROFILE)?.assumptions.compute_efficiency;
+    let unfitted: Vec<Case> = cases
+        .iter()
+        .map(|c| Case {
+            a: Assumptions {
+                compute_efficiency: start,
+                ..c.a
+            },
+            ..*c
+        })
+        .collect();
+    let etas = predict::leave_one_source_out(&unfitted);
     let mut fitted = cases.iter().zip(etas);
-    runs.iter()
-        .zip(&resolved)
-        .map(|(r, c)| match c {
+    Ok(runs
+        .iter()
+        .zip(resolved)
+        .map(|(r, (id, c))| match c {
             Err(e) => CheckedRun {
                 run: r,
-                profile: Err(e.clone()),
+                profile_id: id,
+                profile: Err(e),
                 held_out: None,
             },
             Ok(c) => {
                 let (_, eta) = fitted.next().expect("one fit per resolved case");
-                let profile = predict::predict(c.hw, c.model, c.run, c.quantity, a, &t)
+                let profile = predict::predict(c.hw, c.model, c.run, c.quantity, &c.a, &c.t)
                     .map_err(|e| e.to_string());
                 let held_out = eta.and_then(|eta| {
-                    let a = Assumptions {
-                        compute_efficiency: eta.compute_efficiency,
-                        ..*a
-                    };
-                    let t = TrainingAssumptions {
-                        moe_token_time_s: eta.moe_token_time_s,
-                        ..t
-                    };
+                    let (a, t) =
+                        predict::with_fit(&c, Some(eta.compute_efficiency), eta.moe_token_time_s);
                     predict::predict(c.hw, c.model, c.run, c.quantity, &a, &t)
                         .ok()
                         .map(|p| (eta, p))
                 });
                 CheckedRun {
                     run: r,
+                    profile_id: id,
                     profile,
                     held_out,
                 }
             }
         })
-        .collect()
+        .collect())
 }
 
 fn value_text(m: TrainMetric, v: f64) -> String {
@@ -160,6 +243,7 @@ fn record(c: &CheckedRun) -> Map<String, Value> {
     m.insert("measured".into(), json!(r.value));
     m.insert("measured_text".into(), json!(value_text(r.metric, r.value)));
     m.insert("source".into(), json!(r.source));
+    m.insert("profile".into(), json!(c.profile_id));
     match &c.profile {
         Ok(p) => {
             let e = error(p.value, r.value);
@@ -214,6 +298,7 @@ const COLS: &[Col] = &[
     col("held out", "predicted_text", Fmt::Text),
     col("error", "error_held_out_text", Fmt::Text),
     col("profile", "error_profile_text", Fmt::Text).opt(1),
+    col("its profile", "profile", Fmt::Text).opt(2),
     col("fits", "fits_text", Fmt::Text),
 ];
 
@@ -267,9 +352,14 @@ fn pct(x: f64) -> String {
 }
 
 /// The Markdown table docs/training.md quotes
-/// (`ridgeline validate --kind train --summary`; a test keeps them equal).
-pub fn summary_table(cat: &Catalog, a: &Assumptions, profile: &str) -> String {
-    let s = summarize(&check_runs(cat, a));
+/// (`ridgeline validate --kind train --summary`; a test keeps them equal):
+/// with `profile`, else each run's stack's profile.
+pub fn summary_table(
+    cat: &Catalog,
+    profile: Option<&str>,
+    assume: &[(String, String)],
+) -> Result<String, CliError> {
+    let s = summarize(&check_runs(cat, profile, assume)?);
     let cell = |(n, m, w): (usize, f64, f64)| {
         if n == 0 {
             "-".to_string()
@@ -277,11 +367,15 @@ pub fn summary_table(cat: &Catalog, a: &Assumptions, profile: &str) -> String {
             format!("{n} | {} / {}", pct(m), pct(w))
         }
     };
-    format!(
+    let which = match profile {
+        Some(p) => format!("the `{p}` profile"),
+        None => "each run's stack profile".to_string(),
+    };
+    Ok(format!(
         "| training runs ({} from {} sources) | figures | median / worst error |\n|---|---:|---:|\n\
          | speed, each source predicted with eta_c and the MoE time fitted on the others | {} |\n\
-         | speed, the `{profile}` profile's eta_c | {} |\n\
-         | memory per device, the `{profile}` profile | {} |\n\
+         | speed, {which}'s eta_c | {} |\n\
+         | memory per device, {which} | {} |\n\
          | published runs judged not to fit | {} | |\n",
         s.runs,
         source_count(cat),
@@ -289,7 +383,7 @@ pub fn summary_table(cat: &Catalog, a: &Assumptions, profile: &str) -> String {
         cell(s.profile),
         cell(s.memory),
         s.not_fitting,
-    )
+    ))
 }
 
 fn source_count(cat: &Catalog) -> usize {
@@ -305,12 +399,15 @@ pub(super) fn validate_train(
     style: Style,
     out: Out,
 ) -> Result<(), CliError> {
-    let name = a.profile.clone().unwrap_or_else(|| "default".to_string());
-    let asm = profile_assumptions(cat, &name, &a.assume)?;
+    let named = a.profile.as_deref();
+    let name = named.map_or_else(
+        || "each run's stack profile".to_string(),
+        |p| format!("the `{p}` profile"),
+    );
     if a.summary {
-        return write(out, &summary_table(cat, &asm, &name));
+        return write(out, &summary_table(cat, named, &a.assume)?);
     }
-    let checked = check_runs(cat, &asm);
+    let checked = check_runs(cat, named, &a.assume)?;
     let s = summarize(&checked);
     let records: Vec<Map<String, Value>> = checked.iter().map(record).collect();
     let tri = |(n, m, w): (usize, f64, f64)| json!({"count": n, "median_abs_error": m, "worst_abs_error": w});
@@ -318,7 +415,7 @@ pub(super) fn validate_train(
         Format::Json => {
             let v = json!({
                 "kind": "train",
-                "profile": name,
+                "profile": named,
                 "runs": records,
                 "summary": {
                     "held_out": tri(s.held_out),
@@ -351,7 +448,7 @@ pub(super) fn validate_train(
         }
         Format::Table | Format::Markdown => {
             let mut t = format!(
-                "{} published training runs; held out = predicted with the compute efficiency fitted on the other sources' runs (of the same stack family and device where they have some); profile = the `{name}` profile's\n",
+                "{} published training runs; held out = predicted with the compute efficiency fitted on the other sources' runs (of the same stack family and device where they have some); profile = {name}'s\n",
                 checked.len()
             );
             t = super::output::wrap(&t, style.width);

@@ -93,6 +93,10 @@ pub(super) fn zoo(
                 for k in profile::KEYS {
                     s.push_str(&format!("  {:<26} {}\n", k.key, k.help));
                 }
+                s.push_str("\ntraining keys (profile files and `train --assume KEY=VALUE`):\n");
+                for k in profile::TRAINING_KEYS {
+                    s.push_str(&format!("  {:<30} {}\n", k.key, k.help));
+                }
                 return write(out, &s);
             }
         }
@@ -143,6 +147,16 @@ fn profile_record(p: &ProfileEntry) -> Map<String, Value> {
     m.insert("band_fixed".into(), json!(a.band_fixed));
     m.insert("band_devices".into(), json!(a.band_devices));
     m.insert("band_quantized".into(), json!(a.band_quantized));
+    let mut training = Map::new();
+    for k in profile::TRAINING_KEYS {
+        let v = match profile::get_training(&p.training, k.key) {
+            Some(profile::Got::Number(x) | profile::Got::Seconds(x)) => json!(x),
+            Some(profile::Got::Name(n)) => json!(n),
+            None => Value::Null,
+        };
+        training.insert(k.key.into(), v);
+    }
+    m.insert("training".into(), Value::Object(training));
     m.insert("year".into(), json!(p.year));
     m.insert("source".into(), json!(p.source));
     m.insert("origin".into(), json!(p.origin));

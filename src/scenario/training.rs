@@ -324,6 +324,16 @@ impl Scenario {
     /// whole positive batches and sequence, tokens from 1 to 1e16, a known
     /// optimizer and the training assumptions as the solver takes them).
     pub fn training_inputs(&self) -> Result<TrainInputs, Vec<super::Problem>> {
+        self.training_inputs_over(&TrainingAssumptions::default())
+    }
+
+    /// [`Scenario::training_inputs`] with the training assumptions the
+    /// section leaves out taken from `base` (its profile's, as `ridgeline
+    /// train --profile` takes them).
+    pub fn training_inputs_over(
+        &self,
+        base: &TrainingAssumptions,
+    ) -> Result<TrainInputs, Vec<super::Problem>> {
         let s = &self.training;
         let d = TrainInputs::default();
         let mut p = Problems::default();
@@ -442,7 +452,7 @@ impl Scenario {
                 d.optimizer
             }),
         };
-        let assumptions = assumptions(s, &mut p);
+        let assumptions = assumptions(s, base, &mut p);
         p.or(TrainInputs {
             devices,
             tp,
@@ -467,11 +477,15 @@ impl Scenario {
     }
 }
 
-/// The training assumptions of the section over the solver's defaults:
+/// The training assumptions of the section over `base` (the solver's defaults or a profile's):
 /// overlaps from 0 to 1, a positive MTBF and checkpoint bandwidth, a
 /// restart time of zero or more (as `ridgeline train` takes them).
-fn assumptions(s: &TrainingSection, p: &mut Problems) -> TrainingAssumptions {
-    let d = TrainingAssumptions::default();
+fn assumptions(
+    s: &TrainingSection,
+    base: &TrainingAssumptions,
+    p: &mut Problems,
+) -> TrainingAssumptions {
+    let d = *base;
     let mut share = |key: &str, v: Option<f64>, dv: f64| match v {
         None => dv,
         Some(x) if (0.0..=1.0).contains(&x) => x,

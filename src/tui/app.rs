@@ -421,10 +421,12 @@ impl App {
                 |_| Profile {
                     id: "roofline".into(),
                     base: Assumptions::default(),
+                    training: Default::default(),
                 },
                 |p| Profile {
                     id: p.id.clone(),
                     base: p.assumptions,
+                    training: p.training,
                 },
             );
         let mut view_inputs = ViewInputs::default();
@@ -883,6 +885,7 @@ fn choices(catalog: &Catalog) -> Choices {
             .map(|p| Profile {
                 id: p.id.clone(),
                 base: p.assumptions,
+                training: p.training,
             })
             .collect(),
         drafts: super::knobs::serving_modes::draft_choices(&catalog.models),

@@ -5,6 +5,7 @@
 use crate::catalog::ModelEntry;
 use crate::scenario::{FLAGSHIP_FAMILY, SynthTarget};
 use crate::solver::serving::Request;
+use crate::solver::training::TrainingAssumptions;
 use crate::solver::units::{self, Kind};
 use crate::solver::{Arch, Assumptions, Model, Phase, Precision, Workload, fit};
 use crate::words::Words;
@@ -219,6 +220,10 @@ pub struct Inputs {
 pub struct Profile {
     pub id: String,
     pub base: Assumptions,
+    /// Its training keys (the defaults where it sets none): choosing the
+    /// profile sets the Training view's overlaps, attention efficiency,
+    /// MoE token time and matmul ceiling, as `train --profile` does.
+    pub training: TrainingAssumptions,
 }
 
 /// What stepping and reading some knobs needs from the catalog: the region
@@ -526,6 +531,8 @@ impl Knob {
             Knob::Profile => {
                 if let Some(p) = profile::step(&c.profiles, &i.profile.id, up) {
                     (profile, a) = (p.clone(), p.base);
+                    v.train.assumptions =
+                        crate::catalog::profile::with_stack(&v.train.assumptions, &p.training);
                 }
             }
             Knob::Prompt => v.request.prompt = double(v.request.prompt),
@@ -713,6 +720,8 @@ impl Knob {
             Knob::Profile => {
                 if let Some(p) = profile::parse(t, i, &c.profiles)? {
                     (profile, a) = (p.clone(), p.base);
+                    v.train.assumptions =
+                        crate::catalog::profile::with_stack(&v.train.assumptions, &p.training);
                 }
             }
             Knob::Prompt | Knob::Output => {

@@ -174,7 +174,10 @@ impl App {
         self.model = model;
         self.workload = wl;
         self.assumptions = a;
-        self.profile = Profile { id, base };
+        let training = cat
+            .profile(&id)
+            .map_or_else(|_| Default::default(), |p| p.training);
+        self.profile = Profile { id, base, training };
         self.view_inputs = v;
         self.session.title = s.title.clone();
         self.session.description = s.description.clone();
@@ -213,7 +216,13 @@ impl App {
                     .clone(),
             );
         }
-        v.train = s.training_inputs().map_err(joined)?;
+        // Training keys the section leaves out are its profile's.
+        let stack = s
+            .profile(cat)
+            .ok()
+            .and_then(|(id, _)| cat.profile(&id).ok())
+            .map_or_else(Default::default, |p| p.training);
+        v.train = s.training_inputs_over(&stack).map_err(joined)?;
         v.explore = s.explore_inputs().map_err(joined)?;
         v.qps = f.qps;
         v.ttft_s = f.ttft_s;

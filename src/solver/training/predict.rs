@@ -111,15 +111,36 @@ pub struct Case<'a> {
     /// Which stack family (on any device, in the same number format): the
     /// group eta_c is fitted on next.
     pub family: usize,
+    /// The assumptions the run is predicted with (its stack's profile):
+    /// a fit changes only their compute efficiency and MoE token time.
+    pub a: Assumptions,
+    pub t: TrainingAssumptions,
 }
 
-/// |ln(predicted / measured)| of a case at compute efficiency `eta`.
-fn log_error(c: &Case, eta: f64, a: &Assumptions, t: &TrainingAssumptions) -> Option<f64> {
-    let a = Assumptions {
-        compute_efficiency: eta,
-        ..*a
-    };
-    let p = predict(c.hw, c.model, c.run, c.quantity, &a, t).ok()?;
+/// A case's assumptions with a fitted compute efficiency and MoE token
+/// time, where given.
+pub fn with_fit(
+    c: &Case,
+    eta: Option<f64>,
+    moe_s: Option<f64>,
+) -> (Assumptions, TrainingAssumptions) {
+    (
+        Assumptions {
+            compute_efficiency: eta.unwrap_or(c.a.compute_efficiency),
+            ..c.a
+        },
+        TrainingAssumptions {
+            moe_token_time_s: moe_s.unwrap_or(c.t.moe_token_time_s),
+            ..c.t
+        },
+    )
+}
+
+/// |ln(predicted / measured)| of a case at compute efficiency `eta` and
+/// MoE token time `moe_s` (the case's own where None).
+fn log_error(c: &Case, eta: Option<f64>, moe_s: Option<f64>) -> Option<f64> {
+    let (a, t) = with_fit(c, eta, moe_s);
+    let p = predict(c.hw, c.model, c.run, c.quantity, &a, &t).ok()?;
     let r = p.value / c.measured;
     // A step time is the inverse of a rate: the same error either way.
     (r.is_finite() && r > 0.0).then(|| r.ln().abs())
@@ -133,11 +154,11 @@ fn golden(lo: f64, hi: f64, cost: impl Fn(f64) -> f64) -> f64 {
     crate::solver::calibration::golden(lo, hi, 40, cost)
 }
 
-/// The mean |ln error| of `cases` under `a` and `t`.
-fn mean_log_error(cases: &[&&Case], a: &Assumptions, t: &TrainingAssumptions) -> f64 {
+/// The mean |ln error| of `cases` at `eta` and `moe_s`.
+fn mean_log_error(cases: &[&&Case], eta: Option<f64>, moe_s: Option<f64>) -> f64 {
     let errs: Vec<f64> = cases
         .iter()
-        .filter_map(|c| log_error(c, a.compute_efficiency, a, t))
+        .filter_map(|c| log_error(c, eta, moe_s))
         .collect();
     if errs.is_empty() {
         f64::INFINITY
@@ -148,8 +169,9 @@ fn mean_log_error(cases: &[&&Case], a: &Assumptions, t: &TrainingAssumptions) ->
 
 /// The eta_c in [`FIT_RANGE`] that minimises the mean |ln error| over
 /// `cases`' throughput figures (golden-section search; the error is
-/// unimodal in eta_c as every throughput grows with it); None without any.
-pub fn fit_efficiency(cases: &[&Case], a: &Assumptions, t: &TrainingAssumptions) -> Option<f64> {
+/// unimodal in eta_c as every throughput grows with it), each case at MoE
+/// token time `moe_s` (its own where None); None without any.
+pub fn fit_efficiency(cases: &[&Case], moe_s: Option<f64>) -> Option<f64> {
     let used: Vec<&&Case> = cases
         .iter()
         .filter(|c| c.quantity.is_throughput())
@@ -159,11 +181,7 @@ pub fn fit_efficiency(cases: &[&Case], a: &Assumptions, t: &TrainingAssumptions)
     }
     let (lo, hi) = FIT_RANGE;
     Some(golden(lo, hi, |eta| {
-        let a = Assumptions {
-            compute_efficiency: eta,
-            ..*a
-        };
-        mean_log_error(&used, &a, t)
+        mean_log_error(&used, Some(eta), moe_s)
     }))
 }
 
@@ -171,13 +189,9 @@ pub fn fit_efficiency(cases: &[&Case], a: &Assumptions, t: &TrainingAssumptions)
 pub const MOE_FIT_RANGE: (f64, f64) = (0.0, 2e-6);
 
 /// The MoE token time in [`MOE_FIT_RANGE`] that minimises the mean |ln
-/// error| over `cases`' throughput figures of MoE models, at the profile's
-/// compute efficiency; None without any.
-pub fn fit_moe_token_time(
-    cases: &[&Case],
-    a: &Assumptions,
-    t: &TrainingAssumptions,
-) -> Option<f64> {
+/// error| over `cases`' throughput figures of MoE models, each at its
+/// profile's compute efficiency; None without any.
+pub fn fit_moe_token_time(cases: &[&Case]) -> Option<f64> {
     let used: Vec<&&Case> = cases
         .iter()
         .filter(|c| c.quantity.is_throughput() && is_moe(c.model))
@@ -186,13 +200,7 @@ pub fn fit_moe_token_time(
         return None;
     }
     let (lo, hi) = MOE_FIT_RANGE;
-    Some(golden(lo, hi, |x| {
-        let t = TrainingAssumptions {
-            moe_token_time_s: x,
-            ..*t
-        };
-        mean_log_error(&used, a, &t)
-    }))
+    Some(golden(lo, hi, |x| mean_log_error(&used, None, Some(x))))
 }
 
 /// Whether a model routes its tokens to experts.
@@ -200,11 +208,12 @@ fn is_moe(model: &Model) -> bool {
     matches!(&model.arch, crate::solver::types::Arch::Decoder(d) if d.moe.is_some())
 }
 
-/// What [`leave_one_source_out`] fits without a case's source.
+/// What [`leave_one_source_out`] fits without a case's source (the MoE
+/// token time None when no other source has an MoE run: the case's own).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HeldOut {
     pub compute_efficiency: f64,
-    pub moe_token_time_s: f64,
+    pub moe_token_time_s: Option<f64>,
 }
 
 /// For each case, the values fitted without its source: the MoE token
@@ -212,23 +221,15 @@ pub struct HeldOut {
 /// none), then with it the compute efficiency on the other sources' runs
 /// on the same device when there are any, else on all the other sources'
 /// runs; None when no other source has a throughput figure.
-pub fn leave_one_source_out(
-    cases: &[Case],
-    a: &Assumptions,
-    t: &TrainingAssumptions,
-) -> Vec<Option<HeldOut>> {
+pub fn leave_one_source_out(cases: &[Case]) -> Vec<Option<HeldOut>> {
     let mut by_source: Vec<usize> = cases.iter().map(|c| c.source).collect();
     by_source.sort_unstable();
     by_source.dedup();
     let mut out = vec![None; cases.len()];
     for &src in &by_source {
         let others: Vec<&Case> = cases.iter().filter(|c| c.source != src).collect();
-        let moe = fit_moe_token_time(&others, a, t).unwrap_or(t.moe_token_time_s);
-        let t = &TrainingAssumptions {
-            moe_token_time_s: moe,
-            ..*t
-        };
-        let global = fit_efficiency(&others, a, t);
+        let moe = fit_moe_token_time(&others);
+        let global = fit_efficiency(&others, moe);
         // eta_c fitted on the other sources' speed figures of a group.
         let fit_on = |same: &dyn Fn(&Case) -> bool| {
             let same: Vec<&Case> = others
@@ -236,7 +237,7 @@ pub fn leave_one_source_out(
                 .copied()
                 .filter(|o| same(o) && o.quantity.is_throughput())
                 .collect();
-            fit_efficiency(&same, a, t)
+            fit_efficiency(&same, moe)
         };
         let mut fitted: Vec<((usize, usize), Option<f64>)> = Vec::new();
         for (i, c) in cases.iter().enumerate().filter(|(_, c)| c.source == src) {
@@ -311,12 +312,14 @@ mod tests {
                 device: 0,
                 stack: 0,
                 family: 0,
+                a,
+                t,
             })
             .collect();
         let all: Vec<&Case> = cases.iter().collect();
-        let eta = fit_efficiency(&all, &a, &t).unwrap();
+        let eta = fit_efficiency(&all, None).unwrap();
         assert!((eta - 0.55).abs() < 1e-4, "{eta}");
-        for h in leave_one_source_out(&cases, &a, &t) {
+        for h in leave_one_source_out(&cases) {
             assert!((h.unwrap().compute_efficiency - 0.55).abs() < 1e-4);
         }
         // Memory figures are not fitted on.
@@ -324,7 +327,7 @@ mod tests {
             quantity: Quantity::PeakMemory,
             ..cases[0]
         };
-        assert_eq!(fit_efficiency(&[&mem], &a, &t), None);
+        assert_eq!(fit_efficiency(&[&mem], None), None);
     }
 
     #[test]
@@ -363,10 +366,12 @@ mod tests {
                     device: 0,
                     stack: fam[i],
                     family: fam[i],
+                    a,
+                    t,
                 }
             })
             .collect();
-        let held = leave_one_source_out(&cases, &a, &t);
+        let held = leave_one_source_out(&cases);
         let eta = |i: usize| held[i].unwrap().compute_efficiency;
         for (i, want) in [(0, 0.5), (1, 0.5), (2, 0.8), (3, 0.8)] {
             assert!((eta(i) - want).abs() < 1e-3, "{i}: {}", eta(i));

@@ -9,6 +9,7 @@ fn base() -> Inputs {
         profile: Profile {
             id: "roofline".into(),
             base: Assumptions::default(),
+            training: Default::default(),
         },
     }
 }
@@ -301,7 +302,8 @@ fn values_read_back() {
 }
 
 /// Two profiles: the plain roofline and one that differs in each kind of
-/// assumption (a fraction, a time, the algorithm, the band).
+/// assumption (a fraction, a time, the algorithm, the band) and in two
+/// training keys.
 fn profiles() -> Vec<Profile> {
     let roofline = Assumptions::default();
     let stack = Assumptions {
@@ -315,10 +317,16 @@ fn profiles() -> Vec<Profile> {
         Profile {
             id: "roofline".into(),
             base: roofline,
+            training: Default::default(),
         },
         Profile {
             id: "stack".into(),
             base: stack,
+            training: crate::solver::training::TrainingAssumptions {
+                tp_overlap: 0.5,
+                matmul_ceiling: crate::solver::training::MatmulCeiling::Flat,
+                ..Default::default()
+            },
         },
     ]
 }
@@ -342,6 +350,27 @@ fn the_profile_knob_sets_every_assumption_and_wraps() {
     );
     let e = Knob::Profile.parse("vlm", &i, &c).unwrap_err();
     assert!(e.contains("roofline, stack"), "{e}");
+}
+
+#[test]
+fn the_profile_knob_sets_the_training_keys_it_names_and_keeps_the_others() {
+    // As `ridgeline train --profile stack` takes them: the profile's TP
+    // overlap and matmul ceiling, and the MTBF the user set kept.
+    use crate::solver::training::MatmulCeiling;
+    let c = choices();
+    let mut i = base();
+    i.v.train.assumptions.device_mtbf_s = 3600.0;
+    let up = Knob::Profile.step(&i, true, &c);
+    let t = up.v.train.assumptions;
+    assert_eq!((t.tp_overlap, t.matmul_ceiling), (0.5, MatmulCeiling::Flat));
+    assert_eq!(t.device_mtbf_s, 3600.0);
+    // Back to the plain roofline: its (default) training keys again.
+    let back = Knob::Profile.parse("roofline", &up, &c).unwrap();
+    assert_eq!(back.v.train.assumptions.tp_overlap, 0.0);
+    assert_eq!(
+        back.v.train.assumptions.matmul_ceiling,
+        MatmulCeiling::Measured
+    );
 }
 
 #[test]
