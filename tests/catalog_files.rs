@@ -891,6 +891,55 @@ fn a_profile_says_what_it_was_fitted_on_whole_or_is_reported() {
 }
 
 #[test]
+fn a_host_link_is_read_checked_and_used_by_offloading() {
+    let d = dir("host-link");
+    let ic = |keys: &str| format!("[device.interconnect]\ndevices_per_node = 8\n{keys}\n");
+    let hw = device("hosted", "")
+        + &ic("host = \"64 GB/s\"")
+        + &device("bad-host", "")
+        + &ic("host = \"fast\"")
+        + &device("no-host", "");
+    std::fs::write(d.join("hardware/x.toml"), &hw).unwrap();
+    let (code, out) = check(&d);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("device `bad-host`"), "{out}");
+    assert!(out.contains("host"), "{out}");
+    assert!(!out.contains("device `hosted`:"), "{out}");
+    // Offloading on the device with a host link: the JSON says so and
+    // puts bytes on the host (a 1B model's full-recompute layer inputs).
+    let train = |hw: &str| {
+        run(&[
+            "--catalog",
+            d.to_str().unwrap(),
+            "train",
+            "-m",
+            "llama-3.2-1b",
+            "-H",
+            hw,
+            "--devices",
+            "1",
+            "--recompute",
+            "full",
+            "--offload",
+            "-f",
+            "json",
+        ])
+        .expect("train ends")
+    };
+    let o = train("hosted");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["offload"], true, "{v}");
+    assert!(v["memory_host_bytes"].as_f64().unwrap() > 0.0, "{v}");
+    // The device without one is refused with what to add.
+    let o = train("no-host");
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(err.contains("no-host no host link"), "{err}");
+    assert!(err.contains("host = \"64 GB/s\""), "{err}");
+}
+
+#[test]
 fn a_profile_sets_training_keys_and_train_takes_them_as_its_flags_do() {
     // A user profile with TP overlap 0.5 and a flat matmul ceiling: `train
     // --profile` gives what `--tp-overlap 0.5 --matmul-ceiling flat` gives

@@ -10,7 +10,7 @@ use ridgeline::scenario::{ExploreHardware, ExploreInputs};
 use ridgeline::scenario::{SynthTarget, written};
 use ridgeline::solver::Precisions;
 use ridgeline::solver::training::{
-    Attention, MatmulCeiling, Optimizer, Recompute, TokensToTrain, TrainingAssumptions,
+    Attention, MatmulCeiling, Modules, Optimizer, Recompute, TokensToTrain, TrainingAssumptions,
 };
 use ridgeline::solver::{Assumptions, Collective, Phase, Precision, Workload, fleet};
 use ridgeline::tui::app::Level;
@@ -324,7 +324,8 @@ fn magnitude(lo: f64, hi: f64) -> impl Strategy<Value = f64> {
 }
 
 /// Any training run the scenario reads: degrees from 1 to 65536, ZeRO 0-3,
-/// every recomputation, whole batches and sequences within their bounds,
+/// every recomputation (the named levels and any set of modules), offload
+/// on or off, whole batches and sequences within their bounds,
 /// tokens to train from 1 to 1e16 or chinchilla, either optimizer and any
 /// training assumptions the solver takes.
 fn any_training() -> impl Strategy<Value = TrainInputs> {
@@ -335,7 +336,13 @@ fn any_training() -> impl Strategy<Value = TrainInputs> {
         ),
         prop::array::uniform6(1u32..=65536),
         0u8..=3,
-        prop::sample::select(Recompute::ALL.to_vec()),
+        prop_oneof![
+            prop::sample::select(Recompute::ALL.to_vec()),
+            // Any non-empty set of Megatron-Core's modules.
+            prop::sample::subsequence(Modules::NAMED.to_vec(), 1..=Modules::NAMED.len()).prop_map(
+                |v| Recompute::Modules(v.iter().fold(Modules::default(), |m, (x, _)| m.with(*x)))
+            ),
+        ],
         (1u64..=1_000_000_000_000).prop_map(|x| x as f64),
         1u32..=65536,
         prop::option::of((1u64..=1_000_000_000).prop_map(|x| x as f64)),
@@ -345,6 +352,7 @@ fn any_training() -> impl Strategy<Value = TrainInputs> {
         ],
         (
             prop::sample::select(Attention::ALL.to_vec()),
+            any::<bool>(),
             any::<bool>(),
             0u32..=65536,
             0u32..=65536,
@@ -360,7 +368,7 @@ fn any_training() -> impl Strategy<Value = TrainInputs> {
                 micro_batch,
                 seq,
                 tokens,
-                (attention, dropout, edge_layers, contiguous),
+                (attention, dropout, offload, edge_layers, contiguous),
             )| {
                 TrainInputs {
                     devices,
@@ -373,6 +381,7 @@ fn any_training() -> impl Strategy<Value = TrainInputs> {
                     recompute,
                     attention,
                     dropout,
+                    offload,
                     edge_layers,
                     contiguous,
                     global_batch,

@@ -267,18 +267,18 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
     // Issue 17's bar for training, bounded here: the median error at most
     // 12%, held out (each source predicted without it) and with the
     // profile. Its other half, no published run judged not to fit, is not
-    // met (the 5 runs named below); this keeps it from getting worse.
+    // met (the 4 runs named below); this keeps it from getting worse.
     let s = ridgeline::cli::validate_train::summarize(&checked);
     assert!(s.held_out.1 <= 0.12, "{s:?}");
     assert!(s.profile.1 <= 0.12, "{s:?}");
-    assert!(s.not_fitting <= 5, "{s:?}");
+    assert!(s.not_fitting <= 4, "{s:?}");
     // "With one eta_c for every stack (`--profile default`, 0.7) the median
-    // is 11.5%: ... all but one of llm-foundry's MPT runs on H100 are then
+    // is 11.8%: ... all but one of llm-foundry's MPT runs on H100 are then
     // predicted more than 10% too fast, every dense Megatron-Bridge run on
     // the same device more than 10% too slow".
     let one = check_runs(&cat, Some("default"), &[]).unwrap();
     let d = ridgeline::cli::validate_train::summarize(&one);
-    assert!((d.profile.1 - 0.115).abs() < 0.0005, "{d:?}");
+    assert!((d.profile.1 - 0.118).abs() < 0.0005, "{d:?}");
     let mut mpt = (0, 0);
     for c in &one {
         let r = c.run;
@@ -320,7 +320,7 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
     assert!((0.545..0.555).contains(&held), "{held}");
     let prof = error(titan.profile.as_ref().unwrap().value, titan.run.value);
     assert!((0.485..0.495).contains(&prof), "{prof}");
-    // "5 of the 65 runs are judged not to fit", those docs/training.md names.
+    // "4 of the 65 runs are judged not to fit", those docs/training.md names.
     let mut unfit: Vec<&str> = checked
         .iter()
         .filter(|c| c.profile.as_ref().is_ok_and(|p| !p.fits))
@@ -333,7 +333,6 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
             "maxtext-llama2-70b-v5p-512-fsdp-s4096",
             "maxtext-mixtral-8x7b-v5p-256-fsdp-s4096",
             "mbridge-2511-deepseek-v3-gb200-bf16-pp4-vp4-ep64",
-            "tpurecipes-llama3.1-8b-v6e-256-fsdp-s8192",
             "tpurecipes-llama3.1-8b-v6e-8-fsdp-s8192",
         ]
     );

@@ -48,6 +48,7 @@ const INTERCONNECT_KEYS: &[&str] = &[
     "scale_up",
     "devices_per_node",
     "scale_out",
+    "host",
     "torus",
     "torus_link",
     "torus_wrap",
@@ -271,7 +272,7 @@ pub fn device(f: &mut Fields, origin: &str) -> Option<Converted<HardwareEntry>> 
     let tdp = quantity(f, "tdp", tdp, Kind::Power, &limits::POWER);
     let peaks = peaks(f);
     let matmul = matmul(f, peaks.as_ref());
-    let (link, per_node, scaleout, torus) = interconnect(f);
+    let (link, per_node, scaleout, torus, host) = interconnect(f);
     let price = price(f);
     let sources = sources(f);
     let caches = caches(f);
@@ -299,6 +300,7 @@ pub fn device(f: &mut Fields, origin: &str) -> Option<Converted<HardwareEntry>> 
                 link_bandwidth: link,
                 devices_per_node: per_node,
                 scaleout_bandwidth: scaleout,
+                host_bandwidth: host,
                 torus,
                 tdp_w: tdp,
                 price_per_hour_usd: price.as_ref().and_then(|p| p.per_hour_usd),
@@ -486,12 +488,14 @@ fn rates(f: &mut Fields, key: &str, v: &Spanned<DeValue>) -> Option<Peaks> {
     ok.then_some(peaks)
 }
 
-type Interconnect = (Option<f64>, u32, Option<f64>, Option<Torus>);
+/// Scale-up, devices per node, scale-out, torus, host link.
+type Interconnect = (Option<f64>, u32, Option<f64>, Option<Torus>, Option<f64>);
 
-/// `[device.interconnect]`: scale-up, devices per node, scale-out, torus.
+/// `[device.interconnect]`: scale-up, devices per node, scale-out, torus,
+/// host link.
 fn interconnect(f: &mut Fields) -> Interconnect {
     let Some(mut ic) = f.table("interconnect", INTERCONNECT_KEYS) else {
-        return (None, 1, None, None);
+        return (None, 1, None, None, None);
     };
     let up = ic.opt_string("scale_up");
     let up = quantity(&mut ic, "scale_up", up, Kind::Bandwidth, &limits::BANDWIDTH);
@@ -503,11 +507,13 @@ fn interconnect(f: &mut Fields) -> Interconnect {
         Kind::Bandwidth,
         &limits::BANDWIDTH,
     );
+    let host = ic.opt_string("host");
+    let host = quantity(&mut ic, "host", host, Kind::Bandwidth, &limits::BANDWIDTH);
     let per_node = ic.opt_whole("devices_per_node", limits::DEVICES_PER_NODE);
     let torus = torus(&mut ic, per_node);
     ic.opt_string("notes");
     f.absorb(ic);
-    (up, per_node.map_or(1, |(n, _)| n), out, torus)
+    (up, per_node.map_or(1, |(n, _)| n), out, torus, host)
 }
 
 /// `torus`, `torus_link` and `torus_wrap`: all three or none; the shape's

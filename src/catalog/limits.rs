@@ -92,7 +92,7 @@ pub fn schema_rows() -> Vec<(&'static str, String)> {
     vec![
         ("`peak.*`", FLOP_RATE.text.to_string()),
         (
-            "`memory_bandwidth`, `scale_up`, `scale_out`, `torus_link`",
+            "`memory_bandwidth`, `scale_up`, `scale_out`, `host`, `torus_link`",
             BANDWIDTH.text.to_string(),
         ),
         ("`memory`", MEMORY.text.to_string()),

@@ -90,6 +90,7 @@ pub const RUN_KEYS: &[&str] = &[
     "precision",
     "edge_layers",
     "contiguous",
+    "offload",
     "optimizer",
     "notes",
 ];
@@ -150,7 +151,7 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
     let recompute = f.string("recompute").and_then(|(s, at)| {
         let r = Recompute::parse(&s);
         if r.is_none() {
-            f.problem(at, "recompute must be none, selective, dots or full");
+            f.problem(at, format!("recompute must be {}", Recompute::EXPECTED));
         }
         r
     });
@@ -186,6 +187,7 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
     });
     let edge_layers = f.opt_whole("edge_layers", 0..=65_536).map_or(0, |(v, _)| v);
     let contiguous = f.opt_whole("contiguous", 0..=65_536).map_or(0, |(v, _)| v);
+    let offload = f.opt_bool("offload").unwrap_or(false);
     let notes = f.opt_string("notes");
     let layout = Layout {
         dp,
@@ -235,6 +237,7 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
                 dropout: false,
                 edge_layers,
                 contiguous,
+                offload,
             },
             notes: notes.map(|n| n.0),
             origin: origin.to_string(),

@@ -144,6 +144,7 @@ pub fn device_toml(e: &HardwareEntry) -> String {
     let linked = hw.link_bandwidth.is_some()
         || hw.devices_per_node != 1
         || hw.scaleout_bandwidth.is_some()
+        || hw.host_bandwidth.is_some()
         || hw.torus.is_some();
     if linked {
         out.push_str("\n[device.interconnect]\n");
@@ -154,6 +155,9 @@ pub fn device_toml(e: &HardwareEntry) -> String {
         out.push_str(&format!("devices_per_node = {}\n", hw.devices_per_node));
         if let Some(v) = hw.scaleout_bandwidth {
             out.push_str(&format!("scale_out = {}\n", bw(v)));
+        }
+        if let Some(v) = hw.host_bandwidth {
+            out.push_str(&format!("host = {}\n", bw(v)));
         }
         if let Some(t) = &hw.torus {
             out.push_str(&format!("torus = {}\n", s(&t.shape())));

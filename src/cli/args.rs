@@ -1019,26 +1019,16 @@ fn parse_op(s: &str) -> Result<crate::solver::collective::Op, String> {
     })
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RecomputeArg {
-    None,
-    Selective,
-    /// Keep only matmul outputs (JAX's dots_saveable).
-    #[value(alias = "matmul")]
-    Dots,
-    Full,
-}
-
-impl RecomputeArg {
-    pub fn solver(self) -> crate::solver::training::Recompute {
-        use crate::solver::training::Recompute;
-        match self {
-            RecomputeArg::None => Recompute::None,
-            RecomputeArg::Selective => Recompute::Selective,
-            RecomputeArg::Dots => Recompute::Dots,
-            RecomputeArg::Full => Recompute::Full,
-        }
-    }
+/// A recomputation level or a set of Megatron-Core modules.
+fn parse_recompute(s: &str) -> Result<crate::solver::training::Recompute, String> {
+    use crate::solver::training::Recompute;
+    Recompute::parse(s).ok_or_else(|| {
+        format!(
+            "{} is not a recomputation: use {}",
+            echo(s),
+            Recompute::EXPECTED
+        )
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -1247,15 +1237,18 @@ pub struct TrainSetup {
     /// ZeRO stage: 0, 1 (optimizer state), 2 (and gradients), 3 (and weights: FSDP) [default: 3, as the Training view].
     #[arg(long, value_parser = parse_zero, allow_hyphen_values = true)]
     pub zero: Option<u8>,
-    /// Activation recomputation [default: none, as the Training view].
-    #[arg(long, value_enum)]
-    pub recompute: Option<RecomputeArg>,
+    /// Activation recomputation: none, selective (attention core), dots (keep matmul outputs: JAX's dots_saveable), dots-except-mlpwi (also recompute the MLP's gate and up: MaxText's save_dot_except_mlpwi), full (keep layer inputs), or Megatron-Core modules, comma-separated: core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts [default: none, as the Training view].
+    #[arg(long, value_parser = parse_recompute, allow_hyphen_values = true)]
+    pub recompute: Option<crate::solver::training::Recompute>,
     /// Attention kernel: flash keeps no score matrix [default: flash].
     #[arg(long, value_enum)]
     pub attention: Option<AttentionArg>,
     /// Keep dropout masks (after attention and MLP; on the scores with eager attention).
     #[arg(long)]
     pub dropout: bool,
+    /// Offload the activations each layer keeps (what --recompute leaves) to host memory: the device holds 3 layers of one micro-batch, and the copies cross the device's host link (the catalog's `host` under [device.interconnect]), hidden behind the passes where they can be.
+    #[arg(long)]
+    pub offload: bool,
     /// Layers fewer on the first and last pipeline stages (Llama 3: 1) [default: 0].
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=65536))]
     pub edge_layers: Option<u32>,

@@ -441,6 +441,10 @@ pub fn hardware_record(e: &HardwareEntry) -> Map<String, Value> {
         "scaleout_bandwidth_bytes_per_s".into(),
         json!(hw.scaleout_bandwidth),
     );
+    m.insert(
+        "host_bandwidth_bytes_per_s".into(),
+        json!(hw.host_bandwidth),
+    );
     m.insert("torus".into(), json!(hw.torus.map(|t| t.shape())));
     m.insert(
         "torus_link_bandwidth_bytes_per_s".into(),

@@ -4,8 +4,8 @@
 //! the layouts of the device count ranked by step time.
 
 use super::args::{
-    AttentionArg, Format, MatmulCeilingArg, OptimizerArg, ProfileArgs, RecomputeArg, TokensArg,
-    TrainArgs, TrainKnobs, TrainSetup,
+    AttentionArg, Format, MatmulCeilingArg, OptimizerArg, ProfileArgs, TokensArg, TrainArgs,
+    TrainKnobs, TrainSetup,
 };
 use super::collective::link_assumptions;
 use super::output::{Col, Fmt, Style, col, render_list, render_record, wrap};
@@ -97,9 +97,7 @@ pub(crate) fn run_of(args: &TrainSetup, seq: f64, layout: Layout) -> Result<Trai
         seq,
         layout,
         zero: args.zero.unwrap_or(DEFAULTS.zero),
-        recompute: args
-            .recompute
-            .map_or(DEFAULTS.recompute, RecomputeArg::solver),
+        recompute: args.recompute.unwrap_or(DEFAULTS.recompute),
         precision: args.precision,
         optimizer: match args.optimizer {
             OptimizerArg::Adam => Optimizer::Adam,
@@ -111,6 +109,7 @@ pub(crate) fn run_of(args: &TrainSetup, seq: f64, layout: Layout) -> Result<Trai
             Some(AttentionArg::Eager) => Attention::Eager,
         },
         dropout: args.dropout,
+        offload: args.offload,
         edge_layers: args.edge_layers.unwrap_or(0),
         contiguous: args.contiguous.unwrap_or(0),
     })
@@ -247,6 +246,8 @@ fn record(
     put("comm", Value::Object(comm));
     put("bubble_s", json!(s.bubble_s));
     put("bubble_fraction", json!(s.bubble_fraction));
+    put("offload_copy_s", json!(s.offload_copy_s));
+    put("offload_s", json!(s.offload_s));
     put("optimizer_s", json!(s.optimizer_s));
     put("overhead_s", json!(s.overhead_s));
     put("binding", json!(s.binding.name()));
@@ -263,9 +264,11 @@ fn record(
             "total": m.total(),
         }),
     );
+    put("memory_host_bytes", json!(m.host));
     put("memory_stage", json!(m.stage.name()));
     put("attention", json!(tr.run.attention.name()));
     put("dropout", json!(tr.run.dropout));
+    put("offload", json!(tr.run.offload));
     put("edge_layers", json!(tr.run.edge_layers));
     put("contiguous", json!(tr.run.contiguous));
     put("memory_capacity_bytes", json!(m.capacity_bytes));
@@ -451,6 +454,13 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
         .iter()
         .filter(|c| tr.memory.fits || !STEP_KEYS.contains(&c.key) && !RUN_KEYS.contains(&c.key))
         .filter(|c| !(dense_text && c.key == "moe_routing_s"))
+        // Without offloading the text has no host-link rows (JSON and CSV
+        // keep the keys, at 0).
+        .filter(|c| {
+            tr.run.offload
+                || !matches!(fmt, Format::Table | Format::Markdown)
+                || !matches!(c.key, "offload_s" | "memory_host_bytes")
+        })
         .copied()
         .collect();
     text.push_str(&render_record(&flat(&rec), &summary, fmt));
@@ -586,6 +596,8 @@ const STEP_KEYS: &[&str] = &[
     "comm",
     "bubble_s",
     "bubble_fraction",
+    "offload_copy_s",
+    "offload_s",
     "optimizer_s",
     "overhead_s",
     "binding",
@@ -612,6 +624,7 @@ const SUMMARY: &[Col] = &[
     col("  MoE routing", "moe_routing_s", Fmt::Time),
     col("  exposed communication", "exposed_comm_s", Fmt::Time),
     col("  pipeline bubble", "bubble_s", Fmt::Time),
+    col("  host-link copies (exposed)", "offload_s", Fmt::Time),
     col("  optimizer step", "optimizer_s", Fmt::Time),
     col("  overhead", "overhead_s", Fmt::Time),
     col("binding term", "binding", Fmt::Text),
@@ -627,6 +640,7 @@ const SUMMARY: &[Col] = &[
     col("memory: logits (last stage)", "memory_logits", Fmt::Bytes),
     col("memory: gathered layers", "memory_gathered", Fmt::Bytes),
     col("memory: total per device", "memory_total", Fmt::Bytes),
+    col("memory: offloaded to host", "memory_host_bytes", Fmt::Bytes),
     col(
         "memory: usable per device",
         "memory_usable_bytes",

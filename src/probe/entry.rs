@@ -153,6 +153,7 @@ pub fn local_cpu(
             link_bandwidth: None,
             devices_per_node: 1,
             scaleout_bandwidth: None,
+            host_bandwidth: None,
             torus: None,
             tdp_w: None,
             price_per_hour_usd: None,

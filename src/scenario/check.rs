@@ -98,6 +98,7 @@ pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
             "recompute",
             "attention",
             "dropout",
+            "offload",
             "edge_layers",
             "contiguous",
             "global_batch",

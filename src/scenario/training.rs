@@ -48,6 +48,8 @@ pub struct TrainInputs {
     pub edge_layers: u32,
     /// Micro-batches run back to back on one interleaved chunk (0: pp).
     pub contiguous: u32,
+    /// Activations kept for backward offloaded to host memory.
+    pub offload: bool,
     /// Tokens per optimizer step over all replicas.
     pub global_batch: f64,
     /// Sequences per micro-batch.
@@ -81,6 +83,7 @@ impl Default for TrainInputs {
             dropout: false,
             edge_layers: 0,
             contiguous: 0,
+            offload: false,
             global_batch: DEFAULTS.global_batch_tokens,
             micro_batch: DEFAULTS.micro_batch,
             seq: None,
@@ -146,6 +149,7 @@ impl TrainInputs {
             dropout: self.dropout,
             edge_layers: self.edge_layers,
             contiguous: self.contiguous,
+            offload: self.offload,
         })
     }
 
@@ -177,7 +181,8 @@ pub struct TrainingSection {
     pub cp: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zero: Option<u8>,
-    /// none | selective | dots | full
+    /// none | selective | dots | dots-except-mlpwi | dots-except-mlp |
+    /// full, or Megatron-Core modules, comma-separated ("mla_up_proj,moe_act")
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recompute: Option<String>,
     /// flash | eager
@@ -185,6 +190,9 @@ pub struct TrainingSection {
     pub attention: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropout: Option<bool>,
+    /// Activations offloaded to host memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offload: Option<bool>,
     /// Layers fewer on the first and last pipeline stages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edge_layers: Option<u32>,
@@ -281,9 +289,10 @@ impl TrainingSection {
             ep: Some(t.ep),
             cp: Some(t.cp),
             zero: Some(t.zero),
-            recompute: Some(t.recompute.name().into()),
+            recompute: Some(t.recompute.name()),
             attention: Some(t.attention.name().into()),
             dropout: Some(t.dropout),
+            offload: Some(t.offload),
             edge_layers: Some(t.edge_layers),
             contiguous: Some(t.contiguous),
             global_batch: Some(t.global_batch),
@@ -369,7 +378,7 @@ impl Scenario {
             Some(r) => Recompute::parse(r).unwrap_or_else(|| {
                 p.push(
                     "training.recompute",
-                    format!("recompute {r:?}? use none, selective, dots or full"),
+                    format!("recompute {r:?}? use {}", Recompute::EXPECTED),
                 );
                 d.recompute
             }),
@@ -385,6 +394,7 @@ impl Scenario {
             }),
         };
         let dropout = s.dropout.unwrap_or(d.dropout);
+        let offload = s.offload.unwrap_or(d.offload);
         // A count from 0 to MAX_DEVICES, or the default with a problem.
         let mut up_to_devices = |key: &str, v: Option<u32>, default: u32| match v {
             None => default,
@@ -454,6 +464,7 @@ impl Scenario {
             recompute,
             attention,
             dropout,
+            offload,
             edge_layers,
             contiguous,
             global_batch,

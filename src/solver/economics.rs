@@ -113,6 +113,7 @@ mod tests {
             link_bandwidth: None,
             devices_per_node: 8,
             scaleout_bandwidth: None,
+            host_bandwidth: None,
             torus: None,
             tdp_w: Some(700.0),
             price_per_hour_usd: Some(3.0),

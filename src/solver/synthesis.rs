@@ -63,6 +63,7 @@ impl Requirement {
             link_bandwidth: self.required_link_bandwidth,
             devices_per_node: wl.tp.saturating_mul(wl.pp),
             scaleout_bandwidth: None,
+            host_bandwidth: None,
             torus: None,
             tdp_w: None,
             price_per_hour_usd: None,

@@ -30,6 +30,7 @@ pub(super) fn a100() -> Hardware {
         link_bandwidth: Some(300e9),
         devices_per_node: 8,
         scaleout_bandwidth: Some(25e9),
+        host_bandwidth: None,
         torus: None,
         tdp_w: Some(400.0),
         price_per_hour_usd: Some(2.0),

@@ -229,6 +229,10 @@ pub struct Hardware {
     pub devices_per_node: u32,
     /// Scale-out network per device, per direction, byte/s.
     pub scaleout_bandwidth: Option<f64>,
+    /// The link between the device and its host's memory (PCIe, NVLink-C2C)
+    /// per device, per direction, byte/s: what offloaded activations cross
+    /// (`ridgeline train --offload`). None = not given.
+    pub host_bandwidth: Option<f64>,
     /// The scale-up link as a torus of nearest-neighbour links (TPU ICI),
     /// None for a switched fabric (NVLink/NVSwitch) where every port
     /// reaches any peer.

@@ -71,6 +71,7 @@ pub enum Knob {
     Zero,
     Recompute,
     Attention,
+    Offload,
     EdgeLayers,
     Contiguous,
     GlobalBatch,
@@ -855,7 +856,7 @@ const EXPLORE_KNOBS: [Knob; 17] = [
 /// The Training view's knobs: its own, then the region of its carbon, the
 /// number format, the assumptions it shares with the other views and its
 /// own assumptions.
-const TRAINING_KNOBS: [Knob; 33] = [
+const TRAINING_KNOBS: [Knob; 34] = [
     Knob::Devices,
     Knob::Dp,
     Knob::TrainTp,
@@ -866,6 +867,7 @@ const TRAINING_KNOBS: [Knob; 33] = [
     Knob::Zero,
     Knob::Recompute,
     Knob::Attention,
+    Knob::Offload,
     Knob::EdgeLayers,
     Knob::Contiguous,
     Knob::Optimizer,
@@ -907,6 +909,7 @@ impl Knob {
                 | Zero
                 | Recompute
                 | Attention
+                | Offload
                 | EdgeLayers
                 | Contiguous
                 | GlobalBatch

@@ -13,9 +13,13 @@
 //! T, Narayanan et al. 2021's 96 B s l h^2 (1 + s/6h + ...) per step);
 //! selective recomputation (and `dots`, which keeps only the products'
 //! outputs) only the attention core's forward, 4 L H Q T (Korthikanti et
-//! al. 2022, section 5).
+//! al. 2022, section 5); `dots-except-mlpwi` that and the MLP's input
+//! projections ([`mlp_input_products`]); `dots-except-mlp` that and the
+//! whole MLP ([`mlp_products`]); a set of Megatron-Core modules
+//! the attention core when it holds core_attn, and the products of the
+//! parts it rebuilds ([`module_products`]).
 
-use super::{Params, Recompute, TrainingRun};
+use super::{Modules, Params, Recompute, TrainingRun};
 use crate::solver::types::Decoder;
 
 /// FLOPs per token of one training step.
@@ -44,6 +48,16 @@ impl Flops {
             // Dots also recomputes norms and activation functions: their
             // FLOPs are element-wise, a rounding error beside the products.
             Recompute::Selective | Recompute::Dots => (4.0 * lhqt, 4.0 * lhqt),
+            Recompute::DotsExceptMlpwi => (4.0 * lhqt + mlp_input_products(d), 4.0 * lhqt),
+            Recompute::DotsExceptMlp => (4.0 * lhqt + mlp_products(d), 4.0 * lhqt),
+            Recompute::Modules(m) => {
+                let core = if m.contains(Modules::CORE_ATTN) {
+                    4.0 * lhqt
+                } else {
+                    0.0
+                };
+                (core + module_products(d, m), core)
+            }
             Recompute::Full => (2.0 * n + 4.0 * lhqt, 4.0 * lhqt),
         };
         Flops {
@@ -61,6 +75,152 @@ impl Flops {
     pub fn backward_share(&self) -> f64 {
         1.0 - self.forward_per_token / self.hardware_per_token
     }
+}
+
+/// Parameters of one MLP of width `f` on a model of hidden size h: a gated
+/// MLP's gate, up and down matrices, 3 h f; a plain one's two, 2 h f.
+fn mlp_params(d: &Decoder, f: f64) -> f64 {
+    let h = d.hidden as f64;
+    if d.gated_mlp {
+        3.0 * h * f
+    } else {
+        2.0 * h * f
+    }
+}
+
+/// Dense layers and MoE layers of the model, and a dense layer's MLP width.
+fn layer_kinds(d: &Decoder) -> (f64, f64, f64) {
+    let moe = d.moe_layers() as f64;
+    let dense_ffn = match d.moe {
+        Some(m) if m.dense_ffn > 0 => m.dense_ffn,
+        _ => d.ffn,
+    } as f64;
+    (d.layers as f64 - moe, moe, dense_ffn)
+}
+
+/// FLOPs per token, over the layers, of the MLP's input projections (gate
+/// and up; a plain MLP's one) run again by `dots-except-mlpwi`: 2 FLOPs per
+/// parameter, 2 x 2 h f for a gated MLP of width f, 2 h f for a plain one,
+/// on each dense layer, and on each MoE layer for each of the top-k
+/// experts (f_e) and the shared experts (f_s).
+pub fn mlp_input_products(d: &Decoder) -> f64 {
+    let h = d.hidden as f64;
+    let wi = |f: f64| {
+        if d.gated_mlp {
+            2.0 * 2.0 * h * f
+        } else {
+            2.0 * h * f
+        }
+    };
+    let (dense, moe, dense_ffn) = layer_kinds(d);
+    let routed = d.moe.map_or(0.0, |m| {
+        m.top_k as f64 * wi(d.ffn as f64) + wi(m.shared_ffn as f64)
+    });
+    dense * wi(dense_ffn) + moe * routed
+}
+
+/// FLOPs per token, over the layers, of every MLP's products run again by
+/// `dots-except-mlp`: 2 FLOPs per parameter ([`mlp_params`]) of each dense
+/// layer's MLP, and of each MoE layer's top-k experts, shared experts and
+/// router (h E).
+pub fn mlp_products(d: &Decoder) -> f64 {
+    let h = d.hidden as f64;
+    let (dense, moe, dense_ffn) = layer_kinds(d);
+    let routed = d.moe.map_or(0.0, |m| {
+        m.top_k as f64 * mlp_params(d, d.ffn as f64)
+            + mlp_params(d, m.shared_ffn as f64)
+            + h * m.experts as f64
+    });
+    2.0 * (dense * mlp_params(d, dense_ffn) + moe * routed)
+}
+
+/// FLOPs per token, over the layers, of the products Megatron-Core's
+/// recompute `modules` run again (2 FLOPs per parameter a token passes
+/// through; the attention core's are counted apart):
+///
+/// - mla_up_proj: the query's up projection, q_latent x a (d_h + rope)
+///   (from h when the query has no latent), and the keys' and values'
+///   from the KV latent, kv_latent x a x 2 d_h, on every layer;
+/// - mlp: a dense layer's MLP ([`mlp_params`]) on each dense layer;
+/// - moe: the router, h E, the top-k experts and the shared experts on
+///   each MoE layer;
+/// - shared_experts: the shared experts alone (within moe when both);
+/// - core_attn, layernorm and moe_act rebuild nothing a product makes.
+pub fn module_products(d: &Decoder, m: Modules) -> f64 {
+    let h = d.hidden as f64;
+    let l = d.layers as f64;
+    let (dense, moe, dense_ffn) = layer_kinds(d);
+    let mut per_token = 0.0;
+    if let (true, Some(mla)) = (m.contains(Modules::MLA_UP_PROJ), d.mla) {
+        let a = d.heads as f64;
+        let dh = d.head_dim as f64;
+        let q_in = if mla.q_latent > 0 {
+            mla.q_latent as f64
+        } else {
+            h
+        };
+        let up = q_in * a * (dh + mla.rope_dim as f64) + mla.kv_latent as f64 * a * 2.0 * dh;
+        per_token += 2.0 * l * up;
+    }
+    if m.contains(Modules::MLP) {
+        per_token += 2.0 * dense * mlp_params(d, dense_ffn);
+    }
+    if let Some(e) = d.moe {
+        let shared = mlp_params(d, e.shared_ffn as f64);
+        if m.contains(Modules::MOE) {
+            let routed = e.top_k as f64 * mlp_params(d, d.ffn as f64);
+            per_token += 2.0 * moe * (h * e.experts as f64 + routed + shared);
+        } else if m.contains(Modules::SHARED_EXPERTS) {
+            per_token += 2.0 * moe * shared;
+        }
+    }
+    per_token
+}
+
+/// Element-wise bytes' elements per token and layer (the mean over the
+/// layers) that a module set's recomputed forward moves again: the two
+/// norms (4 h) for layernorm, the rotary embedding read and written on
+/// the query's rope part and the shared rope key (2 (a rope + rope)) for
+/// mla_up_proj, the routed experts'
+/// activation function for moe_act, a dense MLP's for mlp, and an MoE
+/// layer's experts, dispatch and combine for moe.
+fn module_elementwise(d: &Decoder, m: Modules, mlp: impl Fn(f64) -> f64) -> f64 {
+    let h = d.hidden as f64;
+    let l = d.layers.max(1) as f64;
+    let (dense, moe, dense_ffn) = layer_kinds(d);
+    let mut per_layer = 0.0;
+    if m.contains(Modules::LAYERNORM) {
+        per_layer += 4.0 * h;
+    }
+    if let (true, Some(mla)) = (m.contains(Modules::MLA_UP_PROJ), d.mla) {
+        let r = mla.rope_dim as f64;
+        per_layer += 2.0 * (d.heads as f64 * r + r);
+    }
+    if m.contains(Modules::MLP) {
+        per_layer += dense / l * mlp(dense_ffn);
+    }
+    if let Some(e) = d.moe {
+        let k = e.top_k as f64;
+        let shared = mlp(e.shared_ffn as f64);
+        let expert = k * mlp(d.ffn as f64);
+        per_layer += moe / l
+            * if m.contains(Modules::MOE) {
+                expert + shared + 4.0 * k * h
+            } else {
+                let act = if m.contains(Modules::MOE_ACT) {
+                    expert
+                } else {
+                    0.0
+                };
+                let sh = if m.contains(Modules::SHARED_EXPERTS) {
+                    shared
+                } else {
+                    0.0
+                };
+                act + sh
+            };
+    }
+    per_layer
 }
 
 /// Bytes the element-wise kernels move per trained token over the whole
@@ -101,9 +261,13 @@ pub fn elementwise_bytes_per_token(d: &Decoder, run: &TrainingRun) -> f64 {
             common + (dense * mlp(dense_ffn) + (l - dense) * routed) / l
         }
     };
-    let passes = match run.recompute {
-        Recompute::Dots | Recompute::Full => 4.0,
-        Recompute::None | Recompute::Selective => 3.0,
+    let (passes, again) = match run.recompute {
+        Recompute::Dots
+        | Recompute::DotsExceptMlpwi
+        | Recompute::DotsExceptMlp
+        | Recompute::Full => (4.0, 0.0),
+        Recompute::None | Recompute::Selective => (3.0, 0.0),
+        Recompute::Modules(m) => (3.0, module_elementwise(d, m, mlp)),
     };
-    l * per_layer * passes * run.element_bytes() + 12.0 * d.vocab as f64
+    l * (per_layer * passes + again) * run.element_bytes() + 12.0 * d.vocab as f64
 }

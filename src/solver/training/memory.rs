@@ -51,8 +51,32 @@
 //! of the matrix products (layer input, Q, K, V, the out and down
 //! projections' outputs, the gate and up outputs) and recomputes norms,
 //! activation functions and the attention core, as JAX's `dots_saveable`
-//! policy does; `full` keeps each layer's input, 2 h, and rebuilds one
+//! policy does; `dots-except-mlpwi` keeps the same less the gate and up
+//! outputs (MaxText's `save_dot_except_mlpwi`: only "query_proj",
+//! "key_proj", "value_proj", "qkv_proj", "out_proj" and "mlpwo" are
+//! saved); `dots-except-mlp` keeps the layer input, Q, K, V and the out
+//! projection's output, 2 h + Q K V + 2 h (MaxText's
+//! `save_dot_except_mlp`); `full` keeps each layer's input, 2 h, and rebuilds one
 //! layer's whole set in backward (never a score matrix under flash).
+//!
+//! A set of Megatron-Core's `recompute_modules` (TransformerConfig: the
+//! list replaces the default `["core_attn"]`) takes its parts out of the
+//! `none` set: core_attn the attention core (as `selective`); mla_up_proj
+//! the per-head Q, K and V of MLA's up projections, 2 a (d_h + rope) +
+//! 2 x 2 a (d_h + rope / 2), rebuilt from the latents kept (a model
+//! without MLA has no up projection: nothing); layernorm the two norms'
+//! outputs, the QKV and MLP inputs, 2 h + 2 h (their inputs stay);
+//! moe_act each routed copy's activation output, 2 f_e; mlp a dense
+//! layer's intermediates (its input stays); moe an MoE layer's router
+//! logits, routed copies and shared experts (its input stays);
+//! shared_experts the shared experts' 6 f_s. The part rebuilt in backward
+//! is at most one module of one layer at a time, which is not counted.
+//!
+//! **Offloading** ([`super::TrainingRun::offload`]): what the layers keep
+//! goes to host memory as the forward pass produces it and comes back as
+//! backward needs it; the device holds [`OFFLOAD_LAYERS_ON_DEVICE`]
+//! layers of one micro-batch (the current, the one in transfer, the one
+//! prefetched), the host the rest ([`TrainingMemory::host`]).
 //!
 //! **Pipeline stages.** Device i of p holds, with 1F1B, min(m, p - i)
 //! micro-batches of its layers; with v interleaved chunks, 2 (p - i - 1) +
@@ -69,7 +93,10 @@
 //! off each, Dubey et al. 2024 section 3.3.2). The busiest of the first,
 //! second and last stages is the one that must fit.
 
-use super::{Attention, Layout, Params, Recompute, TrainingAssumptions, TrainingRun, dp_groups};
+use super::{
+    Attention, Layout, Modules, OFFLOAD_LAYERS_ON_DEVICE, Params, Recompute, TrainingAssumptions,
+    TrainingRun, dp_groups,
+};
 use crate::solver::types::{Assumptions, Decoder, Hardware};
 use std::fmt;
 
@@ -109,6 +136,8 @@ pub struct TrainingMemory {
     pub logits: f64,
     /// ZeRO 3's gathered layers (the current and the prefetched one).
     pub gathered: f64,
+    /// Activations offloaded to host memory (not in the device's total).
+    pub host: f64,
     /// The stage these bytes are of.
     pub stage: Stage,
     pub capacity_bytes: f64,
@@ -233,41 +262,94 @@ fn layer_bytes_per_token(
     };
     let gated = d.gated_mlp;
     // The MLP's intermediates of a width-x MLP, kept whole (none,
-    // selective) or as matmul outputs (dots).
+    // selective) or as matmul outputs (dots): a gated MLP's gate and up
+    // outputs (4 x) and their product (2 x), a plain one's activation
+    // input (2 x) and output (2 x). The activation's output is what
+    // moe_act rebuilds.
     let mlp_all = |x: f64| if gated { 6.0 * x } else { 4.0 * x };
     let mlp_dots = |x: f64| if gated { 4.0 * x } else { 2.0 * x };
-    let qkv = 2.0 * w.query + 4.0 * w.kv + 2.0 * w.latents;
+    let act_out = |x: f64| 2.0 * x;
+    // Q, K and V (MLA: the per-head outputs of the up projections, which
+    // mla_up_proj rebuilds from the latents kept) and MLA's latents.
+    let heads_qkv = 2.0 * w.query + 4.0 * w.kv;
+    let latents = 2.0 * w.latents;
     let scale = run.element_bytes() / 2.0;
     let sixteen = |x: f64| x * scale;
     match recompute {
-        Recompute::None | Recompute::Selective => {
-            let core = if recompute == Recompute::None {
+        Recompute::None | Recompute::Selective | Recompute::Modules(_) => {
+            let mods = recompute.modules();
+            let has = |m| mods.contains(m);
+            let core = if !has(Modules::CORE_ATTN) {
                 sixteen(scores) + lse
             } else {
                 0.0
             };
+            // mla_up_proj frees the up projections' outputs (a model
+            // without MLA has none: its Q, K and V come from the QKV
+            // projection).
+            let qkv = if has(Modules::MLA_UP_PROJ) && d.mla.is_some() {
+                latents
+            } else {
+                heads_qkv + latents
+            };
+            // layernorm frees the two norms' outputs, which are the QKV
+            // projection's and the MLP's inputs (2h each); their inputs
+            // stay (the residual stream).
+            let norm_outputs = if has(Modules::LAYERNORM) {
+                0.0
+            } else {
+                4.0 * h
+            };
             let mlp = if moe {
-                router + routed * sixteen(4.0 * h + mlp_all(f)) + sixteen(mlp_all(shared))
+                // moe keeps only the layer's MLP input (counted above);
+                // moe_act frees each copy's activation output;
+                // shared_experts the shared experts' intermediates.
+                let expert = if has(Modules::MOE_ACT) {
+                    mlp_all(f) - act_out(f)
+                } else {
+                    mlp_all(f)
+                };
+                let shared_kept = if has(Modules::SHARED_EXPERTS) {
+                    0.0
+                } else {
+                    mlp_all(shared)
+                };
+                if has(Modules::MOE) {
+                    0.0
+                } else {
+                    router + routed * sixteen(4.0 * h + expert) + sixteen(shared_kept)
+                }
+            } else if has(Modules::MLP) {
+                // mlp keeps only its input (counted above).
+                0.0
             } else {
                 sixteen(mlp_all(f))
             };
-            // Norm inputs (2 x 2h), QKV input (2h), Q K V (and latents),
-            // the attention output (2 a d_h), the MLP input (2h), dropout
-            // masks (2h), the core and the MLP.
-            sixteen(4.0 * h + 2.0 * h + qkv + 2.0 * w.out + 2.0 * h + dropout * 2.0 * h)
-                + core
-                + mlp
+            // Norm inputs (2 x 2h), their outputs (the QKV and MLP inputs,
+            // 2h each), Q K V (and latents), the attention output
+            // (2 a d_h), dropout masks (2h), the core and the MLP.
+            sixteen(4.0 * h + norm_outputs + qkv + 2.0 * w.out + dropout * 2.0 * h) + core + mlp
         }
-        Recompute::Dots => {
-            let mlp = if moe {
-                router + routed * sixteen(2.0 * h + mlp_dots(f)) + sixteen(mlp_dots(shared))
+        Recompute::Dots | Recompute::DotsExceptMlpwi => {
+            // dots-except-mlpwi keeps neither the gate nor the up outputs.
+            let keep_wi = if recompute == Recompute::Dots {
+                1.0
             } else {
-                sixteen(mlp_dots(f))
+                0.0
+            };
+            let wi = |x: f64| keep_wi * mlp_dots(x);
+            let mlp = if moe {
+                router + routed * sixteen(2.0 * h + wi(f)) + sixteen(wi(shared))
+            } else {
+                sixteen(wi(f))
             };
             // Layer input (2h), Q K V, the out projection's output (2h),
             // the down projection's output (2h), the gate and up outputs.
-            sixteen(2.0 * h + qkv + 2.0 * h + 2.0 * h) + mlp
+            sixteen(2.0 * h + heads_qkv + latents + 2.0 * h + 2.0 * h) + mlp
         }
+        // Layer input (2h), Q K V (and MLA's latents), the out
+        // projection's output (2h); the MLP keeps nothing.
+        Recompute::DotsExceptMlp => sixteen(2.0 * h + heads_qkv + latents + 2.0 * h),
         Recompute::Full => sixteen(2.0 * h),
     }
 }
@@ -378,7 +460,15 @@ pub fn memory(
         };
         let (dense, experts) = p.on_stage(l, layers, stage);
         let (weights, gradients, optimizer) = states_of(dense, experts, run);
-        let activations = layer * layers * in_flight_at(l, m, run.contiguous, index) + rebuilt;
+        let kept = layer * layers * in_flight_at(l, m, run.contiguous, index);
+        // Offloaded: the device holds the layers in flight of one
+        // micro-batch, the host the rest.
+        let on_device = if run.offload {
+            kept.min(OFFLOAD_LAYERS_ON_DEVICE * layer)
+        } else {
+            kept
+        };
+        let activations = on_device + rebuilt;
         let logits = match stage {
             Stage::Only | Stage::Last => logits_bytes(d, run),
             _ => 0.0,
@@ -390,6 +480,7 @@ pub fn memory(
             activations,
             logits,
             gathered,
+            host: kept - on_device,
             stage,
             capacity_bytes: hw.memory_bytes,
             usable_bytes: usable,

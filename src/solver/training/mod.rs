@@ -19,6 +19,8 @@ pub mod scale;
 pub mod step;
 
 #[cfg(test)]
+mod recompute_tests;
+#[cfg(test)]
 mod scale_tests;
 #[cfg(test)]
 mod tests;
@@ -143,7 +145,10 @@ impl fmt::Display for Layout {
 }
 
 /// Activation recomputation: what each layer keeps for its backward pass
-/// and what it computes again ([`memory`] derives the bytes of each).
+/// and what it computes again ([`memory`] derives the bytes of each, and
+/// [`flops`] what each recomputes). The order is roughly from keeping the
+/// most to keeping the least (the fixes of a run that does not fit try the
+/// levels after the run's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Recompute {
     /// Keep every activation.
@@ -153,34 +158,155 @@ pub enum Recompute {
     /// section 5): its score matrix under eager attention; under
     /// FlashAttention, which keeps no scores, it saves almost nothing.
     Selective,
+    /// Recompute the named parts of each layer, as Megatron-Core's
+    /// `recompute_modules` does under `recompute_granularity = selective`
+    /// (its list replaces the default `["core_attn"]`).
+    Modules(Modules),
     /// Keep only the outputs of the matrix products and recompute norms,
     /// activation functions and the attention core (JAX's `dots_saveable`
     /// checkpoint policy).
     Dots,
+    /// Keep the matrix products' outputs except the MLP's input
+    /// projections (gate and up), which are recomputed with the rest of
+    /// what `dots` recomputes: MaxText's `save_dot_except_mlpwi` remat
+    /// policy, which saves only the tensors named "query_proj",
+    /// "key_proj", "value_proj", "qkv_proj", "out_proj" and "mlpwo".
+    DotsExceptMlpwi,
+    /// Keep the attention's products' outputs only (Q, K, V and the out
+    /// projection's) and recompute the whole MLP with the rest: MaxText's
+    /// `save_dot_except_mlp`, which saves "query_proj", "key_proj",
+    /// "value_proj", "qkv_proj" and "out_proj". With the layer input
+    /// offloaded too it is what MaxText's `custom` policy with
+    /// `decoder_layer_input`, `query_proj`, `key_proj`, `value_proj` and
+    /// `out_proj` set to `offload` keeps ([`TrainingRun::offload`]).
+    DotsExceptMlp,
     /// Keep each layer's input and redo the whole forward pass in backward.
     Full,
 }
 
+/// A set of the parts of a layer Megatron-Core can recompute
+/// (`recompute_modules`; its TransformerConfig documents each): the three
+/// "output-discarding" ones (the output is freed after the forward and
+/// rebuilt from the input kept anyway) and the four checkpointed ones (only
+/// the input is kept).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Modules(u8);
+
+impl Modules {
+    /// "core_attn": the attention core (as [`Recompute::Selective`]).
+    pub const CORE_ATTN: Modules = Modules(1);
+    /// "mla_up_proj": MLA's up projections and rotary embedding, whose
+    /// outputs (the per-head Q, K and V) are rebuilt from the latents.
+    pub const MLA_UP_PROJ: Modules = Modules(2);
+    /// "moe_act": the routed experts' activation function, whose output is
+    /// rebuilt from the gate and up outputs.
+    pub const MOE_ACT: Modules = Modules(4);
+    /// "layernorm": the two norms before attention and MLP, whose outputs
+    /// are rebuilt from their inputs.
+    pub const LAYERNORM: Modules = Modules(8);
+    /// "mlp": a dense layer's whole MLP, from its input.
+    pub const MLP: Modules = Modules(16);
+    /// "moe": an MoE layer's whole MLP (router, dispatch, experts,
+    /// combine), from its input.
+    pub const MOE: Modules = Modules(32);
+    /// "shared_experts": an MoE layer's shared experts, from their input.
+    pub const SHARED_EXPERTS: Modules = Modules(64);
+
+    /// Each module with its Megatron-Core name, in its documented order.
+    pub const NAMED: [(Modules, &'static str); 7] = [
+        (Modules::CORE_ATTN, "core_attn"),
+        (Modules::MOE_ACT, "moe_act"),
+        (Modules::LAYERNORM, "layernorm"),
+        (Modules::MLA_UP_PROJ, "mla_up_proj"),
+        (Modules::MLP, "mlp"),
+        (Modules::MOE, "moe"),
+        (Modules::SHARED_EXPERTS, "shared_experts"),
+    ];
+
+    pub fn contains(self, m: Modules) -> bool {
+        self.0 & m.0 == m.0 && m.0 != 0
+    }
+
+    pub fn with(self, m: Modules) -> Modules {
+        Modules(self.0 | m.0)
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The names, comma-separated, in [`Modules::NAMED`]'s order.
+    pub fn name(self) -> String {
+        Modules::NAMED
+            .iter()
+            .filter(|(m, _)| self.contains(*m))
+            .map(|(_, n)| *n)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// A comma-separated list of module names (underscores or hyphens),
+    /// or the name that is not a module.
+    pub fn parse(s: &str) -> std::result::Result<Modules, String> {
+        let mut out = Modules::default();
+        for part in s.split(',') {
+            let p = part.trim().to_ascii_lowercase().replace('-', "_");
+            match Modules::NAMED.iter().find(|(_, n)| *n == p) {
+                Some((m, _)) => out = out.with(*m),
+                None => return Err(part.trim().to_string()),
+            }
+        }
+        Ok(out)
+    }
+}
+
 impl Recompute {
-    pub const ALL: [Recompute; 4] = [
+    /// The named levels (a module set is any combination of
+    /// [`Modules::NAMED`]), from keeping the most to keeping the least.
+    pub const ALL: [Recompute; 6] = [
         Recompute::None,
         Recompute::Selective,
         Recompute::Dots,
+        Recompute::DotsExceptMlpwi,
+        Recompute::DotsExceptMlp,
         Recompute::Full,
     ];
-    pub fn name(self) -> &'static str {
+    /// What the levels and modules are, for messages.
+    pub const EXPECTED: &'static str = "none, selective, dots, dots-except-mlpwi, dots-except-mlp, full, or a comma-separated list of Megatron-Core modules (core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts)";
+    pub fn name(self) -> String {
         match self {
-            Recompute::None => "none",
-            Recompute::Selective => "selective",
-            Recompute::Dots => "dots",
-            Recompute::Full => "full",
+            Recompute::None => "none".into(),
+            Recompute::Selective => "selective".into(),
+            Recompute::Modules(m) => m.name(),
+            Recompute::Dots => "dots".into(),
+            Recompute::DotsExceptMlpwi => "dots-except-mlpwi".into(),
+            Recompute::DotsExceptMlp => "dots-except-mlp".into(),
+            Recompute::Full => "full".into(),
         }
     }
     pub fn parse(s: &str) -> Option<Recompute> {
-        let s = s.trim().to_ascii_lowercase().replace('_', "-");
-        match s.as_str() {
-            "matmul" | "matmuls" | "dots-saveable" => Some(Recompute::Dots),
-            _ => Recompute::ALL.into_iter().find(|r| r.name() == s),
+        let n = s.trim().to_ascii_lowercase().replace('_', "-");
+        match n.as_str() {
+            "matmul" | "matmuls" | "dots-saveable" => return Some(Recompute::Dots),
+            "save-dot-except-mlpwi" => return Some(Recompute::DotsExceptMlpwi),
+            "save-dot-except-mlp" => return Some(Recompute::DotsExceptMlp),
+            _ => {}
+        }
+        if let Some(r) = Recompute::ALL.into_iter().find(|r| r.name() == n) {
+            return Some(r);
+        }
+        match Modules::parse(s) {
+            Ok(m) if !m.is_empty() => Some(Recompute::Modules(m)),
+            _ => None,
+        }
+    }
+    /// The modules a level recomputes, where a module set says it
+    /// (selective is core_attn).
+    pub fn modules(self) -> Modules {
+        match self {
+            Recompute::Selective => Modules::CORE_ATTN,
+            Recompute::Modules(m) => m,
+            _ => Modules::default(),
         }
     }
 }
@@ -302,7 +428,20 @@ pub struct TrainingRun {
     /// 3.3.2); 0 = the pipeline depth p, Megatron-LM's depth-first
     /// schedule. Fewer hold fewer micro-batches in flight.
     pub contiguous: u32,
+    /// Offload what each layer keeps for backward to host memory (MaxText's
+    /// `offload` remat settings, Megatron-Core's activation offloading):
+    /// the device holds only [`OFFLOAD_LAYERS_ON_DEVICE`] layers' worth and
+    /// the copies cross the device's host link
+    /// ([`crate::solver::types::Hardware::host_bandwidth`]).
+    pub offload: bool,
 }
+
+/// Layers of one micro-batch whose kept activations a device holds under
+/// offloading, an assumption: the layer computing, the one whose copy to
+/// (or from) the host is under way, and the next one prefetched (forward:
+/// written out while the next computes; backward: the next needed fetched
+/// while the current one's gradients run).
+pub const OFFLOAD_LAYERS_ON_DEVICE: f64 = 3.0;
 
 impl Default for TrainingRun {
     /// 4M tokens of 8k sequences, micro-batch 1, one device, bf16 with Adam.
@@ -320,6 +459,7 @@ impl Default for TrainingRun {
             dropout: false,
             edge_layers: 0,
             contiguous: 0,
+            offload: false,
         }
     }
 }

@@ -362,7 +362,7 @@ fn knee(hw: &Hardware, s: &Scaling, threshold: f64) -> Option<Knee> {
 
 /// The losses a step can have beside its useful compute, each with its
 /// seconds.
-fn losses(s: &TrainingStep) -> [(Term, f64); 10] {
+fn losses(s: &TrainingStep) -> [(Term, f64); 11] {
     [
         (Term::MoeRouting, s.moe_routing_s),
         (Term::DpComm, s.comm.dp.exposed_s),
@@ -371,6 +371,7 @@ fn losses(s: &TrainingStep) -> [(Term, f64); 10] {
         (Term::EpComm, s.comm.ep.exposed_s),
         (Term::CpComm, s.comm.cp.exposed_s),
         (Term::Bubble, s.bubble_s),
+        (Term::Offload, s.offload_s),
         (Term::Optimizer, s.optimizer_s),
         (Term::Overhead, s.overhead_s),
         (Term::Compute, s.recompute_s),
@@ -408,6 +409,7 @@ pub fn reason(hw: &Hardware, reference: &Figures, f: &Figures) -> String {
             if s.micro_batches == 1.0 { "" } else { "es" }
         ),
         Term::Optimizer => format!("optimizer step {share} of the step"),
+        Term::Offload => format!("activation copies over the host link {share} of the step"),
         Term::Overhead => format!("fixed overhead {share} of the step: {per_device}"),
         Term::Compute => format!("recomputation {share} of the step"),
         Term::MoeRouting => format!("MoE routing {share} of the step: {per_device}"),

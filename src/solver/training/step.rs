@@ -6,12 +6,14 @@
 //! - compute = hardware FLOPs per token x tokens per step / devices /
 //!   (peak x eta_c).
 //! - communication, per step and device ([`comms`]): tensor-parallel
-//!   all-reduces (4 per layer and micro-batch, 6 with full recomputation;
+//!   all-reduces (4 per layer and micro-batch, 6 with full recomputation,
+//!   5 on the layers whose MLP block a module set rebuilds;
 //!   with sequence parallelism each is a reduce-scatter and an all-gather,
 //!   the same bytes; Korthikanti et al. 2022, section 4.2.2), the
 //!   pipeline's point-to-point sends (activations forward and gradients
 //!   back, 2 v per micro-batch), the expert-parallel all-to-alls (dispatch
-//!   and combine, forward and backward: 4 per MoE layer and micro-batch),
+//!   and combine, forward and backward: 4 per MoE layer and micro-batch,
+//!   6 when full recomputation or the moe module rebuilds the layer),
 //!   the context-parallel ring (cp - 1 KV blocks forward, twice that
 //!   backward) and the data-parallel gradient reduction (ZeRO 0: one
 //!   all-reduce per step; 1: reduce-scatter and an all-gather of the
@@ -30,14 +32,20 @@
 //! - bubble = (p - 1) / (v m) x the per-micro-batch pipeline work (compute
 //!   and exposed TP, CP, EP and PP communication): (p - 1)/(v m + p - 1) of
 //!   the pipeline's time (Narayanan et al. 2021, section 2.2).
+//! - offload: with activations offloaded, every layer's kept bytes of
+//!   every micro-batch cross the host link out in forward and back in
+//!   backward, X = bytes / (host link x eta_link) each way; the copies out
+//!   hide behind the forward pass and the copies back behind backward, so
+//!   max(0, X - forward) + max(0, X - backward) shows, and stretches the
+//!   pipeline's work.
 //! - optimizer = bytes of optimizer state read and written, plus the
 //!   gradients read and the weights written, over HBM: P_opt (2 o + 2 e) /
 //!   (BW x eta_m).
 
 use super::flops::Flops;
 use super::{
-    Params, REFERENCE_MATMUL_SHARE_8, REFERENCE_MATMUL_SHARE_16, Recompute, TrainingAssumptions,
-    TrainingRun, dp_groups,
+    Modules, Params, REFERENCE_MATMUL_SHARE_8, REFERENCE_MATMUL_SHARE_16, Recompute,
+    TrainingAssumptions, TrainingRun, dp_groups,
 };
 use crate::solver::collective::{Inside, Levels, Op, Span, hierarchical, torus};
 use crate::solver::error::{Result, SolverError};
@@ -65,6 +73,9 @@ pub struct Machine<'a> {
     /// shares of their peaks at the run's format ([`matmul_ratio`]); 1 when
     /// the device has no measured ceiling.
     pub matmul_ratio: f64,
+    /// The link to the host's memory per direction, for offloaded
+    /// activations.
+    pub host: Option<f64>,
 }
 
 impl<'a> Machine<'a> {
@@ -86,6 +97,7 @@ impl<'a> Machine<'a> {
             per_node: hw.devices_per_node.max(1),
             torus: hw.torus,
             matmul_ratio: matmul_ratio(hw, used),
+            host: hw.host_bandwidth,
         })
     }
 
@@ -173,6 +185,9 @@ pub enum Term {
     EpComm,
     CpComm,
     Bubble,
+    /// Copying offloaded activations over the host link beyond what hides
+    /// behind the passes.
+    Offload,
     Optimizer,
     Overhead,
 }
@@ -189,6 +204,7 @@ impl Term {
             Term::EpComm => "ep-comm",
             Term::CpComm => "cp-comm",
             Term::Bubble => "bubble",
+            Term::Offload => "offload",
             Term::Optimizer => "optimizer",
             Term::Overhead => "overhead",
         }
@@ -209,6 +225,7 @@ impl Term {
             Term::EpComm => comm("EP all-to-alls"),
             Term::CpComm => comm("CP ring"),
             Term::Bubble => "bubble-bound".into(),
+            Term::Offload => "host-link-bound (activation offload)".into(),
             Term::Optimizer => "optimizer-bound".into(),
             Term::Overhead => "overhead-bound".into(),
         }
@@ -246,6 +263,11 @@ pub struct TrainingStep {
     pub bubble_s: f64,
     /// bubble / (pipeline work + bubble) = (p - 1)/(v m + p - 1).
     pub bubble_fraction: f64,
+    /// Offloaded activations copied over the host link per step, each way
+    /// (out in forward, back in backward), seconds; 0 without offloading.
+    pub offload_copy_s: f64,
+    /// The part of those copies that does not hide behind the passes.
+    pub offload_s: f64,
     pub optimizer_s: f64,
     pub overhead_s: f64,
     pub step_time_s: f64,
@@ -264,7 +286,7 @@ pub struct TrainingStep {
 
 impl TrainingStep {
     /// Each term with its seconds, in the order of the step.
-    pub fn terms(&self) -> [(Term, f64); 11] {
+    pub fn terms(&self) -> [(Term, f64); 12] {
         [
             (Term::Compute, self.compute_s),
             (Term::Elementwise, self.elementwise_s),
@@ -275,6 +297,7 @@ impl TrainingStep {
             (Term::EpComm, self.comm.ep.exposed_s),
             (Term::CpComm, self.comm.cp.exposed_s),
             (Term::Bubble, self.bubble_s),
+            (Term::Offload, self.offload_s),
             (Term::Optimizer, self.optimizer_s),
             (Term::Overhead, self.overhead_s),
         ]
@@ -384,6 +407,15 @@ fn parts(
     let routed = d
         .moe
         .map_or(0.0, |m| m.top_k as f64 * d.moe_layers() as f64);
+    // Offloaded activations: every layer of every micro-batch on the
+    // busiest stage goes out in forward and comes back in backward.
+    let offload_copy_s = match (run.offload, mc.host) {
+        (true, Some(bw)) => {
+            let layer = super::memory::layer_activations(d, run, t, run.recompute);
+            layer * l.stage_layers_trimmed(d.layers, run.edge_layers) * m / (bw * a.link_efficiency)
+        }
+        _ => 0.0,
+    };
     let (_, _, opt_bytes) = super::memory::states(p, run);
     let opt_params = opt_bytes / run.optimizer_bytes();
     let moved = opt_params * (2.0 * run.optimizer_bytes() + 2.0 * run.element_bytes());
@@ -400,6 +432,8 @@ fn parts(
         } else {
             0.0
         },
+        offload_copy_s,
+        forward_share: 1.0 - f.backward_share(),
         optimizer_s: moved / (mc.memory_bandwidth * a.memory_efficiency),
         overhead_s: a.overhead_s,
         dp_window_share: match run.zero {
@@ -421,6 +455,12 @@ pub fn step_on(
     a: &Assumptions,
     t: &TrainingAssumptions,
 ) -> Result<TrainingStep> {
+    if run.offload && mc.host.is_none() {
+        return Err(SolverError::Unsupported(format!(
+            "the catalog gives {} no host link, so offloaded activations cannot be timed: add `host = \"64 GB/s\"` (per direction) under [device.interconnect] in a user catalog entry, or turn offloading off (--offload, the Training view's offload knob)",
+            mc.id
+        )));
+    }
     let m = run.micro_batches();
     let step_tokens = run.step_tokens();
     let tokens_per_device = step_tokens / run.layout.devices() as f64;
@@ -458,6 +498,8 @@ pub fn step_on(
         exposed_comm_s,
         bubble_s,
         bubble_fraction: bubble_s / (pipeline + bubble_s),
+        offload_copy_s: parts.offload_copy_s,
+        offload_s: at.offload_s,
         optimizer_s: parts.optimizer_s,
         overhead_s: a.overhead_s,
         step_time_s,
@@ -474,7 +516,7 @@ pub fn step_on(
 /// The terms a step is assembled from, in [`Term`]'s order: compute,
 /// element-wise, MoE routing, the DP, TP, PP, EP and CP collectives, the
 /// bubble, the optimizer and the overhead.
-const TERMS: usize = 11;
+const TERMS: usize = 12;
 const ORDER: [Term; TERMS] = Term::ALL;
 
 impl Term {
@@ -489,6 +531,7 @@ impl Term {
         Term::EpComm,
         Term::CpComm,
         Term::Bubble,
+        Term::Offload,
         Term::Optimizer,
         Term::Overhead,
     ];
@@ -507,6 +550,11 @@ struct Parts {
     comm_s: [f64; 5],
     /// The bubble over the pipeline's work: (p - 1)/(v m).
     bubble_factor: f64,
+    /// Offloaded activations' copy time each way over the host link.
+    offload_copy_s: f64,
+    /// The forward pass's share of the passes' kernels (the rest is
+    /// backward with its recomputation).
+    forward_share: f64,
     optimizer_s: f64,
     overhead_s: f64,
     /// The share of the passes' kernels the DP collective can hide behind:
@@ -524,6 +572,7 @@ struct Assembled {
     exposed: [f64; 5],
     pipeline_s: f64,
     bubble_s: f64,
+    offload_s: f64,
     step_time_s: f64,
 }
 
@@ -547,18 +596,27 @@ impl Parts {
             exposed(cp * k[7], w_cp, attention_s),
         ];
         let [_, tp_x, pp_x, ep_x, cp_x] = exposed;
-        let pipeline_s = work_s + tp_x + ep_x + cp_x + pp_x;
+        // The copies out run beside the forward pass and the copies back
+        // beside backward (the host link carries both directions at
+        // once); what each pass cannot cover shows, stretching the
+        // pipeline's work.
+        let copy = self.offload_copy_s * k[9];
+        let forward = self.forward_share * work_s;
+        let offload_s = (copy - forward).max(0.0) + (copy - (work_s - forward)).max(0.0);
+        let pipeline_s = work_s + tp_x + ep_x + cp_x + pp_x + offload_s;
         let bubble_s = self.bubble_factor * k[8] * pipeline_s;
         let step_time_s = work_s
             + exposed.iter().sum::<f64>()
+            + offload_s
             + bubble_s
-            + self.optimizer_s * k[9]
-            + self.overhead_s * k[10];
+            + self.optimizer_s * k[10]
+            + self.overhead_s * k[11];
         Assembled {
             dp_window_s,
             exposed,
             pipeline_s,
             bubble_s,
+            offload_s,
             step_time_s,
         }
     }
@@ -601,6 +659,27 @@ pub fn comms(
     let h = d.hidden as f64;
     let layers = l.stage_layers_trimmed(d.layers, run.edge_layers);
     let full = run.recompute == Recompute::Full;
+    // A module set that rebuilds an MLP block runs its forward collectives
+    // again on those layers: one more TP collective per such block (full
+    // recomputation's 6 = 4 + one per block), and for moe the dispatch and
+    // combine again (6 all-to-alls, as full).
+    let mods = run.recompute.modules();
+    let (moe_share, dense_share) = match d.moe {
+        Some(_) => {
+            let share = d.moe_layers() as f64 / d.layers.max(1) as f64;
+            (share, 1.0 - share)
+        }
+        None => (0.0, 1.0),
+    };
+    let mlp_again = if mods.contains(Modules::MLP) {
+        dense_share
+    } else {
+        0.0
+    } + if mods.contains(Modules::MOE) {
+        moe_share
+    } else {
+        0.0
+    };
     let node = mc.per_node;
     // The job's slice: the devices it uses, up to one whole slice; groups
     // are laid on it in the layout's order (tp fastest, then cp, ep, dp, pp).
@@ -638,7 +717,7 @@ pub fn comms(
     };
     let act = b * s_local * h * e;
     if l.tp > 1 {
-        let n = m * layers * if full { 6.0 } else { 4.0 };
+        let n = m * layers * if full { 6.0 } else { 4.0 + mlp_again };
         out.tp = term(l.tp, 1, &[(Op::AllReduce, act, n)], "tensor")?;
     }
     if l.cp > 1 {
@@ -649,7 +728,8 @@ pub fn comms(
     if let (true, Some(moe)) = (l.ep > 1, d.moe) {
         let tokens = b * s_local / l.tp as f64;
         let buffer = tokens * moe.top_k as f64 * h * e;
-        let n = m * layers * if full { 6.0 } else { 4.0 };
+        let again = full || mods.contains(Modules::MOE);
+        let n = m * layers * if again { 6.0 } else { 4.0 };
         out.ep = term(l.ep, l.tp * l.cp, &[(Op::AllToAll, buffer, n)], "expert")?;
     }
     if l.pp > 1 {

@@ -38,6 +38,7 @@ pub(super) fn blank_device(year: u16) -> HardwareEntry {
             link_bandwidth: None,
             devices_per_node: 1,
             scaleout_bandwidth: None,
+            host_bandwidth: None,
             torus: None,
             tdp_w: None,
             price_per_hour_usd: None,

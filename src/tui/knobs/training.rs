@@ -26,6 +26,7 @@ pub fn label(k: Knob) -> &'static str {
         Knob::Zero => "ZeRO",
         Knob::Recompute => "recompute",
         Knob::Attention => "attention",
+        Knob::Offload => "offload",
         Knob::EdgeLayers => "edge layers",
         Knob::Contiguous => "PP group N",
         Knob::GlobalBatch => "global batch",
@@ -43,8 +44,9 @@ pub fn hint(k: Knob) -> &'static str {
         Knob::TrainTp | Knob::TrainPp | Knob::Ep | Knob::Cp => "devices, e.g. 2, 8",
         Knob::Interleave => "model chunks per stage (interleaved 1F1B), e.g. 1, 2",
         Knob::Zero => "0, 1 (optimizer), 2 (+ gradients), 3 (+ weights: FSDP)",
-        Knob::Recompute => "none, selective, dots (matmul outputs) or full",
+        Knob::Recompute => "none, selective, dots, dots-except-mlpwi, full; or modules",
         Knob::Attention => "flash (no score matrix kept) or eager",
+        Knob::Offload => "on: kept activations in host memory (needs a host link)",
         Knob::EdgeLayers => "layers fewer on the first and last PP stages, e.g. 1",
         Knob::Contiguous => "micro-batches back to back per chunk (v > 1); pp = Megatron's",
         Knob::GlobalBatch => "tokens per step, e.g. 4M (M = 1024^2)",
@@ -65,8 +67,9 @@ pub fn value(k: Knob, t: &TrainInputs) -> String {
         Knob::Ep => t.ep.to_string(),
         Knob::Cp => t.cp.to_string(),
         Knob::Zero => t.zero.to_string(),
-        Knob::Recompute => t.recompute.name().into(),
+        Knob::Recompute => t.recompute.name(),
         Knob::Attention => t.attention.name().into(),
+        Knob::Offload => if t.offload { "on" } else { "off" }.into(),
         Knob::EdgeLayers => t.edge_layers.to_string(),
         Knob::Contiguous => match t.contiguous {
             0 => "pp".into(),
@@ -176,16 +179,15 @@ pub fn step(k: Knob, t: &TrainInputs, up: bool, model: Option<&Model>) -> TrainI
             }
         }
         Knob::Recompute => {
-            let i = Recompute::ALL
-                .iter()
-                .position(|r| *r == t.recompute)
-                .unwrap_or(0);
-            let j = if up {
-                (i + 1).min(Recompute::ALL.len() - 1)
+            // The next named level in recomputation's order (a module set
+            // sits between selective and dots), stopping at the ends.
+            let levels = Recompute::ALL.into_iter();
+            n.recompute = if up {
+                levels.filter(|r| *r > t.recompute).min()
             } else {
-                i.saturating_sub(1)
-            };
-            n.recompute = Recompute::ALL[j];
+                levels.filter(|r| *r < t.recompute).max()
+            }
+            .unwrap_or(t.recompute);
         }
         Knob::Attention => {
             n.attention = if up {
@@ -194,6 +196,7 @@ pub fn step(k: Knob, t: &TrainInputs, up: bool, model: Option<&Model>) -> TrainI
                 Attention::Flash
             }
         }
+        Knob::Offload => n.offload = up,
         Knob::EdgeLayers => {
             n.edge_layers = if up {
                 (t.edge_layers + 1).min(MAX_DEGREE)
@@ -292,11 +295,18 @@ pub fn parse(k: Knob, text: &str, t: &TrainInputs) -> Result<TrainInputs, String
         }
         Knob::Recompute => {
             n.recompute = Recompute::parse(s)
-                .ok_or_else(|| format!("recompute {s:?}? use none, selective, dots or full"))?
+                .ok_or_else(|| format!("recompute {s:?}? use {}", Recompute::EXPECTED))?
         }
         Knob::Attention => {
             n.attention =
                 Attention::parse(s).ok_or_else(|| format!("attention {s:?}? use flash or eager"))?
+        }
+        Knob::Offload => {
+            n.offload = match s.trim().to_ascii_lowercase().as_str() {
+                "on" | "yes" | "true" => true,
+                "off" | "no" | "false" => false,
+                _ => return Err(format!("offload {s:?}? use on or off")),
+            }
         }
         Knob::EdgeLayers => {
             n.edge_layers = s
@@ -437,13 +447,32 @@ mod tests {
         let t = TrainInputs::default();
         assert_eq!(step(Knob::Zero, &t, true, None).zero, 3);
         assert_eq!(step(Knob::Zero, &t, false, None).zero, 2);
-        // From the default (none) up: selective, dots, full, and no further.
+        // From the default (none) up: selective, dots, dots-except-mlpwi,
+        // dots-except-mlp, full, and no further.
         let sel = step(Knob::Recompute, &t, true, None);
         assert_eq!(sel.recompute, Recompute::Selective);
         let dots = step(Knob::Recompute, &sel, true, None);
         assert_eq!(dots.recompute, Recompute::Dots);
-        let full = step(Knob::Recompute, &dots, true, None);
+        let wi = step(Knob::Recompute, &dots, true, None);
+        assert_eq!(wi.recompute, Recompute::DotsExceptMlpwi);
+        let mlp = step(Knob::Recompute, &wi, true, None);
+        assert_eq!(mlp.recompute, Recompute::DotsExceptMlp);
+        let full = step(Knob::Recompute, &mlp, true, None);
         assert_eq!(full.recompute, Recompute::Full);
+        // A module set steps to the named levels around it: selective
+        // below, dots above.
+        let mods = TrainInputs {
+            recompute: Recompute::parse("mla_up_proj,moe_act").unwrap(),
+            ..t
+        };
+        assert_eq!(
+            step(Knob::Recompute, &mods, false, None).recompute,
+            Recompute::Selective
+        );
+        assert_eq!(
+            step(Knob::Recompute, &mods, true, None).recompute,
+            Recompute::Dots
+        );
         assert_eq!(
             step(Knob::Recompute, &full, true, None).recompute,
             Recompute::Full
@@ -473,6 +502,11 @@ mod tests {
         assert_eq!(value(Knob::GlobalBatch, &g), "2M");
         assert_eq!(parse(Knob::Seq, "4k", &t).unwrap().seq, Some(4096.0));
         assert_eq!(parse(Knob::Seq, "auto", &t).unwrap().seq, None);
+        // Megatron-Core's module names, as recompute_modules spells them.
+        let mods = parse(Knob::Recompute, "mla_up_proj, moe_act", &t).unwrap();
+        assert_eq!(value(Knob::Recompute, &mods), "moe_act,mla_up_proj");
+        let err = parse(Knob::Recompute, "mla_up_proj,attn", &t).unwrap_err();
+        assert!(err.contains("core_attn, moe_act"), "{err}");
         assert_eq!(
             parse(Knob::Tokens, "15T", &t).unwrap().tokens,
             TokensToTrain::Tokens(15e12)

@@ -76,11 +76,12 @@ fn step_section(app: &App, d: &TrainingData, width: usize) -> Vec<Line<'static>>
     let mut out = vec![
         Line::from(Span::styled(
             format!(
-                " {model} on {} x {hw}: {} · ZeRO {} · recompute {} · {}",
+                " {model} on {} x {hw}: {} · ZeRO {} · recompute {}{} · {}",
                 tr.devices(),
                 layout_text(&r.layout),
                 r.zero,
                 r.recompute.name(),
+                if r.offload { ", offloaded" } else { "" },
                 s.compute_precision
             ),
             t.header(),
@@ -140,6 +141,15 @@ fn memory_section(app: &App, d: &TrainingData, width: usize) -> Vec<Line<'static
     let segs = memory_segments(app, d);
     out.extend(legend(&segs, units::format_bytes, true, width));
     out.push(bar(&segs, width.saturating_sub(2)));
+    if m.host > 0.0 {
+        out.push(Line::from(Span::styled(
+            format!(
+                " activations offloaded to host memory: {} per device",
+                units::format_bytes(m.host)
+            ),
+            t.dim(),
+        )));
+    }
     if m.fits {
         out.push(Line::from(Span::styled(
             format!(
@@ -172,9 +182,18 @@ fn memory_section(app: &App, d: &TrainingData, width: usize) -> Vec<Line<'static
         " to fit, change one of:",
         t.warn(),
     )));
+    // The changes in a column as wide as the widest (a module set or
+    // dots-except-mlpwi is longer than the others).
+    let col = d
+        .fixes
+        .iter()
+        .map(|(f, _, _)| super::text::width(&training::fix_text(f)))
+        .max()
+        .unwrap_or(0)
+        .max(20);
     for (f, bytes, fits) in &d.fixes {
         out.push(Line::from(vec![
-            Span::styled(format!("   {:<20}", training::fix_text(f)), t.accent()),
+            Span::styled(format!("   {:<col$}", training::fix_text(f)), t.accent()),
             Span::styled(
                 format!(
                     " {} per device, {}",

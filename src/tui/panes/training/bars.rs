@@ -17,7 +17,7 @@ pub struct Segment {
 
 /// The segments of the step bar, in the order of the step. The character
 /// of each is distinct in Unicode and in ASCII (█ # · ▓ % · D T P E C ·
-/// ░ . · o · +).
+/// ░ . · H · o · +).
 pub fn step_segments(app: &App, d: &TrainingData) -> Vec<Segment> {
     let t = app.theme();
     let s = &d.training.step;
@@ -39,6 +39,7 @@ pub fn step_segments(app: &App, d: &TrainingData) -> Vec<Segment> {
         seg("EP comm", s.comm.ep.exposed_s, 'E', c(5)),
         seg("CP comm", s.comm.cp.exposed_s, 'C', c(2)),
         seg("bubble", s.bubble_s, '░', t.dim()),
+        seg("host copies", s.offload_s, 'H', c(5)),
         seg("optimizer", s.optimizer_s, 'o', c(1)),
         seg("overhead", s.overhead_s, '+', t.dim()),
     ]

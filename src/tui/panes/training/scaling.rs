@@ -34,6 +34,7 @@ pub fn term_mark(t: Term, ascii: bool) -> char {
         Term::EpComm => 'E',
         Term::CpComm => 'C',
         Term::Bubble => 'B',
+        Term::Offload => 'H',
         Term::Optimizer => 'O',
         Term::Overhead => 'V',
     }
@@ -292,7 +293,7 @@ mod tests {
 
     #[test]
     fn every_term_has_its_own_mark_in_both_modes() {
-        const ALL: [Term; 11] = Term::ALL;
+        const ALL: [Term; 12] = Term::ALL;
         for ascii in [false, true] {
             let mut marks: Vec<char> = ALL.iter().map(|t| term_mark(*t, ascii)).collect();
             marks.push(here_mark(ascii));
