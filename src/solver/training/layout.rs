@@ -175,6 +175,11 @@ fn try_layout(
             continue;
         }
         for &zero in zeros {
+            // The levels go from the least recomputation to the most, and
+            // the floor (the step before its collectives) only grows with
+            // it: once one level's floor is above the slowest kept, every
+            // later level's is too. (The step itself is not monotonic: a
+            // recomputed attention core hides more of a CP ring.)
             for recompute in Recompute::ALL {
                 let run = TrainingRun {
                     layout,
@@ -193,7 +198,7 @@ fn try_layout(
                     })
                 {
                     out.skipped += 1;
-                    continue;
+                    break;
                 }
                 let mem = memory::memory(hw, d, params, &run, a, t);
                 if !mem.fits {

@@ -356,8 +356,9 @@ fn a_group_beyond_one_pod_leaves_the_ici_for_the_data_centre_network() {
 fn the_pruned_search_finds_the_full_searchs_fastest() {
     // `fastest` skips layouts whose step before communication (kernels,
     // their bubble, optimizer, overhead) is already slower than the best
-    // found: a floor, since collectives only add. It must pick what the
-    // full ranking puts first, and skip some on the way.
+    // found: a floor, since collectives only add, and with it the
+    // recomputation levels after it (whose floors are higher). It must
+    // pick what the full ranking puts first, and skip some on the way.
     let hw = a100();
     let m = gpt();
     let a = Assumptions::default();
@@ -373,7 +374,7 @@ fn the_pruned_search_finds_the_full_searchs_fastest() {
         let fast = layout::fastest(&hw, &m, &base, n, &a, &t).unwrap();
         assert_eq!(fast.ranked[0].run, full.ranked[0].run, "{n}");
         assert_eq!(fast.ranked[0].step_time_s, full.ranked[0].step_time_s);
-        assert_eq!(fast.tried, full.tried);
+        assert!(fast.tried <= full.tried, "{n}");
         assert_eq!(full.skipped, 0);
         skipped += fast.skipped;
     }
