@@ -959,7 +959,7 @@ fn a_profile_sets_training_keys_and_train_takes_them_as_its_flags_do() {
     );
     std::fs::write(d.join("profiles/mine.toml"), &good).unwrap();
     let cat = d.to_str().unwrap();
-    // Llama 3.1 70B at TP 8 on 8 H100s: TP all-reduces to hide.
+    // Llama 3.1 70B at TP 8 on 64 H100s: TP all-reduces to hide.
     let train = |extra: &[&str]| -> serde_json::Value {
         let mut args = vec![
             "train",
