@@ -290,6 +290,51 @@ fn rebuilding_an_mlp_block_repeats_its_tensor_parallel_collective() {
     assert_eq!(count(Recompute::Full), 6.0 * 32.0 * 128.0);
 }
 
+#[test]
+fn recomputing_the_attention_core_runs_its_context_parallel_ring_again() {
+    // Llama 8B at CP 2 on one A100 node, 4M tokens of 8k sequences over
+    // dp 4: 128 micro-batches. The ring sends cp - 1 = 1 KV block forward
+    // and 2 backward per layer and micro-batch: 3 x 32 x 128 = 12288; a
+    // recomputed attention core (selective, dots, core_attn, full) runs
+    // the forward's again: 4 x 32 x 128 = 16384. A module set without
+    // core_attn leaves it at 3.
+    let m = model_of(llama_8b());
+    let count = |r| {
+        let run = TrainingRun {
+            layout: Layout {
+                dp: 4,
+                cp: 2,
+                ..Layout::default()
+            },
+            recompute: r,
+            ..TrainingRun::default()
+        };
+        evaluate(
+            &crate::solver::tests::a100(),
+            &m,
+            &run,
+            &crate::solver::types::Assumptions::ideal(),
+            &TrainingAssumptions::default(),
+        )
+        .unwrap()
+        .step
+        .comm
+        .cp
+        .count
+    };
+    assert_eq!(count(Recompute::None), 3.0 * 32.0 * 128.0);
+    assert_eq!(count(modules("mlp")), 3.0 * 32.0 * 128.0);
+    for r in [
+        Recompute::Selective,
+        Recompute::Dots,
+        Recompute::DotsExceptMlp,
+        modules("core_attn"),
+        Recompute::Full,
+    ] {
+        assert_eq!(count(r), 4.0 * 32.0 * 128.0, "{}", r.name());
+    }
+}
+
 /// An A100 (the tests' catalog figures) with a host link of `host`
 /// bytes/s per direction.
 fn a100_with_host(host: f64) -> crate::solver::types::Hardware {

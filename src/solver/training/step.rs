@@ -15,7 +15,8 @@
 //!   and combine, forward and backward: 4 per MoE layer and micro-batch,
 //!   6 when full recomputation or the moe module rebuilds the layer),
 //!   the context-parallel ring (cp - 1 KV blocks forward, twice that
-//!   backward) and the data-parallel gradient reduction (ZeRO 0: one
+//!   backward, and the forward's again when the attention core is
+//!   recomputed) and the data-parallel gradient reduction (ZeRO 0: one
 //!   all-reduce per step; 1: reduce-scatter and an all-gather of the
 //!   updated weights; 2: a reduce-scatter per micro-batch; 3: two weight
 //!   all-gathers and a reduce-scatter per micro-batch; Rajbhandari et al.
@@ -722,7 +723,12 @@ pub fn comms(
     }
     if l.cp > 1 {
         let kv = b * s_local * 2.0 * d.kv_heads as f64 * d.head_dim as f64 * e;
-        let n = m * layers * (l.cp as f64 - 1.0) * if full { 4.0 } else { 3.0 };
+        // A recomputed attention core (selective, the dots levels, full or
+        // the core_attn module) runs its forward ring again in backward.
+        let core_again = !matches!(run.recompute, Recompute::None)
+            && (!matches!(run.recompute, Recompute::Modules(_))
+                || mods.contains(super::Modules::CORE_ATTN));
+        let n = m * layers * (l.cp as f64 - 1.0) * if core_again { 4.0 } else { 3.0 };
         out.cp = term(l.cp, l.tp, &[(Op::PointToPoint, kv, n)], "context")?;
     }
     if let (true, Some(moe)) = (l.ep > 1, d.moe) {
