@@ -458,7 +458,7 @@ pub fn step_on(
 ) -> Result<TrainingStep> {
     if run.offload && mc.host.is_none() {
         return Err(SolverError::Unsupported(format!(
-            "the catalog gives {} no host link, so offloaded activations cannot be timed: add `host = \"64 GB/s\"` (per direction) under [device.interconnect] in a user catalog entry, or turn offloading off (--offload, the Training view's offload knob)",
+            "the catalog gives {} no host link, so offloaded activations cannot be timed: add `host = \"64 GB/s\"` (per direction) under [device.interconnect] in a user catalog entry, or turn offloading off (drop --offload, or the Training view's offload knob to off)",
             mc.id
         )));
     }
