@@ -485,6 +485,27 @@ impl Scenario {
     }
 }
 
+/// The section's value of `key` (`given`), when `ok` takes it; else the
+/// problem "`key` must be `what`" and `base`.
+fn within(
+    p: &mut Problems,
+    (key, given, base): (&str, Option<f64>, f64),
+    ok: impl Fn(f64) -> bool,
+    what: &str,
+) -> f64 {
+    match given {
+        None => base,
+        Some(x) if ok(x) => x,
+        Some(x) => {
+            p.push(
+                &format!("training.{key}"),
+                format!("{key} must be {what}, got {x}"),
+            );
+            base
+        }
+    }
+}
+
 /// The training assumptions of the section over `base` (the solver's defaults or a profile's):
 /// overlaps from 0 to 1, a positive MTBF and checkpoint bandwidth, a
 /// restart time of zero or more (as `ridgeline train` takes them).
@@ -494,32 +515,24 @@ fn assumptions(
     p: &mut Problems,
 ) -> TrainingAssumptions {
     let d = *base;
-    let mut share = |key: &str, v: Option<f64>, dv: f64| match v {
-        None => dv,
-        Some(x) if (0.0..=1.0).contains(&x) => x,
-        Some(x) => {
-            p.push(
-                &format!("training.{key}"),
-                format!("{key} must be a share from 0 to 1 (0.5 hides half), got {x}"),
-            );
-            dv
-        }
+    let mut share = |key: &str, v: Option<f64>, dv: f64| {
+        within(
+            p,
+            (key, v, dv),
+            |x| (0.0..=1.0).contains(&x),
+            "a share from 0 to 1 (0.5 hides half)",
+        )
     };
     let dp_overlap = share("dp_overlap", s.dp_overlap, d.dp_overlap);
     let tp_overlap = share("tp_overlap", s.tp_overlap, d.tp_overlap);
     let ep_overlap = share("ep_overlap", s.ep_overlap, d.ep_overlap);
     let cp_overlap = share("cp_overlap", s.cp_overlap, d.cp_overlap);
-    let overlap_slowdown = match s.overlap_slowdown {
-        None => d.overlap_slowdown,
-        Some(x) if (0.0..=1.0).contains(&x) => x,
-        Some(x) => {
-            p.push(
-                "training.overlap_slowdown",
-                format!("overlap_slowdown must be from 0 to 1 (0.189: compute 18.9% slower beside a hidden collective), got {x}"),
-            );
-            d.overlap_slowdown
-        }
-    };
+    let overlap_slowdown = within(
+        p,
+        ("overlap_slowdown", s.overlap_slowdown, d.overlap_slowdown),
+        |x| (0.0..=1.0).contains(&x),
+        "from 0 to 1 (0.189: compute 18.9% slower beside a hidden collective)",
+    );
     let mut quantity =
         |key: &str, v: Option<&str>, dv: f64, kind: Kind, zero_ok: bool, eg: &str| {
             let Some(t) = v else { return dv };
@@ -575,28 +588,22 @@ fn assumptions(
         true,
         "0.2us",
     );
-    let moe_capacity = match s.moe_capacity {
-        None => d.moe_capacity,
-        Some(x) if (1.0..=16.0).contains(&x) => x,
-        Some(x) => {
-            p.push(
-                "training.moe_capacity",
-                format!("moe_capacity must be from 1 (dropless) to 16, got {x}"),
-            );
-            d.moe_capacity
-        }
-    };
-    let attention_efficiency = match s.attention_efficiency {
-        None => d.attention_efficiency,
-        Some(x) if x > 0.0 && x <= 1.0 => x,
-        Some(x) => {
-            p.push(
-                "training.attention_efficiency",
-                format!("attention_efficiency must be above 0 and at most 1 (0.6 is 60% of peak), got {x}"),
-            );
-            d.attention_efficiency
-        }
-    };
+    let moe_capacity = within(
+        p,
+        ("moe_capacity", s.moe_capacity, d.moe_capacity),
+        |x| (1.0..=16.0).contains(&x),
+        "from 1 (dropless) to 16",
+    );
+    let attention_efficiency = within(
+        p,
+        (
+            "attention_efficiency",
+            s.attention_efficiency,
+            d.attention_efficiency,
+        ),
+        |x| x > 0.0 && x <= 1.0,
+        "above 0 and at most 1 (0.6 is 60% of peak)",
+    );
     let matmul_ceiling = match s.matmul_ceiling.as_deref() {
         None => d.matmul_ceiling,
         Some(c) => MatmulCeiling::parse(c).unwrap_or_else(|| {
