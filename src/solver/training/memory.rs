@@ -34,8 +34,13 @@
 //!   activation's input and output, 2 x 2 f;
 //! - an MoE layer instead keeps its router's fp32 logits, 4 E, and for each
 //!   of the c k copies a token is routed to (top-k, capacity factor c),
-//!   its dispatched input, the expert's intermediates and its output
-//!   (2 h + 6 f_e + 2 h), plus the shared experts' 6 f_s;
+//!   its dispatched input and the expert's intermediates (2 h + 6 f_e),
+//!   plus the shared experts' 6 f_s. Not the expert's output: the routing
+//!   weight multiplies the activation inside the expert (Megatron-Core's
+//!   grouped experts, `activation_func_with_probs` and
+//!   `weighted_bias_swiglu_impl` in megatron/core/transformer/moe/
+//!   experts.py), so combining the copies is an unweighted sum, whose
+//!   backward needs no activation;
 //! - with dropout, one mask byte per element after the attention and the
 //!   MLP, 2 h.
 //!
@@ -317,7 +322,7 @@ fn layer_bytes_per_token(
                 if has(Modules::MOE) {
                     0.0
                 } else {
-                    router + routed * sixteen(4.0 * h + expert) + sixteen(shared_kept)
+                    router + routed * sixteen(2.0 * h + expert) + sixteen(shared_kept)
                 }
             } else if has(Modules::MLP) {
                 // mlp keeps only its input (counted above).
