@@ -291,10 +291,13 @@ fn c_toggles_the_scaling_plot_in_the_training_view_only() {
     assert!(!a.train_scaling, "the Roofline view has no scaling plot");
     go(&mut a, &[Command::View7, Command::ScalingPlot]);
     assert!(a.train_scaling);
-    let s = training(&a)
-        .scaling
+    let c = training(&a).scaling.clone().expect("the curve");
+    assert!(!c.updating, "computed inline: no worker in tests");
+    let s = c
+        .result
+        .expect("computed inline")
+        .as_ref()
         .clone()
-        .expect("the curve")
         .expect("a curve for Llama 3.1 8B on H100s");
     // 8 to 16384, doubling.
     assert_eq!(s.points.len(), 12);
