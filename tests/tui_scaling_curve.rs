@@ -185,3 +185,32 @@ fn the_loops_land_takes_a_curve_and_marks_the_frame_to_draw() {
     ridgeline::tui::update::land(&mut a);
     assert!(!a.dirty);
 }
+
+#[test]
+fn a_key_asked_again_before_its_curve_lands_gets_that_curve() {
+    let mut a = plotted();
+    let four = drawn(&curve(&a));
+    a.train_curve.attach(|| {}).unwrap();
+    select_knob(&mut a, Knob::GlobalBatch);
+    // 4M -> 8M -> 4M: back on the curve kept, nothing to wait for.
+    go(&mut a, &[Command::Right, Command::Left]);
+    let c = curve(&a);
+    assert!(!c.updating);
+    assert_eq!(drawn(&c), four);
+    // -> 8M again: its curve lands (whether the first request's result
+    // or a second one's), the same as computed afresh.
+    go(&mut a, &[Command::Right]);
+    assert!(settle(&mut a, LANDS));
+    let eight = drawn(&curve(&a));
+    assert_eq!(eight, afresh(&a));
+    assert_ne!(eight, four);
+    // -> 4M: no longer the curve kept, so asked for and landed again.
+    go(&mut a, &[Command::Left]);
+    assert!(curve(&a).updating);
+    assert!(settle(&mut a, LANDS));
+    assert_eq!(drawn(&curve(&a)), four);
+    assert_eq!(
+        a.train_curve.computed, 1,
+        "only the first, before the worker"
+    );
+}

@@ -41,6 +41,9 @@ pub struct Curves {
     /// The last curve that landed, with its key.
     last: Option<(ScaleKey, Arc<Computed>)>,
     worker: Option<Latest<ScaleKey, Computed>>,
+    /// The key last asked of the worker, until its curve lands: asked
+    /// again meanwhile (the keys went away and back), it is not sent twice.
+    asked: Option<ScaleKey>,
     /// Curves computed inline (tests count them).
     pub computed: u64,
 }
@@ -51,6 +54,7 @@ impl Curves {
     pub fn attach(&mut self, wake: impl Fn() + Send + 'static) -> std::io::Result<()> {
         let w = Latest::spawn("ridgeline-scaling", scaling_of, wake)?;
         self.worker = Some(w);
+        self.asked = None;
         // A key asked for before has no request on the new worker.
         if let Some(Ok(k)) = self.wanted.take() {
             self.want(Ok(k));
@@ -73,7 +77,11 @@ impl Curves {
             && !self.is_last(k)
         {
             match &self.worker {
-                Some(w) => w.request(k.clone()),
+                Some(_) if self.asked.as_ref() == Some(k) => {}
+                Some(w) => {
+                    w.request(k.clone());
+                    self.asked = Some(k.clone());
+                }
                 None => self.compute(k.clone()),
             }
         }
@@ -135,6 +143,9 @@ impl Curves {
     }
 
     fn adopt(&mut self, k: ScaleKey, c: Computed) -> bool {
+        if self.asked.as_ref() == Some(&k) {
+            self.asked = None;
+        }
         let wanted = matches!(&self.wanted, Some(Ok(w)) if *w == k);
         if wanted {
             self.last = Some((k, Arc::new(c)));
@@ -144,6 +155,7 @@ impl Curves {
 
     fn detach(&mut self) -> bool {
         self.worker = None;
+        self.asked = None;
         match &self.wanted {
             Some(Ok(k)) if !self.is_last(k) => {
                 self.compute(k.clone());
