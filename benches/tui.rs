@@ -216,7 +216,7 @@ fn benches(c: &mut Criterion) {
     update(&mut a, Action::Do(Command::ScalingPlot));
     knob_steps(
         &mut g,
-        "training knob step with the scaling plot (ZeRO: the curve kept)",
+        "training scaling plot: ZeRO step (the curve kept)",
         a,
     );
 
@@ -225,7 +225,7 @@ fn benches(c: &mut Criterion) {
     // searches run on the keystroke's path.
     knob_steps(
         &mut g,
-        "training knob step with the scaling plot (global batch: 12 searches inline)",
+        "training scaling plot: global batch step, 12 searches inline",
         plotted_on(Knob::GlobalBatch),
     );
 
@@ -236,7 +236,7 @@ fn benches(c: &mut Criterion) {
     a.train_curve.attach(|| {}).unwrap();
     knob_steps(
         &mut g,
-        "training knob step with the scaling plot (global batch, on the worker: keystroke to frame)",
+        "training scaling plot: global batch step on the worker, to frame",
         a,
     );
 
@@ -247,7 +247,7 @@ fn benches(c: &mut Criterion) {
     let mut term = terminal();
     let mut up = true;
     g.bench_function(
-        "training knob step with the scaling plot (global batch, on the worker: keystroke to the new curve drawn)",
+        "training scaling plot: global batch step on the worker, to the new curve",
         |b| {
             b.iter(|| {
                 let cmd = if up { Command::Right } else { Command::Left };
