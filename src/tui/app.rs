@@ -1,6 +1,10 @@
 //! App state. `update` (update.rs) is the only place it changes; after every change
 //! everything on screen is recomputed from the pure solver, synchronously,
-//! and stored here; `render` only reads it.
+//! and stored here; `render` only reads it. One exception: the Training
+//! view's scaling curve, too slow for a keystroke, is kept with the key of
+//! its inputs and, in the terminal, computed on a worker
+//! (`views::training::Curves`); the loop takes it when it lands
+//! (`update::land`).
 
 use super::keymap::{Keymap, Keys};
 use super::knobs::{Choices, Family, Inputs, Knob, Profile, ViewInputs};

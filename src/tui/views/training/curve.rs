@@ -201,19 +201,22 @@ mod tests {
     use crate::solver::{Assumptions, Precision};
     use crate::tui::knobs::TrainInputs;
 
-    /// The keys of Llama 3.1 8B on H100s at 4M and at 8M tokens a step.
-    fn keys() -> (ScaleKey, ScaleKey) {
+    /// The key of these inputs for Llama 3.1 8B on H100s in bf16.
+    fn key_of(t: &TrainInputs) -> ScaleKey {
         let cat = Catalog::builtin();
         let hw = &cat.hardware("h100-sxm").unwrap().hw;
         let m = &cat.model("llama-3.1-8b").unwrap().model;
-        let a = Assumptions::default();
+        scale_key(hw, m, t, Precision::Bf16, &Assumptions::default()).unwrap()
+    }
+
+    /// The keys at 4M and at 8M tokens a step.
+    fn keys() -> (ScaleKey, ScaleKey) {
         let t = TrainInputs::default();
         let t8 = TrainInputs {
             global_batch: 2.0 * t.global_batch,
             ..t
         };
-        let k = |t: &TrainInputs| scale_key(hw, m, t, Precision::Bf16, &a).unwrap();
-        (k(&t), k(&t8))
+        (key_of(&t), key_of(&t8))
     }
 
     #[test]
@@ -247,10 +250,6 @@ mod tests {
 
     #[test]
     fn the_key_leaves_out_what_the_searches_choose() {
-        let cat = Catalog::builtin();
-        let hw = &cat.hardware("h100-sxm").unwrap().hw;
-        let m = &cat.model("llama-3.1-8b").unwrap().model;
-        let a = Assumptions::default();
         let t = TrainInputs::default();
         let laid = TrainInputs {
             devices: 64,
@@ -261,13 +260,12 @@ mod tests {
             recompute: crate::solver::training::Recompute::Full,
             ..t
         };
-        let k = |t: &TrainInputs| scale_key(hw, m, t, Precision::Bf16, &a).unwrap();
-        assert_eq!(k(&t), k(&laid));
+        assert_eq!(key_of(&t), key_of(&laid));
         // The sequence is the run's: a new one is a new curve.
         let longer = TrainInputs {
             seq: Some(16384.0),
             ..t
         };
-        assert_ne!(k(&t), k(&longer));
+        assert_ne!(key_of(&t), key_of(&longer));
     }
 }
