@@ -221,8 +221,8 @@ fn benches(c: &mut Criterion) {
     );
 
     // The worst knob: the global batch (4M <-> 8M tokens a step) changes
-    // the curve. Without a worker (tests, a shared session) its 12
-    // searches run on the keystroke's path.
+    // the curve. Without a worker (as in tests) its 12 searches run on
+    // the keystroke's path.
     knob_steps(
         &mut g,
         "training scaling plot: global batch step, 12 searches inline",

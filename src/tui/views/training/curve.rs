@@ -6,11 +6,12 @@
 //!   micro-batch, devices, tokens, region) keeps it: the same curve, not
 //!   an approximation of it;
 //! - when the key changes and a worker is attached (the terminal's loop
-//!   attaches one), the curve is asked of the worker and the plot draws
-//!   the curve it has, marked as updating, until the new one lands and
-//!   the loop is woken to draw it. Without a worker (tests, benches, a
-//!   shared session) it is computed inline, so the figures are the same
-//!   and every frame is deterministic.
+//!   and each shared session attach one), the curve is asked of the
+//!   worker and the plot draws the curve it has, marked as updating,
+//!   until the new one lands and the loop takes it (woken, or looking
+//!   every few milliseconds in a shared session). Without a worker (tests,
+//!   most benches) it is computed inline: the same figures, and every
+//!   frame deterministic.
 
 use super::{ScaleKey, scale_key, scaling_of};
 use crate::solver::training::scale::Scaling;
