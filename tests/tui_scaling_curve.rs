@@ -103,35 +103,7 @@ fn a_change_of_the_global_batch_computes_the_curve_again() {
     assert!(s.contains("8M tokens a step"), "{s}");
     assert!(!s.contains("UPDATING"), "{s}");
     // The command line gives the same curve at that batch.
-    let v = common::cli::json(&[
-        "scale",
-        "-m",
-        "llama-3.1-8b",
-        "-H",
-        "h100-sxm",
-        "--devices",
-        "8..16384",
-        "--global-batch",
-        "8M",
-        "-f",
-        "json",
-    ]);
-    let cli = v["points"].as_array().unwrap();
-    assert_eq!(cli.len(), now.points.len());
-    for (p, q) in now.points.iter().zip(cli) {
-        let f = p.figures().unwrap();
-        // Equal to the last digit JSON keeps.
-        let t = q["tokens_per_s"].as_f64().unwrap();
-        assert!(
-            (t / f.step.tokens_per_s - 1.0).abs() < 1e-12,
-            "{}",
-            p.devices
-        );
-    }
-    assert_eq!(
-        v["knee"]["devices"].as_u64(),
-        now.knee.as_ref().map(|k| k.devices as u64)
-    );
+    common::assert_curve_is_the_clis(&now, Some("8M"));
 }
 
 #[test]
