@@ -631,14 +631,17 @@ fn llama_3_405b_on_h100s_fits_and_lands_near_its_published_mfu() {
     // read 774 GB before flash attention and the model's own shape.
     //
     // MFU: the default profile (one compute efficiency, 0.7, for every
-    // generation) predicts 51.5% and 48.8%, 20% above what Meta measured;
-    // `validate --kind train` predicts them within 12% from the other
-    // sources' H100 runs. Bound: 25%.
+    // generation, at the H100's measured matmul ceiling) predicts 45.0%
+    // and 42.7%, 5% and 4% above what Meta measured. Of that, the step's
+    // hidden FSDP collectives (5.2 s of reduce-scatters at 8,192 GPUs,
+    // behind 8.7 s of compute) slow the compute beside them by 18.9% (Lee
+    // et al. 2025): 5.2 x 0.189 / 1.189 = 0.82 s of a 12.1 s step; without
+    // that slowdown the model said 48.3%, 12% high. Bound: issue 17's 10%.
     for (devices, published) in [("8192", 0.43), ("16384", 0.41)] {
         let v = llama_405b(devices);
         assert_eq!(v["fits"], Value::Bool(true), "{devices}: {v}");
         let mfu = f(&v, "mfu");
-        assert!(near(mfu, published, 0.25), "{devices}: MFU {mfu}");
+        assert!(near(mfu, published, 0.10), "{devices}: MFU {mfu}");
         let total = f(&v["memory_per_device_bytes"], "total");
         // 16,384 GPUs shard the optimizer state over twice the ranks.
         assert!((total - 52.2e9).abs() < 0.3e9, "{devices}: {total}");
@@ -920,8 +923,9 @@ fn the_binding_term_agrees_with_the_elasticities() {
     // selective. ZeRO 3's DP collectives (5.3 s) hide behind the passes
     // (3.2 s) and outlast them: a faster compute would leave more of them
     // exposed, so the DP gradients bind, and the step time follows the
-    // scale-out network (elasticity near -0.8) far more than the FLOP/s
-    // (near -0.1). docs/training.md quotes both.
+    // scale-out network (elasticity near -0.7) far more than the FLOP/s
+    // (near -0.15: the compute slowed beside the hidden part shortens
+    // with it). docs/training.md quotes both.
     let v = llama_70b_on_1024_h100s(&["--recompute", "selective"]);
     assert_eq!(v["binding"], "dp-comm");
     let e = &v["elasticities"];

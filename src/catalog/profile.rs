@@ -193,6 +193,11 @@ pub const TRAINING_KEYS: &[Key] = &[
         help: "share of the CP ring hidden by attention",
     },
     Key {
+        key: "overlap_slowdown",
+        takes: Takes::UnitInterval,
+        help: "compute slowdown beside a hidden collective",
+    },
+    Key {
         key: "training_attention_efficiency",
         takes: Takes::Fraction,
         help: "fraction of peak attention kernels reach",
@@ -215,6 +220,7 @@ fn training_slot<'a>(t: &'a mut TrainingAssumptions, key: &str) -> Option<&'a mu
         "tp_overlap" => &mut t.tp_overlap,
         "ep_overlap" => &mut t.ep_overlap,
         "cp_overlap" => &mut t.cp_overlap,
+        "overlap_slowdown" => &mut t.overlap_slowdown,
         "training_attention_efficiency" => &mut t.attention_efficiency,
         "moe_token_time" => &mut t.moe_token_time_s,
         _ => return None,
@@ -269,6 +275,7 @@ pub fn with_stack(t: &TrainingAssumptions, stack: &TrainingAssumptions) -> Train
         tp_overlap: stack.tp_overlap,
         ep_overlap: stack.ep_overlap,
         cp_overlap: stack.cp_overlap,
+        overlap_slowdown: stack.overlap_slowdown,
         attention_efficiency: stack.attention_efficiency,
         moe_token_time_s: stack.moe_token_time_s,
         matmul_ceiling: stack.matmul_ceiling,

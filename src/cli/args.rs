@@ -1288,6 +1288,9 @@ pub struct TrainKnobs {
     /// Share of the CP ring that may hide behind attention [default 1].
     #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
     pub cp_overlap: Option<f64>,
+    /// How much slower compute runs beside a hidden collective, 0 to 1; a hidden collective of H seconds costs H x s / (1 + s) [default 0.189, the average Lee et al. 2025 measured on A100, H100, MI250, MI210; not charged on a TPU torus, whose DMA engines move collectives beside the cores].
+    #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
+    pub overlap_slowdown: Option<f64>,
     /// An MoE layer's time per routed token copy beyond its math, "0.2us" [default: fitted on published MoE runs].
     #[arg(long, value_parser = non_negative_time, allow_hyphen_values = true)]
     pub moe_token_time: Option<f64>,

@@ -34,6 +34,7 @@ fn training_flag(args: &ScaleArgs) -> Option<&'static str> {
         ("--tp-overlap", k.tp_overlap.is_some()),
         ("--ep-overlap", k.ep_overlap.is_some()),
         ("--cp-overlap", k.cp_overlap.is_some()),
+        ("--overlap-slowdown", k.overlap_slowdown.is_some()),
         ("--attention-eff", k.attention_eff.is_some()),
         ("--moe-capacity", k.moe_capacity.is_some()),
         ("--matmul-ceiling", k.matmul_ceiling.is_some()),

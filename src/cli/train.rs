@@ -148,6 +148,7 @@ pub(crate) fn step_assumptions(
         tp_overlap: args.tp_overlap.unwrap_or(d.tp_overlap),
         ep_overlap: args.ep_overlap.unwrap_or(d.ep_overlap),
         cp_overlap: args.cp_overlap.unwrap_or(d.cp_overlap),
+        overlap_slowdown: args.overlap_slowdown.unwrap_or(d.overlap_slowdown),
         moe_capacity: args.moe_capacity.unwrap_or(d.moe_capacity),
         attention_efficiency: args.attention_eff.unwrap_or(d.attention_efficiency),
         moe_token_time_s: args.moe_token_time.unwrap_or(d.moe_token_time_s),
@@ -231,6 +232,7 @@ fn record(
     put("elementwise_s", json!(s.elementwise_s));
     put("moe_routing_s", json!(s.moe_routing_s));
     put("exposed_comm_s", json!(s.exposed_comm_s));
+    put("slowed_comm_s", json!(s.comm.slowed()));
     let mut comm = Map::new();
     for (name, c) in s.comm.named() {
         comm.insert(
@@ -593,6 +595,7 @@ const STEP_KEYS: &[&str] = &[
     "elementwise_s",
     "moe_routing_s",
     "exposed_comm_s",
+    "slowed_comm_s",
     "comm",
     "bubble_s",
     "bubble_fraction",
@@ -623,6 +626,11 @@ const SUMMARY: &[Col] = &[
     col("  element-wise kernels", "elementwise_s", Fmt::Time),
     col("  MoE routing", "moe_routing_s", Fmt::Time),
     col("  exposed communication", "exposed_comm_s", Fmt::Time),
+    col(
+        "    of it, compute slowed by overlap",
+        "slowed_comm_s",
+        Fmt::Time,
+    ),
     col("  pipeline bubble", "bubble_s", Fmt::Time),
     col("  host-link copies (exposed)", "offload_s", Fmt::Time),
     col("  optimizer step", "optimizer_s", Fmt::Time),
@@ -666,6 +674,7 @@ const COMM: &[Col] = &[
     col("bytes/link", "bytes", Fmt::Bytes),
     col("time", "time_s", Fmt::Time),
     col("exposed", "exposed_s", Fmt::Time),
+    col("of it slowed", "slowed_s", Fmt::Time),
 ];
 
 fn comm_rows(tr: &Training) -> Vec<Map<String, Value>> {
@@ -688,6 +697,7 @@ fn comm_rows(tr: &Training) -> Vec<Map<String, Value>> {
             m.insert("bytes".into(), json!(c.link_bytes));
             m.insert("time_s".into(), json!(c.time_s));
             m.insert("exposed_s".into(), json!(c.exposed_s));
+            m.insert("slowed_s".into(), json!(c.slowed_s));
             m
         })
         .collect()

@@ -491,7 +491,7 @@ pub fn train_flags(catalog: &Catalog, s: &Scenario, hardware: &str) -> Result<Ve
     let text = |x: &Option<String>| x.clone().unwrap_or_default();
     let num = |x: Option<f64>| x.map(exact::number).unwrap_or_default();
     let int = |x: Option<u32>| x.map(|n| n.to_string()).unwrap_or_default();
-    let pairs: [(&str, String, String); 27] = [
+    let pairs: [(&str, String, String); 28] = [
         ("--devices", int(t.devices), int(d.devices)),
         ("--tp", int(t.tp), int(d.tp)),
         ("--pp", int(t.pp), int(d.pp)),
@@ -516,6 +516,11 @@ pub fn train_flags(catalog: &Catalog, s: &Scenario, hardware: &str) -> Result<Ve
         ("--tp-overlap", num(t.tp_overlap), num(d.tp_overlap)),
         ("--ep-overlap", num(t.ep_overlap), num(d.ep_overlap)),
         ("--cp-overlap", num(t.cp_overlap), num(d.cp_overlap)),
+        (
+            "--overlap-slowdown",
+            num(t.overlap_slowdown),
+            num(d.overlap_slowdown),
+        ),
         ("--mtbf", text(&t.mtbf), text(&d.mtbf)),
         (
             "--checkpoint-bandwidth",

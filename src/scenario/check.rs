@@ -110,6 +110,7 @@ pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
             "tp_overlap",
             "ep_overlap",
             "cp_overlap",
+            "overlap_slowdown",
             "mtbf",
             "checkpoint_bandwidth",
             "restart",

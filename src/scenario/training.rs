@@ -246,6 +246,13 @@ pub struct TrainingSection {
         with = "super::number"
     )]
     pub cp_overlap: Option<f64>,
+    /// How much slower compute runs beside a hidden collective, 0 to 1.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "super::number"
+    )]
+    pub overlap_slowdown: Option<f64>,
     /// Mean time between failures of one device, "50000h".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mtbf: Option<String>,
@@ -307,6 +314,7 @@ impl TrainingSection {
             tp_overlap: Some(t.assumptions.tp_overlap),
             ep_overlap: Some(t.assumptions.ep_overlap),
             cp_overlap: Some(t.assumptions.cp_overlap),
+            overlap_slowdown: Some(t.assumptions.overlap_slowdown),
             mtbf: Some(exact::long_time(t.assumptions.device_mtbf_s)),
             checkpoint_bandwidth: Some(exact::bandwidth(t.assumptions.checkpoint_bandwidth)),
             restart: Some(exact::long_time(t.assumptions.restart_s)),
@@ -501,6 +509,17 @@ fn assumptions(
     let tp_overlap = share("tp_overlap", s.tp_overlap, d.tp_overlap);
     let ep_overlap = share("ep_overlap", s.ep_overlap, d.ep_overlap);
     let cp_overlap = share("cp_overlap", s.cp_overlap, d.cp_overlap);
+    let overlap_slowdown = match s.overlap_slowdown {
+        None => d.overlap_slowdown,
+        Some(x) if (0.0..=1.0).contains(&x) => x,
+        Some(x) => {
+            p.push(
+                "training.overlap_slowdown",
+                format!("overlap_slowdown must be from 0 to 1 (0.189: compute 18.9% slower beside a hidden collective), got {x}"),
+            );
+            d.overlap_slowdown
+        }
+    };
     let mut quantity =
         |key: &str, v: Option<&str>, dv: f64, kind: Kind, zero_ok: bool, eg: &str| {
             let Some(t) = v else { return dv };
@@ -593,6 +612,7 @@ fn assumptions(
         tp_overlap,
         ep_overlap,
         cp_overlap,
+        overlap_slowdown,
         device_mtbf_s,
         checkpoint_bandwidth,
         restart_s,

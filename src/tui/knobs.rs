@@ -84,6 +84,7 @@ pub enum Knob {
     TpOverlap,
     EpOverlap,
     CpOverlap,
+    OverlapSlowdown,
     AttentionEff,
     MatmulCeiling,
     MoeTokenTime,
@@ -856,7 +857,7 @@ const EXPLORE_KNOBS: [Knob; 17] = [
 /// The Training view's knobs: its own, then the region of its carbon, the
 /// number format, the assumptions it shares with the other views and its
 /// own assumptions.
-const TRAINING_KNOBS: [Knob; 34] = [
+const TRAINING_KNOBS: [Knob; 35] = [
     Knob::Devices,
     Knob::Dp,
     Knob::TrainTp,
@@ -885,6 +886,7 @@ const TRAINING_KNOBS: [Knob; 34] = [
     Knob::TpOverlap,
     Knob::EpOverlap,
     Knob::CpOverlap,
+    Knob::OverlapSlowdown,
     Knob::AttentionEff,
     Knob::MatmulCeiling,
     Knob::MoeTokenTime,

@@ -569,6 +569,16 @@ pub struct TrainingAssumptions {
     /// on this one (Liu et al. 2023, "Ring Attention with Blockwise
     /// Transformers").
     pub cp_overlap: f64,
+    /// How much longer the kernels a collective overlaps take while it
+    /// runs beside them: the collective's kernels hold streaming
+    /// multiprocessors and memory bandwidth the products would use, so a
+    /// hidden collective is not free. A collective hidden for H seconds
+    /// costs the step H x s / (1 + s): in those H seconds the kernels
+    /// beside it do H / (1 + s) seconds of their work. Charged on GPUs,
+    /// whose collectives run as kernels on the cores the products use; not
+    /// on a torus (TPU ICI), whose DMA engines move them beside the cores.
+    /// See [`DEFAULT_OVERLAP_SLOWDOWN`].
+    pub overlap_slowdown: f64,
     /// Mean time between failures of one device (with its share of host,
     /// network and software), seconds.
     pub device_mtbf_s: f64,
@@ -643,6 +653,16 @@ pub const DEFAULT_ATTENTION_EFFICIENCY: f64 = 0.6;
 /// keeps it equal to the fit. `validate --kind train` refits it without
 /// each source for that source's held-out figures.
 pub const DEFAULT_MOE_TOKEN_TIME_S: f64 = 0.22e-6;
+/// Lee et al. 2025, "Characterizing Compute-Communication Overlap in
+/// GPU-Accelerated Distributed Deep Learning: Performance and Power
+/// Implications" (arXiv:2507.03114), abstract: overlapping computation and
+/// communication "can result in an average computational slowdown of
+/// 18.9%, with a maximum of 40.0% slowdown", against the same compute with
+/// no communication beside it, measured on 4 A100s, H100s, MI250s and
+/// MI210s training GPT and LLaMA models. Not fitted on any run this
+/// project ships; measured on GPUs only (a TPU moves its collectives with
+/// DMA engines, so it may lose less).
+pub const DEFAULT_OVERLAP_SLOWDOWN: f64 = 0.189;
 /// A round ten minutes to notice a failure, reschedule and reload: an
 /// assumption, not a measurement.
 pub const DEFAULT_RESTART_S: f64 = 600.0;
@@ -654,6 +674,7 @@ impl Default for TrainingAssumptions {
             tp_overlap: 0.0,
             ep_overlap: 0.0,
             cp_overlap: 1.0,
+            overlap_slowdown: DEFAULT_OVERLAP_SLOWDOWN,
             device_mtbf_s: DEFAULT_DEVICE_MTBF_S,
             checkpoint_bandwidth: DEFAULT_CHECKPOINT_BANDWIDTH,
             restart_s: DEFAULT_RESTART_S,
@@ -758,6 +779,38 @@ pub fn validate(model: &Model, run: &TrainingRun) -> Result<()> {
         return Err(unsupported(
             "interleaved stages (v > 1) need pipeline parallelism (pp > 1)",
         ));
+    }
+    if let Recompute::Modules(m) = run.recompute {
+        let named = |what: Modules| {
+            Modules::NAMED
+                .iter()
+                .find(|(n, _)| *n == what)
+                .map_or("", |(_, name)| *name)
+        };
+        let lacking = [
+            (
+                Modules::MLA_UP_PROJ,
+                d.mla.is_none(),
+                "has no multi-head latent attention",
+            ),
+            (Modules::MOE_ACT, d.moe.is_none(), "is dense"),
+            (Modules::MOE, d.moe.is_none(), "is dense"),
+            (
+                Modules::SHARED_EXPERTS,
+                d.moe.is_none_or(|e| e.shared_ffn == 0),
+                "has no shared experts",
+            ),
+        ];
+        if let Some((what, _, why)) = lacking
+            .iter()
+            .find(|(what, no, _)| *no && m.contains(*what))
+        {
+            return Err(unsupported(format!(
+                "recompute module {} would recompute nothing: {} {why}; drop it from the modules",
+                named(*what),
+                model.id
+            )));
+        }
     }
     match d.moe {
         None if l.ep > 1 => {
@@ -953,7 +1006,8 @@ pub fn evaluate(
     })
 }
 
-/// Check the training assumptions: overlaps from 0 to 1, positive MTBF and
+/// Check the training assumptions: overlaps and the overlap slowdown
+/// from 0 to 1, positive MTBF and
 /// bandwidth, a restart time of zero or more.
 pub fn validate_training_assumptions(t: &TrainingAssumptions) -> Result<()> {
     for (field, v) in [
@@ -961,6 +1015,7 @@ pub fn validate_training_assumptions(t: &TrainingAssumptions) -> Result<()> {
         ("TP overlap", t.tp_overlap),
         ("EP overlap", t.ep_overlap),
         ("CP overlap", t.cp_overlap),
+        ("overlap slowdown", t.overlap_slowdown),
     ] {
         if !(0.0..=1.0).contains(&v) {
             return Err(SolverError::Invalid {

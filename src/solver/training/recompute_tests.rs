@@ -426,3 +426,29 @@ fn offloading_on_a_device_without_a_host_link_says_what_to_add() {
     assert!(err.contains("host = \"64 GB/s\""), "{err}");
     assert!(err.contains("--offload"), "{err}");
 }
+
+#[test]
+fn a_module_the_model_does_not_have_is_refused_not_ignored() {
+    // Llama 3.1 8B has no MLA, no MoE and so no shared experts: each of
+    // those modules would recompute nothing, so the run says which and
+    // why instead of giving the figures of no recomputation.
+    let dense = model_of(llama_8b());
+    let run = |s: &str| TrainingRun {
+        recompute: modules(s),
+        ..TrainingRun::default()
+    };
+    for (s, why) in [
+        ("mla_up_proj", "has no multi-head latent attention"),
+        ("core_attn,moe_act", "is dense"),
+        ("moe", "is dense"),
+        ("shared_experts", "has no shared experts"),
+    ] {
+        let e = validate(&dense, &run(s)).unwrap_err().to_string();
+        assert!(e.contains(why) && e.contains("drop it"), "{s}: {e}");
+    }
+    // The modules it has are taken; the tiny MLA MoE (one shared expert)
+    // takes all seven.
+    assert!(validate(&dense, &run("core_attn,layernorm,mlp")).is_ok());
+    let all = "core_attn,moe_act,layernorm,mla_up_proj,mlp,moe,shared_experts";
+    assert!(validate(&model_of(tiny_mla_moe()), &run(all)).is_ok());
+}

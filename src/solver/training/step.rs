@@ -27,9 +27,15 @@
 //!   y = d / X mod Y, z = d / XY, so a group's stride in the layout order
 //!   (tp fastest, then cp, ep, dp, pp) decides the axes it runs on
 //!   ([`crate::solver::collective::torus`]).
-//! - exposed = comm - min(w x comm, window): a share w of a collective can
-//!   hide, but never more than the compute it overlaps (backward for DP,
-//!   all compute for TP and EP, attention for CP). PP sends are exposed.
+//! - exposed = comm - H + H s / (1 + s), with H = min(w x comm, window)
+//!   hidden: a share w of a collective can hide, but never more than the
+//!   compute it overlaps (backward for DP, all compute for TP and EP,
+//!   attention for CP), and the kernels it hides behind run 1 + s times
+//!   slower beside it (s: [`TrainingAssumptions::overlap_slowdown`]; 0 on
+//!   a torus, whose DMA engines move the collectives beside the cores),
+//!   so H / (1 + s) of their work gets done in the H seconds and the
+//!   rest, H s / (1 + s), is counted as the collective's. PP sends are
+//!   exposed.
 //! - bubble = (p - 1) / (v m) x the per-micro-batch pipeline work (compute
 //!   and exposed TP, CP, EP and PP communication): (p - 1)/(v m + p - 1) of
 //!   the pipeline's time (Narayanan et al. 2021, section 2.2).
@@ -145,6 +151,9 @@ pub struct CommTerm {
     pub time_s: f64,
     /// Seconds of it that add to the step.
     pub exposed_s: f64,
+    /// The part of `exposed_s` that is the slowdown of the compute the
+    /// hidden part runs beside ([`TrainingAssumptions::overlap_slowdown`]).
+    pub slowed_s: f64,
 }
 
 /// The communication of a step, by parallelism.
@@ -171,6 +180,12 @@ impl Comms {
 
     pub fn exposed(&self) -> f64 {
         self.named().iter().map(|(_, c)| c.exposed_s).sum()
+    }
+
+    /// Seconds of [`Comms::exposed`] that are compute slowed beside the
+    /// hidden collectives.
+    pub fn slowed(&self) -> f64 {
+        self.named().iter().map(|(_, c)| c.slowed_s).sum()
     }
 }
 
@@ -305,9 +320,23 @@ impl TrainingStep {
     }
 }
 
-/// The share of `comm` seconds that shows: comm - min(w comm, window).
-pub fn exposed(comm: f64, overlap: f64, window: f64) -> f64 {
-    comm - (overlap * comm).min(window.max(0.0))
+/// The seconds `comm` seconds of a collective add to the step: comm - H +
+/// H s / (1 + s), where H = min(w comm, window) is the part hidden behind
+/// compute and s the slowdown of the compute beside it.
+pub fn exposed(comm: f64, overlap: f64, window: f64, slowdown: f64) -> f64 {
+    let hidden = hidden(comm, overlap, window);
+    comm - hidden + slowed(hidden, slowdown)
+}
+
+/// The seconds of `comm` that hide: min(w comm, window).
+fn hidden(comm: f64, overlap: f64, window: f64) -> f64 {
+    (overlap * comm).min(window.max(0.0))
+}
+
+/// What `hidden` seconds of a collective cost the compute beside them:
+/// hidden s / (1 + s).
+fn slowed(hidden: f64, slowdown: f64) -> f64 {
+    hidden * slowdown / (1.0 + slowdown)
 }
 
 /// The share of its peak a device's large matmuls reach at `p` (measured,
@@ -443,6 +472,15 @@ fn parts(
             _ => 1.0,
         },
         overlap: [t.dp_overlap, t.tp_overlap, t.ep_overlap, t.cp_overlap],
+        // The slowdown was measured on GPUs, whose collectives run as
+        // kernels on the streaming multiprocessors the products use; a
+        // TPU's ICI moves its collectives with DMA engines beside the
+        // cores, so none is charged on a torus.
+        slowdown: if mc.torus.is_some() {
+            0.0
+        } else {
+            t.overlap_slowdown
+        },
     }
 }
 
@@ -481,6 +519,11 @@ pub fn step_on(
     c.pp.exposed_s = pp;
     c.ep.exposed_s = ep;
     c.cp.exposed_s = cp;
+    let [dp, tp, ep, cp] = at.slowed;
+    c.dp.slowed_s = dp;
+    c.tp.slowed_s = tp;
+    c.ep.slowed_s = ep;
+    c.cp.slowed_s = cp;
     let (dp_window_s, bubble_s, pipeline) = (at.dp_window_s, at.bubble_s, at.pipeline_s);
     let exposed_comm_s = c.exposed();
     let step_time_s = at.step_time_s;
@@ -564,6 +607,8 @@ struct Parts {
     dp_window_share: f64,
     /// The DP, TP, EP and CP overlaps.
     overlap: [f64; 4],
+    /// How much slower the kernels a collective hides behind run.
+    slowdown: f64,
 }
 
 /// A step assembled from [`Parts`].
@@ -571,6 +616,9 @@ struct Assembled {
     dp_window_s: f64,
     /// Each collective's exposed time: DP, TP, PP, EP, CP.
     exposed: [f64; 5],
+    /// The part of it that is compute slowed beside the hidden part: DP,
+    /// TP, EP, CP (PP sends never hide).
+    slowed: [f64; 4],
     pipeline_s: f64,
     bubble_s: f64,
     offload_s: f64,
@@ -587,15 +635,13 @@ impl Parts {
         let attention_s = self.attention_s * k[0];
         let work_s = compute_s + self.elementwise_s * k[1] + self.moe_routing_s * k[2];
         let dp_window_s = self.dp_window_share * work_s;
-        let [w_dp, w_tp, w_ep, w_cp] = self.overlap;
         let [dp, tp, pp, ep, cp] = self.comm_s;
-        let exposed = [
-            exposed(dp * k[3], w_dp, dp_window_s),
-            exposed(tp * k[4], w_tp, work_s),
-            pp * k[5],
-            exposed(ep * k[6], w_ep, work_s),
-            exposed(cp * k[7], w_cp, attention_s),
-        ];
+        let comm = [dp * k[3], tp * k[4], ep * k[6], cp * k[7]];
+        let window = [dp_window_s, work_s, work_s, attention_s];
+        let hid: [f64; 4] = std::array::from_fn(|i| hidden(comm[i], self.overlap[i], window[i]));
+        let slowed = hid.map(|h| slowed(h, self.slowdown));
+        let shown: [f64; 4] = std::array::from_fn(|i| comm[i] - hid[i] + slowed[i]);
+        let exposed = [shown[0], shown[1], pp * k[5], shown[2], shown[3]];
         let [_, tp_x, pp_x, ep_x, cp_x] = exposed;
         // The copies out run beside the forward pass and the copies back
         // beside backward (the host link carries both directions at
@@ -615,6 +661,7 @@ impl Parts {
         Assembled {
             dp_window_s,
             exposed,
+            slowed,
             pipeline_s,
             bubble_s,
             offload_s,
@@ -714,6 +761,7 @@ pub fn comms(
             link_bytes: levels.up.link_bytes + levels.out.link_bytes,
             time_s: mc.time(&levels, what, a)?,
             exposed_s: 0.0,
+            slowed_s: 0.0,
         })
     };
     let act = b * s_local * h * e;

@@ -24,12 +24,13 @@ const MOE_TOKEN_S: (f64, f64) = (1e-8, 1e-3);
 const OVERLAP_STEP: f64 = 0.1;
 
 /// These knobs.
-pub const KNOBS: [Knob; 11] = [
+pub const KNOBS: [Knob; 12] = [
     Knob::Optimizer,
     Knob::DpOverlap,
     Knob::TpOverlap,
     Knob::EpOverlap,
     Knob::CpOverlap,
+    Knob::OverlapSlowdown,
     Knob::AttentionEff,
     Knob::MatmulCeiling,
     Knob::MoeTokenTime,
@@ -50,6 +51,7 @@ pub fn label(k: Knob) -> &'static str {
         Knob::TpOverlap => "TP overlap",
         Knob::EpOverlap => "EP overlap",
         Knob::CpOverlap => "CP overlap",
+        Knob::OverlapSlowdown => "overlap slowdown",
         Knob::AttentionEff => "attention eff",
         Knob::MatmulCeiling => "matmul ceiling",
         Knob::MoeTokenTime => "MoE token time",
@@ -65,6 +67,7 @@ pub fn hint(k: Knob) -> &'static str {
         Knob::DpOverlap => "share of DP/FSDP comm hidden behind backward, e.g. 1, 50%",
         Knob::TpOverlap | Knob::EpOverlap => "share hidden behind compute, e.g. 0, 0.5",
         Knob::CpOverlap => "share of the ring hidden behind attention, e.g. 1, 50%",
+        Knob::OverlapSlowdown => "compute slower beside a hidden collective, e.g. 18.9%, 0",
         Knob::AttentionEff => "fraction of peak the attention kernels reach, e.g. 0.6",
         Knob::MatmulCeiling => "measured (the device's matmul ceiling scales eta_c) or flat",
         Knob::MoeTokenTime => "an MoE layer's time per routed token copy, e.g. 0.2us, 0",
@@ -81,6 +84,7 @@ fn overlap(k: Knob, a: &mut TrainingAssumptions) -> Option<&mut f64> {
         Knob::TpOverlap => Some(&mut a.tp_overlap),
         Knob::EpOverlap => Some(&mut a.ep_overlap),
         Knob::CpOverlap => Some(&mut a.cp_overlap),
+        Knob::OverlapSlowdown => Some(&mut a.overlap_slowdown),
         Knob::AttentionEff => Some(&mut a.attention_efficiency),
         _ => None,
     }
@@ -94,6 +98,7 @@ pub fn value(k: Knob, t: &TrainInputs) -> String {
         Knob::TpOverlap => units::format_percent(a.tp_overlap),
         Knob::EpOverlap => units::format_percent(a.ep_overlap),
         Knob::CpOverlap => units::format_percent(a.cp_overlap),
+        Knob::OverlapSlowdown => units::format_percent(a.overlap_slowdown),
         Knob::AttentionEff => units::format_percent(a.attention_efficiency),
         Knob::MatmulCeiling => a.matmul_ceiling.name().into(),
         Knob::MoeTokenTime => units::format_time(a.moe_token_time_s),
@@ -222,15 +227,16 @@ mod tests {
     fn the_defaults_show_as_the_solver_names_them() {
         let t = TrainInputs::default();
         // DP and CP overlap 1, TP and EP 0 (solver::training's defaults);
-        // attention at 0.6 of peak; the measured matmul ceiling; the MoE
+        // compute 18.9% slower beside a hidden collective; attention at 0.6
+        // of peak; the measured matmul ceiling; the MoE
         // token time 0.22 us = 220 ns.
         let shown: Vec<String> = KNOBS.iter().map(|&k| value(k, &t)).collect();
         // 50,000 device-hours; 0.4 GB/s = 400 MB/s; 600 s = 10 min.
         assert_eq!(
             shown,
             [
-                "adam", "100%", "0%", "0%", "100%", "60%", "measured", "220 ns", "50000 h",
-                "400 MB/s", "10 min"
+                "adam", "100%", "0%", "0%", "100%", "18.9%", "60%", "measured", "220 ns",
+                "50000 h", "400 MB/s", "10 min"
             ]
         );
         assert_eq!(t.assumptions.device_mtbf_s, DEFAULT_DEVICE_MTBF_S);

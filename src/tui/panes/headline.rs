@@ -519,6 +519,8 @@ fn training<'a>(app: &App, d: &crate::tui::views::training::TrainingData) -> Vec
     if let Some(c) = d.run.cost_usd {
         v.push(part(super::fleet::big_usd(c), t.accent(), 3));
     }
-    v.push(part(format!("{}-bound", s.binding), t.dim(), 2));
+    // The words `ridgeline train` prints: "communication-bound (DP
+    // gradients)", "host-link-bound (activation offload)".
+    v.push(part(s.binding.bound(), t.dim(), 2));
     v
 }
