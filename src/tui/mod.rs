@@ -216,8 +216,8 @@ pub fn run_with(
     }
     let inbox = Inbox::start()?;
     // The scaling curve is computed off the keystroke's path; the loop
-    // wakes when it lands.
-    app.train_curve.attach(inbox.waker())?;
+    // wakes when it lands. (A worker that cannot start leaves it inline.)
+    let _ = app.train_curve.attach(inbox.waker());
     install_panic_hook();
     if let Err(e) = term::enter() {
         restore_terminal();
