@@ -9,6 +9,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui_textarea::{Input, Key};
 use ridgeline::catalog::Catalog;
+use ridgeline::tui::knobs::Knob;
+use ridgeline::tui::update::settle;
 use ridgeline::tui::{Action, App, Command, Pane, Settings, render, update};
 use std::hint::black_box;
 use std::time::Duration;
@@ -38,6 +40,16 @@ fn knob_steps(
             term.draw(|f| render(black_box(&a), f)).unwrap();
         })
     });
+}
+
+/// The Training view with its scaling plot shown, the knobs focused on `k`.
+fn plotted_on(k: Knob) -> App {
+    let mut a = app();
+    update(&mut a, Action::Do(Command::View7));
+    update(&mut a, Action::Do(Command::ScalingPlot));
+    a.focus = Pane::Knobs;
+    a.knob = a.knobs().iter().position(|x| *x == k).unwrap();
+    a
 }
 
 fn benches(c: &mut Criterion) {
@@ -198,14 +210,55 @@ fn benches(c: &mut Criterion) {
         })
     });
 
-    // The same with the scaling plot shown: 12 device counts, each with
-    // the layout search, drawn at 160x48.
+    // The same with the scaling plot shown. The curve (12 device counts,
+    // each with its layout search) is kept with its inputs' key, and ZeRO
+    // is one of what its searches choose: no search on this keystroke.
     update(&mut a, Action::Do(Command::ScalingPlot));
     knob_steps(
         &mut g,
-        "training knob step with the scaling plot (12 searches)",
+        "training scaling plot: ZeRO step (the curve kept)",
         a,
     );
+
+    // The worst knob: the global batch (4M <-> 8M tokens a step) changes
+    // the curve. Without a worker (as in tests) its 12 searches run on
+    // the keystroke's path.
+    knob_steps(
+        &mut g,
+        "training scaling plot: global batch step, 12 searches inline",
+        plotted_on(Knob::GlobalBatch),
+    );
+
+    // With the worker the terminal's loop attaches: the keystroke draws
+    // the curve before (UPDATING) while the worker runs the 12 searches
+    // beside it, sharing the cores.
+    let mut a = plotted_on(Knob::GlobalBatch);
+    a.train_curve.attach(|| {}).unwrap();
+    knob_steps(
+        &mut g,
+        "training scaling plot: global batch step on the worker, to frame",
+        a,
+    );
+
+    // ... and from the keystroke to the frame with the new curve: the
+    // step, the 12 searches on the worker, that frame.
+    let mut a = plotted_on(Knob::GlobalBatch);
+    a.train_curve.attach(|| {}).unwrap();
+    let mut term = terminal();
+    let mut up = true;
+    g.bench_function(
+        "training scaling plot: global batch step on the worker, to the new curve",
+        |b| {
+            b.iter(|| {
+                let cmd = if up { Command::Right } else { Command::Left };
+                up = !up;
+                update(&mut a, Action::Do(cmd));
+                assert!(settle(&mut a, Duration::from_secs(10)));
+                term.draw(|f| render(black_box(&a), f)).unwrap();
+            })
+        },
+    );
+    drop(a);
 
     // The Operators view: Down and Up through its table (recompute and a
     // whole frame with the plot of every operator).

@@ -294,10 +294,13 @@ fn c_toggles_the_scaling_plot_in_the_training_view_only() {
     assert!(!a.train_scaling, "the Roofline view has no scaling plot");
     go(&mut a, &[Command::View7, Command::ScalingPlot]);
     assert!(a.train_scaling);
-    let s = training(&a)
-        .scaling
+    let c = training(&a).scaling.clone().expect("the curve");
+    assert!(!c.updating, "computed inline: no worker in tests");
+    let s = c
+        .result
+        .expect("computed inline")
+        .as_ref()
         .clone()
-        .expect("the curve")
         .expect("a curve for Llama 3.1 8B on H100s");
     // 8 to 16384, doubling.
     assert_eq!(s.points.len(), 12);
@@ -305,28 +308,7 @@ fn c_toggles_the_scaling_plot_in_the_training_view_only() {
     assert!(text.contains("knee at"), "{text}");
     // The workbench's curve is the command line's: `ridgeline scale` with
     // the same model, device and batch gives each point's tokens/s.
-    let v = common::cli::json(&[
-        "scale",
-        "-m",
-        "llama-3.1-8b",
-        "-H",
-        "h100-sxm",
-        "--devices",
-        "8..16384",
-        "-f",
-        "json",
-    ]);
-    for (p, q) in s.points.iter().zip(v["points"].as_array().unwrap()) {
-        let f = p.figures().unwrap();
-        // Equal to the last digit JSON keeps (its parser may round the
-        // last bit).
-        let cli = q["tokens_per_s"].as_f64().unwrap();
-        assert!((cli / f.step.tokens_per_s - 1.0).abs() < 1e-12);
-    }
-    assert_eq!(
-        v["knee"]["devices"].as_u64(),
-        s.knee.as_ref().map(|k| k.devices as u64)
-    );
+    common::assert_curve_is_the_clis(&s, None);
     go(&mut a, &[Command::ScalingPlot]);
     assert!(!a.train_scaling && training(&a).scaling.is_none());
 }

@@ -35,6 +35,10 @@ pub enum In {
 /// How often the workbench looks whether the frame in flight went out.
 const SENT_POLL: Duration = Duration::from_millis(2);
 
+/// How often the workbench looks whether the scaling curve its worker is
+/// computing has landed.
+const CURVE_POLL: Duration = Duration::from_millis(5);
+
 /// What the workbench hands the connection.
 #[derive(Debug)]
 pub enum Out {
@@ -138,6 +142,10 @@ fn run(
     app.session.home = None;
     app.export_dir = None;
     let mut h = Hosted::new(app, spec.width, spec.height);
+    // The scaling curve is computed on a worker, off the keys' path; the
+    // loop looks for it while one is being computed. Without a worker (it
+    // could not start) it is computed inline.
+    let _ = h.app.train_curve.attach(|| {});
     role.start(&mut h.app);
     let mut last_key = Instant::now();
     loop {
@@ -148,6 +156,7 @@ fn run(
         if role.tick(&mut h.app) {
             last_key = Instant::now();
         }
+        crate::tui::update::land(&mut h.app);
         if !in_flight.load(Ordering::SeqCst) {
             let mut bytes = Vec::new();
             if h.wants_draw() {
@@ -179,11 +188,10 @@ fn run(
             (left, false) => left,
             (None, true) => Some(SENT_POLL),
         };
-        // A presenter looks at the counts, a follower for a new stage.
-        let wait = match (wait, role.poll(&h.app)) {
-            (Some(w), Some(p)) => Some(w.min(p)),
-            (w, p) => w.or(p),
-        };
+        // A presenter looks at the counts, a follower for a new stage; a
+        // curve being computed is looked for.
+        let curve = h.app.train_curve.pending().then_some(CURVE_POLL);
+        let wait = [wait, role.poll(&h.app), curve].into_iter().flatten().min();
         let first = match wait {
             Some(wait) => match rx.recv_timeout(wait) {
                 Ok(m) => m,
@@ -353,6 +361,29 @@ mod tests {
         flag2.store(false, Ordering::SeqCst);
         tx2.send(In::Bytes(b"\x1b[B".to_vec())).unwrap();
         assert!(matches!(recv(&mut rx2), Out::Frame(_)));
+    }
+
+    #[test]
+    fn a_scaling_curve_computed_on_the_sessions_worker_is_drawn_without_a_key() {
+        let (tx, mut rx, flag) = start(None);
+        assert!(matches!(recv(&mut rx), Out::Frame(_)));
+        flag.store(false, Ordering::SeqCst);
+        // The Training view with its scaling plot: the keys do not wait
+        // for the twelve searches; the plot says it is computing them.
+        tx.send(In::Bytes(b"7c".to_vec())).unwrap();
+        let text = |o: Out| match o {
+            Out::Frame(b) => String::from_utf8_lossy(&b).into_owned(),
+            other => panic!("{other:?}"),
+        };
+        let first = text(recv(&mut rx));
+        assert!(first.contains("UPDATING"), "{first}");
+        // With no other key, the curve lands and is drawn: the knee's
+        // line under it.
+        let mut frames = String::new();
+        while !frames.contains("knee at") {
+            flag.store(false, Ordering::SeqCst);
+            frames.push_str(&text(recv(&mut rx)));
+        }
     }
 
     #[test]

@@ -1,6 +1,10 @@
 //! App state. `update` (update.rs) is the only place it changes; after every change
 //! everything on screen is recomputed from the pure solver, synchronously,
-//! and stored here; `render` only reads it.
+//! and stored here; `render` only reads it. One exception: the Training
+//! view's scaling curve, too slow for a keystroke, is kept with the key of
+//! its inputs and, in the terminal, computed on a worker
+//! (`views::training::Curves`); the loop takes it when it lands
+//! (`update::land`).
 
 use super::keymap::{Keymap, Keys};
 use super::knobs::{Choices, Family, Inputs, Knob, Profile, ViewInputs};
@@ -307,6 +311,9 @@ pub struct App {
     pub train_search: Option<views::training::SearchRun>,
     /// The Training view shows its scaling plot in place of its sections.
     pub train_scaling: bool,
+    /// The scaling plot's last curve and the one wanted (computed on a
+    /// worker when one is attached: `tui::run` attaches one).
+    pub train_curve: views::training::Curves,
     /// The Explore view's last search and what it was run for.
     pub explore_cache: Option<views::explore::ExploreCache>,
     /// The Fleet view's "within the budget, one change at a time", with
@@ -490,6 +497,7 @@ impl App {
             help_scroll: 0,
             train_search: None,
             train_scaling: false,
+            train_curve: Default::default(),
             view_scroll: 0,
             compare_sort: SortBy::Listed,
             baseline: None,
@@ -739,6 +747,9 @@ impl App {
         }
         if self.view == View::Explore {
             views::explore::refresh(self);
+        }
+        if self.view == View::Training && self.train_scaling {
+            views::training::refresh_curve(self);
         }
         self.view_data = views::compute(self, self.view);
         if self.view == View::Fleet {

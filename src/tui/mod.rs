@@ -22,6 +22,7 @@ pub mod theme;
 pub mod ui;
 pub mod update;
 pub mod views;
+pub mod worker;
 
 #[cfg(test)]
 mod cells_tests;
@@ -214,6 +215,9 @@ pub fn run_with(
         return Ok(Exit::BadInput);
     }
     let inbox = Inbox::start()?;
+    // The scaling curve is computed off the keystroke's path; the loop
+    // wakes when it lands. (A worker that cannot start leaves it inline.)
+    let _ = app.train_curve.attach(inbox.waker());
     install_panic_hook();
     if let Err(e) = term::enter() {
         restore_terminal();
@@ -269,6 +273,7 @@ fn event_loop(
             app.dirty = true;
             redraw_all = false;
         }
+        update::land(app);
         let wait = tick(app);
         if app.dirty {
             term.draw(|f| render(app, f))?;
@@ -296,6 +301,8 @@ fn event_loop(
                     Next::Input(ev) => queue.push_back(ev),
                     // A signal is seen to before more input.
                     Next::Signal | Next::Empty => break,
+                    // Figures landed: taken before the next frame.
+                    Next::Woken => {}
                 }
             }
         }

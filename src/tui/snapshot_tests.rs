@@ -389,6 +389,19 @@ fn training_scaling(look: &str) -> App {
     a
 }
 
+/// The scaling plot just after the global batch doubled (4M -> 8M tokens
+/// a step) with the worker computing the new curve: the 4M curve drawn,
+/// its head saying UPDATING. (The curve drawn changes only when the app
+/// takes a landed one, so this frame does not depend on the worker's
+/// timing.)
+fn training_scaling_updating(look: &str) -> App {
+    let mut a = training_scaling(look);
+    a.train_curve.attach(|| {}).unwrap();
+    a.view_inputs.train.global_batch *= 2.0;
+    a.recompute();
+    a
+}
+
 /// The capstone's Fleet view: over budget, what would fit, the regions and
 /// the front.
 fn fleet_capstone(look: &str) -> App {
@@ -428,6 +441,11 @@ fn training_view_in_every_look_and_size() {
     snap_looks("training", training_searched, super::app::Pane::View);
     snap_looks("training_no_fit", training_no_fit, super::app::Pane::View);
     snap_looks("training_scaling", training_scaling, super::app::Pane::View);
+    snap_looks(
+        "training_scaling_updating",
+        training_scaling_updating,
+        super::app::Pane::View,
+    );
 }
 
 #[test]

@@ -130,6 +130,8 @@ enum Msg {
     Failed(io::Error),
     /// A signal arrived (its flag is set in `Flags`).
     Signal,
+    /// A worker has figures for the app (`Inbox::waker`).
+    Woken,
 }
 
 /// What signals asked for, set by the threads, taken by the loop.
@@ -159,6 +161,8 @@ pub enum Next {
     Empty,
     /// A signal flag changed: look at `fatal`, `take_suspend`, `take_resumed`.
     Signal,
+    /// A worker of the app has figures to hand over (the scaling curve).
+    Woken,
 }
 
 /// The loop's side of the channel, with the signal flags.
@@ -184,6 +188,16 @@ impl Inbox {
     /// Start reading the terminal: after it is in raw mode.
     pub fn read_input(&self) {
         read_input(self.tx.clone());
+    }
+
+    /// What a worker calls when it has figures for the app: the loop
+    /// wakes. Dropped when the channel is full (the loop is busy and takes
+    /// the figures before its next frame anyway).
+    pub fn waker(&self) -> impl Fn() + Send + 'static {
+        let tx = self.tx.clone();
+        move || {
+            let _ = tx.try_send(Msg::Woken);
+        }
     }
 
     /// Wait for the next item.
@@ -224,6 +238,7 @@ impl Inbox {
             }
             Msg::Failed(e) => Err(e),
             Msg::Signal => Ok(Next::Signal),
+            Msg::Woken => Ok(Next::Woken),
         }
     }
 

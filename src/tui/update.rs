@@ -639,6 +639,30 @@ fn command(app: &mut App, cmd: Command) {
     }
 }
 
+/// Take the figures a worker has computed since the last frame (the
+/// scaling curve): when the one on screen changes, every figure is
+/// recomputed with it (the curve is kept, so that is quick) and the frame
+/// is drawn again. The event loop calls this before each frame.
+pub fn land(app: &mut App) {
+    if app.train_curve.land() {
+        app.recompute();
+        app.dirty = true;
+    }
+}
+
+/// Wait at most `limit` for the figures a worker is computing and take
+/// them as [`land`] does (tests and benches of the worker; without one
+/// they are already there). True when they have landed.
+pub fn settle(app: &mut App, limit: std::time::Duration) -> bool {
+    let pending = app.train_curve.pending();
+    let landed = app.train_curve.wait(limit);
+    if pending && landed {
+        app.recompute();
+        app.dirty = true;
+    }
+    landed
+}
+
 /// Show or hide the Training view's scaling plot (from any pane of that
 /// view).
 fn scaling_plot(app: &mut App) {

@@ -529,7 +529,7 @@ fn training_view(
         &app.view_inputs.region,
         region.map(|r| r.grid()),
         search,
-        app.train_scaling,
+        app.train_scaling.then(|| app.train_curve.shown()).flatten(),
     )
 }
 

@@ -107,3 +107,45 @@ pub fn doc_pages() -> Vec<std::path::PathBuf> {
     found.insert(0, root.join("README.md"));
     found
 }
+
+/// Assert that `s`, the workbench's scaling curve of Llama 3.1 8B on
+/// H100s, is what `ridgeline scale` gives over 8 to 16384 devices with
+/// `batch` (`--global-batch`, None: its default): each point's tokens/s
+/// and the knee.
+pub fn assert_curve_is_the_clis(
+    s: &ridgeline::solver::training::scale::Scaling,
+    batch: Option<&str>,
+) {
+    let mut args = vec![
+        "scale",
+        "-m",
+        "llama-3.1-8b",
+        "-H",
+        "h100-sxm",
+        "--devices",
+        "8..16384",
+        "-f",
+        "json",
+    ];
+    if let Some(b) = batch {
+        args.extend(["--global-batch", b]);
+    }
+    let v = cli::json(&args);
+    let points = v["points"].as_array().unwrap();
+    assert_eq!(points.len(), s.points.len());
+    for (p, q) in s.points.iter().zip(points) {
+        let f = p.figures().unwrap();
+        // Equal to the last digit JSON keeps (its parser may round the
+        // last bit).
+        let cli = q["tokens_per_s"].as_f64().unwrap();
+        assert!(
+            (cli / f.step.tokens_per_s - 1.0).abs() < 1e-12,
+            "{}",
+            p.devices
+        );
+    }
+    assert_eq!(
+        v["knee"]["devices"].as_u64(),
+        s.knee.as_ref().map(|k| k.devices as u64)
+    );
+}

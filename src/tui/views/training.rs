@@ -16,6 +16,9 @@ use crate::solver::training::{
 use crate::solver::{Assumptions, Hardware, Model, Precision};
 use crate::tui::knobs::TrainInputs;
 
+mod curve;
+pub use curve::{Curve, Curves, refresh_curve};
+
 /// Layouts the search keeps, fastest first.
 pub const SEARCH_TOP: usize = 10;
 
@@ -36,8 +39,9 @@ pub struct TrainingData {
     /// The layout search, when it was run for these inputs.
     pub search: Option<Search>,
     /// The scaling curve at the step's global batch, when its plot is
-    /// shown (or why there is none).
-    pub scaling: Option<Result<Scaling, String>>,
+    /// shown (or why there is none, or the curve of the inputs before
+    /// while this one is computed).
+    pub scaling: Option<Curve>,
 }
 
 impl TrainingData {
@@ -101,7 +105,7 @@ pub fn compute(
     region: &str,
     grid: Option<crate::solver::economics::Grid>,
     search: Option<Search>,
-    with_scaling: bool,
+    scaling: Option<Curve>,
 ) -> Result<TrainingData, String> {
     let err = |e: crate::solver::SolverError| e.to_string();
     let run = t.run(model, precision)?;
@@ -128,7 +132,7 @@ pub fn compute(
         fixes,
         region: region.to_string(),
         search,
-        scaling: with_scaling.then(|| scaling(hw, model, t, precision, a)),
+        scaling,
     })
 }
 
@@ -137,9 +141,60 @@ pub fn scaling_devices() -> Vec<u32> {
     scale::doublings(8, 16384)
 }
 
-/// Strong scaling of the inputs' run (its global batch, sequence and
+/// Everything a scaling curve depends on: the device, the model, the
+/// assumptions and the run with what the curve's searches choose at each
+/// count (the layout, ZeRO stage, recomputation and micro-batch) set to
+/// their defaults. Two inputs with the same key have the same curve, so a
+/// change of those knobs (or of the devices, tokens or region) keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScaleKey {
+    pub hw: Hardware,
+    pub model: Model,
+    pub base: TrainingRun,
+    pub assumptions: Assumptions,
+    pub training: TrainingAssumptions,
+}
+
+/// The key of the scaling curve of these inputs.
+pub fn scale_key(
+    hw: &Hardware,
+    model: &Model,
+    t: &TrainInputs,
+    precision: Precision,
+    a: &Assumptions,
+) -> Result<ScaleKey, String> {
+    let base = unlaid_run(t, model, precision)?;
+    let chosen = TrainingRun::default();
+    Ok(ScaleKey {
+        hw: hw.clone(),
+        model: model.clone(),
+        base: TrainingRun {
+            micro_batch: chosen.micro_batch,
+            zero: chosen.zero,
+            recompute: chosen.recompute,
+            ..base
+        },
+        assumptions: *a,
+        training: t.assumptions,
+    })
+}
+
+/// Strong scaling of the key's run (its global batch, sequence and
 /// formats) over [`scaling_devices`], each count's fastest layout that
 /// fits: what `ridgeline scale` gives with the same model and batch.
+pub fn scaling_of(k: &ScaleKey) -> Result<Scaling, String> {
+    let spec = Spec {
+        devices: scaling_devices(),
+        batch: Batch::Strong(k.base.global_batch_tokens),
+        base: k.base,
+        choice: Choice::Search,
+        knee: scale::DEFAULT_KNEE,
+    };
+    scale::scale(&k.hw, &k.model, &spec, &k.assumptions, &k.training).map_err(|e| e.to_string())
+}
+
+/// The scaling curve of the inputs, computed here and now (the plot takes
+/// it through [`Curves`]).
 pub fn scaling(
     hw: &Hardware,
     model: &Model,
@@ -147,15 +202,7 @@ pub fn scaling(
     precision: Precision,
     a: &Assumptions,
 ) -> Result<Scaling, String> {
-    let base = unlaid_run(t, model, precision)?;
-    let spec = Spec {
-        devices: scaling_devices(),
-        batch: Batch::Strong(base.global_batch_tokens),
-        base,
-        choice: Choice::Search,
-        knee: scale::DEFAULT_KNEE,
-    };
-    scale::scale(hw, model, &spec, a, &t.assumptions).map_err(|e| e.to_string())
+    scaling_of(&scale_key(hw, model, t, precision, a)?)
 }
 
 /// The run of the inputs with the default layout, for a caller that lays
@@ -266,18 +313,7 @@ mod tests {
         let hw = cat.hardware("h100-sxm").unwrap().hw.clone();
         let m = cat.model("llama-3.1-8b").unwrap().model.clone();
         let a = Assumptions::default();
-        let d = compute(
-            &hw,
-            &m,
-            t,
-            Precision::Bf16,
-            &a,
-            "us-east",
-            None,
-            None,
-            false,
-        )
-        .unwrap();
+        let d = compute(&hw, &m, t, Precision::Bf16, &a, "us-east", None, None, None).unwrap();
         (m, d)
     }
 

@@ -5,7 +5,6 @@
 //! ASCII), the layout in use highlighted, the knee with its reason, and on
 //! a torus the count where the job leaves one pod's ICI.
 
-use crate::solver::training::scale::Scaling;
 use crate::solver::training::step::Term;
 use crate::solver::units;
 use crate::tui::app::App;
@@ -13,7 +12,7 @@ use crate::tui::panes::plot::raster::Raster;
 use crate::tui::panes::plot::scale::Mapper;
 use crate::tui::panes::plot::{Bounds, draw_axes, marks::Marks, paint, put};
 use crate::tui::panes::text;
-use crate::tui::views::training::TrainingData;
+use crate::tui::views::training::{Curve, TrainingData};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -58,26 +57,57 @@ const CURVE: Marks = Marks {
     point: ' ',
 };
 
-/// Draw the plot of `s` into `area` (the view's inner area).
-pub fn draw(
-    app: &App,
-    d: &TrainingData,
-    s: &Result<Scaling, String>,
-    buf: &mut Buffer,
-    area: Rect,
-) {
+/// The word the plot's head starts with while the curve of the current
+/// inputs is computed (and the curve drawn is of the inputs before).
+pub const UPDATING: &str = "UPDATING";
+
+/// Draw the plot of `c` into `area` (the view's inner area).
+pub fn draw(app: &App, d: &TrainingData, c: &Curve, buf: &mut Buffer, area: Rect) {
     let t = app.theme();
     let w = area.width as usize;
     let step = &d.training.step;
-    let head = format!(
-        " tokens/s against devices, {} tokens a step, each count's fastest layout",
-        units::format_tokens(d.training.run.global_batch_tokens)
+    // The batch of the curve drawn: the inputs' own, or while updating the
+    // one the last curve was computed at.
+    let batch = c
+        .result
+        .as_deref()
+        .and_then(|r| r.as_ref().ok())
+        .filter(|_| c.updating)
+        .and_then(|s| s.reference())
+        .map_or(d.training.run.global_batch_tokens, |(_, f)| {
+            f.run.global_batch_tokens
+        });
+    let what = format!(
+        "tokens/s against devices, {} tokens a step, each count's fastest layout",
+        units::format_tokens(batch)
     );
+    let (head, head_style) = match (c.updating, c.result.is_some()) {
+        (false, _) => (format!(" {what}"), t.header()),
+        (true, true) => (
+            format!(" {UPDATING} (the curve of the inputs before): {what}"),
+            t.warn(),
+        ),
+        (true, false) => (format!(" {UPDATING}: computing {what}"), t.warn()),
+    };
     let mut y = area.y;
     for line in text::fit(&head, w.saturating_sub(1), 2, app.ascii) {
-        put(buf, area, area.x, y, &line, t.header());
+        put(buf, area, area.x, y, &line, head_style);
         y += 1;
     }
+    let Some(s) = c.result.as_deref() else {
+        let n = crate::tui::views::training::scaling_devices();
+        let note = format!(
+            "the fastest layout at each of {} device counts, {} to {}: drawn when they are found",
+            n.len(),
+            n.first().copied().unwrap_or(0),
+            n.last().copied().unwrap_or(0)
+        );
+        for line in text::fit(&note, w.saturating_sub(2), 2, app.ascii) {
+            put(buf, area, area.x + 1, y, &line, t.dim());
+            y += 1;
+        }
+        return;
+    };
     let s = match s {
         Ok(s) => s,
         Err(e) => {
