@@ -17,7 +17,9 @@ pub struct Segment {
 
 /// The segments of the step bar, in the order of the step. The character
 /// of each is distinct in Unicode and in ASCII (█ # · ▓ % · D T P E C ·
-/// ░ . · H · o · +).
+/// S · ░ . · H · o · +). Each collective shows the part that cannot hide;
+/// the compute slowed beside the hidden parts is one segment of its own,
+/// "overlap slowdown" (the `overlap slowdown` knob's cost).
 pub fn step_segments(app: &App, d: &TrainingData) -> Vec<Segment> {
     let t = app.theme();
     let s = &d.training.step;
@@ -33,16 +35,23 @@ pub fn step_segments(app: &App, d: &TrainingData) -> Vec<Segment> {
         seg("recompute", s.recompute_s, '▓', c(1)),
         seg("element-wise", s.elementwise_s, 'M', c(3)),
         seg("MoE routing", s.moe_routing_s, 'R', c(4)),
-        seg("DP comm", s.comm.dp.exposed_s, 'D', c(2)),
-        seg("TP comm", s.comm.tp.exposed_s, 'T', c(3)),
-        seg("PP comm", s.comm.pp.exposed_s, 'P', c(4)),
-        seg("EP comm", s.comm.ep.exposed_s, 'E', c(5)),
-        seg("CP comm", s.comm.cp.exposed_s, 'C', c(2)),
+        seg("DP comm", unhidden(s.comm.dp), 'D', c(2)),
+        seg("TP comm", unhidden(s.comm.tp), 'T', c(3)),
+        seg("PP comm", unhidden(s.comm.pp), 'P', c(4)),
+        seg("EP comm", unhidden(s.comm.ep), 'E', c(5)),
+        seg("CP comm", unhidden(s.comm.cp), 'C', c(2)),
+        seg("overlap slowdown", s.comm.slowed(), 'S', c(1)),
         seg("bubble", s.bubble_s, '░', t.dim()),
         seg("host copies", s.offload_s, 'H', c(5)),
         seg("optimizer", s.optimizer_s, 'o', c(1)),
         seg("overhead", s.overhead_s, '+', t.dim()),
     ]
+}
+
+/// The seconds of a collective that could not hide behind compute (its
+/// exposed time less the slowdown beside its hidden part).
+fn unhidden(c: crate::solver::training::step::CommTerm) -> f64 {
+    c.exposed_s - c.slowed_s
 }
 
 /// The segments of the memory bar: weights, gradients, optimizer state,
