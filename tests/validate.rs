@@ -303,12 +303,11 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
     let checked = check_runs(&cat, None, &[]).unwrap();
     // Issue 17's bar for training, bounded here: the median error at most
     // 12%, held out (each source predicted without it) and with the
-    // profile. Its other half, no published run judged not to fit, is not
-    // met (the 2 runs named below); this keeps it from getting worse.
+    // profile; and no published run judged not to fit.
     let s = ridgeline::cli::validate_train::summarize(&checked);
     assert!(s.held_out.1 <= 0.12, "{s:?}");
     assert!(s.profile.1 <= 0.12, "{s:?}");
-    assert!(s.not_fitting <= 2, "{s:?}");
+    assert_eq!(s.not_fitting, 0, "{s:?}");
     // "With one eta_c for every stack (`--profile default`, 0.7) the median
     // is 11.6%: ... all but one of llm-foundry's MPT runs on H100 are then
     // predicted more than 10% too fast, every dense Megatron-Bridge run on
@@ -515,17 +514,18 @@ fn each_stack_profile_is_the_fit_over_its_familys_runs() {
 }
 
 #[test]
-fn the_runs_still_judged_not_to_fit_miss_by_what_the_training_page_says() {
+fn the_runs_once_judged_not_to_fit_fit_by_what_the_training_page_says() {
     // docs/training.md: each run read as its stack ran it, on its stack's
     // profile: DeepSeek-V3 on GB200 fits, 161 GB of 167 usable, 98 GB of
-    // it activations; Llama 2 70B on v5p 99.5 of 98.9; the v6e runs fit: the
-    // v6e-256 run needs 21.5 of 33.3 (0.97 x 32 GiB), the v6e-8 run 32.1
-    // (13 GB of fp32 logits);
-    // Mixtral on v5p 104 of 98.9 (21 GB of logits). Figures in GB of 1e9
-    // bytes, to the page's rounding.
-    use ridgeline::cli::validate_train::run_profile_id;
-    use ridgeline::cli::{profile_assumptions, profile_training};
-    use ridgeline::solver::training::{TrainingAssumptions, evaluate};
+    // it activations; Llama 2 70B on v5p 78.0 of 98.9 (dots-except-mlpwi
+    // keeps per token and layer the layer input 2h, Q 2h, K and V 2 x 2 x
+    // 1024 and the out projection's output 2h = 3 x 16384 + 4096 = 53248
+    // bytes, x 16384 tokens x 80 layers = 69.8 GB; 99.5 while the down
+    // projection's output, 2h more, was counted); the v6e-256 run needs
+    // 21.5 of 33.3 (0.97 x 32 GiB), the v6e-8 run 32.1 (13 GB of fp32
+    // logits); Mixtral on v5p 83 of 98.9: its 21 GB of logits are freed
+    // before backward rebuilds a layer, which takes more (104 while both
+    // were counted). Figures in GB of 1e9 bytes, to the page's rounding.
     let cat = catalog();
     let memory = |id: &str| {
         let r = cat.training_runs.iter().find(|r| r.id == id).unwrap();
@@ -551,8 +551,9 @@ fn the_runs_still_judged_not_to_fit_miss_by_what_the_training_page_says() {
     );
     assert!(m.fits);
     let m = memory("maxtext-llama2-70b-v5p-512-fsdp-s4096");
-    assert_eq!((gb(m.total(), 1), gb(m.usable_bytes, 1)), (99.5, 98.9));
-    assert!(!m.fits);
+    assert_eq!((gb(m.total(), 1), gb(m.usable_bytes, 1)), (78.0, 98.9));
+    assert_eq!(gb(m.activations, 1), gb(53_248.0 * 16_384.0 * 80.0, 1));
+    assert!(m.fits);
     let m = memory("tpurecipes-llama3.1-8b-v6e-256-fsdp-s8192");
     assert_eq!((gb(m.total(), 1), gb(m.usable_bytes, 1)), (21.5, 33.3));
     assert!(m.fits);
@@ -562,7 +563,10 @@ fn the_runs_still_judged_not_to_fit_miss_by_what_the_training_page_says() {
     let m = memory("maxtext-mixtral-8x7b-v5p-256-fsdp-s4096");
     assert_eq!(
         (gb(m.total(), 0), gb(m.usable_bytes, 1), gb(m.logits, 0)),
-        (104.0, 98.9, 21.0)
+        (83.0, 98.9, 21.0)
     );
-    assert!(!m.fits);
+    // The logits are what is reused: the rebuilt layer is the larger.
+    assert_eq!(m.reused, m.logits);
+    assert_eq!(gb(m.total() + m.reused, 0), 104.0);
+    assert!(m.fits);
 }

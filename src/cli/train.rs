@@ -263,6 +263,7 @@ fn record(
             "activations": m.activations,
             "logits": m.logits,
             "gathered": m.gathered,
+            "reused": m.reused,
             "total": m.total(),
         }),
     );
@@ -463,6 +464,13 @@ pub fn train(cat: &Catalog, args: &TrainArgs, style: Style, out: Out) -> Result<
                 || !matches!(fmt, Format::Table | Format::Markdown)
                 || !matches!(c.key, "offload_s" | "memory_host_bytes")
         })
+        // Only full recomputation holds the logits and a rebuilt layer in
+        // turn: elsewhere the text has no such row.
+        .filter(|c| {
+            tr.memory.reused > 0.0
+                || !matches!(fmt, Format::Table | Format::Markdown)
+                || c.key != "memory_reused"
+        })
         .copied()
         .collect();
     text.push_str(&render_record(&flat(&rec), &summary, fmt));
@@ -647,6 +655,11 @@ const SUMMARY: &[Col] = &[
     col("memory: activations", "memory_activations", Fmt::Bytes),
     col("memory: logits (last stage)", "memory_logits", Fmt::Bytes),
     col("memory: gathered layers", "memory_gathered", Fmt::Bytes),
+    col(
+        "memory: minus logits (freed first)",
+        "memory_reused",
+        Fmt::Bytes,
+    ),
     col("memory: total per device", "memory_total", Fmt::Bytes),
     col("memory: offloaded to host", "memory_host_bytes", Fmt::Bytes),
     col(

@@ -15,7 +15,8 @@
 //! outputs) only the attention core's forward, 4 L H Q T (Korthikanti et
 //! al. 2022, section 5); `dots-except-mlpwi` that and the MLP's input
 //! projections ([`mlp_input_products`]); `dots-except-mlp` that and the
-//! whole MLP ([`mlp_products`]); a set of Megatron-Core modules
+//! MLP products whose outputs backward reads ([`mlp_products`]); a set of
+//! Megatron-Core modules
 //! the attention core when it holds core_attn, and the products of the
 //! parts it rebuilds ([`module_products`]).
 
@@ -119,19 +120,25 @@ pub fn mlp_input_products(d: &Decoder) -> f64 {
     dense * wi(dense_ffn) + moe * routed
 }
 
-/// FLOPs per token, over the layers, of every MLP's products run again by
-/// `dots-except-mlp`: 2 FLOPs per parameter ([`mlp_params`]) of each dense
-/// layer's MLP, and of each MoE layer's top-k experts, shared experts and
-/// router (h E).
+/// FLOPs per token, over the layers, of the MLP products `dots-except-mlp`
+/// runs again: those whose outputs backward reads. A product not saved is
+/// recomputed only if the backward pass needs its output (JAX keeps as
+/// residuals only the values the linearized step reads, and drops the
+/// rest of the rebuilt forward as dead code). The gate and up outputs
+/// feed the activation function, whose backward reads them
+/// ([`mlp_input_products`]). A dense layer's down projection, and a
+/// shared expert's, feeds only the residual sum, whose backward reads
+/// nothing: not run again. A routed expert's down projection is read by
+/// the gradient of its routing weight (the combine weights each copy's
+/// output: MaxText's `unpermute`), and the router's logits by the
+/// softmax: run again, 2 (k h f_e + h E) on each MoE layer.
 pub fn mlp_products(d: &Decoder) -> f64 {
     let h = d.hidden as f64;
-    let (dense, moe, dense_ffn) = layer_kinds(d);
+    let (_, moe, _) = layer_kinds(d);
     let routed = d.moe.map_or(0.0, |m| {
-        m.top_k as f64 * mlp_params(d, d.ffn as f64)
-            + mlp_params(d, m.shared_ffn as f64)
-            + h * m.experts as f64
+        m.top_k as f64 * h * d.ffn as f64 + h * m.experts as f64
     });
-    2.0 * (dense * mlp_params(d, dense_ffn) + moe * routed)
+    mlp_input_products(d) + 2.0 * moe * routed
 }
 
 /// FLOPs per token, over the layers, of the products Megatron-Core's

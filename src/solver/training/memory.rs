@@ -53,16 +53,27 @@
 //!
 //! **Recomputation** ([`Recompute`]): `selective` recomputes the attention
 //! core (its scores, or flash's statistics); `dots` keeps only the outputs
-//! of the matrix products (layer input, Q, K, V, the out and down
-//! projections' outputs, the gate and up outputs) and recomputes norms,
+//! of the matrix products that backward reads (layer input, Q, K, V, the
+//! out projection's output, the gate and up outputs) and recomputes norms,
 //! activation functions and the attention core, as JAX's `dots_saveable`
 //! policy does; `dots-except-mlpwi` keeps the same less the gate and up
 //! outputs (MaxText's `save_dot_except_mlpwi`: only "query_proj",
-//! "key_proj", "value_proj", "qkv_proj", "out_proj" and "mlpwo" are
+//! "key_proj", "value_proj", "qkv_proj", "out_proj" and "mlpwo" may be
 //! saved); `dots-except-mlp` keeps the layer input, Q, K, V and the out
 //! projection's output, 2 h + Q K V + 2 h (MaxText's
 //! `save_dot_except_mlp`); `full` keeps each layer's input, 2 h, and rebuilds one
 //! layer's whole set in backward (never a score matrix under flash).
+//!
+//! A policy says what *may* be saved; JAX saves only the residuals the
+//! linearized backward reads (partial evaluation, then dead-code
+//! elimination). A dense layer's down projection output (and a shared
+//! expert's) feeds only the residual sum, whose backward reads nothing,
+//! so no level keeps it, and `dots-except-mlpwi` holds what
+//! `dots-except-mlp` does on a dense model. A routed copy's down output
+//! is read by its routing weight's gradient (JAX stacks weight the
+//! copies in the combine), so `dots` and `dots-except-mlpwi` keep it,
+//! 2 h per copy. The out projection's output is read: the MLP norm's
+//! input is rebuilt from it and the layer input.
 //!
 //! A set of Megatron-Core's `recompute_modules` (TransformerConfig: the
 //! list replaces the default `["core_attn"]`) takes its parts out of the
@@ -97,6 +108,15 @@
 //! `edge_layers` fewer layers on the first and last stage (Llama 3 took one
 //! off each, Dubey et al. 2024 section 3.3.2). The busiest of the first,
 //! second and last stages is the one that must fit.
+//!
+//! **What is held at once.** The peak is one moment. Under `full`
+//! recomputation the logits and the layer rebuilt in backward are never
+//! held together: the loss's logits live from the head's forward to its
+//! backward, and are freed (only the head input's gradient, 2 h, goes on)
+//! before backward rebuilds the last layer. The last stage's peak counts
+//! the larger of the two ([`TrainingMemory::reused`]). Under the other
+//! levels the layers' kept activations and the logits are held together
+//! at the end of the forward pass, and both count.
 
 use super::{
     Attention, Layout, Modules, OFFLOAD_LAYERS_ON_DEVICE, Params, Recompute, TrainingAssumptions,
@@ -141,6 +161,11 @@ pub struct TrainingMemory {
     pub logits: f64,
     /// ZeRO 3's gathered layers (the current and the prefetched one).
     pub gathered: f64,
+    /// Bytes counted twice above and held only in turn: under full
+    /// recomputation, the smaller of the logits and the layer rebuilt in
+    /// backward, which reuses the logits' memory once the loss's backward
+    /// frees them (see the module's "What is held at once"). 0 elsewhere.
+    pub reused: f64,
     /// Activations offloaded to host memory (not in the device's total).
     pub host: f64,
     /// The stage these bytes are of.
@@ -159,6 +184,7 @@ impl TrainingMemory {
             + self.activations
             + self.logits
             + self.gathered
+            - self.reused
     }
 }
 
@@ -349,8 +375,10 @@ fn layer_bytes_per_token(
                 sixteen(wi(f))
             };
             // Layer input (2h), Q K V, the out projection's output (2h),
-            // the down projection's output (2h), the gate and up outputs.
-            sixteen(2.0 * h + heads_qkv + latents + 2.0 * h + 2.0 * h) + mlp
+            // the gate and up outputs; a routed copy's down output (2h
+            // each, above). The layer's down output feeds only the
+            // residual sum: not a residual (see the module's note).
+            sixteen(2.0 * h + heads_qkv + latents + 2.0 * h) + mlp
         }
         // Layer input (2h), Q K V (and MLA's latents), the out
         // projection's output (2h); the MLP keeps nothing.
@@ -485,6 +513,7 @@ pub fn memory(
             activations,
             logits,
             gathered,
+            reused: logits.min(rebuilt),
             host: kept - on_device,
             stage,
             capacity_bytes: hw.memory_bytes,

@@ -123,13 +123,13 @@ fn modules_of_a_dense_gqa_layer_by_hand() {
     // A dense model without MLA has no up projection and no experts:
     // mla_up_proj and moe_act change nothing.
     assert_eq!(per_token(&d, modules("mla_up_proj,moe_act")), 139_392.0);
-    // dots-except-mlpwi: dots' 94208 less gate and up, 2 x 2f = 57344:
-    // layer input, Q, K, V, out and down outputs, 36864.
-    assert_eq!(per_token(&d, Recompute::Dots), 94_208.0);
-    assert_eq!(per_token(&d, Recompute::DotsExceptMlpwi), 36_864.0);
-    // dots-except-mlp also lets the down projection's output go: layer
-    // input 2h, Q 2h, K and V 2 x 2 x 1024, out 2h = 4 x 8192 + 4096 =
-    // 36864 - 8192 = 28672.
+    // dots: layer input 2h, Q 2h, K and V 2 x 2 x 1024, out 2h, gate and
+    // up 2 x 2f = 3 x 8192 + 4096 + 57344 = 86016. The down projection's
+    // output feeds only the residual sum: no level keeps it.
+    assert_eq!(per_token(&d, Recompute::Dots), 86_016.0);
+    // dots-except-mlpwi: less gate and up, 86016 - 57344 = 28672; on a
+    // dense model what dots-except-mlp keeps.
+    assert_eq!(per_token(&d, Recompute::DotsExceptMlpwi), 28_672.0);
     assert_eq!(per_token(&d, Recompute::DotsExceptMlp), 28_672.0);
 }
 
@@ -161,12 +161,13 @@ fn modules_of_an_mla_moe_layer_by_hand() {
         per_token(&d, modules("mla_up_proj,layernorm,moe_act")),
         1312.0
     );
-    // dots: layer input 2h, Q K V 512, latents 176, out and down outputs
-    // 2 x 2h = 1072; router 32; 2 copies of (down output 2h + gate and up
-    // 4f) = 512; shared gate and up 4 x 32 = 128: 1744.
-    assert_eq!(per_token(&d, Recompute::Dots), 1744.0);
-    // dots-except-mlpwi: 1072 + 32 + 2 copies of 2h = 256: 1360.
-    assert_eq!(per_token(&d, Recompute::DotsExceptMlpwi), 1360.0);
+    // dots: layer input 2h, Q K V 512, latents 176, out output 2h = 944
+    // (the layer's combined output is not a residual); router 32; 2
+    // copies of (down output 2h, read by the routing weight's gradient,
+    // + gate and up 4f) = 512; shared gate and up 4 x 32 = 128: 1616.
+    assert_eq!(per_token(&d, Recompute::Dots), 1616.0);
+    // dots-except-mlpwi: 944 + 32 + 2 copies of 2h = 256: 1232.
+    assert_eq!(per_token(&d, Recompute::DotsExceptMlpwi), 1232.0);
     // dots-except-mlp: the layer input, Q K V, latents and the out
     // projection, 128 + 512 + 176 + 128 = 944; the MLP keeps nothing.
     assert_eq!(per_token(&d, Recompute::DotsExceptMlp), 944.0);
@@ -204,10 +205,14 @@ fn recomputed_products_by_hand() {
         2.0 * 32.0 * 3.0 * 4096.0 * 14336.0
     );
     assert_eq!(mlp_input_products(&l8), 32.0 * 2.0 * 2.0 * 4096.0 * 14336.0);
-    // dots-except-mlp runs every MLP again: Llama's as mlp does; the tiny
-    // MoE's router, experts and shared expert as moe does.
-    assert_eq!(mlp_products(&l8), module_products(&l8, Modules::MLP));
-    assert_eq!(mlp_products(&d), 75_776.0);
+    // dots-except-mlp runs again the MLP products backward reads: Llama's
+    // gate and up (its down output feeds only the residual sum), as
+    // dots-except-mlpwi does; the tiny MoE's router h E = 512, each
+    // copy's gate, up and down 3 h f = 6144 (the down output is read by
+    // the routing weight's gradient) and the shared expert's gate and up
+    // 2 h f = 4096: 2 x 2 layers x (512 + 12288 + 4096) = 67584.
+    assert_eq!(mlp_products(&l8), mlp_input_products(&l8));
+    assert_eq!(mlp_products(&d), 67_584.0);
 }
 
 fn model_of(d: Decoder) -> Model {

@@ -164,10 +164,11 @@ fn flash_attention_activations_follow_the_models_shape() {
     assert_eq!(at(&run, Recompute::None), 139_392.0 * 8192.0);
     // Selective recomputes flash's statistics alone: 139392 - 128.
     assert_eq!(at(&run, Recompute::Selective), 139_264.0 * 8192.0);
-    // Dots: layer input 2h, Q K V (2h + 4 x 1024), the out and down
-    // projections' outputs 2 x 2h, gate and up 2 x 2f:
-    // 6 x 4096 + 8192 + 4096 + 4 x 14336 = 94208.
-    assert_eq!(at(&run, Recompute::Dots), 94_208.0 * 8192.0);
+    // Dots: layer input 2h, Q K V (2h + 4 x 1024), the out projection's
+    // output 2h, gate and up 2 x 2f (the down projection's output feeds
+    // only the residual sum, which backward does not read):
+    // 4 x 4096 + 8192 + 4096 + 4 x 14336 = 86016.
+    assert_eq!(at(&run, Recompute::Dots), 86_016.0 * 8192.0);
     // Full: the layer's input, 2h = 8192.
     assert_eq!(at(&run, Recompute::Full), 8192.0 * 8192.0);
     // TP 8 splits every term: 8 KV heads leave one per rank.
@@ -211,6 +212,37 @@ fn the_last_stage_keeps_the_losss_fp32_logits() {
     assert!((mem.activations - 32.0 * 139_392.0 * 8192.0).abs() < 1.0);
     assert!((mem.weights + mem.gradients + mem.optimizer - 16.0 * 8.03e9).abs() < 1e3);
     assert_eq!(mem.gathered, 0.0);
+}
+
+#[test]
+fn full_recomputation_rebuilds_a_layer_where_the_logits_were() {
+    // Llama 8B on one device, one sequence of 8192, recompute full: the
+    // layers keep their inputs, 32 x 2h x 8192 = 32 x 8192 x 8192; backward
+    // rebuilds one layer's whole set, 139392 x 8192 (see the test above);
+    // the loss's logits, 529408 x 8192, are freed before that rebuild, so
+    // the peak holds the larger, the logits, and the rebuilt layer is
+    // counted in the activations and taken back as `reused`.
+    let m = llama_8b();
+    let run = TrainingRun {
+        recompute: Recompute::Full,
+        ..TrainingRun::default()
+    };
+    let mem = eval_on(&crate::solver::tests::a100(), &m, &run).memory;
+    let (kept, rebuilt, logits) = (
+        32.0 * 8192.0 * 8192.0,
+        139_392.0 * 8192.0,
+        529_408.0 * 8192.0,
+    );
+    assert_eq!(mem.activations, kept + rebuilt);
+    assert_eq!(mem.logits, logits);
+    assert_eq!(mem.reused, rebuilt);
+    let states = mem.weights + mem.gradients + mem.optimizer;
+    assert_eq!(mem.total(), states + kept + logits);
+    // Without recomputation nothing is rebuilt: the logits come on top of
+    // every layer's set at the end of the forward pass.
+    let none = eval_on(&crate::solver::tests::a100(), &m, &TrainingRun::default()).memory;
+    assert_eq!(none.reused, 0.0);
+    assert_eq!(none.total(), states + none.activations + logits);
 }
 
 #[test]

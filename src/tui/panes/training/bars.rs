@@ -90,7 +90,10 @@ pub fn memory_segments(app: &App, d: &TrainingData) -> Vec<Segment> {
     // The last stage's logits and ZeRO 3's gathered layers only where a
     // run has them (the four states always show, zero or not).
     for (name, value, ch, style) in [
-        ("logits", m.logits, '~', c(4)),
+        // Under full recomputation the logits are freed before backward
+        // rebuilds a layer (counted in the activations): only what they
+        // add beyond it shows.
+        ("logits", m.logits - m.reused, '~', c(4)),
         ("gathered layers", m.gathered, '@', c(5)),
     ] {
         if value > 0.0 {
