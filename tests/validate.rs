@@ -356,20 +356,15 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
     assert!((0.525..0.535).contains(&held), "{held}");
     let prof = error(titan.profile.as_ref().unwrap().value, titan.run.value);
     assert!((0.465..0.475).contains(&prof), "{prof}");
-    // "2 of the 65 runs are judged not to fit", those docs/training.md names.
-    let mut unfit: Vec<&str> = checked
+    // "None of the 65 runs is judged not to fit": none, on its stack's
+    // profile, the figure the page's sentence and table give.
+    let unfit: Vec<&str> = checked
         .iter()
         .filter(|c| c.profile.as_ref().is_ok_and(|p| !p.fits))
         .map(|c| c.run.id.as_str())
         .collect();
-    unfit.sort();
-    assert_eq!(
-        unfit,
-        [
-            "maxtext-llama2-70b-v5p-512-fsdp-s4096",
-            "maxtext-mixtral-8x7b-v5p-256-fsdp-s4096",
-        ]
-    );
+    assert!(unfit.is_empty(), "{unfit:?}");
+    assert!(readme.contains("None of the 65 runs is judged not to fit"));
 }
 
 #[test]
@@ -526,6 +521,9 @@ fn the_runs_once_judged_not_to_fit_fit_by_what_the_training_page_says() {
     // logits); Mixtral on v5p 83 of 98.9: its 21 GB of logits are freed
     // before backward rebuilds a layer, which takes more (104 while both
     // were counted). Figures in GB of 1e9 bytes, to the page's rounding.
+    use ridgeline::cli::validate_train::run_profile_id;
+    use ridgeline::cli::{profile_assumptions, profile_training};
+    use ridgeline::solver::training::{TrainingAssumptions, evaluate};
     let cat = catalog();
     let memory = |id: &str| {
         let r = cat.training_runs.iter().find(|r| r.id == id).unwrap();
