@@ -1023,3 +1023,73 @@ fn a_profile_sets_training_keys_and_train_takes_them_as_its_flags_do() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn a_profile_extends_another_and_sets_only_what_differs() {
+    // A user profile extending the built-in `vllm` with one serving key
+    // and one training key: `eval` with it equals `eval --profile vllm
+    // --assume kernel_time=9us`, and `train` with it equals `train
+    // --profile vllm --tp-overlap 0.5`; the key it sets wins over the
+    // parent's. A parent that is not loaded is an error at its line, and
+    // that profile is not loaded.
+    let d = dir("extends");
+    std::fs::create_dir_all(d.join("profiles")).unwrap();
+    let mine = "[[profile]]\nid = \"my-vllm\"\nname = \"vLLM, slower kernels\"\nyear = 2026\nsource = \"mine\"\nextends = \"vllm\"\nkernel_time = \"9 us\"\ntp_overlap = 0.5\n";
+    std::fs::write(d.join("profiles/mine.toml"), mine).unwrap();
+    let cat = d.to_str().unwrap();
+    let json = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["--catalog", cat, "-f", "json"];
+        all.splice(0..0, args.iter().copied());
+        let o = run(&all).unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let latency = |v: &serde_json::Value| v["latency_s"].as_f64().unwrap();
+    let eval = |extra: &[&str]| {
+        let mut a = vec!["eval", "-m", "llama-3.1-8b", "-H", "h100"];
+        a.extend_from_slice(extra);
+        latency(&json(&a))
+    };
+    let mine_eval = eval(&["--profile", "my-vllm"]);
+    assert_eq!(
+        mine_eval,
+        eval(&["--profile", "vllm", "--assume", "kernel_time=9us"])
+    );
+    // The key it sets matters: vLLM's own kernel time gives another figure.
+    assert_ne!(mine_eval, eval(&["--profile", "vllm"]));
+    let step = |v: &serde_json::Value| v["step_time_s"].as_f64().unwrap();
+    let train = |extra: &[&str]| {
+        let mut a = vec![
+            "train",
+            "-m",
+            "llama-3.1-70b",
+            "-H",
+            "h100",
+            "--tp",
+            "8",
+            "--devices",
+            "64",
+        ];
+        a.extend_from_slice(extra);
+        step(&json(&a))
+    };
+    assert_eq!(
+        train(&["--profile", "my-vllm"]),
+        train(&["--profile", "vllm", "--tp-overlap", "0.5"])
+    );
+    // An unknown parent: reported at its line, the profile left out.
+    std::fs::write(
+        d.join("profiles/mine.toml"),
+        mine.replace("extends = \"vllm\"", "extends = \"vllm-next\""),
+    )
+    .unwrap();
+    let (code, out) = check(&d);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("mine.toml:6:"), "{out}");
+    assert!(
+        out.contains("extends `vllm-next`: no profile of that id is loaded before this one"),
+        "{out}"
+    );
+    let o = run(&["eval", "--catalog", cat, "--profile", "my-vllm"]).unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+}

@@ -483,6 +483,33 @@ fn a_large_moe_on_a_current_stack_is_within_thirty_percent_on_one_node_not_acros
 }
 
 #[test]
+fn the_stack_profiles_keep_the_defaults_serving_keys_by_extending_it() {
+    // megatron-core, pytorch-fsdp and jax-xla extend `default`: every
+    // assumption they do not set is default's (so a recalibrated default
+    // reaches them), and what they set is theirs: compute_efficiency, and
+    // jax-xla's usable_memory (XLA's 0.97 against the allocator's 0.9).
+    use ridgeline::catalog::profile::{KEYS, get};
+    let cat = catalog();
+    let default = cat.profile("default").unwrap();
+    for (id, own) in [
+        ("megatron-core", &["compute_efficiency"][..]),
+        ("pytorch-fsdp", &["compute_efficiency"][..]),
+        ("jax-xla", &["compute_efficiency", "usable_memory"][..]),
+    ] {
+        let p = cat.profile(id).unwrap();
+        assert_eq!(p.extends.as_deref(), Some("default"), "{id}");
+        for k in KEYS {
+            let (mine, theirs) = (get(&p.assumptions, k.key), get(&default.assumptions, k.key));
+            if own.contains(&k.key) {
+                assert_ne!(mine, theirs, "{id} {}", k.key);
+            } else {
+                assert_eq!(mine, theirs, "{id} {}", k.key);
+            }
+        }
+    }
+}
+
+#[test]
 fn each_stack_profile_is_the_fit_over_its_familys_runs() {
     // A training stack profile's compute_efficiency is the eta_c that best
     // predicts its family's shipped speed figures, to two digits (the

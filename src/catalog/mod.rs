@@ -541,7 +541,8 @@ impl Catalog {
                 }
                 List::Profiles => {
                     let mut f = Fields::new(table, at, key, profile::profile_keys());
-                    let c = profile::profile(&mut f, src.file);
+                    let loaded = |id: &str| self.profile(id).ok().cloned();
+                    let c = profile::profile(&mut f, src.file, &loaded);
                     self.take(
                         c,
                         f,

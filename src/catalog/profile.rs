@@ -457,6 +457,10 @@ pub struct ProfileEntry {
     pub classes: Vec<super::device_class::ClassValues>,
     /// How examples/calibrate.rs fitted it; None for a profile set by hand.
     pub fit: Option<FitSpec>,
+    /// The profile whose values this one starts from (`extends`): every
+    /// assumption and training key it does not set is that profile's, as
+    /// loaded when this one was read.
+    pub extends: Option<String>,
     pub origin: String,
 }
 
@@ -482,6 +486,7 @@ const PROFILE_INFO: &[&str] = &[
     "fitted_on",
     "fitted_keys",
     "class",
+    "extends",
 ];
 
 /// `fitted_from`, `fitted_on` and `fitted_keys`: all three or none; the
@@ -554,9 +559,15 @@ pub fn profile_keys() -> &'static [&'static str] {
     &ALL
 }
 
-/// A `[[profile]]` table to a profile; keys it leaves out keep the plain
-/// roofline's values ([`Assumptions::default`]).
-pub fn profile(f: &mut Fields, origin: &str) -> Option<Converted<ProfileEntry>> {
+/// A `[[profile]]` table to a profile; keys it leaves out keep the values
+/// of the profile it `extends` (found by `loaded`, among the profiles read
+/// before it), else the plain roofline's ([`Assumptions::default`]) and
+/// the training defaults. Class tables and the fit are not inherited.
+pub fn profile(
+    f: &mut Fields,
+    origin: &str,
+    loaded: &dyn Fn(&str) -> Option<ProfileEntry>,
+) -> Option<Converted<ProfileEntry>> {
     let (id, _) = names(f, "profile", false);
     let name = f.string("name");
     let year = year(f);
@@ -564,9 +575,29 @@ pub fn profile(f: &mut Fields, origin: &str) -> Option<Converted<ProfileEntry>> 
     let notes = f.opt_string("notes");
     let sources = sources(f);
     let fit = fit_spec(f);
-    let mut a = Assumptions::default();
+    let extends = f.opt_string("extends");
+    let parent = match &extends {
+        Some((p, at)) => {
+            let found = loaded(p);
+            if found.is_none() {
+                f.problem(
+                    *at,
+                    format!(
+                        "extends `{p}`: no profile of that id is loaded before this one; a profile extends a built-in one (`ridgeline zoo profiles`) or one from a file read earlier (files are read in name order)"
+                    ),
+                );
+            }
+            found
+        }
+        None => None,
+    };
+    let mut a = parent
+        .as_ref()
+        .map_or_else(Assumptions::default, |p| p.assumptions);
     read_keys(f, &mut a);
-    let mut training = TrainingAssumptions::default();
+    let mut training = parent
+        .as_ref()
+        .map_or_else(TrainingAssumptions::default, |p| p.training);
     read_training_keys(f, &mut training);
     let classes = super::device_class::classes(f, &a);
     if f.has_problems() {
@@ -585,6 +616,7 @@ pub fn profile(f: &mut Fields, origin: &str) -> Option<Converted<ProfileEntry>> 
             training,
             classes,
             fit,
+            extends: extends.map(|e| e.0),
             origin: origin.to_string(),
         },
         id_at,
