@@ -1006,3 +1006,58 @@ fn the_measured_matmul_ceiling_scales_the_products_rate() {
         assert!(prose.contains(&quoted), "{quoted}");
     }
 }
+
+#[test]
+fn train_takes_a_profiles_values_for_the_devices_class_as_eval_does() {
+    // llama.cpp's profile has values for Apple devices (compute 0.76,
+    // memory 0.86 in catalog/profiles/llama-cpp.toml) over its base ones.
+    // `train --profile llama.cpp` on an M2 Ultra steps as the same run
+    // with those two set by flag; on an H100 with the datacenter class's
+    // (0.31, 0.95). Before, train took the base values on every device.
+    let run = |hw: &str, extra: &[&str]| -> Value {
+        let mut a = vec![
+            "train",
+            "-m",
+            "llama-3.2-1b",
+            "-H",
+            hw,
+            "--devices",
+            "1",
+            "--global-batch",
+            "8192",
+            "--seq",
+            "2048",
+            "-f",
+            "json",
+        ];
+        a.extend_from_slice(extra);
+        json(&a)
+    };
+    let step = |v: &Value| f(v, "step_time_s");
+    for (hw, ce, me) in [("m2-ultra", "0.76", "0.86"), ("h100", "0.31", "0.95")] {
+        let by_class = step(&run(hw, &["--profile", "llama.cpp"]));
+        let by_flags = step(&run(
+            hw,
+            &[
+                "--profile",
+                "llama.cpp",
+                "--compute-eff",
+                ce,
+                "--memory-eff",
+                me,
+            ],
+        ));
+        assert_eq!(by_class, by_flags, "{hw}");
+        // The class values matter: the base values give another step.
+        let base = step(&run(
+            hw,
+            &[
+                "--profile",
+                "llama.cpp",
+                "--assume",
+                "compute_efficiency=0.5",
+            ],
+        ));
+        assert_ne!(by_class, base, "{hw}");
+    }
+}

@@ -4,7 +4,7 @@
 
 use super::args::{AlgorithmArg, CollectiveArgs, Format, ProfileArgs};
 use super::output::{Fmt, Style, col, render_list, render_record, wrap};
-use super::{CliError, Out, profile_assumptions, write};
+use super::{CliError, Out, write};
 use crate::catalog::Catalog;
 use crate::solver::collective::{
     Inside, Op, Span, algorithm_name, hierarchical, level_ops, resolve, torus,
@@ -14,7 +14,17 @@ use serde_json::{Map, Value, json};
 
 /// The profile's assumptions with `--assume` and `--link-eff` laid over.
 pub(crate) fn link_assumptions(cat: &Catalog, p: &ProfileArgs) -> Result<Assumptions, CliError> {
-    let mut a = profile_assumptions(cat, &p.profile, &p.assume)?;
+    link_assumptions_on(cat, p, &[])
+}
+
+/// [`link_assumptions`] on `devices`: the values of their class where the
+/// profile names it (see [`super::profile_on`]).
+pub(crate) fn link_assumptions_on(
+    cat: &Catalog,
+    p: &ProfileArgs,
+    devices: &[&crate::catalog::HardwareEntry],
+) -> Result<Assumptions, CliError> {
+    let mut a = super::profile_on(cat, &p.profile, &p.assume, devices)?.assumptions;
     if let Some(e) = p.link_eff {
         a.link_efficiency = e;
     }

@@ -16,7 +16,8 @@ pub fn scale(cat: &Catalog, args: &ScaleArgs, style: Style, out: Out) -> Result<
     if let Some(phase) = args.phase {
         return super::scale_replica::scale_replica(cat, args, phase, style, out);
     }
-    let hw = &cat.hardware(&args.hardware)?.hw;
+    let entry = cat.hardware(&args.hardware)?;
+    let hw = &entry.hw;
     let model = &cat.model(&args.model)?.model;
     let d = training::decoder(model)?;
     let s = &args.setup;
@@ -37,7 +38,7 @@ pub fn scale(cat: &Catalog, args: &ScaleArgs, style: Style, out: Out) -> Result<
         },
         knee: args.knee.unwrap_or(scale::DEFAULT_KNEE),
     };
-    let a = assumptions_of(cat, &args.profile, &args.knobs)?;
+    let a = assumptions_of(cat, &args.profile, &args.knobs, entry)?;
     let t = step_assumptions(cat, &args.profile, &args.knobs)?;
     let curve = scale::scale(hw, model, &spec, &a, &t)?;
     let rec = record(hw, &model.id, &spec, &curve);

@@ -55,7 +55,8 @@ pub fn scale_replica(
             "{flag} is a training flag; with --phase, scale splits one replica over TP x PP (--pp pins the pipeline) at --batch and --context: leave out {flag}, or --phase to scale training"
         )));
     }
-    let hw = &cat.hardware(&args.hardware)?.hw;
+    let entry = cat.hardware(&args.hardware)?;
+    let hw = &entry.hw;
     let model = &cat.model(&args.model)?.model;
     let p = args.setup.precision;
     let wl = Workload {
@@ -68,7 +69,7 @@ pub fn scale_replica(
         tp: 1,
         pp: 1,
     };
-    let a = assumptions_of(cat, &args.profile, &args.knobs)?;
+    let a = assumptions_of(cat, &args.profile, &args.knobs, entry)?;
     let knee = args.knee.unwrap_or(DEFAULT_KNEE);
     let c = solve(hw, model, &wl, &args.devices.0, args.setup.pp, knee, &a)?;
     let rows: Vec<Map<String, Value>> = c.points.iter().map(|pt| point(pt, &c)).collect();

@@ -7,7 +7,7 @@ use super::args::{
     AttentionArg, Format, MatmulCeilingArg, OptimizerArg, ProfileArgs, TokensArg, TrainArgs,
     TrainKnobs, TrainSetup,
 };
-use super::collective::link_assumptions;
+use super::collective::link_assumptions_on;
 use super::output::{Col, Fmt, Style, col, render_list, render_record, wrap};
 use super::{CliError, Out, write};
 use crate::catalog::Catalog;
@@ -115,12 +115,16 @@ pub(crate) fn run_of(args: &TrainSetup, seq: f64, layout: Layout) -> Result<Trai
     })
 }
 
+/// The step's assumptions on `device`: the profile's values for its class
+/// (`[profile.class.NAME]`, as `eval` and the workbench take them), the
+/// `--assume` changes, then the flags.
 pub(crate) fn assumptions_of(
     cat: &Catalog,
     profile: &ProfileArgs,
     args: &TrainKnobs,
+    device: &crate::catalog::HardwareEntry,
 ) -> Result<Assumptions, CliError> {
-    let a = link_assumptions(cat, profile)?;
+    let a = link_assumptions_on(cat, profile, &[device])?;
     Ok(Assumptions {
         compute_efficiency: args.compute_eff.unwrap_or(a.compute_efficiency),
         memory_efficiency: args.memory_eff.unwrap_or(a.memory_efficiency),
@@ -323,13 +327,14 @@ pub(super) struct Evaluated<'c> {
 }
 
 pub(super) fn evaluated<'c>(cat: &'c Catalog, args: &TrainArgs) -> Result<Evaluated<'c>, CliError> {
-    let hw = &cat.hardware(&args.hardware)?.hw;
+    let entry = cat.hardware(&args.hardware)?;
+    let hw = &entry.hw;
     let model = &cat.model(&args.model)?.model;
     let d = training::decoder(model)?;
     let seq = args.setup.seq.map_or(DEFAULTS.seq_for(d), |s| s as f64);
     let layout = layout_of(args)?;
     let asked = run_of(&args.setup, seq, layout)?;
-    let a = assumptions_of(cat, &args.profile, &args.knobs)?;
+    let a = assumptions_of(cat, &args.profile, &args.knobs, entry)?;
     let t = training_assumptions(cat, args)?;
     let search = if args.search {
         let n = u32::try_from(layout.devices()).unwrap_or(u32::MAX);

@@ -8,7 +8,7 @@
 
 use super::args::{Format, ValidateArgs};
 use super::output::{Col, Fmt, Style, col, render_list};
-use super::{CliError, Out, profile_assumptions, profile_training, write};
+use super::{CliError, Out, profile_training, write};
 use crate::catalog::Catalog;
 use crate::catalog::profile::DEFAULT_PROFILE;
 use crate::catalog::training_runs::{TrainMetric, TrainingMeasurement, metric_key, stack_family};
@@ -66,7 +66,9 @@ fn run_assumptions(
     assume: &[(String, String)],
 ) -> Result<(String, Assumptions, TrainingAssumptions), CliError> {
     let id = profile.map_or_else(|| run_profile_id(cat, r), str::to_string);
-    let a = profile_assumptions(cat, &id, assume)?;
+    // On the run's device: its class's values where the profile names it.
+    let devices: Vec<_> = cat.hardware(&r.hardware).ok().into_iter().collect();
+    let a = super::profile_on(cat, &id, assume, &devices)?.assumptions;
     let t = profile_training(cat, &id, assume, &TrainingAssumptions::default())?;
     Ok((id, a, t))
 }
