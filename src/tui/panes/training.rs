@@ -141,6 +141,18 @@ fn memory_section(app: &App, d: &TrainingData, width: usize) -> Vec<Line<'static
     let segs = memory_segments(app, d);
     out.extend(legend(&segs, units::format_bytes, true, width));
     out.push(bar(&segs, width.saturating_sub(2)));
+    if m.reused > 0.0 {
+        // Full recomputation: the logits and the rebuilt layer take turns
+        // (the bar counts the larger, inside the activations when it is
+        // the layer).
+        out.push(Line::from(Span::styled(
+            format!(
+                " logits {} freed before a layer is rebuilt: held in turn",
+                units::format_bytes(m.logits)
+            ),
+            t.dim(),
+        )));
+    }
     if m.host > 0.0 {
         out.push(Line::from(Span::styled(
             format!(
