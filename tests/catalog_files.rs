@@ -939,6 +939,20 @@ fn a_host_link_is_read_checked_and_used_by_offloading() {
     assert!(err.contains("host = \"64 GB/s\""), "{err}");
 }
 
+/// Llama 3.1 70B at TP 8 on 64 H100s: TP all-reduces to hide, so the
+/// training keys that overlap them move the step.
+const TRAIN_70B_TP8: &[&str] = &[
+    "train",
+    "-m",
+    "llama-3.1-70b",
+    "-H",
+    "h100",
+    "--tp",
+    "8",
+    "--devices",
+    "64",
+];
+
 #[test]
 fn a_profile_sets_training_keys_and_train_takes_them_as_its_flags_do() {
     // A user profile with TP overlap 0.5 and a flat matmul ceiling: `train
@@ -961,21 +975,8 @@ fn a_profile_sets_training_keys_and_train_takes_them_as_its_flags_do() {
     let cat = d.to_str().unwrap();
     // Llama 3.1 70B at TP 8 on 64 H100s: TP all-reduces to hide.
     let train = |extra: &[&str]| -> serde_json::Value {
-        let mut args = vec![
-            "train",
-            "--catalog",
-            cat,
-            "-m",
-            "llama-3.1-70b",
-            "-H",
-            "h100",
-            "--tp",
-            "8",
-            "--devices",
-            "64",
-            "-f",
-            "json",
-        ];
+        let mut args = TRAIN_70B_TP8.to_vec();
+        args.extend_from_slice(&["--catalog", cat, "-f", "json"]);
         args.extend_from_slice(extra);
         let o = run(&args).unwrap();
         assert!(o.status.success(), "{}", text(&o.stderr));
@@ -1059,17 +1060,7 @@ fn a_profile_extends_another_and_sets_only_what_differs() {
     assert_ne!(mine_eval, eval(&["--profile", "vllm"]));
     let step = |v: &serde_json::Value| v["step_time_s"].as_f64().unwrap();
     let train = |extra: &[&str]| {
-        let mut a = vec![
-            "train",
-            "-m",
-            "llama-3.1-70b",
-            "-H",
-            "h100",
-            "--tp",
-            "8",
-            "--devices",
-            "64",
-        ];
+        let mut a = TRAIN_70B_TP8.to_vec();
         a.extend_from_slice(extra);
         step(&json(&a))
     };

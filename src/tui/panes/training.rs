@@ -141,26 +141,25 @@ fn memory_section(app: &App, d: &TrainingData, width: usize) -> Vec<Line<'static
     let segs = memory_segments(app, d);
     out.extend(legend(&segs, units::format_bytes, true, width));
     out.push(bar(&segs, width.saturating_sub(2)));
-    if m.reused > 0.0 {
-        // Full recomputation: the logits and the rebuilt layer take turns
-        // (the bar counts the larger, inside the activations when it is
-        // the layer).
-        out.push(Line::from(Span::styled(
+    // Full recomputation: the logits and the rebuilt layer take turns
+    // (the bar counts the larger, inside the activations when it is the
+    // layer). Offloading: what the host holds.
+    let notes = [
+        (m.reused > 0.0).then(|| {
             format!(
                 " logits {} freed before a layer is rebuilt: held in turn",
                 units::format_bytes(m.logits)
-            ),
-            t.dim(),
-        )));
-    }
-    if m.host > 0.0 {
-        out.push(Line::from(Span::styled(
+            )
+        }),
+        (m.host > 0.0).then(|| {
             format!(
                 " activations offloaded to host memory: {} per device",
                 units::format_bytes(m.host)
-            ),
-            t.dim(),
-        )));
+            )
+        }),
+    ];
+    for note in notes.into_iter().flatten() {
+        out.push(Line::from(Span::styled(note, t.dim())));
     }
     if m.fits {
         out.push(Line::from(Span::styled(
