@@ -1068,6 +1068,15 @@ fn a_profile_extends_another_and_sets_only_what_differs() {
         train(&["--profile", "my-vllm"]),
         train(&["--profile", "vllm", "--tp-overlap", "0.5"])
     );
+    // `zoo profiles` says what it extends.
+    let zoo = json(&["zoo", "profiles"]);
+    let listed = zoo
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "my-vllm")
+        .unwrap();
+    assert_eq!(listed["extends"], "vllm");
     // An unknown parent: reported at its line, the profile left out.
     std::fs::write(
         d.join("profiles/mine.toml"),

@@ -190,6 +190,7 @@ fn profile_record(
     m.insert("training".into(), Value::Object(training));
     m.insert("year".into(), json!(p.year));
     m.insert("source".into(), json!(p.source));
+    m.insert("extends".into(), json!(p.extends));
     m.insert("origin".into(), json!(p.origin));
     m
 }
