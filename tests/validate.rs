@@ -82,11 +82,13 @@ fn the_serving_stacks_are_within_ten_percent_at_the_median_and_fifty_at_worst() 
     // against getting worse.
     let h = summary(&checked, |c| c.measurement.stack != "llama.cpp" && !c.fit);
     assert!(h.median_abs_error <= 0.14, "{h:?}");
-    // Each source left out (16.0%): the same kind of guard.
+    // Each source left out (17.2%; 16.0% while vLLM's and TensorRT-LLM's
+    // publications shared a file each, docs/validation.md): the same kind
+    // of guard.
     let loso = leave_one_source_out(&cat, &checked, &[]);
     let l = loso_summary(&checked, &loso, |c| c.measurement.stack != "llama.cpp");
     assert_eq!(l.count, s.count);
-    assert!(l.median_abs_error <= 0.17, "{l:?}");
+    assert!(l.median_abs_error <= 0.175, "{l:?}");
 }
 
 #[test]
