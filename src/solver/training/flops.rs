@@ -15,10 +15,11 @@
 //! outputs) only the attention core's forward, 4 L H Q T (Korthikanti et
 //! al. 2022, section 5); `dots-except-mlpwi` that and the MLP's input
 //! projections ([`mlp_input_products`]); `dots-except-mlp` that and the
-//! MLP products whose outputs backward reads ([`mlp_products`]); a set of
-//! Megatron-Core modules
-//! the attention core when it holds core_attn, and the products of the
-//! parts it rebuilds ([`module_products`]).
+//! MLP products whose outputs backward reads ([`mlp_products`]);
+//! `selective-op` the second, fourth, ... product of each block and not
+//! the attention core ([`op_sac_products`]); a set of Megatron-Core
+//! modules the attention core when it holds core_attn, and the products of
+//! the parts it rebuilds ([`module_products`]).
 
 use super::{Modules, Params, Recompute, TrainingRun};
 use crate::solver::types::Decoder;
@@ -49,6 +50,9 @@ impl Flops {
             // Dots also recomputes norms and activation functions: their
             // FLOPs are element-wise, a rounding error beside the products.
             Recompute::Selective | Recompute::Dots => (4.0 * lhqt, 4.0 * lhqt),
+            // The attention core is kept (its kernel is in torchtitan's
+            // save list): only the products in between are replayed.
+            Recompute::SelectiveOp => (op_sac_products(d), 0.0),
             Recompute::DotsExceptMlpwi => (4.0 * lhqt + mlp_input_products(d), 4.0 * lhqt),
             Recompute::DotsExceptMlp => (4.0 * lhqt + mlp_products(d), 4.0 * lhqt),
             Recompute::Modules(m) => {
@@ -270,6 +274,7 @@ pub fn elementwise_bytes_per_token(d: &Decoder, run: &TrainingRun) -> f64 {
     };
     let (passes, again) = match run.recompute {
         Recompute::Dots
+        | Recompute::SelectiveOp
         | Recompute::DotsExceptMlpwi
         | Recompute::DotsExceptMlp
         | Recompute::Full => (4.0, 0.0),
@@ -277,4 +282,99 @@ pub fn elementwise_bytes_per_token(d: &Decoder, run: &TrainingRun) -> f64 {
         Recompute::Modules(m) => (3.0, module_elementwise(d, m, mlp)),
     };
     l * (per_layer * passes + again) * run.element_bytes() + 12.0 * d.vocab as f64
+}
+
+/// One matrix product of a transformer block, in the order the block runs
+/// them: its output's elements per token on one device (over `tp`, as the
+/// activations are held) and its parameters (2 FLOPs each per token, for
+/// every routed copy of an MoE expert's).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Product {
+    pub out: f64,
+    pub params: f64,
+}
+
+/// The matrix products of one block in torchtitan's order (attention: Q, K,
+/// V, or MLA's q_a, q_b, kv_a, kv_b; then the out projection; the MLP:
+/// gate (w1), up (w3), down (w2), or a plain MLP's two; an MoE layer's
+/// router, each routed expert's grouped gate, up and down, counted once
+/// each for all copies, then the shared experts'). `moe` picks the routed
+/// MLP; `ffn` is the dense MLP's width.
+pub fn block_products(d: &Decoder, moe: bool, ffn: f64, tp: f64, copies: f64) -> Vec<Product> {
+    let h = d.hidden as f64;
+    let dh = d.head_dim as f64;
+    let a = d.heads as f64;
+    let p = |out: f64, params: f64| Product { out, params };
+    let mut v = match d.mla {
+        Some(m) => {
+            let r = m.rope_dim as f64;
+            let (ql, kl) = (m.q_latent as f64, m.kv_latent as f64);
+            let mut q = if ql > 0.0 {
+                vec![p(ql / tp, h * ql), p(a * (dh + r) / tp, ql * a * (dh + r))]
+            } else {
+                vec![p(a * (dh + r) / tp, h * a * (dh + r))]
+            };
+            q.push(p((kl + r) / tp, h * (kl + r)));
+            q.push(p(a * 2.0 * dh / tp, kl * a * 2.0 * dh));
+            q
+        }
+        None => {
+            let kv = (d.kv_heads as f64 / tp).max(1.0) * dh;
+            let kv_params = h * d.kv_heads as f64 * dh;
+            vec![
+                p(a * dh / tp, h * a * dh),
+                p(kv, kv_params),
+                p(kv, kv_params),
+            ]
+        }
+    };
+    v.push(p(h / tp, a * dh * h));
+    let mlp = |f: f64, copies: f64| -> Vec<Product> {
+        let f_dev = f / tp * copies;
+        let h_dev = h / tp * copies;
+        if d.gated_mlp {
+            vec![
+                p(f_dev, h * f * copies),
+                p(f_dev, h * f * copies),
+                p(h_dev, f * h * copies),
+            ]
+        } else {
+            vec![p(f_dev, h * f * copies), p(h_dev, f * h * copies)]
+        }
+    };
+    match (moe, d.moe) {
+        (true, Some(m)) => {
+            v.push(p(m.experts as f64, h * m.experts as f64));
+            v.extend(mlp(d.ffn as f64, copies));
+            if m.shared_ffn > 0 {
+                v.extend(mlp(m.shared_ffn as f64, 1.0));
+            }
+        }
+        _ => v.extend(mlp(ffn, 1.0)),
+    }
+    v
+}
+
+/// FLOPs per token, over the layers, of the products `selective-op` runs
+/// again: the second, fourth, ... of each block ([`block_products`]),
+/// whose outputs it does not keep. torchtitan's policy counts the block's
+/// products and saves every odd one; the even ones are replayed in
+/// backward. An MoE layer's routed products count their top-k copies.
+pub fn op_sac_products(d: &Decoder) -> f64 {
+    let (dense, moe, dense_ffn) = layer_kinds(d);
+    let k = d.moe.map_or(1.0, |m| m.top_k as f64);
+    let replayed = |moe: bool, ffn: f64| -> f64 {
+        block_products(d, moe, ffn, 1.0, k)
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .map(|x| 2.0 * x.params)
+            .sum()
+    };
+    let moe_part = if moe > 0.0 {
+        moe * replayed(true, d.ffn as f64)
+    } else {
+        0.0
+    };
+    dense * replayed(false, dense_ffn) + moe_part
 }

@@ -62,7 +62,15 @@
 //! saved); `dots-except-mlp` keeps the layer input, Q, K, V and the out
 //! projection's output, 2 h + Q K V + 2 h (MaxText's
 //! `save_dot_except_mlp`); `full` keeps each layer's input, 2 h, and rebuilds one
-//! layer's whole set in backward (never a score matrix under flash).
+//! layer's whole set in backward (never a score matrix under flash);
+//! `selective-op` keeps what torchtitan's per-operator policy saves: the
+//! block's input (the checkpoint's), the attention kernel's output and
+//! statistics, and the output of every second matrix product in the
+//! block's order, the first, third, ... (its policy counts `mm` calls and
+//! saves the odd ones): for a Llama block, Q, V, the gate and the down
+//! projection, 2 h + 2 a d_h + 4 a + 2 a d_h + 2 h_kv d_h + 2 f + 2 h. An
+//! MoE layer's grouped products count once each, their outputs for every
+//! routed copy; the TP reduce-scatters' saved outputs are not counted.
 //!
 //! A policy says what *may* be saved; JAX saves only the residuals the
 //! linearized backward reads (partial evaluation, then dead-code
@@ -383,6 +391,17 @@ fn layer_bytes_per_token(
         // Layer input (2h), Q K V (and MLA's latents), the out
         // projection's output (2h); the MLP keeps nothing.
         Recompute::DotsExceptMlp => sixteen(2.0 * h + heads_qkv + latents + 2.0 * h),
+        // The block's input (2h), the attention core's output (2 a d_h) and
+        // log-sum-exp, and the odd products' outputs (2 each).
+        Recompute::SelectiveOp => {
+            let copies = if moe { routed } else { 1.0 };
+            let kept: f64 = super::flops::block_products(d, moe, ffn, tp, copies)
+                .iter()
+                .step_by(2)
+                .map(|x| 2.0 * x.out)
+                .sum();
+            sixteen(2.0 * h + 2.0 * w.out + kept) + if eager { sixteen(scores) } else { lse }
+        }
         Recompute::Full => sixteen(2.0 * h),
     }
 }

@@ -166,6 +166,14 @@ pub enum Recompute {
     /// activation functions and the attention core (JAX's `dots_saveable`
     /// checkpoint policy).
     Dots,
+    /// torchtitan's per-operator selective checkpointing
+    /// (`selective_ac_option = "op"`, the default of its Llama configs):
+    /// keep the block's input, the attention core's output and statistics
+    /// (its kernel is in the save list) and the output of every second
+    /// matrix product in the block's order (the first, third, ...), and
+    /// replay the rest in backward: the products in between, norms,
+    /// activation functions. See [`memory`] and [`flops`].
+    SelectiveOp,
     /// Keep the matrix products' outputs except the MLP's input
     /// projections (gate and up), which are recomputed with the rest of
     /// what `dots` recomputes: MaxText's `save_dot_except_mlpwi` remat
@@ -263,22 +271,24 @@ impl Modules {
 impl Recompute {
     /// The named levels (a module set is any combination of
     /// [`Modules::NAMED`]), from keeping the most to keeping the least.
-    pub const ALL: [Recompute; 6] = [
+    pub const ALL: [Recompute; 7] = [
         Recompute::None,
         Recompute::Selective,
         Recompute::Dots,
+        Recompute::SelectiveOp,
         Recompute::DotsExceptMlpwi,
         Recompute::DotsExceptMlp,
         Recompute::Full,
     ];
     /// What the levels and modules are, for messages.
-    pub const EXPECTED: &'static str = "none, selective, dots, dots-except-mlpwi, dots-except-mlp, full, or a comma-separated list of Megatron-Core modules (core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts)";
+    pub const EXPECTED: &'static str = "none, selective, dots, selective-op, dots-except-mlpwi, dots-except-mlp, full, or a comma-separated list of Megatron-Core modules (core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts)";
     pub fn name(self) -> String {
         match self {
             Recompute::None => "none".into(),
             Recompute::Selective => "selective".into(),
             Recompute::Modules(m) => m.name(),
             Recompute::Dots => "dots".into(),
+            Recompute::SelectiveOp => "selective-op".into(),
             Recompute::DotsExceptMlpwi => "dots-except-mlpwi".into(),
             Recompute::DotsExceptMlp => "dots-except-mlp".into(),
             Recompute::Full => "full".into(),
@@ -288,6 +298,7 @@ impl Recompute {
         let n = s.trim().to_ascii_lowercase().replace('_', "-");
         match n.as_str() {
             "matmul" | "matmuls" | "dots-saveable" => return Some(Recompute::Dots),
+            "op" | "op-sac" | "per-op" => return Some(Recompute::SelectiveOp),
             "save-dot-except-mlpwi" => return Some(Recompute::DotsExceptMlpwi),
             "save-dot-except-mlp" => return Some(Recompute::DotsExceptMlp),
             _ => {}

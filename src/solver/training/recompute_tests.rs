@@ -3,7 +3,7 @@
 //! runs again and the collectives each repeats; and offloading what the
 //! layers keep to host memory: the bytes and the copies. Derived by hand.
 
-use super::flops::{Flops, mlp_input_products, mlp_products, module_products};
+use super::flops::{Flops, mlp_input_products, mlp_products, module_products, op_sac_products};
 use super::memory::layer_activations;
 use super::*;
 use crate::solver::types::{Decoder, Mla, Model, ModelKind, Moe};
@@ -457,4 +457,38 @@ fn a_module_the_model_does_not_have_is_refused_not_ignored() {
     assert!(validate(&dense, &run("core_attn,layernorm,mlp")).is_ok());
     let all = "core_attn,moe_act,layernorm,mla_up_proj,mlp,moe,shared_experts";
     assert!(validate(&model_of(tiny_mla_moe()), &run(all)).is_ok());
+}
+
+#[test]
+fn torchtitans_per_operator_checkpointing_by_hand() {
+    // Llama 3.1 8B, one block's products in torchtitan's order: wq (out
+    // 4096), wk (1024), wv (1024), wo (4096), w1 (14336), w3 (14336), w2
+    // (4096). Its policy saves the odd ones, Q, V, gate and down: 2 x
+    // (4096 + 1024 + 14336 + 4096) = 47104 bytes a token; with the block's
+    // input 2h = 8192, the attention output 2 a d_h = 8192 and the fp32
+    // log-sum-exp 4a = 128: 63616, under half of selective's 139264.
+    let d = llama_8b();
+    assert_eq!(per_token(&d, Recompute::SelectiveOp), 63_616.0);
+    // Replayed in backward: wk, wo and w3, 2 FLOPs a parameter:
+    // 2 x (4096 x 1024 + 4096 x 4096 + 4096 x 14336) = 159383552 a layer,
+    // x 32 layers; not the attention core (its kernel's output is saved).
+    assert_eq!(op_sac_products(&d), 32.0 * 159_383_552.0);
+    // The tiny MLA MoE (tp 1, top-2, dropless): q_a (out 48, 3072
+    // parameters), q_b (96, 4608), kv_a (40, 2560), kv_b (128, 4096), wo
+    // (64, 4096), router (8, 512), the grouped w1, w3, w2 of two copies
+    // (64, 64, 128 out; 4096 parameters each), the shared expert's w1, w3,
+    // w2 (32, 32, 64; 2048 each). Kept, the odd ones: 48 + 40 + 64 + 64 +
+    // 128 + 32 = 376 elements, 752 bytes; with 2h = 128, the attention
+    // output 2 x 64 = 128 and the log-sum-exp 16: 1024.
+    let t = tiny_mla_moe();
+    assert_eq!(per_token(&t, Recompute::SelectiveOp), 1024.0);
+    // Replayed, the even ones: 4608 + 4096 + 512 + 4096 + 2048 + 2048 =
+    // 17408 parameters, x 2 FLOPs x 2 layers = 69632.
+    assert_eq!(op_sac_products(&t), 69_632.0);
+    // Its names read back.
+    assert_eq!(Recompute::parse("op"), Some(Recompute::SelectiveOp));
+    assert_eq!(
+        Recompute::parse("selective-op"),
+        Some(Recompute::SelectiveOp)
+    );
 }

@@ -447,13 +447,15 @@ mod tests {
         let t = TrainInputs::default();
         assert_eq!(step(Knob::Zero, &t, true, None).zero, 3);
         assert_eq!(step(Knob::Zero, &t, false, None).zero, 2);
-        // From the default (none) up: selective, dots, dots-except-mlpwi,
-        // dots-except-mlp, full, and no further.
+        // From the default (none) up: selective, dots, selective-op,
+        // dots-except-mlpwi, dots-except-mlp, full, and no further.
         let sel = step(Knob::Recompute, &t, true, None);
         assert_eq!(sel.recompute, Recompute::Selective);
         let dots = step(Knob::Recompute, &sel, true, None);
         assert_eq!(dots.recompute, Recompute::Dots);
-        let wi = step(Knob::Recompute, &dots, true, None);
+        let op = step(Knob::Recompute, &dots, true, None);
+        assert_eq!(op.recompute, Recompute::SelectiveOp);
+        let wi = step(Knob::Recompute, &op, true, None);
         assert_eq!(wi.recompute, Recompute::DotsExceptMlpwi);
         let mlp = step(Knob::Recompute, &wi, true, None);
         assert_eq!(mlp.recompute, Recompute::DotsExceptMlp);
