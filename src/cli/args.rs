@@ -1237,7 +1237,7 @@ pub struct TrainSetup {
     /// ZeRO stage: 0, 1 (optimizer state), 2 (and gradients), 3 (and weights: FSDP) [default: 3, as the Training view].
     #[arg(long, value_parser = parse_zero, allow_hyphen_values = true)]
     pub zero: Option<u8>,
-    /// Activation recomputation: none, selective (attention core), dots (keep matmul outputs: JAX's dots_saveable), dots-except-mlpwi (also recompute the MLP's gate and up: MaxText's save_dot_except_mlpwi), full (keep layer inputs), or Megatron-Core modules, comma-separated: core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts [default: none, as the Training view].
+    /// Activation recomputation: none, selective (attention core), dots (keep matmul outputs: JAX's dots_saveable), selective-op (torchtitan's per-operator checkpointing: every second matmul output kept), dots-except-mlpwi (also recompute the MLP's gate and up: MaxText's save_dot_except_mlpwi), full (keep layer inputs), or Megatron-Core modules, comma-separated: core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts [default: none, as the Training view].
     #[arg(long, value_parser = parse_recompute, allow_hyphen_values = true)]
     pub recompute: Option<crate::solver::training::Recompute>,
     /// Attention kernel: flash keeps no score matrix [default: flash].
