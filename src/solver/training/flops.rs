@@ -285,13 +285,17 @@ pub fn elementwise_bytes_per_token(d: &Decoder, run: &TrainingRun) -> f64 {
 }
 
 /// One matrix product of a transformer block, in the order the block runs
-/// them: its output's elements per token on one device (over `tp`, as the
-/// activations are held) and its parameters (2 FLOPs each per token, for
-/// every routed copy of an MoE expert's).
+/// them: its output's elements per token on one device and its parameters
+/// (2 FLOPs each per token, for every routed copy of an MoE expert's).
+/// Under tensor parallelism a column-parallel product's output is split
+/// over `tp`; a row-parallel one (the out projection, a dense or shared
+/// MLP's down projection) outputs the whole width as partial sums, which
+/// a reduce-scatter then splits over the sequence (`row`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Product {
     pub out: f64,
     pub params: f64,
+    pub row: bool,
 }
 
 /// The matrix products of one block in torchtitan's order (attention: Q, K,
@@ -304,7 +308,16 @@ pub fn block_products(d: &Decoder, moe: bool, ffn: f64, tp: f64, copies: f64) ->
     let h = d.hidden as f64;
     let dh = d.head_dim as f64;
     let a = d.heads as f64;
-    let p = |out: f64, params: f64| Product { out, params };
+    let p = |out: f64, params: f64| Product {
+        out,
+        params,
+        row: false,
+    };
+    let row = |params: f64| Product {
+        out: h,
+        params,
+        row: true,
+    };
     let mut v = match d.mla {
         Some(m) => {
             let r = m.rope_dim as f64;
@@ -328,29 +341,32 @@ pub fn block_products(d: &Decoder, moe: bool, ffn: f64, tp: f64, copies: f64) ->
             ]
         }
     };
-    v.push(p(h / tp, a * dh * h));
-    let mlp = |f: f64, copies: f64| -> Vec<Product> {
+    v.push(row(a * dh * h));
+    // A routed expert's down projection is not split over tp here (its
+    // copies are grouped products, counted per copy); a dense or shared
+    // MLP's is row-parallel.
+    let mlp = |f: f64, copies: f64, routed: bool| -> Vec<Product> {
         let f_dev = f / tp * copies;
-        let h_dev = h / tp * copies;
-        if d.gated_mlp {
-            vec![
-                p(f_dev, h * f * copies),
-                p(f_dev, h * f * copies),
-                p(h_dev, f * h * copies),
-            ]
+        let down = if routed {
+            p(h / tp * copies, f * h * copies)
         } else {
-            vec![p(f_dev, h * f * copies), p(h_dev, f * h * copies)]
+            row(f * h)
+        };
+        if d.gated_mlp {
+            vec![p(f_dev, h * f * copies), p(f_dev, h * f * copies), down]
+        } else {
+            vec![p(f_dev, h * f * copies), down]
         }
     };
     match (moe, d.moe) {
         (true, Some(m)) => {
             v.push(p(m.experts as f64, h * m.experts as f64));
-            v.extend(mlp(d.ffn as f64, copies));
+            v.extend(mlp(d.ffn as f64, copies, true));
             if m.shared_ffn > 0 {
-                v.extend(mlp(m.shared_ffn as f64, 1.0));
+                v.extend(mlp(m.shared_ffn as f64, 1.0, false));
             }
         }
-        _ => v.extend(mlp(ffn, 1.0)),
+        _ => v.extend(mlp(ffn, 1.0, false)),
     }
     v
 }

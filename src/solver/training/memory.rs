@@ -70,7 +70,9 @@
 //! saves the odd ones): for a Llama block, Q, V, the gate and the down
 //! projection, 2 h + 2 a d_h + 4 a + 2 a d_h + 2 h_kv d_h + 2 f + 2 h. An
 //! MoE layer's grouped products count once each, their outputs for every
-//! routed copy; the TP reduce-scatters' saved outputs are not counted.
+//! routed copy. Under tp a row-parallel product (the out projection, a
+//! dense MLP's down projection) outputs partial sums of the whole width,
+//! and the reduce-scatter after it (also in the save list) keeps h / tp.
 //!
 //! A policy says what *may* be saved; JAX saves only the residuals the
 //! linearized backward reads (partial evaluation, then dead-code
@@ -393,14 +395,20 @@ fn layer_bytes_per_token(
         Recompute::DotsExceptMlp => sixteen(2.0 * h + heads_qkv + latents + 2.0 * h),
         // The block's input (2h), the attention core's output (2 a d_h) and
         // log-sum-exp, and the odd products' outputs (2 each).
+        // Under tp (with sequence parallelism) a row-parallel product's
+        // output is the whole width, and the reduce-scatter after it, in
+        // the policy's save list too, keeps its h / tp share.
         Recompute::SelectiveOp => {
             let copies = if moe { routed } else { 1.0 };
-            let kept: f64 = super::flops::block_products(d, moe, ffn, tp, copies)
-                .iter()
-                .step_by(2)
-                .map(|x| 2.0 * x.out)
-                .sum();
-            sixteen(2.0 * h + 2.0 * w.out + kept) + if eager { sixteen(scores) } else { lse }
+            let products = super::flops::block_products(d, moe, ffn, tp, copies);
+            let kept: f64 = products.iter().step_by(2).map(|x| 2.0 * x.out).sum();
+            let scattered = if tp > 1.0 {
+                products.iter().filter(|x| x.row).count() as f64 * 2.0 * h
+            } else {
+                0.0
+            };
+            sixteen(2.0 * h + 2.0 * w.out + kept + scattered)
+                + if eager { sixteen(scores) } else { lse }
         }
         Recompute::Full => sixteen(2.0 * h),
     }

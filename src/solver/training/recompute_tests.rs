@@ -473,6 +473,26 @@ fn torchtitans_per_operator_checkpointing_by_hand() {
     // 2 x (4096 x 1024 + 4096 x 4096 + 4096 x 14336) = 159383552 a layer,
     // x 32 layers; not the attention core (its kernel's output is saved).
     assert_eq!(op_sac_products(&d), 32.0 * 159_383_552.0);
+    // Under TP 8 (with sequence parallelism), per token of the sequence:
+    // the block's input 2h/8 = 1024, the attention output 2 a d_h / 8 =
+    // 1024 and log-sum-exp 4 x 4 = 16; Q 2 x 4096/8 = 1024, V one KV head
+    // 2 x 128 = 256, the gate 2 x 14336/8 = 3584; the down projection is
+    // row-parallel, its output the whole width of partial sums, 2 x 4096 =
+    // 8192; and the reduce-scatters after the out and down projections
+    // keep 2 x 2 x 4096/8 = 2048: 17168.
+    let tp8 = TrainingRun {
+        seq: 1024.0,
+        layout: Layout {
+            tp: 8,
+            ..Layout::default()
+        },
+        ..TrainingRun::default()
+    };
+    let t = TrainingAssumptions::default();
+    assert_eq!(
+        layer_activations(&d, &tp8, &t, Recompute::SelectiveOp) / 1024.0,
+        17_168.0
+    );
     // The tiny MLA MoE (tp 1, top-2, dropless): q_a (out 48, 3072
     // parameters), q_b (96, 4608), kv_a (40, 2560), kv_b (128, 4096), wo
     // (64, 4096), router (8, 512), the grouped w1, w3, w2 of two copies
