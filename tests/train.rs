@@ -1007,6 +1007,23 @@ fn the_measured_matmul_ceiling_scales_the_products_rate() {
     }
 }
 
+/// Llama 3.2 1B on one `hw`, one step of 8192 tokens in sequences of 2048.
+fn one_device_1b(hw: &str) -> Vec<&str> {
+    vec![
+        "train",
+        "-m",
+        "llama-3.2-1b",
+        "-H",
+        hw,
+        "--devices",
+        "1",
+        "--global-batch",
+        "8192",
+        "--seq",
+        "2048",
+    ]
+}
+
 #[test]
 fn train_takes_a_profiles_values_for_the_devices_class_as_eval_does() {
     // llama.cpp's profile has values for Apple devices (compute 0.76,
@@ -1015,21 +1032,8 @@ fn train_takes_a_profiles_values_for_the_devices_class_as_eval_does() {
     // with those two set by flag; on an H100 with the datacenter class's
     // (0.31, 0.95). Before, train took the base values on every device.
     let run = |hw: &str, extra: &[&str]| -> Value {
-        let mut a = vec![
-            "train",
-            "-m",
-            "llama-3.2-1b",
-            "-H",
-            hw,
-            "--devices",
-            "1",
-            "--global-batch",
-            "8192",
-            "--seq",
-            "2048",
-            "-f",
-            "json",
-        ];
+        let mut a = one_device_1b(hw);
+        a.extend_from_slice(&["-f", "json"]);
         a.extend_from_slice(extra);
         json(&a)
     };
@@ -1117,18 +1121,6 @@ fn full_recomputation_counts_the_logits_and_the_rebuilt_layer_in_turn() {
         "{text}"
     );
     // Without recomputation nothing is rebuilt: no such row, reused 0.
-    let none = ridgeline(&[
-        "train",
-        "-m",
-        "llama-3.2-1b",
-        "-H",
-        "h100",
-        "--devices",
-        "1",
-        "--global-batch",
-        "8192",
-        "--seq",
-        "2048",
-    ]);
+    let none = ridgeline(&one_device_1b("h100"));
     assert!(!String::from_utf8_lossy(&none.stdout).contains("minus logits"));
 }

@@ -387,10 +387,5 @@ pub fn op_sac_products(d: &Decoder) -> f64 {
             .map(|x| 2.0 * x.params)
             .sum()
     };
-    let moe_part = if moe > 0.0 {
-        moe * replayed(true, d.ffn as f64)
-    } else {
-        0.0
-    };
-    dense * replayed(false, dense_ffn) + moe_part
+    dense * replayed(false, dense_ffn) + moe * replayed(true, d.ffn as f64)
 }

@@ -394,10 +394,10 @@ fn layer_bytes_per_token(
         // projection's output (2h); the MLP keeps nothing.
         Recompute::DotsExceptMlp => sixteen(2.0 * h + heads_qkv + latents + 2.0 * h),
         // The block's input (2h), the attention core's output (2 a d_h) and
-        // log-sum-exp, and the odd products' outputs (2 each).
-        // Under tp (with sequence parallelism) a row-parallel product's
-        // output is the whole width, and the reduce-scatter after it, in
-        // the policy's save list too, keeps its h / tp share.
+        // log-sum-exp, and the odd products' outputs (2 each). Under tp
+        // (with sequence parallelism) a row-parallel product's output is
+        // the whole width, and the reduce-scatter after it, in the
+        // policy's save list too, keeps its h / tp share.
         Recompute::SelectiveOp => {
             let copies = if moe { routed } else { 1.0 };
             let products = super::flops::block_products(d, moe, ffn, tp, copies);
