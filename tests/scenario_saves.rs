@@ -10,7 +10,8 @@ use ridgeline::scenario::{ExploreHardware, ExploreInputs};
 use ridgeline::scenario::{SynthTarget, written};
 use ridgeline::solver::Precisions;
 use ridgeline::solver::training::{
-    Attention, MatmulCeiling, Modules, Optimizer, Recompute, TokensToTrain, TrainingAssumptions,
+    Attention, CrossEntropy, LowPrecisionStorage, MatmulCeiling, Modules, Optimizer, Recompute,
+    TokensToTrain, TrainingAssumptions,
 };
 use ridgeline::solver::{Assumptions, Collective, Phase, Precision, Workload, fleet};
 use ridgeline::tui::app::Level;
@@ -409,7 +410,11 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
         prop_oneof![Just(1.0), 1.0..=16.0f64],
         prop_oneof![Just(1.0), 0.01..=1.0f64],
         prop_oneof![Just(0.0), magnitude(-9.0, -3.0)],
-        prop::sample::select(MatmulCeiling::ALL.to_vec()),
+        (
+            prop::sample::select(MatmulCeiling::ALL.to_vec()),
+            prop::sample::select(CrossEntropy::ALL.to_vec()),
+            prop::sample::select(LowPrecisionStorage::ALL.to_vec()),
+        ),
     )
         .prop_map(
             |(
@@ -420,7 +425,7 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
                 moe_capacity,
                 attention_efficiency,
                 moe_token_time_s,
-                matmul_ceiling,
+                (matmul_ceiling, cross_entropy, low_precision_storage),
             )| {
                 TrainingAssumptions {
                     dp_overlap: dp,
@@ -435,6 +440,8 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
                     attention_efficiency,
                     moe_token_time_s,
                     matmul_ceiling,
+                    cross_entropy,
+                    low_precision_storage,
                 }
             },
         )

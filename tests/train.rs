@@ -1124,3 +1124,79 @@ fn full_recomputation_counts_the_logits_and_the_rebuilt_layer_in_turn() {
     let none = ridgeline(&one_device_1b("h100"));
     assert!(!String::from_utf8_lossy(&none.stdout).contains("minus logits"));
 }
+
+#[test]
+fn the_torchtitan_profile_is_its_loss_and_fp8_storage_given_by_flag() {
+    // Llama 3.1 8B on 8 x H100 96GB as torchtitan's Table 1 ran it (FSDP,
+    // 2 sequences of 8192, per-operator checkpointing). The torchtitan
+    // profile is pytorch-fsdp with an eager loss and fp8 held at 16 bits:
+    // the same answer as pytorch-fsdp with those two set by flag.
+    let run = |extra: &[&str]| -> Value {
+        let mut a = vec![
+            "train",
+            "-m",
+            "llama-3.1-8b",
+            "-H",
+            "h100-sxm-96gb",
+            "--devices",
+            "8",
+            "--zero",
+            "3",
+            "--recompute",
+            "selective-op",
+            "--micro-batch",
+            "2",
+            "--seq",
+            "8192",
+            "--global-batch",
+            "131072",
+            "-f",
+            "json",
+        ];
+        a.extend_from_slice(extra);
+        json(&a)
+    };
+    let mem = |v: &Value, k: &str| f(&v["memory_per_device_bytes"], k);
+    for precision in ["bf16", "fp8"] {
+        let profile = run(&["--profile", "torchtitan", "--precision", precision]);
+        let flags = run(&[
+            "--profile",
+            "pytorch-fsdp",
+            "--precision",
+            precision,
+            "--cross-entropy",
+            "eager",
+            "--low-precision-storage",
+            "bf16",
+        ]);
+        assert_eq!(profile, flags, "{precision}");
+    }
+    let bf16 = run(&["--profile", "torchtitan", "--precision", "bf16"]);
+    let fp8 = run(&["--profile", "torchtitan", "--precision", "fp8"]);
+    // Eager loss on one device: 16384 tokens x (4 x 4096 + 12 x 128256)
+    // bytes = 25,484,591,104 (the final norm's and head's inputs at 16
+    // bits, 12 bytes a logit).
+    assert_eq!(
+        mem(&bf16, "logits"),
+        16_384.0 * (4.0 * 4096.0 + 12.0 * 128_256.0)
+    );
+    // torchao's fp8 holds what bf16 holds.
+    assert_eq!(mem(&fp8, "total"), mem(&bf16, "total"));
+    // Held narrow (the default's reading), fp8 needs less: 1-byte weights
+    // and gradients, activations at half.
+    let narrow = run(&[
+        "--profile",
+        "torchtitan",
+        "--precision",
+        "fp8",
+        "--low-precision-storage",
+        "narrow",
+    ]);
+    assert!(mem(&narrow, "total") < mem(&bf16, "total") * 0.75);
+    // A fused loss holds one fp32 copy: 16384 x (4 x 4096 + 4 x 128256).
+    let fused = run(&["--profile", "torchtitan", "--cross-entropy", "fused"]);
+    assert_eq!(
+        mem(&fused, "logits"),
+        16_384.0 * (4.0 * 4096.0 + 4.0 * 128_256.0)
+    );
+}

@@ -7,7 +7,9 @@
 use super::convert::{Converted, names, source, sources, year};
 use super::fields::Fields;
 use crate::solver::calibration::{Metric, Run};
-use crate::solver::training::{MatmulCeiling, TrainingAssumptions};
+use crate::solver::training::{
+    CrossEntropy, LowPrecisionStorage, MatmulCeiling, TrainingAssumptions,
+};
 use crate::solver::units::{self, Kind};
 use crate::solver::{Assumptions, Collective, Precision};
 use std::collections::BTreeMap;
@@ -37,6 +39,10 @@ pub enum Takes {
     Algorithm,
     /// measured or flat.
     Ceiling,
+    /// fused or eager.
+    CrossEntropy,
+    /// narrow or bf16.
+    Storage,
 }
 
 impl Takes {
@@ -48,6 +54,8 @@ impl Takes {
             Takes::Rows => "a number of rows from 0 to 1e6",
             Takes::Algorithm => "\"ring\", \"tree\" or \"auto\"",
             Takes::Ceiling => "\"measured\" or \"flat\"",
+            Takes::CrossEntropy => "\"fused\" or \"eager\"",
+            Takes::Storage => "\"narrow\" or \"bf16\"",
         }
     }
 }
@@ -212,6 +220,16 @@ pub const TRAINING_KEYS: &[Key] = &[
         takes: Takes::Ceiling,
         help: "measured (device matmul ceiling) or flat",
     },
+    Key {
+        key: "cross_entropy",
+        takes: Takes::CrossEntropy,
+        help: "fused (one fp32 copy of the logits) or eager",
+    },
+    Key {
+        key: "low_precision_storage",
+        takes: Takes::Storage,
+        help: "fp8 tensors held narrow or at bf16",
+    },
 ];
 
 fn training_slot<'a>(t: &'a mut TrainingAssumptions, key: &str) -> Option<&'a mut f64> {
@@ -241,9 +259,20 @@ pub fn set_training(t: &mut TrainingAssumptions, key: &str, value: Value) -> Res
             key_names(TRAINING_KEYS)
         ));
     };
-    if k.takes == Takes::Ceiling {
-        t.matmul_ceiling = named(k, value, MatmulCeiling::parse)?;
-        return Ok(());
+    match k.takes {
+        Takes::Ceiling => {
+            t.matmul_ceiling = named(k, value, MatmulCeiling::parse)?;
+            return Ok(());
+        }
+        Takes::CrossEntropy => {
+            t.cross_entropy = named(k, value, CrossEntropy::parse)?;
+            return Ok(());
+        }
+        Takes::Storage => {
+            t.low_precision_storage = named(k, value, LowPrecisionStorage::parse)?;
+            return Ok(());
+        }
+        _ => {}
     }
     let x = checked(k, value)?;
     *training_slot(t, key).ok_or_else(|| format!("{key} takes {}", k.takes.text()))? = x;
@@ -254,8 +283,11 @@ pub fn set_training(t: &mut TrainingAssumptions, key: &str, value: Value) -> Res
 /// reads it back exactly.
 pub fn get_training(t: &TrainingAssumptions, key: &str) -> Option<Got> {
     let k = TRAINING_KEYS.iter().find(|k| k.key == key)?;
-    if k.takes == Takes::Ceiling {
-        return Some(Got::Name(t.matmul_ceiling.name()));
+    match k.takes {
+        Takes::Ceiling => return Some(Got::Name(t.matmul_ceiling.name())),
+        Takes::CrossEntropy => return Some(Got::Name(t.cross_entropy.name())),
+        Takes::Storage => return Some(Got::Name(t.low_precision_storage.name())),
+        _ => {}
     }
     let mut copy = *t;
     let x = *training_slot(&mut copy, key)?;
@@ -279,6 +311,8 @@ pub fn with_stack(t: &TrainingAssumptions, stack: &TrainingAssumptions) -> Train
         attention_efficiency: stack.attention_efficiency,
         moe_token_time_s: stack.moe_token_time_s,
         matmul_ceiling: stack.matmul_ceiling,
+        cross_entropy: stack.cross_entropy,
+        low_precision_storage: stack.low_precision_storage,
         ..*t
     }
 }
@@ -398,7 +432,9 @@ fn checked(k: &Key, value: Value) -> Result<f64, String> {
     let key = k.key;
     let bad = || format!("{key} takes {}", k.takes.text());
     let x = match (k.takes, value) {
-        (Takes::Algorithm | Takes::Ceiling, _) => return Err(bad()),
+        (Takes::Algorithm | Takes::Ceiling | Takes::CrossEntropy | Takes::Storage, _) => {
+            return Err(bad());
+        }
         (Takes::Time, Value::Number(_)) => return Err(bad()),
         (Takes::Time, Value::Text(t)) => {
             let s = units::parse(t, Kind::Time).map_err(|e| format!("{key}: {e}"))?;
@@ -414,7 +450,9 @@ fn checked(k: &Key, value: Value) -> Result<f64, String> {
         Takes::Fraction => x > 0.0 && x <= 1.0,
         Takes::UnitInterval => (0.0..=1.0).contains(&x),
         Takes::Rows => (0.0..=1e6).contains(&x),
-        Takes::Time | Takes::Algorithm | Takes::Ceiling => true,
+        Takes::Time | Takes::Algorithm | Takes::Ceiling | Takes::CrossEntropy | Takes::Storage => {
+            true
+        }
     };
     if !ok || !x.is_finite() {
         return Err(format!(

@@ -6,7 +6,7 @@
 use super::convert::{Converted, names, source, year};
 use super::fields::Fields;
 use crate::solver::Precision;
-use crate::solver::training::{Attention, Layout, Optimizer, Recompute, TrainingRun};
+use crate::solver::training::{Attention, CrossEntropy, Layout, Optimizer, Recompute, TrainingRun};
 
 pub use crate::solver::training::predict::{MfuFlops, Quantity as TrainMetric};
 
@@ -50,6 +50,10 @@ pub struct TrainingMeasurement {
     pub run: TrainingRun,
     pub notes: Option<String>,
     pub origin: String,
+    /// How this run's loss held the logits, where it differs from its
+    /// stack profile's (`cross_entropy`; e.g. a compiled loss in a stack
+    /// whose loss is eager by default).
+    pub cross_entropy: Option<CrossEntropy>,
 }
 
 impl TrainingMeasurement {
@@ -92,6 +96,7 @@ pub const RUN_KEYS: &[&str] = &[
     "contiguous",
     "offload",
     "optimizer",
+    "cross_entropy",
     "notes",
 ];
 
@@ -175,6 +180,16 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
             o
         }
     };
+    let cross_entropy = match f.opt_string("cross_entropy") {
+        None => Some(None),
+        Some((s, at)) => {
+            let c = CrossEntropy::parse(&s);
+            if c.is_none() {
+                f.problem(at, "cross_entropy must be fused or eager");
+            }
+            c.map(Some)
+        }
+    };
     let micro_batch = f.whole("micro_batch", 1..=65_536);
     let global_batch = f.number("global_batch", 1.0..=1e12, "tokens per optimizer step");
     let seq = f.number("seq", 1.0..=1e9, "tokens per sequence");
@@ -241,6 +256,7 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
             },
             notes: notes.map(|n| n.0),
             origin: origin.to_string(),
+            cross_entropy: cross_entropy?,
         },
         id_at,
         alias_at: Vec::new(),

@@ -1048,6 +1048,22 @@ pub enum MatmulCeilingArg {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CrossEntropyArg {
+    /// One fp32 copy of the logits (Megatron-Core, XLA, a compiled loss)
+    Fused,
+    /// Eager PyTorch: 12 bytes a logit at the peak, 16 with tensor parallelism
+    Eager,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LowPrecisionStorageArg {
+    /// Weights, gradients and saved activations at the format's width
+    Narrow,
+    /// All three at 16 bits, fp8 only in the products (torchao)
+    Bf16,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OptimizerArg {
     Adam,
     #[value(name = "adam-8bit")]
@@ -1303,6 +1319,12 @@ pub struct TrainKnobs {
     /// Whether a device's measured matmul ceiling (Bekman's MAMF table: A100 87% of peak, H100 80%, MI300X 51%) scales the compute efficiency, relative to the A100's (bf16) or the H100's (fp8) [default: measured].
     #[arg(long, value_enum)]
     pub matmul_ceiling: Option<MatmulCeilingArg>,
+    /// How the loss holds the logits at its peak: fused (one fp32 copy, 4 bytes a logit: Megatron-Core, XLA, a compiled loss) or eager (PyTorch's cross_entropy on an fp32 copy: 12 bytes, 16 with the vocabulary split over TP) [default: fused; the torchtitan profile's is eager].
+    #[arg(long, value_enum)]
+    pub cross_entropy: Option<CrossEntropyArg>,
+    /// What an fp8 run holds in memory: narrow (weights, gradients and saved activations at 8 bits) or bf16 (all at 16 bits, fp8 only inside the products, as torchao does) [default: narrow; the torchtitan profile's is bf16].
+    #[arg(long, value_enum)]
+    pub low_precision_storage: Option<LowPrecisionStorageArg>,
     /// Fraction of peak FLOP/s reached [default: the profile's].
     #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
     pub compute_eff: Option<f64>,

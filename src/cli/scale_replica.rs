@@ -38,6 +38,8 @@ fn training_flag(args: &ScaleArgs) -> Option<&'static str> {
         ("--attention-eff", k.attention_eff.is_some()),
         ("--moe-capacity", k.moe_capacity.is_some()),
         ("--matmul-ceiling", k.matmul_ceiling.is_some()),
+        ("--cross-entropy", k.cross_entropy.is_some()),
+        ("--low-precision-storage", k.low_precision_storage.is_some()),
     ]
     .into_iter()
     .find_map(|(flag, given)| given.then_some(flag))

@@ -4,8 +4,8 @@
 //! the layouts of the device count ranked by step time.
 
 use super::args::{
-    AttentionArg, Format, MatmulCeilingArg, OptimizerArg, ProfileArgs, TokensArg, TrainArgs,
-    TrainKnobs, TrainSetup,
+    AttentionArg, CrossEntropyArg, Format, LowPrecisionStorageArg, MatmulCeilingArg, OptimizerArg,
+    ProfileArgs, TokensArg, TrainArgs, TrainKnobs, TrainSetup,
 };
 use super::collective::link_assumptions_on;
 use super::output::{Col, Fmt, Style, col, render_list, render_record, wrap};
@@ -16,8 +16,8 @@ use crate::solver::training::layout::{self, Candidate};
 use crate::solver::training::run::{self, RunFigures};
 use crate::solver::training::step::{self, Knob};
 use crate::solver::training::{
-    self, Attention, DEFAULTS, Layout, MatmulCeiling, Optimizer, Training, TrainingAssumptions,
-    TrainingRun,
+    self, Attention, CrossEntropy, DEFAULTS, Layout, LowPrecisionStorage, MatmulCeiling, Optimizer,
+    Training, TrainingAssumptions, TrainingRun,
 };
 use crate::solver::{Assumptions, Hardware, units};
 use serde_json::{Map, Value, json};
@@ -160,6 +160,16 @@ pub(crate) fn step_assumptions(
             None => d.matmul_ceiling,
             Some(MatmulCeilingArg::Measured) => MatmulCeiling::Measured,
             Some(MatmulCeilingArg::Flat) => MatmulCeiling::Flat,
+        },
+        cross_entropy: match args.cross_entropy {
+            None => d.cross_entropy,
+            Some(CrossEntropyArg::Fused) => CrossEntropy::Fused,
+            Some(CrossEntropyArg::Eager) => CrossEntropy::Eager,
+        },
+        low_precision_storage: match args.low_precision_storage {
+            None => d.low_precision_storage,
+            Some(LowPrecisionStorageArg::Narrow) => LowPrecisionStorage::Narrow,
+            Some(LowPrecisionStorageArg::Bf16) => LowPrecisionStorage::Bf16,
         },
         ..d
     })

@@ -50,11 +50,11 @@ pub fn median_worst(errs: &[f64]) -> (f64, f64) {
 /// `default`.
 pub fn run_profile_id(cat: &Catalog, r: &TrainingMeasurement) -> String {
     let family = stack_family(&r.stack);
-    if cat.profile(family).is_ok() {
-        family.to_string()
-    } else {
-        DEFAULT_PROFILE.to_string()
-    }
+    [r.stack.as_str(), family]
+        .into_iter()
+        .find(|id| cat.profile(id).is_ok())
+        .unwrap_or(DEFAULT_PROFILE)
+        .to_string()
 }
 
 /// A run's assumptions: its profile's (`profile`, else [`run_profile_id`]),
@@ -69,7 +69,14 @@ fn run_assumptions(
     // On the run's device: its class's values where the profile names it.
     let devices: Vec<_> = cat.hardware(&r.hardware).ok().into_iter().collect();
     let a = super::profile_on(cat, &id, assume, &devices)?.assumptions;
-    let t = profile_training(cat, &id, assume, &TrainingAssumptions::default())?;
+    let mut t = profile_training(cat, &id, assume, &TrainingAssumptions::default())?;
+    // The run's own loss, where it says how it differed from its stack's,
+    // unless --assume names one for every run.
+    if let Some(c) = r.cross_entropy
+        && !assume.iter().any(|(k, _)| k == "cross_entropy")
+    {
+        t.cross_entropy = c;
+    }
     Ok((id, a, t))
 }
 

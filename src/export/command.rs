@@ -491,7 +491,7 @@ pub fn train_flags(catalog: &Catalog, s: &Scenario, hardware: &str) -> Result<Ve
     let text = |x: &Option<String>| x.clone().unwrap_or_default();
     let num = |x: Option<f64>| x.map(exact::number).unwrap_or_default();
     let int = |x: Option<u32>| x.map(|n| n.to_string()).unwrap_or_default();
-    let pairs: [(&str, String, String); 28] = [
+    let pairs: [(&str, String, String); 30] = [
         ("--devices", int(t.devices), int(d.devices)),
         ("--tp", int(t.tp), int(d.tp)),
         ("--pp", int(t.pp), int(d.pp)),
@@ -543,6 +543,16 @@ pub fn train_flags(catalog: &Catalog, s: &Scenario, hardware: &str) -> Result<Ve
             "--matmul-ceiling",
             text(&t.matmul_ceiling),
             text(&d.matmul_ceiling),
+        ),
+        (
+            "--cross-entropy",
+            text(&t.cross_entropy),
+            text(&d.cross_entropy),
+        ),
+        (
+            "--low-precision-storage",
+            text(&t.low_precision_storage),
+            text(&d.low_precision_storage),
         ),
     ];
     for (f, x, dx) in pairs {
@@ -618,6 +628,29 @@ mod tests {
         let back = flags(&s);
         let at = back.iter().position(|f| f == "--tp-overlap").unwrap();
         assert_eq!(back[at + 1], "0", "{back:?}");
+    }
+
+    #[test]
+    fn the_loss_and_fp8_storage_are_written_where_they_differ_from_the_profiles() {
+        // The torchtitan profile's loss is eager and its fp8 held at bf16
+        // (catalog/profiles/torchtitan.toml): kept, neither flag is
+        // written; a loss set back to fused is, as `--cross-entropy fused`.
+        let cat = Catalog::builtin();
+        let mut s = Scenario::default();
+        s.assumptions.profile = Some("torchtitan".into());
+        s.training.cross_entropy = Some("eager".into());
+        s.training.low_precision_storage = Some("bf16".into());
+        let flags = |s: &Scenario| train_flags(&cat, s, "h100").unwrap();
+        let kept = flags(&s);
+        assert!(!kept.contains(&"--cross-entropy".to_string()), "{kept:?}");
+        assert!(
+            !kept.contains(&"--low-precision-storage".to_string()),
+            "{kept:?}"
+        );
+        s.training.cross_entropy = Some("fused".into());
+        let back = flags(&s);
+        let at = back.iter().position(|f| f == "--cross-entropy").unwrap();
+        assert_eq!(back[at + 1], "fused", "{back:?}");
     }
 
     #[test]

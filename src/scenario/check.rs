@@ -118,6 +118,8 @@ pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
             "attention_efficiency",
             "moe_token_time",
             "matmul_ceiling",
+            "cross_entropy",
+            "low_precision_storage",
         ],
     ),
     (

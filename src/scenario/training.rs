@@ -9,8 +9,8 @@ use super::Scenario;
 use super::exact;
 use super::values::Problems;
 use crate::solver::training::{
-    Attention, DEFAULTS, Layout, MatmulCeiling, Optimizer, Recompute, TokensToTrain,
-    TrainingAssumptions, TrainingRun,
+    Attention, CrossEntropy, DEFAULTS, Layout, LowPrecisionStorage, MatmulCeiling, Optimizer,
+    Recompute, TokensToTrain, TrainingAssumptions, TrainingRun,
 };
 use crate::solver::units::{self, Kind};
 use crate::solver::{Arch, Model, Precision};
@@ -283,6 +283,14 @@ pub struct TrainingSection {
     /// efficiency) or "flat".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matmul_ceiling: Option<String>,
+    /// "fused" (the loss holds one fp32 copy of the logits) or "eager"
+    /// (eager PyTorch's three at its peak).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_entropy: Option<String>,
+    /// "narrow" (an fp8 run holds its tensors at 8 bits) or "bf16" (at 16
+    /// bits, torchao).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub low_precision_storage: Option<String>,
 }
 
 impl TrainingSection {
@@ -322,6 +330,8 @@ impl TrainingSection {
             moe_capacity: Some(t.assumptions.moe_capacity),
             attention_efficiency: Some(t.assumptions.attention_efficiency),
             matmul_ceiling: Some(t.assumptions.matmul_ceiling.name().into()),
+            cross_entropy: Some(t.assumptions.cross_entropy.name().into()),
+            low_precision_storage: Some(t.assumptions.low_precision_storage.name().into()),
         }
     }
 }
@@ -614,6 +624,26 @@ fn assumptions(
             d.matmul_ceiling
         }),
     };
+    let cross_entropy = match s.cross_entropy.as_deref() {
+        None => d.cross_entropy,
+        Some(c) => CrossEntropy::parse(c).unwrap_or_else(|| {
+            p.push(
+                "training.cross_entropy",
+                format!("cross_entropy {c:?}? use fused or eager"),
+            );
+            d.cross_entropy
+        }),
+    };
+    let low_precision_storage = match s.low_precision_storage.as_deref() {
+        None => d.low_precision_storage,
+        Some(c) => LowPrecisionStorage::parse(c).unwrap_or_else(|| {
+            p.push(
+                "training.low_precision_storage",
+                format!("low_precision_storage {c:?}? use narrow or bf16"),
+            );
+            d.low_precision_storage
+        }),
+    };
     TrainingAssumptions {
         dp_overlap,
         tp_overlap,
@@ -627,5 +657,7 @@ fn assumptions(
         attention_efficiency,
         moe_token_time_s,
         matmul_ceiling,
+        cross_entropy,
+        low_precision_storage,
     }
 }

@@ -87,6 +87,8 @@ pub enum Knob {
     OverlapSlowdown,
     AttentionEff,
     MatmulCeiling,
+    CrossEntropy,
+    Fp8Storage,
     MoeTokenTime,
     Mtbf,
     CheckpointBw,
@@ -857,7 +859,7 @@ const EXPLORE_KNOBS: [Knob; 17] = [
 /// The Training view's knobs: its own, then the region of its carbon, the
 /// number format, the assumptions it shares with the other views and its
 /// own assumptions.
-const TRAINING_KNOBS: [Knob; 35] = [
+const TRAINING_KNOBS: [Knob; 37] = [
     Knob::Devices,
     Knob::Dp,
     Knob::TrainTp,
@@ -889,6 +891,8 @@ const TRAINING_KNOBS: [Knob; 35] = [
     Knob::OverlapSlowdown,
     Knob::AttentionEff,
     Knob::MatmulCeiling,
+    Knob::CrossEntropy,
+    Knob::Fp8Storage,
     Knob::MoeTokenTime,
     Knob::Mtbf,
     Knob::CheckpointBw,

@@ -200,13 +200,18 @@ impl TrainingMemory {
 
 /// Per-device bytes of weights, gradients and optimizer state of the
 /// busiest stage by parameters: (w, g, o).
-pub fn states(p: &Params, run: &TrainingRun) -> (f64, f64, f64) {
+pub fn states(p: &Params, run: &TrainingRun, t: &TrainingAssumptions) -> (f64, f64, f64) {
     let (dense, experts) = p.per_device(&run.layout, run.edge_layers);
-    states_of(dense, experts, run)
+    states_of(dense, experts, run, t)
 }
 
 /// (w, g, o) of `dense` and `experts` parameters on one device before ZeRO.
-fn states_of(dense: f64, experts: f64, run: &TrainingRun) -> (f64, f64, f64) {
+fn states_of(
+    dense: f64,
+    experts: f64,
+    run: &TrainingRun,
+    t: &TrainingAssumptions,
+) -> (f64, f64, f64) {
     let (gd, ge) = dp_groups(&run.layout);
     let sharded = |stage: u8| {
         if run.zero >= stage {
@@ -215,7 +220,7 @@ fn states_of(dense: f64, experts: f64, run: &TrainingRun) -> (f64, f64, f64) {
             dense + experts
         }
     };
-    let e = run.element_bytes();
+    let e = run.stored_bytes(t);
     (
         sharded(3) * e,
         sharded(2) * e,
@@ -314,7 +319,7 @@ fn layer_bytes_per_token(
     // mla_up_proj rebuilds from the latents kept) and MLA's latents.
     let heads_qkv = 2.0 * w.query + 4.0 * w.kv;
     let latents = 2.0 * w.latents;
-    let scale = run.element_bytes() / 2.0;
+    let scale = run.stored_bytes(t) / 2.0;
     let sixteen = |x: f64| x * scale;
     match recompute {
         Recompute::None | Recompute::Selective | Recompute::Modules(_) => {
@@ -439,13 +444,15 @@ pub fn layer_activations(
 }
 
 /// The last stage's extra activations for one micro-batch: the final norm's
-/// and the head's inputs (2 h each at 16 bits) and the loss's fp32 logits
-/// (4 V), over t.
-pub fn logits_bytes(d: &Decoder, run: &TrainingRun) -> f64 {
+/// and the head's inputs (2 h each at 16 bits) and what the loss holds of
+/// the logits at its peak ([`CrossEntropy::bytes_per_logit`]: 4 V for one
+/// fp32 copy), over t.
+pub fn logits_bytes(d: &Decoder, run: &TrainingRun, t: &TrainingAssumptions) -> f64 {
     let l = &run.layout;
     let tokens = run.seq / l.cp as f64 * run.micro_batch as f64;
     let tp = l.tp as f64;
-    tokens * (4.0 * d.hidden as f64 / tp * run.element_bytes() / 2.0 + 4.0 * d.vocab as f64 / tp)
+    let ce = t.cross_entropy.bytes_per_logit(l.tp);
+    tokens * (4.0 * d.hidden as f64 / tp * run.stored_bytes(t) / 2.0 + ce * d.vocab as f64 / tp)
 }
 
 /// Micro-batches whose activations device `i` of the pipeline holds at
@@ -499,7 +506,7 @@ pub fn memory(
     let (gd, _) = dp_groups(l);
     let gathered = if run.zero >= 3 && gd > 1 {
         let (dense, experts) = p.layer_per_device(l);
-        2.0 * (dense + experts) * run.element_bytes()
+        2.0 * (dense + experts) * run.stored_bytes(t)
     } else {
         0.0
     };
@@ -519,7 +526,7 @@ pub fn memory(
             Stage::Last => (l.edge_layers(d.layers, run.edge_layers), l.pp - 1),
         };
         let (dense, experts) = p.on_stage(l, layers, stage);
-        let (weights, gradients, optimizer) = states_of(dense, experts, run);
+        let (weights, gradients, optimizer) = states_of(dense, experts, run, t);
         let kept = layer * layers * in_flight_at(l, m, run.contiguous, index);
         // Offloaded: the device holds the layers in flight of one
         // micro-batch, the host the rest.
@@ -530,7 +537,7 @@ pub fn memory(
         };
         let activations = on_device + rebuilt;
         let logits = match stage {
-            Stage::Only | Stage::Last => logits_bytes(d, run),
+            Stage::Only | Stage::Last => logits_bytes(d, run, t),
             _ => 0.0,
         };
         let mem = TrainingMemory {

@@ -348,6 +348,84 @@ impl Attention {
     }
 }
 
+/// How the loss holds the logits at its peak, the start of backward
+/// ([`TrainingAssumptions::cross_entropy`]), in bytes per logit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CrossEntropy {
+    /// One fp32 copy, 4 bytes: a fused or vocabulary-parallel loss that
+    /// computes the softmax in place (Megatron-Core's
+    /// `fused_vocab_parallel_cross_entropy`, XLA's fusion); a compiled
+    /// PyTorch loss holds about as much (the 16-bit logits it saves and
+    /// their 16-bit gradient).
+    Fused,
+    /// Eager PyTorch's `cross_entropy(logits.float(), labels)`, as
+    /// torchtitan's train.py calls it. On one device the forward holds the
+    /// 16-bit logits (2), their fp32 copy (4) and the log-softmax output
+    /// (4), which it saves; backward then holds that output, the loss's
+    /// dense gradient of it (4) and the gradient of the log-softmax's input
+    /// (4): 12 bytes per logit at the peak (the 16-bit logits are freed
+    /// first: torchtitan's `del pred`). With the vocabulary split over tp
+    /// ranks, PyTorch's loss parallel (torch/distributed/tensor/parallel/
+    /// loss.py) computes the backward as `(grad_input + torch.exp(x)) *
+    /// grad_output` beside the saved output x and a zeroed `grad_input`:
+    /// x, `grad_input`, the exponential and the sum, 16 bytes per logit.
+    Eager,
+}
+
+impl CrossEntropy {
+    pub const ALL: [CrossEntropy; 2] = [CrossEntropy::Fused, CrossEntropy::Eager];
+    pub fn name(self) -> &'static str {
+        match self {
+            CrossEntropy::Fused => "fused",
+            CrossEntropy::Eager => "eager",
+        }
+    }
+    pub fn parse(s: &str) -> Option<CrossEntropy> {
+        let s = s.trim().to_ascii_lowercase();
+        CrossEntropy::ALL.into_iter().find(|c| c.name() == s)
+    }
+    /// Bytes per logit the loss holds at its peak, the vocabulary split
+    /// over `tp` ranks.
+    pub fn bytes_per_logit(self, tp: u32) -> f64 {
+        match self {
+            CrossEntropy::Fused => 4.0,
+            CrossEntropy::Eager if tp > 1 => 16.0,
+            CrossEntropy::Eager => 12.0,
+        }
+    }
+}
+
+/// What a run in a format narrower than 16 bits (fp8, fp4) holds in
+/// memory ([`TrainingAssumptions::low_precision_storage`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LowPrecisionStorage {
+    /// Weights, gradients and saved activations at the format's width,
+    /// roughly as Megatron-Core with Transformer Engine holds them (fp8
+    /// weights with `fp8_param`, fp8 copies of the linear layers' inputs
+    /// saved for backward).
+    Narrow,
+    /// All three at 16 bits, the narrow format only inside the products:
+    /// torchao's float8 training, which casts at each product (torchtitan's
+    /// Table 1 reads 82.7 GiB in bf16 and 82.5 GiB in Float8 for the same
+    /// layout, both compiled).
+    Bf16,
+}
+
+impl LowPrecisionStorage {
+    pub const ALL: [LowPrecisionStorage; 2] =
+        [LowPrecisionStorage::Narrow, LowPrecisionStorage::Bf16];
+    pub fn name(self) -> &'static str {
+        match self {
+            LowPrecisionStorage::Narrow => "narrow",
+            LowPrecisionStorage::Bf16 => "bf16",
+        }
+    }
+    pub fn parse(s: &str) -> Option<LowPrecisionStorage> {
+        let s = s.trim().to_ascii_lowercase();
+        LowPrecisionStorage::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
 /// Whether a device's measured matmul ceiling (`[device.matmul]`) scales
 /// the compute efficiency of training ([`TrainingAssumptions::matmul_ceiling`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -494,6 +572,18 @@ impl TrainingRun {
         self.precision.bytes()
     }
 
+    /// Bytes per element of weights, gradients and activations as held in
+    /// memory: the format's, or 16 bits for a narrower format a stack
+    /// holds at 16 bits ([`LowPrecisionStorage::Bf16`]).
+    pub fn stored_bytes(&self, t: &TrainingAssumptions) -> f64 {
+        let e = self.element_bytes();
+        if e < 2.0 && t.low_precision_storage == LowPrecisionStorage::Bf16 {
+            2.0
+        } else {
+            e
+        }
+    }
+
     /// Optimizer state per parameter: an fp32 master copy when the weights
     /// are narrower than fp32 (mixed precision), plus the moments. Adam in
     /// bf16: 4 + 8 = 12 bytes; with the weights and gradients, 16
@@ -626,6 +716,12 @@ pub struct TrainingAssumptions {
     /// a flat eta_c hides. docs/training.md gives what it does to the
     /// published runs.
     pub matmul_ceiling: MatmulCeiling,
+    /// How the loss holds the logits: fused (one fp32 copy, Megatron-Core,
+    /// XLA) by default; eager PyTorch (torchtitan) holds three at its peak.
+    pub cross_entropy: CrossEntropy,
+    /// Whether an fp8 (or narrower) run holds its tensors at the format's
+    /// width (by default) or at 16 bits (torchao).
+    pub low_precision_storage: LowPrecisionStorage,
 }
 
 /// Llama 3 (Dubey et al. 2024, "The Llama 3 Herd of Models", section
@@ -693,6 +789,8 @@ impl Default for TrainingAssumptions {
             attention_efficiency: DEFAULT_ATTENTION_EFFICIENCY,
             moe_token_time_s: DEFAULT_MOE_TOKEN_TIME_S,
             matmul_ceiling: MatmulCeiling::Measured,
+            cross_entropy: CrossEntropy::Fused,
+            low_precision_storage: LowPrecisionStorage::Narrow,
         }
     }
 }

@@ -446,7 +446,7 @@ fn parts(
         }
         _ => 0.0,
     };
-    let (_, _, opt_bytes) = super::memory::states(p, run);
+    let (_, _, opt_bytes) = super::memory::states(p, run, t);
     let opt_params = opt_bytes / run.optimizer_bytes();
     let moved = opt_params * (2.0 * run.optimizer_bytes() + 2.0 * run.element_bytes());
     Parts {

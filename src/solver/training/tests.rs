@@ -74,7 +74,7 @@ fn bf16_with_adam_keeps_sixteen_bytes_per_parameter() {
     let m = gpt(24, 2048, 16, 50_000);
     let p = Params::of(&m, decoder(&m).unwrap());
     let run = TrainingRun::default();
-    let (w, g, o) = states(&p, &run);
+    let (w, g, o) = states(&p, &run, &TrainingAssumptions::default());
     assert!((w + g + o - 16.0 * m.params).abs() < 1.0);
     assert_eq!(run.optimizer_bytes(), 12.0);
     // 8-bit Adam: moments of 1 byte each, 2 + 2 + 4 + 2 = 10.
@@ -82,7 +82,7 @@ fn bf16_with_adam_keeps_sixteen_bytes_per_parameter() {
         optimizer: Optimizer::Adam8bit,
         ..run
     };
-    let (w, g, o) = states(&p, &small);
+    let (w, g, o) = states(&p, &small, &TrainingAssumptions::default());
     assert!((w + g + o - 10.0 * m.params).abs() < 1.0);
 }
 
@@ -98,7 +98,7 @@ fn zero_stages_shard_optimizer_then_gradients_then_weights() {
             zero,
             ..TrainingRun::default()
         };
-        let (w, g, o) = states(&p, &run);
+        let (w, g, o) = states(&p, &run, &TrainingAssumptions::default());
         assert!((w + g + o - per * m.params).abs() < 1.0, "ZeRO {zero}");
     }
 }
@@ -203,7 +203,8 @@ fn the_last_stage_keeps_the_losss_fp32_logits() {
     let m = llama_8b();
     let d = decoder(&m).unwrap();
     let run = TrainingRun::default();
-    assert_eq!(memory::logits_bytes(d, &run), 8192.0 * 529_408.0);
+    let t = TrainingAssumptions::default();
+    assert_eq!(memory::logits_bytes(d, &run, &t), 8192.0 * 529_408.0);
     // One device holds everything: 32 layers of activations, the logits,
     // and 16 bytes per parameter.
     let tr = eval_on(&crate::solver::tests::a100(), &m, &run);
@@ -990,4 +991,78 @@ proptest! {
         let b = eval(&m, &more).memory.total();
         prop_assert!(b <= a * (1.0 + 1e-12));
     }
+}
+
+#[test]
+fn an_eager_loss_holds_three_copies_of_the_logits_four_under_tp() {
+    // Eager PyTorch's cross_entropy(logits.float()) holds at the start of
+    // backward the saved log-softmax output, the loss's dense gradient of
+    // it and the gradient of its input, 4 bytes each: 12 V per token;
+    // PyTorch's loss parallel (vocabulary over tp) holds the saved output,
+    // a zeroed gradient, the exponential and their sum: 16 V / tp. With
+    // the final norm's and head's inputs 2 x 2h at 16 bits, Llama 3.1 8B
+    // at seq 8192: 8192 x (4 x 4096 + 12 x 128256) bytes on one device;
+    // at tp 8, 8192 x (4 x 4096 + 16 x 128256) / 8.
+    let m = llama_8b();
+    let d = decoder(&m).unwrap();
+    let eager = TrainingAssumptions {
+        cross_entropy: CrossEntropy::Eager,
+        ..TrainingAssumptions::default()
+    };
+    let run = TrainingRun::default();
+    assert_eq!(
+        memory::logits_bytes(d, &run, &eager),
+        8192.0 * (4.0 * 4096.0 + 12.0 * 128_256.0)
+    );
+    let tp8 = TrainingRun {
+        layout: layout(1, 8, 1),
+        ..run
+    };
+    assert_eq!(
+        memory::logits_bytes(d, &tp8, &eager),
+        8192.0 * (4.0 * 4096.0 + 16.0 * 128_256.0) / 8.0
+    );
+    // A fused loss keeps its one fp32 copy at any tp.
+    let fused = TrainingAssumptions::default();
+    assert_eq!(
+        memory::logits_bytes(d, &tp8, &fused),
+        8192.0 * (4.0 * 4096.0 + 4.0 * 128_256.0) / 8.0
+    );
+}
+
+#[test]
+fn fp8_held_at_sixteen_bits_needs_what_bf16_needs() {
+    // By default an fp8 run holds 1-byte weights and gradients, a 12-byte
+    // optimizer state (fp32 master and moments) and its activations at
+    // half the 16-bit bytes: 1 + 1 + 12 = 14 bytes per parameter.
+    // torchao's float8 (bf16 storage) holds 2 + 2 + 12 = 16 and the
+    // activations of a bf16 run; only the products run in fp8.
+    let m = llama_8b();
+    let d = decoder(&m).unwrap();
+    let p = Params::of(&m, d);
+    let bf16 = TrainingRun::default();
+    let fp8 = TrainingRun {
+        precision: Precision::Fp8,
+        ..bf16
+    };
+    let narrow = TrainingAssumptions::default();
+    let wide = TrainingAssumptions {
+        low_precision_storage: LowPrecisionStorage::Bf16,
+        ..narrow
+    };
+    let per_param = |run: &TrainingRun, t: &TrainingAssumptions| {
+        let (w, g, o) = states(&p, run, t);
+        (w + g + o) / p.total
+    };
+    assert!((per_param(&fp8, &narrow) - 14.0).abs() < 1e-9);
+    assert!((per_param(&fp8, &wide) - 16.0).abs() < 1e-9);
+    let acts = |run: &TrainingRun, t: &TrainingAssumptions| {
+        memory::layer_activations(d, run, t, Recompute::None)
+    };
+    assert_eq!(acts(&fp8, &wide), acts(&bf16, &narrow));
+    // At 8 bits every 16-bit term halves; the fp32 log-sum-exp, 4 a = 128
+    // bytes a token, does not: (139392 - 128) / 2 + 128 = 69760.
+    assert_eq!(acts(&fp8, &narrow), 69_760.0 * 8192.0);
+    // The setting means nothing to a 16-bit run.
+    assert_eq!(acts(&bf16, &wide), acts(&bf16, &narrow));
 }

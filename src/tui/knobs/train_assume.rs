@@ -7,7 +7,9 @@
 
 use super::Knob;
 use super::training::TrainInputs;
-use crate::solver::training::{MatmulCeiling, Optimizer, TrainingAssumptions};
+use crate::solver::training::{
+    CrossEntropy, LowPrecisionStorage, MatmulCeiling, Optimizer, TrainingAssumptions,
+};
 use crate::solver::units::{self, Kind};
 
 /// Seconds in an hour: the MTBF is shown in hours, as it is written.
@@ -24,7 +26,7 @@ const MOE_TOKEN_S: (f64, f64) = (1e-8, 1e-3);
 const OVERLAP_STEP: f64 = 0.1;
 
 /// These knobs.
-pub const KNOBS: [Knob; 12] = [
+pub const KNOBS: [Knob; 14] = [
     Knob::Optimizer,
     Knob::DpOverlap,
     Knob::TpOverlap,
@@ -33,6 +35,8 @@ pub const KNOBS: [Knob; 12] = [
     Knob::OverlapSlowdown,
     Knob::AttentionEff,
     Knob::MatmulCeiling,
+    Knob::CrossEntropy,
+    Knob::Fp8Storage,
     Knob::MoeTokenTime,
     Knob::Mtbf,
     Knob::CheckpointBw,
@@ -54,6 +58,8 @@ pub fn label(k: Knob) -> &'static str {
         Knob::OverlapSlowdown => "overlap slowdown",
         Knob::AttentionEff => "attention eff",
         Knob::MatmulCeiling => "matmul ceiling",
+        Knob::CrossEntropy => "loss",
+        Knob::Fp8Storage => "fp8 held at",
         Knob::MoeTokenTime => "MoE token time",
         Knob::Mtbf => "device MTBF",
         Knob::CheckpointBw => "ckpt write",
@@ -70,6 +76,10 @@ pub fn hint(k: Knob) -> &'static str {
         Knob::OverlapSlowdown => "compute slower beside a hidden collective, e.g. 18.9%, 0",
         Knob::AttentionEff => "fraction of peak the attention kernels reach, e.g. 0.6",
         Knob::MatmulCeiling => "measured (the device's matmul ceiling scales eta_c) or flat",
+        Knob::CrossEntropy => {
+            "fused (one fp32 copy of the logits) or eager (PyTorch: 12 B, 16 B with TP)"
+        }
+        Knob::Fp8Storage => "narrow (8-bit weights, grads, activations) or bf16 (torchao)",
         Knob::MoeTokenTime => "an MoE layer's time per routed token copy, e.g. 0.2us, 0",
         Knob::Mtbf => "mean time between failures of one device, e.g. 50000h",
         Knob::CheckpointBw => "checkpoint write per device, e.g. 400MB/s, 2GB/s",
@@ -101,6 +111,8 @@ pub fn value(k: Knob, t: &TrainInputs) -> String {
         Knob::OverlapSlowdown => units::format_percent(a.overlap_slowdown),
         Knob::AttentionEff => units::format_percent(a.attention_efficiency),
         Knob::MatmulCeiling => a.matmul_ceiling.name().into(),
+        Knob::CrossEntropy => a.cross_entropy.name().into(),
+        Knob::Fp8Storage => a.low_precision_storage.name().into(),
         Knob::MoeTokenTime => units::format_time(a.moe_token_time_s),
         Knob::Mtbf => format!("{} h", units::format_number(a.device_mtbf_s / HOUR)),
         Knob::CheckpointBw => units::format_bandwidth(a.checkpoint_bandwidth),
@@ -144,6 +156,8 @@ pub fn step(k: Knob, t: &TrainInputs, up: bool) -> TrainInputs {
     match k {
         Knob::Optimizer => n.optimizer = Optimizer::ALL[usize::from(up)],
         Knob::MatmulCeiling => a.matmul_ceiling = MatmulCeiling::ALL[usize::from(up)],
+        Knob::CrossEntropy => a.cross_entropy = CrossEntropy::ALL[usize::from(up)],
+        Knob::Fp8Storage => a.low_precision_storage = LowPrecisionStorage::ALL[usize::from(up)],
         Knob::Mtbf => a.device_mtbf_s = double(a.device_mtbf_s, up, MTBF_S, false),
         Knob::MoeTokenTime => {
             a.moe_token_time_s = double(a.moe_token_time_s, up, MOE_TOKEN_S, true)
@@ -196,6 +210,14 @@ pub fn parse(k: Knob, text: &str, t: &TrainInputs) -> Result<TrainInputs, String
             a.matmul_ceiling = MatmulCeiling::parse(s)
                 .ok_or_else(|| format!("matmul ceiling {s:?}? use measured or flat"))?
         }
+        Knob::CrossEntropy => {
+            a.cross_entropy =
+                CrossEntropy::parse(s).ok_or_else(|| format!("loss {s:?}? use fused or eager"))?
+        }
+        Knob::Fp8Storage => {
+            a.low_precision_storage = LowPrecisionStorage::parse(s)
+                .ok_or_else(|| format!("fp8 storage {s:?}? use narrow or bf16"))?
+        }
         Knob::Mtbf => a.device_mtbf_s = positive(Kind::Time, "50000h")?,
         Knob::CheckpointBw => a.checkpoint_bandwidth = positive(Kind::Bandwidth, "400MB/s")?,
         _ => {
@@ -235,8 +257,8 @@ mod tests {
         assert_eq!(
             shown,
             [
-                "adam", "100%", "0%", "0%", "100%", "18.9%", "60%", "measured", "220 ns",
-                "50000 h", "400 MB/s", "10 min"
+                "adam", "100%", "0%", "0%", "100%", "18.9%", "60%", "measured", "fused", "narrow",
+                "220 ns", "50000 h", "400 MB/s", "10 min"
             ]
         );
         assert_eq!(t.assumptions.device_mtbf_s, DEFAULT_DEVICE_MTBF_S);
@@ -310,6 +332,23 @@ mod tests {
             MatmulCeiling::Flat
         );
         assert!(parse(Knob::MatmulCeiling, "sometimes", &TrainInputs::default()).is_err());
+        // The loss and what fp8 is held at move between their two names
+        // the same way.
+        let e = stepped(Knob::CrossEntropy, true, 1);
+        assert_eq!(e.assumptions.cross_entropy, CrossEntropy::Eager);
+        assert_eq!(
+            step(Knob::CrossEntropy, &e, false)
+                .assumptions
+                .cross_entropy,
+            CrossEntropy::Fused
+        );
+        let b = parse(Knob::Fp8Storage, "bf16", &TrainInputs::default()).unwrap();
+        assert_eq!(
+            b.assumptions.low_precision_storage,
+            LowPrecisionStorage::Bf16
+        );
+        assert!(parse(Knob::Fp8Storage, "fp16", &TrainInputs::default()).is_err());
+        assert!(parse(Knob::CrossEntropy, "lazy", &TrainInputs::default()).is_err());
         let t = stepped(Knob::Optimizer, true, 1);
         assert_eq!(t.optimizer, Optimizer::Adam8bit);
         assert_eq!(
