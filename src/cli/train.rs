@@ -567,7 +567,7 @@ fn heading(name: &str, hw: &Hardware, tr: &Training, rf: &RunFigures, style: Sty
     };
     h.push_str(&format!(
         "global batch {} tokens = {} micro-batches of {} x {} tokens on {} data-parallel ranks{bound}\n",
-        units::format_count(s.step_tokens),
+        units::format_tokens(s.step_tokens),
         units::format_count(s.micro_batches),
         r.micro_batch,
         units::format_tokens(r.seq),

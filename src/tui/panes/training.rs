@@ -89,7 +89,7 @@ fn step_section(app: &App, d: &TrainingData, width: usize) -> Vec<Line<'static>>
         Line::from(Span::styled(
             format!(
                 " {} tokens/step = {} micro-batches of {} x {} tokens on {} DP ranks",
-                units::format_count(s.step_tokens),
+                units::format_tokens(s.step_tokens),
                 units::format_count(s.micro_batches),
                 r.micro_batch,
                 units::format_tokens(r.seq),
