@@ -566,9 +566,9 @@ fn heading(name: &str, hw: &Hardware, tr: &Training, rf: &RunFigures, style: Sty
         String::new()
     };
     h.push_str(&format!(
-        "global batch {} tokens = {} micro-batches of {} x {} tokens on {} data-parallel ranks{bound}\n",
+        "global batch {} tokens = {} of {} x {} tokens on {} data-parallel ranks{bound}\n",
         units::format_tokens(s.step_tokens),
-        units::format_count(s.micro_batches),
+        units::format_count_of(s.micro_batches, "micro-batch", "micro-batches"),
         r.micro_batch,
         units::format_tokens(r.seq),
         r.layout.data_ways(),

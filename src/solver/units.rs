@@ -347,6 +347,12 @@ pub fn format_count(x: f64) -> String {
     with_prefix(x, "").trim_end().replace(' ', "")
 }
 
+/// A count with its noun, singular for exactly one: "1 micro-batch",
+/// "16 micro-batches", "2k micro-batches" ([`format_count`]).
+pub fn format_count_of(x: f64, one: &str, many: &str) -> String {
+    format!("{} {}", format_count(x), if x == 1.0 { one } else { many })
+}
+
 /// A number of tokens as model cards write it, exactly: "4096", "8192",
 /// "128k" (131072), "1M" (1048576); `k` is 1024. Below 100k, or when not a
 /// whole multiple of 1024, the whole number prints (so it reads back equal).
@@ -456,6 +462,14 @@ pub fn format_number(x: f64) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_count_of_one_takes_the_singular() {
+        let mb = |x| format_count_of(x, "micro-batch", "micro-batches");
+        assert_eq!(mb(1.0), "1 micro-batch");
+        assert_eq!(mb(16.0), "16 micro-batches");
+        assert_eq!(mb(0.0), "0 micro-batches");
+    }
 
     #[test]
     fn parses_datasheet_figures() {

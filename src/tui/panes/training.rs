@@ -88,9 +88,9 @@ fn step_section(app: &App, d: &TrainingData, width: usize) -> Vec<Line<'static>>
         )),
         Line::from(Span::styled(
             format!(
-                " {} tokens/step = {} micro-batches of {} x {} tokens on {} DP ranks",
+                " {} tokens/step = {} of {} x {} tokens on {} DP ranks",
                 units::format_tokens(s.step_tokens),
-                units::format_count(s.micro_batches),
+                units::format_count_of(s.micro_batches, "micro-batch", "micro-batches"),
                 r.micro_batch,
                 units::format_tokens(r.seq),
                 r.layout.data_ways()
