@@ -372,6 +372,21 @@ fn training_assumptions_read_with_their_units_and_each_problem_is_at_its_key() {
             "unit",
         ),
         ("[training]\nrestart = \"-1s\"\n", "restart", "zero or more"),
+        (
+            "[training]\nmatmul_ceiling = \"high\"\n",
+            "matmul_ceiling",
+            "measured or flat",
+        ),
+        (
+            "[training]\ncross_entropy = \"lazy\"\n",
+            "cross_entropy",
+            "fused or eager",
+        ),
+        (
+            "[training]\nlow_precision_storage = \"fp16\"\n",
+            "low_precision_storage",
+            "narrow or bf16",
+        ),
     ] {
         let e = one(text);
         assert_eq!(e.line, 2, "{key}: {e}");

@@ -516,6 +516,26 @@ fn within(
     }
 }
 
+/// The section's name for `key` (`given`), read by `parse`; else the
+/// problem "`key` \"x\"? use `names`" and `base`.
+fn named<T>(
+    p: &mut Problems,
+    (key, given, base): (&str, Option<&str>, T),
+    parse: impl Fn(&str) -> Option<T>,
+    names: &str,
+) -> T {
+    match given {
+        None => base,
+        Some(c) => parse(c).unwrap_or_else(|| {
+            p.push(
+                &format!("training.{key}"),
+                format!("{key} {c:?}? use {names}"),
+            );
+            base
+        }),
+    }
+}
+
 /// The training assumptions of the section over `base` (the solver's defaults or a profile's):
 /// overlaps from 0 to 1, a positive MTBF and checkpoint bandwidth, a
 /// restart time of zero or more (as `ridgeline train` takes them).
@@ -614,36 +634,32 @@ fn assumptions(
         |x| x > 0.0 && x <= 1.0,
         "above 0 and at most 1 (0.6 is 60% of peak)",
     );
-    let matmul_ceiling = match s.matmul_ceiling.as_deref() {
-        None => d.matmul_ceiling,
-        Some(c) => MatmulCeiling::parse(c).unwrap_or_else(|| {
-            p.push(
-                "training.matmul_ceiling",
-                format!("matmul_ceiling {c:?}? use measured or flat"),
-            );
-            d.matmul_ceiling
-        }),
-    };
-    let cross_entropy = match s.cross_entropy.as_deref() {
-        None => d.cross_entropy,
-        Some(c) => CrossEntropy::parse(c).unwrap_or_else(|| {
-            p.push(
-                "training.cross_entropy",
-                format!("cross_entropy {c:?}? use fused or eager"),
-            );
-            d.cross_entropy
-        }),
-    };
-    let low_precision_storage = match s.low_precision_storage.as_deref() {
-        None => d.low_precision_storage,
-        Some(c) => LowPrecisionStorage::parse(c).unwrap_or_else(|| {
-            p.push(
-                "training.low_precision_storage",
-                format!("low_precision_storage {c:?}? use narrow or bf16"),
-            );
-            d.low_precision_storage
-        }),
-    };
+    let matmul_ceiling = named(
+        p,
+        (
+            "matmul_ceiling",
+            s.matmul_ceiling.as_deref(),
+            d.matmul_ceiling,
+        ),
+        MatmulCeiling::parse,
+        "measured or flat",
+    );
+    let cross_entropy = named(
+        p,
+        ("cross_entropy", s.cross_entropy.as_deref(), d.cross_entropy),
+        CrossEntropy::parse,
+        "fused or eager",
+    );
+    let low_precision_storage = named(
+        p,
+        (
+            "low_precision_storage",
+            s.low_precision_storage.as_deref(),
+            d.low_precision_storage,
+        ),
+        LowPrecisionStorage::parse,
+        "narrow or bf16",
+    );
     TrainingAssumptions {
         dp_overlap,
         tp_overlap,
