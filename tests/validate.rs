@@ -82,13 +82,15 @@ fn the_serving_stacks_are_within_ten_percent_at_the_median_and_fifty_at_worst() 
     // against getting worse.
     let h = summary(&checked, |c| c.measurement.stack != "llama.cpp" && !c.fit);
     assert!(h.median_abs_error <= 0.14, "{h:?}");
-    // Each source left out (17.2%; 16.0% while vLLM's and TensorRT-LLM's
-    // publications shared a file each, docs/validation.md): the same kind
-    // of guard.
+    // Each source left out (18.5%; 17.2% before the two batch-1
+    // DeepSeek-R1 rows of 2026-12-06, whose steps cost far more than
+    // their bytes and pull a refit's fixed costs up for the dense rows of
+    // the same stack; 16.0% while vLLM's and TensorRT-LLM's publications
+    // shared a file each, docs/validation.md): the same kind of guard.
     let loso = leave_one_source_out(&cat, &checked, &[]);
     let l = loso_summary(&checked, &loso, |c| c.measurement.stack != "llama.cpp");
     assert_eq!(l.count, s.count);
-    assert!(l.median_abs_error <= 0.175, "{l:?}");
+    assert!(l.median_abs_error <= 0.19, "{l:?}");
 }
 
 #[test]
@@ -503,6 +505,20 @@ fn a_large_moe_on_a_current_stack_is_within_thirty_percent_on_one_node_not_acros
     assert!(one_node.abs() < 0.30, "{one_node}");
     let two_nodes = predict("sglang-deepseek-r1-16xh100-fp8-tp16-c1-i128-o128-tpot");
     assert!(two_nodes < -0.30, "{two_nodes}");
+    // At batch 1 on one node, without speculative decoding: TensorRT-LLM
+    // on 8 x B200, 111 tokens/s a user (NVIDIA's min-latency blog, its
+    // "Without MTP" row), and vLLM on 8 x H100 with the AWQ checkpoint,
+    // 16.1 ms a token (tt-inference-server issue #356). Both entered the
+    // catalog after `default` was fitted: the split puts them in the
+    // fitted half, but no profile has seen them. `default` says 87.5
+    // tokens/s (-21%) and 12.5 ms (-22%).
+    for id in [
+        "tensorrt-llm-tech-blog-deepseek-r1-b200-fp4-tp8-c1-i1024-o2048-no-mtp",
+        "vllm-tenstorrent-deepseek-r1-h100-int4-tp8-c1-i128-o128-tpot",
+    ] {
+        let e = predict(id);
+        assert!(e.abs() < 0.30, "{id}: {e}");
+    }
 }
 
 #[test]
