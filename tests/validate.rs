@@ -660,3 +660,71 @@ fn the_runs_once_judged_not_to_fit_fit_by_what_the_training_page_says() {
     assert_eq!(gb(m.total(), 1), 115.4);
     assert!(!m.fits);
 }
+
+#[test]
+fn torchtitans_memory_readings_are_what_the_training_page_says() {
+    // docs/training.md: with the torchtitan profile (eager loss, fp8 held
+    // at 16 bits), Llama 3.1 8B on 128 GPUs needs 60.7 GB (reading 71.9);
+    // the 8B in fp8 on 8 GPUs 75.8 GB, what bf16 needs (reading 82.5);
+    // Table 2's four context-parallel runs 76.5 GB each, 51 GB of it the
+    // loss's logits (32768 tokens a rank x (4 x 4096 + 12 x 128256) bytes
+    // = 50.97 GB, the head's inputs with them); the 70B at FSDP 32 x TP 8 60.5 GB
+    // (reading 77.2). Read with the torchtitan profile, each run's own.
+    use ridgeline::cli::validate_train::run_profile_id;
+    use ridgeline::cli::{profile_assumptions, profile_training};
+    use ridgeline::solver::training::{TrainingAssumptions, evaluate};
+    let cat = catalog();
+    let memory = |id: &str| {
+        let r = cat.training_runs.iter().find(|r| r.id == id).unwrap();
+        let p = run_profile_id(&cat, r);
+        assert_eq!(p, "torchtitan", "{id}");
+        let a = profile_assumptions(&cat, &p, &[]).unwrap();
+        let t = profile_training(&cat, &p, &[], &TrainingAssumptions::default()).unwrap();
+        let hw = &cat.hardware(&r.hardware).unwrap().hw;
+        let model = &cat.model(&r.model).unwrap().model;
+        (evaluate(hw, model, &r.run, &a, &t).unwrap().memory, r.value)
+    };
+    let gb = |x: f64| (x / 1e8).round() / 10.0;
+    let (m, read) = memory("torchtitan-llama3.1-8b-h100-fsdp128-bf16-mem");
+    assert_eq!((gb(m.total()), gb(read)), (60.7, 71.9));
+    let (m, read) = memory("torchtitan-llama3.1-8b-h100-fsdp8-fp8-compile-mem");
+    assert_eq!((gb(m.total()), gb(read)), (75.8, 82.5));
+    let (bf16, _) = memory("torchtitan-llama3.1-8b-h100-fsdp8-bf16-compile-mem");
+    assert_eq!(m.total(), bf16.total());
+    for id in [
+        "torchtitan-llama3.1-8b-h100-fsdp8-cp1-seq32768-fp8-compile-mem",
+        "torchtitan-llama3.1-8b-h100-fsdp4-cp2-seq65536-fp8-compile-mem",
+        "torchtitan-llama3.1-8b-h100-fsdp2-cp4-seq131072-fp8-compile-mem",
+        "torchtitan-llama3.1-8b-h100-fsdp1-cp8-seq262144-fp8-compile-mem",
+    ] {
+        let (m, _) = memory(id);
+        assert_eq!(
+            (gb(m.total()), (m.logits / 1e9).round()),
+            (76.5, 51.0),
+            "{id}"
+        );
+    }
+    let (m, read) = memory("torchtitan-llama3.1-70b-h100-fsdp32-tp8-fp8-mem");
+    assert_eq!((gb(m.total()), gb(read)), (60.5, 77.2));
+}
+
+#[test]
+fn deepseek_at_batch_one_is_what_the_validation_page_says() {
+    // docs/validation.md: `default` says 87.5 tokens/s a user against
+    // TensorRT-LLM's 111 on 8 x B200, and 12.5 ms a token against vLLM's
+    // 16.1 on 8 x H100.
+    let cat = catalog();
+    let a = cat.profile("default").unwrap().assumptions;
+    let predict = |id: &str| {
+        let m = cat.measurements.iter().find(|m| m.id == id).unwrap();
+        let hw = &cat.hardware(&m.hardware).unwrap().hw;
+        let model = &cat.model(&m.model).unwrap().model;
+        ridgeline::solver::calibration::predict(hw, model, &m.run, m.metric, &a)
+            .unwrap()
+            .value
+    };
+    let tps = predict("tensorrt-llm-tech-blog-deepseek-r1-b200-fp4-tp8-c1-i1024-o2048-no-mtp");
+    assert_eq!((tps * 10.0).round() / 10.0, 87.5);
+    let itl = predict("vllm-tenstorrent-deepseek-r1-h100-int4-tp8-c1-i128-o128-tpot");
+    assert_eq!((itl * 1e4).round() / 10.0, 12.5);
+}
