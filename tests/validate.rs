@@ -367,7 +367,7 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
     let held = error(p.value, qwen.run.value);
     assert!((0.9..1.2).contains(&held), "{held}");
     // "eager PyTorch at that power is still predicted 49% too fast held out
-    // (44% with its stack profile's η_c)": torchtitan's 8B on h100-sxm-96gb.
+    // (46% with its stack profile's η_c)": torchtitan's 8B on h100-sxm-96gb.
     let titan = checked
         .iter()
         .find(|c| c.run.id == "torchtitan-llama3.1-8b-h100-fsdp128-bf16-tps")
@@ -377,7 +377,7 @@ fn the_readme_quotes_the_training_summary_and_its_claims_hold() {
     let held = error(p.value, titan.run.value);
     assert!((0.485..0.495).contains(&held), "{held}");
     let prof = error(titan.profile.as_ref().unwrap().value, titan.run.value);
-    assert!((0.44..0.45).contains(&prof), "{prof}");
+    assert!((0.455..0.465).contains(&prof), "{prof}");
     // "None of the 72 runs is judged not to fit": none, on its stack's
     // profile, the figure the page's sentence and table give.
     let unfit: Vec<&str> = checked

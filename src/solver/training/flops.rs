@@ -21,7 +21,7 @@
 //! modules the attention core when it holds core_attn, and the products of
 //! the parts it rebuilds ([`module_products`]).
 
-use super::{Modules, Params, Recompute, TrainingRun};
+use super::{Modules, Params, Recompute, TrainingAssumptions, TrainingRun};
 use crate::solver::types::Decoder;
 
 /// FLOPs per token of one training step.
@@ -252,10 +252,14 @@ fn module_elementwise(d: &Decoder, m: Modules, mlp: impl Fn(f64) -> f64) -> f64 
 /// 16-bit logits and writes fp32 probabilities, and backward reads those
 /// and writes 16-bit gradients: 12 V bytes per token.
 ///
+/// Elements are of the width activations are held at
+/// ([`TrainingRun::stored_bytes`]): a stack that holds fp8 activations at
+/// 16 bits runs its norms and adds on 16-bit tensors.
+///
 /// These kernels are memory-bound: at an H100's 295 FLOP/B ridge a norm's
 /// one read and one write per element is far below it, so their time is
 /// bytes over bandwidth, serial with the products (they sit between them).
-pub fn elementwise_bytes_per_token(d: &Decoder, run: &TrainingRun) -> f64 {
+pub fn elementwise_bytes_per_token(d: &Decoder, run: &TrainingRun, t: &TrainingAssumptions) -> f64 {
     let h = d.hidden as f64;
     let dh = d.head_dim as f64;
     let qk = d.heads as f64 * dh + d.kv_heads as f64 * dh;
@@ -281,7 +285,7 @@ pub fn elementwise_bytes_per_token(d: &Decoder, run: &TrainingRun) -> f64 {
         Recompute::None | Recompute::Selective => (3.0, 0.0),
         Recompute::Modules(m) => (3.0, module_elementwise(d, m, mlp)),
     };
-    l * (per_layer * passes + again) * run.element_bytes() + 12.0 * d.vocab as f64
+    l * (per_layer * passes + again) * run.stored_bytes(t) + 12.0 * d.vocab as f64
 }
 
 /// One matrix product of a transformer block, in the order the block runs

@@ -5,7 +5,8 @@
 //!   (Hoffmann et al. 2022, "Training Compute-Optimal Large Language
 //!   Models", table 3); steps = tokens / tokens per step.
 //! - failures: a job of n devices fails every M = MTBF_device / n. A
-//!   checkpoint of the weights and optimizer state, P (e + o) bytes, takes
+//!   checkpoint of the weights and optimizer state, P (e + o) bytes (e the
+//!   width the weights are held at, 2 for fp8 a stack holds at 16 bits), takes
 //!   C = bytes / (n x write bandwidth per device). The Young-Daly interval
 //!   tau = sqrt(2 C M) (Young 1974; Daly 2006) and the first-order waste
 //!   C / tau + (tau / 2 + R) / M (checkpoints written, work redone since
@@ -87,7 +88,7 @@ pub fn run_figures(
     let tokens = spec.tokens.tokens(tr.params.total);
     let steps = tokens / tr.step.step_tokens;
     let ideal = steps * tr.step.step_time_s;
-    let checkpoint_bytes = tr.params.total * (tr.run.element_bytes() + tr.run.optimizer_bytes());
+    let checkpoint_bytes = tr.params.total * (tr.run.stored_bytes(t) + tr.run.optimizer_bytes());
     let c = checkpoint_bytes / (n * t.checkpoint_bandwidth);
     let mtbf = t.device_mtbf_s / n;
     let (interval, waste) = young_daly(c, mtbf, t.restart_s);

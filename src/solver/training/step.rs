@@ -47,7 +47,7 @@
 //!   pipeline's work.
 //! - optimizer = bytes of optimizer state read and written, plus the
 //!   gradients read and the weights written, over HBM: P_opt (2 o + 2 e) /
-//!   (BW x eta_m).
+//!   (BW x eta_m), e the width the weights and gradients are held at.
 
 use super::flops::Flops;
 use super::{
@@ -430,7 +430,7 @@ fn parts(
     let gemm = f.hardware_per_token - f.attention_per_token;
     let gemm_recompute = f.hardware_per_token - f.model_per_token - f.attention_recompute_per_token;
     let attention_s = f.attention_per_token * tokens / attention_rate;
-    let elementwise_s = super::flops::elementwise_bytes_per_token(d, run) * tokens
+    let elementwise_s = super::flops::elementwise_bytes_per_token(d, run, t) * tokens
         / (mc.memory_bandwidth * a.memory_efficiency);
     // Each routed copy of a token costs an MoE layer a fixed time beyond
     // its products and bytes (see TrainingAssumptions::moe_token_time_s).
@@ -448,7 +448,7 @@ fn parts(
     };
     let (_, _, opt_bytes) = super::memory::states(p, run, t);
     let opt_params = opt_bytes / run.optimizer_bytes();
-    let moved = opt_params * (2.0 * run.optimizer_bytes() + 2.0 * run.element_bytes());
+    let moved = opt_params * (2.0 * run.optimizer_bytes() + 2.0 * run.stored_bytes(t));
     Parts {
         compute_s: gemm * tokens / rate + attention_s,
         recompute_s: gemm_recompute * tokens / rate

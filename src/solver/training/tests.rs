@@ -1066,3 +1066,54 @@ fn fp8_held_at_sixteen_bits_needs_what_bf16_needs() {
     // The setting means nothing to a 16-bit run.
     assert_eq!(acts(&bf16, &wide), acts(&bf16, &narrow));
 }
+
+#[test]
+fn fp8_held_at_sixteen_bits_writes_and_moves_sixteen_bit_weights() {
+    // The checkpoint holds the weights at the width memory holds them and
+    // the 12-byte optimizer state: fp8 narrow 1 + 12 = 13 bytes per
+    // parameter, fp8 held at 16 bits (torchao) 2 + 12 = 14, as bf16.
+    // The optimizer step reads and writes the state and reads the
+    // gradients and writes the weights: 2 x 12 + 2 e = 26 bytes narrow,
+    // 28 at 16 bits. The element-wise kernels run on activations of the
+    // width they are held at: the 16-bit run's bytes.
+    let m = llama_8b();
+    let d = decoder(&m).unwrap();
+    let bf16 = TrainingRun {
+        layout: layout(8, 1, 1),
+        ..TrainingRun::default()
+    };
+    let fp8 = TrainingRun {
+        precision: Precision::Fp8,
+        ..bf16
+    };
+    let narrow = TrainingAssumptions::default();
+    let wide = TrainingAssumptions {
+        low_precision_storage: LowPrecisionStorage::Bf16,
+        ..narrow
+    };
+    let at = |run: &TrainingRun, t: &TrainingAssumptions| {
+        evaluate(&a100(), &m, run, &Assumptions::ideal(), t).unwrap()
+    };
+    let spec = RunSpec {
+        tokens: TokensToTrain::Chinchilla,
+        idle_share: 0.3,
+        grid: None,
+    };
+    let per_param = |run: &TrainingRun, t: &TrainingAssumptions| {
+        let tr = at(run, t);
+        run_figures(&a100(), &tr, &spec, t).checkpoint_bytes / tr.params.total
+    };
+    assert!((per_param(&fp8, &narrow) - 13.0).abs() < 1e-9);
+    assert!((per_param(&fp8, &wide) - 14.0).abs() < 1e-9);
+    assert!((per_param(&bf16, &narrow) - 14.0).abs() < 1e-9);
+    let opt = |t: &TrainingAssumptions| at(&fp8, t).step.optimizer_s;
+    assert!((opt(&wide) / opt(&narrow) - 28.0 / 26.0).abs() < 1e-12);
+    assert_eq!(
+        flops::elementwise_bytes_per_token(d, &fp8, &wide),
+        flops::elementwise_bytes_per_token(d, &bf16, &narrow)
+    );
+    assert!(
+        flops::elementwise_bytes_per_token(d, &fp8, &narrow)
+            < flops::elementwise_bytes_per_token(d, &fp8, &wide)
+    );
+}
