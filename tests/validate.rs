@@ -4,7 +4,7 @@
 
 use ridgeline::catalog::Catalog;
 use ridgeline::cli::validate::{
-    leave_one_source_out, loso_summary, per_stack, summary, summary_table,
+    check, leave_one_source_out, loso_summary, on_device, per_stack, summary, summary_table,
 };
 use ridgeline::solver::calibration::Metric;
 
@@ -57,7 +57,7 @@ fn every_measurement_is_predicted_but_a_layout_the_catalog_gives_no_link() {
 }
 
 #[test]
-fn the_serving_stacks_are_within_ten_percent_at_the_median_and_fifty_at_worst() {
+fn the_serving_stacks_are_within_ten_percent_at_the_median_and_sixty_at_worst() {
     // The serving stacks (all but llama.cpp), each with its own profile.
     // The worst cases are SGLang v0.5.7's DeepSeek-R1 under the `sglang`
     // profile fitted on v0.4.1 (+191%: docs/validation.md), short-prompt
@@ -71,26 +71,28 @@ fn the_serving_stacks_are_within_ten_percent_at_the_median_and_fifty_at_worst() 
     assert!(s.median_abs_error <= 0.10, "{s:?}");
     assert!(s.worst_abs_error <= 2.0, "{s:?}");
     // Every stack but SGLang, whose profile is fitted on one version, still
-    // within 50% at worst.
+    // within 60% at worst: vLLM's 2025 Qwen3-30B-A3B, +57% held out (+49%
+    // while the vLLM profile fitted its own efficiencies: one time per MoE
+    // layer holds neither its early-2024 Mixtral steps nor its 2025 Qwen3
+    // ones, and the refit on times alone moved it from 40 to 80 us).
     let w = summary(&checked, |c| {
         !["llama.cpp", "sglang"].contains(&c.measurement.stack.as_str())
     });
-    assert!(w.worst_abs_error <= 0.50, "{w:?}");
-    // Held out alone: 13.5% since the MoE figures entered (8.7% before:
-    // one time per MoE layer holds neither vLLM's early-2024 Mixtral steps
-    // nor its 2025 Qwen3-30B-A3B ones, docs/validation.md). A guard
-    // against getting worse.
+    assert!(w.worst_abs_error <= 0.60, "{w:?}");
+    // Held out alone: 9.8% since the stack profiles fit their times only
+    // (13.5% while they also fitted their own efficiencies,
+    // docs/validation.md). A guard against getting worse.
     let h = summary(&checked, |c| c.measurement.stack != "llama.cpp" && !c.fit);
-    assert!(h.median_abs_error <= 0.14, "{h:?}");
-    // Each source left out (18.5%; 17.2% before the two batch-1
-    // DeepSeek-R1 rows of 2026-12-06, whose steps cost far more than
-    // their bytes and pull a refit's fixed costs up for the dense rows of
-    // the same stack; 16.0% while vLLM's and TensorRT-LLM's publications
-    // shared a file each, docs/validation.md): the same kind of guard.
+    assert!(h.median_abs_error <= 0.10, "{h:?}");
+    // Each source left out: 10.5% with the stack profiles fitting their
+    // times and the efficiencies the default's; 18.5% while each stack
+    // profile fitted its own efficiencies on its few sources (the two
+    // batch-1 DeepSeek-R1 rows of 2026-12-06 had pulled it from 17.2%).
+    // The bar is 12%: a guard that holds it.
     let loso = leave_one_source_out(&cat, &checked, &[]);
     let l = loso_summary(&checked, &loso, |c| c.measurement.stack != "llama.cpp");
     assert_eq!(l.count, s.count);
-    assert!(l.median_abs_error <= 0.19, "{l:?}");
+    assert!(l.median_abs_error <= 0.11, "{l:?}");
 }
 
 #[test]
@@ -727,4 +729,48 @@ fn deepseek_at_batch_one_is_what_the_validation_page_says() {
     assert_eq!((tps * 10.0).round() / 10.0, 87.5);
     let itl = predict("vllm-tenstorrent-deepseek-r1-h100-int4-tp8-c1-i128-o128-tpot");
     assert_eq!((itl * 1e4).round() / 10.0, 12.5);
+}
+
+#[test]
+fn the_stack_profiles_predict_other_sources_as_well_as_default_does() {
+    // docs/validation.md, "each source left out": the serving stacks'
+    // profiles fit their times only and take the efficiencies from
+    // `default`, fitted on every stack. Left out by source, the serving
+    // stacks' figures are 10.5% off at the median with their own profiles
+    // and 11.7% with `default` refitted without the same source: a stack
+    // profile must not predict the sources it was not fitted on worse than
+    // the profile every stack shares (18.5% against 11.7% while they fitted
+    // their own efficiencies too).
+    let cat = catalog();
+    let serving = |c: &ridgeline::cli::validate::Checked| c.measurement.stack != "llama.cpp";
+    let own = per_stack(&cat);
+    let own_loso = leave_one_source_out(&cat, &own, &[]);
+    let o = loso_summary(&own, &own_loso, serving);
+    let default = cat.profile("default").unwrap();
+    let shared = check(&cat, |_, hw| {
+        ("default".to_string(), on_device(default, hw))
+    });
+    let shared_loso = leave_one_source_out(&cat, &shared, &[]);
+    let d = loso_summary(&shared, &shared_loso, serving);
+    assert_eq!(o.count, d.count);
+    assert!((o.median_abs_error - 0.105).abs() < 0.0005, "{o:?}");
+    assert!((d.median_abs_error - 0.117).abs() < 0.0005, "{d:?}");
+    assert!(o.median_abs_error <= d.median_abs_error);
+    // Every stack profile of a serving stack fits times only.
+    for id in ["gpt-fast", "vllm", "tensorrt-llm", "sglang"] {
+        let keys = &cat.profile(id).unwrap().fit.as_ref().unwrap().keys;
+        assert!(
+            keys.iter().all(|k| k.ends_with("_time") || k == "overhead"),
+            "{id}: {keys:?}"
+        );
+    }
+    // What it cost: vLLM's 2025 Qwen3-30B-A3B step, predicted 57% too long
+    // held out (one time per MoE layer, 80 us, for every generation).
+    let qwen = own
+        .iter()
+        .find(|c| c.measurement.id == "vllm-qwen3-30b-a3b-h100-bf16-tp1-c10-i2048-o1024-tpot")
+        .unwrap();
+    let p = qwen.prediction.as_ref().unwrap().value;
+    let e = p / qwen.measurement.value - 1.0;
+    assert!((0.565..0.575).contains(&e), "{e}");
 }
