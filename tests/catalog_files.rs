@@ -661,7 +661,7 @@ fn model_shapes_must_be_consistent() {
         assert!(out.contains(&want), "{want}\n{out}");
     }
     assert!(
-        out.contains("44 devices, 47 models"),
+        out.contains("44 devices, 48 models"),
         "only `good` loads: {out}"
     );
     std::fs::remove_dir_all(&d).ok();

@@ -95,6 +95,7 @@ pub const RUN_KEYS: &[&str] = &[
     "edge_layers",
     "contiguous",
     "offload",
+    "dropout",
     "optimizer",
     "cross_entropy",
     "notes",
@@ -203,6 +204,7 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
     let edge_layers = f.opt_whole("edge_layers", 0..=65_536).map_or(0, |(v, _)| v);
     let contiguous = f.opt_whole("contiguous", 0..=65_536).map_or(0, |(v, _)| v);
     let offload = f.opt_bool("offload").unwrap_or(false);
+    let dropout = f.opt_bool("dropout").unwrap_or(false);
     let notes = f.opt_string("notes");
     let layout = Layout {
         dp,
@@ -249,7 +251,7 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
                 precision: precision?,
                 optimizer: optimizer?,
                 attention: attention?,
-                dropout: false,
+                dropout,
                 edge_layers,
                 contiguous,
                 offload,
