@@ -25,7 +25,7 @@ fn a_user_at_80x24_with_arrow_keys() {
     assert!(s.contains("memory-bound"), "{s}");
     // Right to the model list, filter for 70b.
     t.keys(&["Right"]);
-    t.wait_for("Model 46");
+    t.wait_for("Model 47");
     t.keys(&["/"]);
     t.text("70b");
     // The unfiltered list shows llama-3.1-70b too: wait until the 8B is gone.
