@@ -43,7 +43,7 @@ fn grid(takes: Takes) -> Vec<f64> {
         Takes::Rows => (0..=64).map(|i| i as f64 * 4.0).collect(),
         Takes::Algorithm => vec![0.0, 1.0, 2.0],
         // A training key: never a serving profile's fit.
-        Takes::Ceiling | Takes::CrossEntropy | Takes::Storage => Vec::new(),
+        Takes::Ceiling | Takes::CrossEntropy | Takes::Storage | Takes::Grads => Vec::new(),
     }
 }
 

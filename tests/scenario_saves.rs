@@ -10,8 +10,8 @@ use ridgeline::scenario::{ExploreHardware, ExploreInputs};
 use ridgeline::scenario::{SynthTarget, written};
 use ridgeline::solver::Precisions;
 use ridgeline::solver::training::{
-    Attention, CrossEntropy, LowPrecisionStorage, MatmulCeiling, Modules, Optimizer, Recompute,
-    TokensToTrain, TrainingAssumptions,
+    Attention, CrossEntropy, GradPrecision, LowPrecisionStorage, MatmulCeiling, Modules, Optimizer,
+    Recompute, TokensToTrain, TrainingAssumptions,
 };
 use ridgeline::solver::{Assumptions, Collective, Phase, Precision, Workload, fleet};
 use ridgeline::tui::app::Level;
@@ -414,6 +414,7 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
             prop::sample::select(MatmulCeiling::ALL.to_vec()),
             prop::sample::select(CrossEntropy::ALL.to_vec()),
             prop::sample::select(LowPrecisionStorage::ALL.to_vec()),
+            prop::sample::select(GradPrecision::ALL.to_vec()),
         ),
     )
         .prop_map(
@@ -425,7 +426,7 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
                 moe_capacity,
                 attention_efficiency,
                 moe_token_time_s,
-                (matmul_ceiling, cross_entropy, low_precision_storage),
+                (matmul_ceiling, cross_entropy, low_precision_storage, grad_precision),
             )| {
                 TrainingAssumptions {
                     dp_overlap: dp,
@@ -442,6 +443,7 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
                     matmul_ceiling,
                     cross_entropy,
                     low_precision_storage,
+                    grad_precision,
                 }
             },
         )

@@ -1200,3 +1200,100 @@ fn the_torchtitan_profile_is_its_loss_and_fp8_storage_given_by_flag() {
         16_384.0 * (4.0 * 4096.0 + 4.0 * 128_256.0)
     );
 }
+
+#[test]
+fn megatrons_fp32_main_gradients_by_flag_by_assume_and_what_they_hold() {
+    // Megatron-LM CI's memory test (catalog/training/megatron-lm-ci.toml):
+    // its 7B GPT on 8 H100, pp 4 with 8 virtual stages, the distributed
+    // optimizer over dp 2, Megatron's default dropout and fp32 main
+    // gradients. The flag and `--assume` give one answer; the gradients
+    // row doubles the bf16 weights' (4 bytes against 2 a parameter), and
+    // the total is docs/training.md's: 58.1 GB against the reading's 60.7
+    // (54.2 GB with bf16 gradients).
+    let run = |extra: &[&str]| -> Value {
+        let mut a = vec![
+            "train",
+            "-m",
+            "megatron-ci-gpt-7b",
+            "-H",
+            "h100-sxm",
+            "--devices",
+            "8",
+            "--pp",
+            "4",
+            "--interleave",
+            "8",
+            "--zero",
+            "1",
+            "--recompute",
+            "none",
+            "--micro-batch",
+            "1",
+            "--global-batch",
+            "65536",
+            "--seq",
+            "8192",
+            "--dropout",
+            "--profile",
+            "megatron-core",
+            "-f",
+            "json",
+        ];
+        a.extend_from_slice(extra);
+        json(&a)
+    };
+    let mem = |v: &Value, k: &str| f(&v["memory_per_device_bytes"], k);
+    let flag = run(&["--grad-precision", "fp32"]);
+    assert_eq!(flag, run(&["--assume", "grad_precision=fp32"]));
+    assert_eq!(mem(&flag, "gradients"), 2.0 * mem(&flag, "weights"));
+    let bf16 = run(&[]);
+    assert_eq!(mem(&bf16, "gradients"), mem(&bf16, "weights"));
+    let gb = |x: f64| (x / 1e8).round() / 10.0;
+    assert_eq!(
+        (gb(mem(&flag, "total")), gb(mem(&bf16, "total"))),
+        (58.1, 54.2)
+    );
+    // What is held between steps, against the 24.8 GB the test logs.
+    let states = |v: &Value| mem(v, "weights") + mem(v, "gradients") + mem(v, "optimizer");
+    assert_eq!(gb(states(&flag)), 23.5);
+    // The Megatron-Bridge log's Llama 3.2 1B on 8 H100 (dp 8, seq 1024,
+    // 64 micro-batches): 11.1 GB against 12.6 (8.6 with bf16 gradients),
+    // 9.3 GB held between steps against the log's 10.0.
+    let one_b = |extra: &[&str]| -> Value {
+        let mut a = vec![
+            "train",
+            "-m",
+            "llama-3.2-1b",
+            "-H",
+            "h100-sxm",
+            "--devices",
+            "8",
+            "--zero",
+            "1",
+            "--recompute",
+            "none",
+            "--micro-batch",
+            "1",
+            "--global-batch",
+            "524288",
+            "--seq",
+            "1024",
+            "--profile",
+            "megatron-core",
+            "-f",
+            "json",
+        ];
+        a.extend_from_slice(extra);
+        json(&a)
+    };
+    let wide = one_b(&["--grad-precision", "fp32"]);
+    assert_eq!(
+        (gb(mem(&wide, "total")), gb(mem(&one_b(&[]), "total"))),
+        (11.1, 8.6)
+    );
+    assert_eq!(gb(states(&wide)), 9.3);
+    // A width it does not take is refused with what it takes.
+    let out = ridgeline(&["train", "--assume", "grad_precision=bf16"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("\"param\" or \"fp32\""));
+}

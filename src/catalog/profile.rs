@@ -8,7 +8,7 @@ use super::convert::{Converted, names, source, sources, year};
 use super::fields::Fields;
 use crate::solver::calibration::{Metric, Run};
 use crate::solver::training::{
-    CrossEntropy, LowPrecisionStorage, MatmulCeiling, TrainingAssumptions,
+    CrossEntropy, GradPrecision, LowPrecisionStorage, MatmulCeiling, TrainingAssumptions,
 };
 use crate::solver::units::{self, Kind};
 use crate::solver::{Assumptions, Collective, Precision};
@@ -43,6 +43,8 @@ pub enum Takes {
     CrossEntropy,
     /// narrow or bf16.
     Storage,
+    /// param or fp32.
+    Grads,
 }
 
 impl Takes {
@@ -56,6 +58,7 @@ impl Takes {
             Takes::Ceiling => "\"measured\" or \"flat\"",
             Takes::CrossEntropy => "\"fused\" or \"eager\"",
             Takes::Storage => "\"narrow\" or \"bf16\"",
+            Takes::Grads => "\"param\" or \"fp32\"",
         }
     }
 }
@@ -230,6 +233,11 @@ pub const TRAINING_KEYS: &[Key] = &[
         takes: Takes::Storage,
         help: "fp8 tensors held narrow or at bf16",
     },
+    Key {
+        key: "grad_precision",
+        takes: Takes::Grads,
+        help: "gradients at the weights' width (param) or fp32",
+    },
 ];
 
 fn training_slot<'a>(t: &'a mut TrainingAssumptions, key: &str) -> Option<&'a mut f64> {
@@ -272,6 +280,10 @@ pub fn set_training(t: &mut TrainingAssumptions, key: &str, value: Value) -> Res
             t.low_precision_storage = named(k, value, LowPrecisionStorage::parse)?;
             return Ok(());
         }
+        Takes::Grads => {
+            t.grad_precision = named(k, value, GradPrecision::parse)?;
+            return Ok(());
+        }
         _ => {}
     }
     let x = checked(k, value)?;
@@ -287,6 +299,7 @@ pub fn get_training(t: &TrainingAssumptions, key: &str) -> Option<Got> {
         Takes::Ceiling => return Some(Got::Name(t.matmul_ceiling.name())),
         Takes::CrossEntropy => return Some(Got::Name(t.cross_entropy.name())),
         Takes::Storage => return Some(Got::Name(t.low_precision_storage.name())),
+        Takes::Grads => return Some(Got::Name(t.grad_precision.name())),
         _ => {}
     }
     let mut copy = *t;
@@ -313,6 +326,7 @@ pub fn with_stack(t: &TrainingAssumptions, stack: &TrainingAssumptions) -> Train
         matmul_ceiling: stack.matmul_ceiling,
         cross_entropy: stack.cross_entropy,
         low_precision_storage: stack.low_precision_storage,
+        grad_precision: stack.grad_precision,
         ..*t
     }
 }
@@ -432,7 +446,10 @@ fn checked(k: &Key, value: Value) -> Result<f64, String> {
     let key = k.key;
     let bad = || format!("{key} takes {}", k.takes.text());
     let x = match (k.takes, value) {
-        (Takes::Algorithm | Takes::Ceiling | Takes::CrossEntropy | Takes::Storage, _) => {
+        (
+            Takes::Algorithm | Takes::Ceiling | Takes::CrossEntropy | Takes::Storage | Takes::Grads,
+            _,
+        ) => {
             return Err(bad());
         }
         (Takes::Time, Value::Number(_)) => return Err(bad()),
@@ -450,9 +467,12 @@ fn checked(k: &Key, value: Value) -> Result<f64, String> {
         Takes::Fraction => x > 0.0 && x <= 1.0,
         Takes::UnitInterval => (0.0..=1.0).contains(&x),
         Takes::Rows => (0.0..=1e6).contains(&x),
-        Takes::Time | Takes::Algorithm | Takes::Ceiling | Takes::CrossEntropy | Takes::Storage => {
-            true
-        }
+        Takes::Time
+        | Takes::Algorithm
+        | Takes::Ceiling
+        | Takes::CrossEntropy
+        | Takes::Storage
+        | Takes::Grads => true,
     };
     if !ok || !x.is_finite() {
         return Err(format!(

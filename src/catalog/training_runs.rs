@@ -6,7 +6,9 @@
 use super::convert::{Converted, names, source, year};
 use super::fields::Fields;
 use crate::solver::Precision;
-use crate::solver::training::{Attention, CrossEntropy, Layout, Optimizer, Recompute, TrainingRun};
+use crate::solver::training::{
+    Attention, CrossEntropy, GradPrecision, Layout, Optimizer, Recompute, TrainingRun,
+};
 
 pub use crate::solver::training::predict::{MfuFlops, Quantity as TrainMetric};
 
@@ -54,6 +56,11 @@ pub struct TrainingMeasurement {
     /// stack profile's (`cross_entropy`; e.g. a compiled loss in a stack
     /// whose loss is eager by default).
     pub cross_entropy: Option<CrossEntropy>,
+    /// The width this run held and reduced its gradients at, where it
+    /// differs from its stack profile's (`grad_precision`; e.g. Megatron-LM
+    /// run with its fp32 default where the stack's published performance
+    /// recipes reduce in bf16).
+    pub grad_precision: Option<GradPrecision>,
 }
 
 impl TrainingMeasurement {
@@ -98,6 +105,7 @@ pub const RUN_KEYS: &[&str] = &[
     "dropout",
     "optimizer",
     "cross_entropy",
+    "grad_precision",
     "notes",
 ];
 
@@ -191,6 +199,16 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
             c.map(Some)
         }
     };
+    let grad_precision = match f.opt_string("grad_precision") {
+        None => Some(None),
+        Some((s, at)) => {
+            let g = GradPrecision::parse(&s);
+            if g.is_none() {
+                f.problem(at, "grad_precision must be param or fp32");
+            }
+            g.map(Some)
+        }
+    };
     let micro_batch = f.whole("micro_batch", 1..=65_536);
     let global_batch = f.number("global_batch", 1.0..=1e12, "tokens per optimizer step");
     let seq = f.number("seq", 1.0..=1e9, "tokens per sequence");
@@ -259,6 +277,7 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
             notes: notes.map(|n| n.0),
             origin: origin.to_string(),
             cross_entropy: cross_entropy?,
+            grad_precision: grad_precision?,
         },
         id_at,
         alias_at: Vec::new(),

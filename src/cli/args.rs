@@ -1064,6 +1064,14 @@ pub enum LowPrecisionStorageArg {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GradPrecisionArg {
+    /// At the weights' width (2 bytes a parameter in bf16)
+    Param,
+    /// fp32: Megatron-Core's main gradients, held and reduced at 4 bytes
+    Fp32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OptimizerArg {
     Adam,
     #[value(name = "adam-8bit")]
@@ -1325,6 +1333,9 @@ pub struct TrainKnobs {
     /// What an fp8 run holds in memory: narrow (weights, gradients and saved activations at 8 bits) or bf16 (all at 16 bits, fp8 only inside the products, as torchao does) [default: narrow; the torchtitan profile's is bf16].
     #[arg(long, value_enum)]
     pub low_precision_storage: Option<LowPrecisionStorageArg>,
+    /// The width gradients are held and reduced at: param (the weights', 2 bytes a parameter in bf16) or fp32 (Megatron-Core's main gradients, its default for bf16: 4 bytes, reduced in fp32) [default: param; the megatron-core profile's is fp32].
+    #[arg(long, value_enum)]
+    pub grad_precision: Option<GradPrecisionArg>,
     /// Fraction of peak FLOP/s reached [default: the profile's].
     #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
     pub compute_eff: Option<f64>,

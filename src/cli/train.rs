@@ -4,8 +4,8 @@
 //! the layouts of the device count ranked by step time.
 
 use super::args::{
-    AttentionArg, CrossEntropyArg, Format, LowPrecisionStorageArg, MatmulCeilingArg, OptimizerArg,
-    ProfileArgs, TokensArg, TrainArgs, TrainKnobs, TrainSetup,
+    AttentionArg, CrossEntropyArg, Format, GradPrecisionArg, LowPrecisionStorageArg,
+    MatmulCeilingArg, OptimizerArg, ProfileArgs, TokensArg, TrainArgs, TrainKnobs, TrainSetup,
 };
 use super::collective::link_assumptions_on;
 use super::output::{Col, Fmt, Style, col, render_list, render_record, wrap};
@@ -16,8 +16,8 @@ use crate::solver::training::layout::{self, Candidate};
 use crate::solver::training::run::{self, RunFigures};
 use crate::solver::training::step::{self, Knob};
 use crate::solver::training::{
-    self, Attention, CrossEntropy, DEFAULTS, Layout, LowPrecisionStorage, MatmulCeiling, Optimizer,
-    Training, TrainingAssumptions, TrainingRun,
+    self, Attention, CrossEntropy, DEFAULTS, GradPrecision, Layout, LowPrecisionStorage,
+    MatmulCeiling, Optimizer, Training, TrainingAssumptions, TrainingRun,
 };
 use crate::solver::{Assumptions, Hardware, units};
 use serde_json::{Map, Value, json};
@@ -170,6 +170,11 @@ pub(crate) fn step_assumptions(
             None => d.low_precision_storage,
             Some(LowPrecisionStorageArg::Narrow) => LowPrecisionStorage::Narrow,
             Some(LowPrecisionStorageArg::Bf16) => LowPrecisionStorage::Bf16,
+        },
+        grad_precision: match args.grad_precision {
+            None => d.grad_precision,
+            Some(GradPrecisionArg::Param) => GradPrecision::Param,
+            Some(GradPrecisionArg::Fp32) => GradPrecision::Fp32,
         },
         ..d
     })

@@ -77,6 +77,12 @@ fn run_assumptions(
     {
         t.cross_entropy = c;
     }
+    // Its gradients' width the same way.
+    if let Some(g) = r.grad_precision
+        && !assume.iter().any(|(k, _)| k == "grad_precision")
+    {
+        t.grad_precision = g;
+    }
     Ok((id, a, t))
 }
 

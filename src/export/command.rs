@@ -491,7 +491,7 @@ pub fn train_flags(catalog: &Catalog, s: &Scenario, hardware: &str) -> Result<Ve
     let text = |x: &Option<String>| x.clone().unwrap_or_default();
     let num = |x: Option<f64>| x.map(exact::number).unwrap_or_default();
     let int = |x: Option<u32>| x.map(|n| n.to_string()).unwrap_or_default();
-    let pairs: [(&str, String, String); 30] = [
+    let pairs: [(&str, String, String); 31] = [
         ("--devices", int(t.devices), int(d.devices)),
         ("--tp", int(t.tp), int(d.tp)),
         ("--pp", int(t.pp), int(d.pp)),
@@ -553,6 +553,11 @@ pub fn train_flags(catalog: &Catalog, s: &Scenario, hardware: &str) -> Result<Ve
             "--low-precision-storage",
             text(&t.low_precision_storage),
             text(&d.low_precision_storage),
+        ),
+        (
+            "--grad-precision",
+            text(&t.grad_precision),
+            text(&d.grad_precision),
         ),
     ];
     for (f, x, dx) in pairs {
@@ -651,6 +656,13 @@ mod tests {
         let back = flags(&s);
         let at = back.iter().position(|f| f == "--cross-entropy").unwrap();
         assert_eq!(back[at + 1], "fused", "{back:?}");
+        // The gradients' width likewise: the profile's (param) is not
+        // written, fp32 is.
+        assert!(!back.contains(&"--grad-precision".to_string()), "{back:?}");
+        s.training.grad_precision = Some("fp32".into());
+        let wide = flags(&s);
+        let at = wide.iter().position(|f| f == "--grad-precision").unwrap();
+        assert_eq!(wide[at + 1], "fp32", "{wide:?}");
     }
 
     #[test]

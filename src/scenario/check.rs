@@ -120,6 +120,7 @@ pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
             "matmul_ceiling",
             "cross_entropy",
             "low_precision_storage",
+            "grad_precision",
         ],
     ),
     (

@@ -387,6 +387,11 @@ fn training_assumptions_read_with_their_units_and_each_problem_is_at_its_key() {
             "low_precision_storage",
             "narrow or bf16",
         ),
+        (
+            "[training]\ngrad_precision = \"fp16\"\n",
+            "grad_precision",
+            "param or fp32",
+        ),
     ] {
         let e = one(text);
         assert_eq!(e.line, 2, "{key}: {e}");

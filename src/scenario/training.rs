@@ -9,8 +9,8 @@ use super::Scenario;
 use super::exact;
 use super::values::Problems;
 use crate::solver::training::{
-    Attention, CrossEntropy, DEFAULTS, Layout, LowPrecisionStorage, MatmulCeiling, Optimizer,
-    Recompute, TokensToTrain, TrainingAssumptions, TrainingRun,
+    Attention, CrossEntropy, DEFAULTS, GradPrecision, Layout, LowPrecisionStorage, MatmulCeiling,
+    Optimizer, Recompute, TokensToTrain, TrainingAssumptions, TrainingRun,
 };
 use crate::solver::units::{self, Kind};
 use crate::solver::{Arch, Model, Precision};
@@ -291,6 +291,10 @@ pub struct TrainingSection {
     /// bits, torchao).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub low_precision_storage: Option<String>,
+    /// "param" (gradients at the weights' width) or "fp32" (Megatron-Core's
+    /// main gradients).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grad_precision: Option<String>,
 }
 
 impl TrainingSection {
@@ -332,6 +336,7 @@ impl TrainingSection {
             matmul_ceiling: Some(t.assumptions.matmul_ceiling.name().into()),
             cross_entropy: Some(t.assumptions.cross_entropy.name().into()),
             low_precision_storage: Some(t.assumptions.low_precision_storage.name().into()),
+            grad_precision: Some(t.assumptions.grad_precision.name().into()),
         }
     }
 }
@@ -660,6 +665,16 @@ fn assumptions(
         LowPrecisionStorage::parse,
         "narrow or bf16",
     );
+    let grad_precision = named(
+        p,
+        (
+            "grad_precision",
+            s.grad_precision.as_deref(),
+            d.grad_precision,
+        ),
+        GradPrecision::parse,
+        "param or fp32",
+    );
     TrainingAssumptions {
         dp_overlap,
         tp_overlap,
@@ -675,5 +690,6 @@ fn assumptions(
         matmul_ceiling,
         cross_entropy,
         low_precision_storage,
+        grad_precision,
     }
 }

@@ -89,6 +89,7 @@ pub enum Knob {
     MatmulCeiling,
     CrossEntropy,
     Fp8Storage,
+    GradPrecision,
     MoeTokenTime,
     Mtbf,
     CheckpointBw,
@@ -859,7 +860,7 @@ const EXPLORE_KNOBS: [Knob; 17] = [
 /// The Training view's knobs: its own, then the region of its carbon, the
 /// number format, the assumptions it shares with the other views and its
 /// own assumptions.
-const TRAINING_KNOBS: [Knob; 37] = [
+const TRAINING_KNOBS: [Knob; 38] = [
     Knob::Devices,
     Knob::Dp,
     Knob::TrainTp,
@@ -893,6 +894,7 @@ const TRAINING_KNOBS: [Knob; 37] = [
     Knob::MatmulCeiling,
     Knob::CrossEntropy,
     Knob::Fp8Storage,
+    Knob::GradPrecision,
     Knob::MoeTokenTime,
     Knob::Mtbf,
     Knob::CheckpointBw,

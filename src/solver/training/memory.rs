@@ -220,10 +220,9 @@ fn states_of(
             dense + experts
         }
     };
-    let e = run.stored_bytes(t);
     (
-        sharded(3) * e,
-        sharded(2) * e,
+        sharded(3) * run.stored_bytes(t),
+        sharded(2) * run.grad_bytes(t),
         sharded(1) * run.optimizer_bytes(),
     )
 }

@@ -426,6 +426,38 @@ impl LowPrecisionStorage {
     }
 }
 
+/// The width gradients are held and reduced at
+/// ([`TrainingAssumptions::grad_precision`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GradPrecision {
+    /// At the width the weights are held at (2 bytes in a bf16 run). With
+    /// ZeRO 3 this also counts PyTorch FSDP2's sharded fp32 gradients: its
+    /// fp32 sharded weights double as the master copy, so 4 + 4 + 8 bytes
+    /// a parameter come to the model's 2 + 2 + 12.
+    Param,
+    /// fp32 whatever the weights: Megatron-Core's `main_grad` buffer, its
+    /// default for bf16 (megatron/training/arguments.py: "bfloat16
+    /// requires gradient accumulation and all-reduce to be done in fp32",
+    /// `accumulate_allreduce_grads_in_fp32`, passed on as
+    /// `grad_reduce_in_fp32`): 4 bytes a parameter held, whole under its
+    /// distributed optimizer (ZeRO 1), and reduced in fp32.
+    Fp32,
+}
+
+impl GradPrecision {
+    pub const ALL: [GradPrecision; 2] = [GradPrecision::Param, GradPrecision::Fp32];
+    pub fn name(self) -> &'static str {
+        match self {
+            GradPrecision::Param => "param",
+            GradPrecision::Fp32 => "fp32",
+        }
+    }
+    pub fn parse(s: &str) -> Option<GradPrecision> {
+        let s = s.trim().to_ascii_lowercase();
+        GradPrecision::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
 /// Whether a device's measured matmul ceiling (`[device.matmul]`) scales
 /// the compute efficiency of training ([`TrainingAssumptions::matmul_ceiling`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -584,6 +616,16 @@ impl TrainingRun {
         }
     }
 
+    /// Bytes per element of the gradients as held and reduced: the weights'
+    /// ([`TrainingRun::stored_bytes`]), or 4 with
+    /// [`GradPrecision::Fp32`].
+    pub fn grad_bytes(&self, t: &TrainingAssumptions) -> f64 {
+        match t.grad_precision {
+            GradPrecision::Param => self.stored_bytes(t),
+            GradPrecision::Fp32 => self.stored_bytes(t).max(4.0),
+        }
+    }
+
     /// Optimizer state per parameter: an fp32 master copy when the weights
     /// are narrower than fp32 (mixed precision), plus the moments. Adam in
     /// bf16: 4 + 8 = 12 bytes; with the weights and gradients, 16
@@ -722,6 +764,9 @@ pub struct TrainingAssumptions {
     /// Whether an fp8 (or narrower) run holds its tensors at the format's
     /// width (by default) or at 16 bits (torchao).
     pub low_precision_storage: LowPrecisionStorage,
+    /// Whether gradients are held and reduced at the weights' width (by
+    /// default) or in fp32 (Megatron-Core's main gradients).
+    pub grad_precision: GradPrecision,
 }
 
 /// Llama 3 (Dubey et al. 2024, "The Llama 3 Herd of Models", section
@@ -791,6 +836,7 @@ impl Default for TrainingAssumptions {
             matmul_ceiling: MatmulCeiling::Measured,
             cross_entropy: CrossEntropy::Fused,
             low_precision_storage: LowPrecisionStorage::Narrow,
+            grad_precision: GradPrecision::Param,
         }
     }
 }

@@ -46,8 +46,8 @@
 //!   max(0, X - forward) + max(0, X - backward) shows, and stretches the
 //!   pipeline's work.
 //! - optimizer = bytes of optimizer state read and written, plus the
-//!   gradients read and the weights written, over HBM: P_opt (2 o + 2 e) /
-//!   (BW x eta_m), e the width the weights and gradients are held at.
+//!   gradients read and the weights written, over HBM: P_opt (2 o + e + g) /
+//!   (BW x eta_m), e and g the widths the weights and gradients are held at.
 
 use super::flops::Flops;
 use super::{
@@ -448,7 +448,8 @@ fn parts(
     };
     let (_, _, opt_bytes) = super::memory::states(p, run, t);
     let opt_params = opt_bytes / run.optimizer_bytes();
-    let moved = opt_params * (2.0 * run.optimizer_bytes() + 2.0 * run.stored_bytes(t));
+    let moved =
+        opt_params * (2.0 * run.optimizer_bytes() + run.stored_bytes(t) + run.grad_bytes(t));
     Parts {
         compute_s: gemm * tokens / rate + attention_s,
         recompute_s: gemm_recompute * tokens / rate
@@ -503,7 +504,7 @@ pub fn step_on(
     let m = run.micro_batches();
     let step_tokens = run.step_tokens();
     let tokens_per_device = step_tokens / run.layout.devices() as f64;
-    let mut c = comms(mc, d, p, run, a)?;
+    let mut c = comms(mc, d, p, run, a, t)?;
     let mut parts = parts(mc, d, p, f, run, a, t);
     parts.comm_s = [
         c.dp.time_s,
@@ -698,6 +699,7 @@ pub fn comms(
     p: &Params,
     run: &TrainingRun,
     a: &Assumptions,
+    t: &TrainingAssumptions,
 ) -> Result<Comms> {
     let l = &run.layout;
     let m = run.micro_batches();
@@ -801,23 +803,29 @@ pub fn comms(
     }
     let (gd, ge) = dp_groups(l);
     let (dense, experts) = p.per_device(l, run.edge_layers);
-    // (op, bytes, how many per step); a count of 0 costs nothing.
-    let ops = |bytes: f64| -> [(Op, f64, f64); 2] {
+    // (op, bytes, how many per step); a count of 0 costs nothing. The
+    // weights are gathered in the run's format (fp8 all-gathers included);
+    // the gradients are reduced in it too, or in fp32 (Megatron-Core's
+    // main gradients, [`super::GradPrecision::Fp32`]).
+    let we_bytes = e;
+    let ge_bytes = match t.grad_precision {
+        super::GradPrecision::Param => e,
+        super::GradPrecision::Fp32 => e.max(4.0),
+    };
+    let ops = |params: f64| -> [(Op, f64, f64); 2] {
+        let (g, w) = (params * ge_bytes, params * we_bytes);
         match run.zero {
-            0 => [(Op::AllReduce, bytes, 1.0), (Op::AllGather, bytes, 0.0)],
-            1 => [(Op::ReduceScatter, bytes, 1.0), (Op::AllGather, bytes, 1.0)],
-            2 => [(Op::ReduceScatter, bytes, m), (Op::AllGather, bytes, 1.0)],
-            _ => [
-                (Op::ReduceScatter, bytes, m),
-                (Op::AllGather, bytes, 2.0 * m),
-            ],
+            0 => [(Op::AllReduce, g, 1.0), (Op::AllGather, w, 0.0)],
+            1 => [(Op::ReduceScatter, g, 1.0), (Op::AllGather, w, 1.0)],
+            2 => [(Op::ReduceScatter, g, m), (Op::AllGather, w, 1.0)],
+            _ => [(Op::ReduceScatter, g, m), (Op::AllGather, w, 2.0 * m)],
         }
     };
     if gd > 1 {
-        out.dp = term(gd, l.tp, &ops(dense * e), "data")?;
+        out.dp = term(gd, l.tp, &ops(dense), "data")?;
     }
     if ge > 1 && experts > 0.0 {
-        let x = term(ge, l.tp.saturating_mul(l.ep), &ops(experts * e), "data")?;
+        let x = term(ge, l.tp.saturating_mul(l.ep), &ops(experts), "data")?;
         out.dp.count += x.count;
         out.dp.link_bytes += x.link_bytes;
         out.dp.time_s += x.time_s;

@@ -1117,3 +1117,47 @@ fn fp8_held_at_sixteen_bits_writes_and_moves_sixteen_bit_weights() {
             < flops::elementwise_bytes_per_token(d, &fp8, &wide)
     );
 }
+
+#[test]
+fn fp32_main_gradients_are_held_and_reduced_at_four_bytes() {
+    // Megatron-LM's default for bf16: a 4-byte main gradient a parameter,
+    // whole under its distributed optimizer (ZeRO 1). Pure DP over the 8
+    // GPUs of one node: 2 (bf16 weights) + 4 (fp32 gradients) + 12 / 8
+    // (fp32 master and moments, sharded) = 7.5 bytes a parameter, where
+    // bf16 gradients make it 2 + 2 + 1.5 = 5.5. The gradients'
+    // reduce-scatter carries 7/8 x 4P bytes a link, twice the bf16 7/8 x
+    // 2P, and the weights' all-gather stays 7/8 x 2P: 7/8 x 6P against
+    // 7/8 x 4P. The optimizer step reads and writes the 12-byte state,
+    // reads the gradients and writes the weights: 2 x 12 + 4 + 2 = 30
+    // bytes a parameter it owns, 28 with bf16 gradients.
+    let m = gpt(24, 2048, 16, 50_000);
+    let run = TrainingRun {
+        seq: 1024.0,
+        global_batch_tokens: 8.0 * 1024.0,
+        layout: layout(8, 1, 1),
+        zero: 1,
+        ..TrainingRun::default()
+    };
+    let bf16 = TrainingAssumptions::default();
+    let fp32 = TrainingAssumptions {
+        grad_precision: GradPrecision::Fp32,
+        ..bf16
+    };
+    let at =
+        |t: &TrainingAssumptions| evaluate(&a100(), &m, &run, &Assumptions::ideal(), t).unwrap();
+    let (a, b) = (at(&bf16), at(&fp32));
+    let p = a.params.total;
+    let per_param = |t: &Training| (t.memory.weights + t.memory.gradients + t.memory.optimizer) / p;
+    assert!((per_param(&a) - 5.5).abs() < 1e-9);
+    assert!((per_param(&b) - 7.5).abs() < 1e-9);
+    assert!((a.step.comm.dp.link_bytes - 7.0 / 8.0 * 4.0 * p).abs() < 1.0);
+    assert!((b.step.comm.dp.link_bytes - 7.0 / 8.0 * 6.0 * p).abs() < 1.0);
+    assert!((b.step.optimizer_s / a.step.optimizer_s - 30.0 / 28.0).abs() < 1e-12);
+    // fp32 weights keep 4-byte gradients either way.
+    let full = TrainingRun {
+        precision: Precision::Fp32,
+        ..run
+    };
+    let g = |t: &TrainingAssumptions| full.grad_bytes(t);
+    assert_eq!((g(&bf16), g(&fp32)), (4.0, 4.0));
+}

@@ -8,7 +8,7 @@
 use super::Knob;
 use super::training::TrainInputs;
 use crate::solver::training::{
-    CrossEntropy, LowPrecisionStorage, MatmulCeiling, Optimizer, TrainingAssumptions,
+    CrossEntropy, GradPrecision, LowPrecisionStorage, MatmulCeiling, Optimizer, TrainingAssumptions,
 };
 use crate::solver::units::{self, Kind};
 
@@ -26,7 +26,7 @@ const MOE_TOKEN_S: (f64, f64) = (1e-8, 1e-3);
 const OVERLAP_STEP: f64 = 0.1;
 
 /// These knobs.
-pub const KNOBS: [Knob; 14] = [
+pub const KNOBS: [Knob; 15] = [
     Knob::Optimizer,
     Knob::DpOverlap,
     Knob::TpOverlap,
@@ -37,6 +37,7 @@ pub const KNOBS: [Knob; 14] = [
     Knob::MatmulCeiling,
     Knob::CrossEntropy,
     Knob::Fp8Storage,
+    Knob::GradPrecision,
     Knob::MoeTokenTime,
     Knob::Mtbf,
     Knob::CheckpointBw,
@@ -60,6 +61,7 @@ pub fn label(k: Knob) -> &'static str {
         Knob::MatmulCeiling => "matmul ceiling",
         Knob::CrossEntropy => "loss",
         Knob::Fp8Storage => "fp8 held at",
+        Knob::GradPrecision => "grads held at",
         Knob::MoeTokenTime => "MoE token time",
         Knob::Mtbf => "device MTBF",
         Knob::CheckpointBw => "ckpt write",
@@ -80,6 +82,7 @@ pub fn hint(k: Knob) -> &'static str {
             "fused (one fp32 copy of the logits) or eager (PyTorch: 12 B, 16 B with TP)"
         }
         Knob::Fp8Storage => "narrow (8-bit weights, grads, activations) or bf16 (torchao)",
+        Knob::GradPrecision => "param (the weights' width) or fp32 (Megatron-Core's main grads)",
         Knob::MoeTokenTime => "an MoE layer's time per routed token copy, e.g. 0.2us, 0",
         Knob::Mtbf => "mean time between failures of one device, e.g. 50000h",
         Knob::CheckpointBw => "checkpoint write per device, e.g. 400MB/s, 2GB/s",
@@ -113,6 +116,7 @@ pub fn value(k: Knob, t: &TrainInputs) -> String {
         Knob::MatmulCeiling => a.matmul_ceiling.name().into(),
         Knob::CrossEntropy => a.cross_entropy.name().into(),
         Knob::Fp8Storage => a.low_precision_storage.name().into(),
+        Knob::GradPrecision => a.grad_precision.name().into(),
         Knob::MoeTokenTime => units::format_time(a.moe_token_time_s),
         Knob::Mtbf => format!("{} h", units::format_number(a.device_mtbf_s / HOUR)),
         Knob::CheckpointBw => units::format_bandwidth(a.checkpoint_bandwidth),
@@ -158,6 +162,7 @@ pub fn step(k: Knob, t: &TrainInputs, up: bool) -> TrainInputs {
         Knob::MatmulCeiling => a.matmul_ceiling = MatmulCeiling::ALL[usize::from(up)],
         Knob::CrossEntropy => a.cross_entropy = CrossEntropy::ALL[usize::from(up)],
         Knob::Fp8Storage => a.low_precision_storage = LowPrecisionStorage::ALL[usize::from(up)],
+        Knob::GradPrecision => a.grad_precision = GradPrecision::ALL[usize::from(up)],
         Knob::Mtbf => a.device_mtbf_s = double(a.device_mtbf_s, up, MTBF_S, false),
         Knob::MoeTokenTime => {
             a.moe_token_time_s = double(a.moe_token_time_s, up, MOE_TOKEN_S, true)
@@ -218,6 +223,10 @@ pub fn parse(k: Knob, text: &str, t: &TrainInputs) -> Result<TrainInputs, String
             a.low_precision_storage = LowPrecisionStorage::parse(s)
                 .ok_or_else(|| format!("fp8 storage {s:?}? use narrow or bf16"))?
         }
+        Knob::GradPrecision => {
+            a.grad_precision = GradPrecision::parse(s)
+                .ok_or_else(|| format!("gradient width {s:?}? use param or fp32"))?
+        }
         Knob::Mtbf => a.device_mtbf_s = positive(Kind::Time, "50000h")?,
         Knob::CheckpointBw => a.checkpoint_bandwidth = positive(Kind::Bandwidth, "400MB/s")?,
         _ => {
@@ -258,7 +267,7 @@ mod tests {
             shown,
             [
                 "adam", "100%", "0%", "0%", "100%", "18.9%", "60%", "measured", "fused", "narrow",
-                "220 ns", "50000 h", "400 MB/s", "10 min"
+                "param", "220 ns", "50000 h", "400 MB/s", "10 min"
             ]
         );
         assert_eq!(t.assumptions.device_mtbf_s, DEFAULT_DEVICE_MTBF_S);
@@ -348,6 +357,22 @@ mod tests {
             LowPrecisionStorage::Bf16
         );
         assert!(parse(Knob::Fp8Storage, "fp16", &TrainInputs::default()).is_err());
+        let g = stepped(Knob::GradPrecision, true, 1);
+        assert_eq!(g.assumptions.grad_precision, GradPrecision::Fp32);
+        assert_eq!(
+            step(Knob::GradPrecision, &g, false)
+                .assumptions
+                .grad_precision,
+            GradPrecision::Param
+        );
+        assert_eq!(
+            parse(Knob::GradPrecision, "fp32", &TrainInputs::default())
+                .unwrap()
+                .assumptions
+                .grad_precision,
+            GradPrecision::Fp32
+        );
+        assert!(parse(Knob::GradPrecision, "bf16", &TrainInputs::default()).is_err());
         assert!(parse(Knob::CrossEntropy, "lazy", &TrainInputs::default()).is_err());
         let t = stepped(Knob::Optimizer, true, 1);
         assert_eq!(t.optimizer, Optimizer::Adam8bit);
