@@ -61,7 +61,7 @@ pub fn label(k: Knob) -> &'static str {
         Knob::MatmulCeiling => "matmul ceiling",
         Knob::CrossEntropy => "loss",
         Knob::Fp8Storage => "fp8 held at",
-        Knob::GradPrecision => "grads held at",
+        Knob::GradPrecision => "grad width",
         Knob::MoeTokenTime => "MoE token time",
         Knob::Mtbf => "device MTBF",
         Knob::CheckpointBw => "ckpt write",
