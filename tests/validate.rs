@@ -418,6 +418,42 @@ fn a_bad_training_run_file_is_reported_at_its_place_and_the_rest_loads() {
     );
     assert!(cat.training_runs.iter().all(|r| r.id != "x"));
     assert!(cat.training_runs.len() >= 40);
+    // A memory reading must say what it counts.
+    let dir = std::env::temp_dir().join("ridgeline-test-bad-memory-kind");
+    std::fs::create_dir_all(dir.join("training")).unwrap();
+    let row = |kind: &str| {
+        format!(
+            "[[run]]\nid = \"m\"\nmodel = \"llama-3.1-8b\"\nhardware = \"h100\"\nstack = \"torchtitan\"\nstack_version = \"9dec370\"\nyear = 2024\nsource = \"https://example.com\"\nquote = \"q\"\nmetric = \"peak_memory_bytes\"\nvalue = 1e10\n{kind}devices = 8\ndp = 8\ntp = 1\npp = 1\nzero = 3\nrecompute = \"full\"\nmicro_batch = 1\nglobal_batch = 65536\nseq = 8192\nprecision = \"bf16\"\n"
+        )
+    };
+    for (kind, says) in [
+        ("", "needs memory_kind"),
+        (
+            "memory_kind = \"active\"\n",
+            "memory_kind must be allocated or reserved",
+        ),
+    ] {
+        std::fs::write(dir.join("training/m.toml"), row(kind)).unwrap();
+        let mut cat = Catalog::load(Some(&dir));
+        cat.add_measurements(Some(&dir));
+        let said: Vec<String> = cat.diagnostics.iter().map(|d| d.to_string()).collect();
+        assert!(said.iter().any(|d| d.contains(says)), "{said:?}");
+        assert!(cat.training_runs.iter().all(|r| r.id != "m"));
+    }
+    std::fs::write(
+        dir.join("training/m.toml"),
+        row("memory_kind = \"allocated\"\n"),
+    )
+    .unwrap();
+    let mut cat = Catalog::load(Some(&dir));
+    cat.add_measurements(Some(&dir));
+    assert!(cat.diagnostics.is_empty(), "{:?}", cat.diagnostics);
+    let m = cat.training_runs.iter().find(|r| r.id == "m").unwrap();
+    assert_eq!(
+        m.memory_kind,
+        Some(ridgeline::catalog::training_runs::MemoryKind::Allocated)
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

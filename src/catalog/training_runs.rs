@@ -61,6 +61,35 @@ pub struct TrainingMeasurement {
     /// run with its fp32 default where the stack's published performance
     /// recipes reduce in bf16).
     pub grad_precision: Option<GradPrecision>,
+    /// What a peak-memory reading counts, where the source says.
+    pub memory_kind: Option<MemoryKind>,
+}
+
+/// What a peak-memory reading counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryKind {
+    /// The tensors alive at once (PyTorch's peak allocated bytes): what
+    /// the model counts.
+    Allocated,
+    /// The caching allocator's pool at its largest (peak reserved bytes),
+    /// which also keeps blocks freed and not returned.
+    Reserved,
+}
+
+impl MemoryKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryKind::Allocated => "allocated",
+            MemoryKind::Reserved => "reserved",
+        }
+    }
+    pub fn parse(s: &str) -> Option<MemoryKind> {
+        match s.trim() {
+            "allocated" => Some(MemoryKind::Allocated),
+            "reserved" => Some(MemoryKind::Reserved),
+            _ => None,
+        }
+    }
 }
 
 impl TrainingMeasurement {
@@ -127,11 +156,30 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
         "a positive number in the metric's unit",
     );
     let mfu_flops = f.opt_string("mfu_flops");
-    let _memory_kind = f.opt_string("memory_kind");
+    let memory_kind = match f.opt_string("memory_kind") {
+        None => Some(None),
+        Some((s, at)) => {
+            let k = MemoryKind::parse(&s);
+            if k.is_none() {
+                f.problem(at, "memory_kind must be allocated or reserved");
+            }
+            k.map(Some)
+        }
+    };
     let metric = metric_name.and_then(|(s, at)| match s.as_str() {
         "tokens_per_s_per_device" => Some(TrainMetric::TokensPerSecondPerDevice),
         "step_time_s" => Some(TrainMetric::StepTime),
-        "peak_memory_bytes" => Some(TrainMetric::PeakMemory),
+        "peak_memory_bytes" => {
+            if memory_kind == Some(None) {
+                f.problem(
+                    at,
+                    "a peak_memory_bytes reading needs memory_kind = \"allocated\" or \"reserved\": what the source's figure counts",
+                );
+                None
+            } else {
+                Some(TrainMetric::PeakMemory)
+            }
+        }
         "mfu" => match mfu_flops.as_ref().map(|(m, at)| (MfuFlops::parse(m), *at)) {
             Some((Some(m), _)) => Some(TrainMetric::Mfu(m)),
             Some((None, at)) => {
@@ -278,6 +326,7 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
             origin: origin.to_string(),
             cross_entropy: cross_entropy?,
             grad_precision: grad_precision?,
+            memory_kind: memory_kind?,
         },
         id_at,
         alias_at: Vec::new(),

@@ -11,7 +11,9 @@ use super::output::{Col, Fmt, Style, col, render_list};
 use super::{CliError, Out, profile_training, write};
 use crate::catalog::Catalog;
 use crate::catalog::profile::DEFAULT_PROFILE;
-use crate::catalog::training_runs::{TrainMetric, TrainingMeasurement, metric_key, stack_family};
+use crate::catalog::training_runs::{
+    MemoryKind, TrainMetric, TrainingMeasurement, metric_key, stack_family,
+};
 use crate::solver::calibration::error;
 use crate::solver::training::TrainingAssumptions;
 use crate::solver::training::predict::{self, Case, Predicted};
@@ -255,6 +257,9 @@ fn record(c: &CheckedRun) -> Map<String, Value> {
     m.insert("devices".into(), json!(r.run.layout.devices()));
     m.insert("layout".into(), json!(r.run.layout.to_string()));
     m.insert("metric".into(), json!(metric_key(r.metric)));
+    if let Some(k) = r.memory_kind {
+        m.insert("memory_kind".into(), json!(k.name()));
+    }
     m.insert("measured".into(), json!(r.value));
     m.insert("measured_text".into(), json!(value_text(r.metric, r.value)));
     m.insert("source".into(), json!(r.source));
@@ -325,6 +330,10 @@ pub struct TrainSummary {
     pub held_out: (usize, f64, f64),
     pub profile: (usize, f64, f64),
     pub memory: (usize, f64, f64),
+    /// The memory readings of peak allocated bytes (what the model counts).
+    pub memory_allocated: (usize, f64, f64),
+    /// The memory readings of peak reserved bytes (the allocator's pool).
+    pub memory_reserved: (usize, f64, f64),
     pub not_fitting: usize,
     pub runs: usize,
 }
@@ -341,11 +350,15 @@ pub fn summarize(checked: &[CheckedRun]) -> TrainSummary {
         .filter(speed)
         .filter_map(|c| c.profile.as_ref().ok().map(|p| error(p.value, c.run.value)))
         .collect();
-    let mem: Vec<f64> = checked
-        .iter()
-        .filter(|c| !c.run.metric.is_throughput())
-        .filter_map(|c| c.profile.as_ref().ok().map(|p| error(p.value, c.run.value)))
-        .collect();
+    let mem_of = |kind: Option<MemoryKind>| -> Vec<f64> {
+        checked
+            .iter()
+            .filter(|c| !c.run.metric.is_throughput())
+            .filter(|c| kind.is_none() || c.run.memory_kind == kind)
+            .filter_map(|c| c.profile.as_ref().ok().map(|p| error(p.value, c.run.value)))
+            .collect()
+    };
+    let mem = mem_of(None);
     let tri = |v: &[f64]| {
         let (m, w) = median_worst(v);
         (v.len(), m, w)
@@ -354,6 +367,8 @@ pub fn summarize(checked: &[CheckedRun]) -> TrainSummary {
         held_out: tri(&held),
         profile: tri(&prof),
         memory: tri(&mem),
+        memory_allocated: tri(&mem_of(Some(MemoryKind::Allocated))),
+        memory_reserved: tri(&mem_of(Some(MemoryKind::Reserved))),
         not_fitting: checked
             .iter()
             .filter(|c| c.profile.as_ref().is_ok_and(|p| !p.fits))
@@ -391,12 +406,16 @@ pub fn summary_table(
          | speed, each source predicted with eta_c and the MoE time fitted on the others | {} |\n\
          | speed, {which}'s eta_c | {} |\n\
          | memory per device, {which} | {} |\n\
+         | of them peak allocated (the tensors alive at once) | {} |\n\
+         | of them peak reserved (the allocator's pool) | {} |\n\
          | published runs judged not to fit | {} | |\n",
         s.runs,
         source_count(cat),
         cell(s.held_out),
         cell(s.profile),
         cell(s.memory),
+        cell(s.memory_allocated),
+        cell(s.memory_reserved),
         s.not_fitting,
     ))
 }
@@ -436,6 +455,8 @@ pub(super) fn validate_train(
                     "held_out": tri(s.held_out),
                     "profile": tri(s.profile),
                     "memory": tri(s.memory),
+                    "memory_allocated": tri(s.memory_allocated),
+                    "memory_reserved": tri(s.memory_reserved),
                     "not_fitting": s.not_fitting,
                 },
             });
@@ -479,6 +500,8 @@ pub(super) fn validate_train(
             t.push_str(&line("speed, held out", s.held_out));
             t.push_str(&line("speed, profile", s.profile));
             t.push_str(&line("memory per device, profile", s.memory));
+            t.push_str(&line("  of them peak allocated", s.memory_allocated));
+            t.push_str(&line("  of them peak reserved", s.memory_reserved));
             t.push_str(&format!(
                 "published runs judged not to fit: {} of {}\n",
                 s.not_fitting, s.runs
