@@ -138,6 +138,27 @@ pub const RUN_KEYS: &[&str] = &[
     "notes",
 ];
 
+/// An optional key naming one of a few values: Some(None) when absent,
+/// Some(Some(v)) when it names one, None (a problem at the key, saying
+/// what it takes) when it names none.
+fn opt_named<T>(
+    f: &mut Fields,
+    key: &'static str,
+    parse: impl Fn(&str) -> Option<T>,
+    takes: &str,
+) -> Option<Option<T>> {
+    match f.opt_string(key) {
+        None => Some(None),
+        Some((s, at)) => {
+            let v = parse(&s);
+            if v.is_none() {
+                f.problem(at, format!("{key} must be {takes}"));
+            }
+            v.map(Some)
+        }
+    }
+}
+
 /// Read one `[[run]]`.
 pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement>> {
     let (id, _) = names(f, "run", false);
@@ -156,16 +177,7 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
         "a positive number in the metric's unit",
     );
     let mfu_flops = f.opt_string("mfu_flops");
-    let memory_kind = match f.opt_string("memory_kind") {
-        None => Some(None),
-        Some((s, at)) => {
-            let k = MemoryKind::parse(&s);
-            if k.is_none() {
-                f.problem(at, "memory_kind must be allocated or reserved");
-            }
-            k.map(Some)
-        }
-    };
+    let memory_kind = opt_named(f, "memory_kind", MemoryKind::parse, "allocated or reserved");
     let metric = metric_name.and_then(|(s, at)| match s.as_str() {
         "tokens_per_s_per_device" => Some(TrainMetric::TokensPerSecondPerDevice),
         "step_time_s" => Some(TrainMetric::StepTime),
@@ -217,46 +229,12 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
         }
         r
     });
-    let attention = match f.opt_string("attention") {
-        None => Some(Attention::Flash),
-        Some((s, at)) => {
-            let a = Attention::parse(&s);
-            if a.is_none() {
-                f.problem(at, "attention must be flash or eager");
-            }
-            a
-        }
-    };
-    let optimizer = match f.opt_string("optimizer") {
-        None => Some(Optimizer::Adam),
-        Some((s, at)) => {
-            let o = Optimizer::parse(&s);
-            if o.is_none() {
-                f.problem(at, "optimizer must be adam or adam-8bit");
-            }
-            o
-        }
-    };
-    let cross_entropy = match f.opt_string("cross_entropy") {
-        None => Some(None),
-        Some((s, at)) => {
-            let c = CrossEntropy::parse(&s);
-            if c.is_none() {
-                f.problem(at, "cross_entropy must be fused or eager");
-            }
-            c.map(Some)
-        }
-    };
-    let grad_precision = match f.opt_string("grad_precision") {
-        None => Some(None),
-        Some((s, at)) => {
-            let g = GradPrecision::parse(&s);
-            if g.is_none() {
-                f.problem(at, "grad_precision must be param or fp32");
-            }
-            g.map(Some)
-        }
-    };
+    let attention = opt_named(f, "attention", Attention::parse, "flash or eager")
+        .map(|a| a.unwrap_or(Attention::Flash));
+    let optimizer = opt_named(f, "optimizer", Optimizer::parse, "adam or adam-8bit")
+        .map(|o| o.unwrap_or(Optimizer::Adam));
+    let cross_entropy = opt_named(f, "cross_entropy", CrossEntropy::parse, "fused or eager");
+    let grad_precision = opt_named(f, "grad_precision", GradPrecision::parse, "param or fp32");
     let micro_batch = f.whole("micro_batch", 1..=65_536);
     let global_batch = f.number("global_batch", 1.0..=1e12, "tokens per optimizer step");
     let seq = f.number("seq", 1.0..=1e9, "tokens per sequence");
