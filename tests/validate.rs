@@ -810,3 +810,60 @@ fn the_stack_profiles_predict_other_sources_as_well_as_default_does() {
     let e = p / qwen.measurement.value - 1.0;
     assert!((0.565..0.575).contains(&e), "{e}");
 }
+
+#[test]
+fn the_moe_figures_are_what_the_validation_page_says() {
+    // docs/validation.md, "MoE": on the 25 MoE figures (Mixtral 8x7B and
+    // 8x22B, Qwen3-30B-A3B, DeepSeek-V3 and R1) `default` is 21% off at
+    // the median on the fitted half (14 figures), 29% held out (11) and
+    // 24% with each source left out (25); with their stacks' profiles
+    // Mixtral 8x7B at batch 1 is within 9% (A100, TP 2) and 11% (H100, TP
+    // 8) of vLLM's early-2024 runs, gpt-fast's bf16 within 18% and its int8
+    // on one GPU +51%; vLLM's Mixtral on H100 at batch 8 is 27% short.
+    let cat = catalog();
+    let moe = |c: &ridgeline::cli::validate::Checked| {
+        let m = &c.measurement.model;
+        m.starts_with("mixtral") || m.starts_with("qwen3-30b") || m.starts_with("deepseek")
+    };
+    let default = cat.profile("default").unwrap();
+    let shared = check(&cat, |_, hw| {
+        ("default".to_string(), on_device(default, hw))
+    });
+    let pct = |x: f64| (x * 100.0).round();
+    let fit = summary(&shared, |c| moe(c) && c.fit);
+    let held = summary(&shared, |c| moe(c) && !c.fit);
+    let loso = leave_one_source_out(&cat, &shared, &[]);
+    let left = loso_summary(&shared, &loso, moe);
+    assert_eq!((fit.count, held.count, left.count), (14, 11, 25));
+    assert_eq!(
+        (
+            pct(fit.median_abs_error),
+            pct(held.median_abs_error),
+            pct(left.median_abs_error)
+        ),
+        (21.0, 29.0, 24.0)
+    );
+    let own = per_stack(&cat);
+    let err = |id: &str| {
+        let c = own.iter().find(|c| c.measurement.id == id).unwrap();
+        c.prediction.as_ref().unwrap().value / c.measurement.value - 1.0
+    };
+    assert_eq!(
+        pct(err("vllm-mixtral-8x7b-a100-bf16-tp2-b1-i1000-o50-e2e")),
+        -9.0
+    );
+    assert_eq!(
+        pct(err("vllm-mixtral-8x7b-h100-bf16-tp8-b1-i1000-o50-e2e")),
+        -11.0
+    );
+    assert_eq!(
+        pct(err("vllm-mixtral-8x7b-h100-bf16-tp8-b8-i1000-o50-e2e")),
+        -27.0
+    );
+    let gpt_fast_bf16 = ["tp2", "tp4", "tp8"]
+        .map(|tp| err(&format!("gpt-fast-mixtral-8x7b-bf16-{tp}-a100")).abs())
+        .into_iter()
+        .fold(0.0, f64::max);
+    assert_eq!(pct(gpt_fast_bf16), 18.0);
+    assert_eq!(pct(err("gpt-fast-mixtral-8x7b-int8-tp1-a100")), 51.0);
+}
