@@ -9,7 +9,8 @@
 //! by the ZeRO stage: stage 1 shards the optimizer state, 2 also the
 //! gradients, 3 also the weights (Rajbhandari et al. 2020, ZeRO, figure 1).
 //! bf16 with Adam: w = g = 2, o = 4 (fp32 master) + 8 (moments) = 16 bytes
-//! per parameter. ZeRO 3 gathers each layer's weights before using it and
+//! per parameter; g = 4 where a stack keeps fp32 main gradients
+//! ([`super::GradPrecision::Fp32`], Megatron-LM's default). ZeRO 3 gathers each layer's weights before using it and
 //! prefetches the next, so two layers are whole at once (Zhao et al. 2023,
 //! "PyTorch FSDP", section 3.3.1: backward prefetching keeps the current
 //! and the next unit).
