@@ -888,3 +888,33 @@ fn the_moe_figures_are_what_the_validation_page_says() {
     assert_eq!(pct(gpt_fast_bf16), 18.0);
     assert_eq!(pct(err("gpt-fast-mixtral-8x7b-int8-tp1-a100")), 51.0);
 }
+
+#[test]
+fn megatrons_allocated_readings_are_what_the_training_page_says() {
+    // docs/training.md: Megatron-LM CI's 7B on H100 and GB200 and the
+    // Megatron-Bridge 1B log, each run saying grad_precision = "fp32",
+    // read -4%, -4% and -12% with the megatron-core profile (58.1 GB of
+    // 60.7 and 60.5, 11.1 of 12.6); with bf16 gradients (`--assume
+    // grad_precision=param` overrides a run's own key) -11%, -10% and -32%.
+    use ridgeline::cli::validate_train::check_runs;
+    let cat = catalog();
+    let errors = |assume: &[(String, String)]| -> Vec<f64> {
+        let checked = check_runs(&cat, None, assume).unwrap();
+        [
+            "megatron-ci-gpt-7b-h100-pp4-v8-mem",
+            "megatron-ci-gpt-7b-gb200-pp4-v8-mem",
+            "mbridge-byoc-llama3.2-1b-h100-dp8-mem",
+        ]
+        .iter()
+        .map(|id| {
+            let c = checked.iter().find(|c| c.run.id == *id).unwrap();
+            assert_eq!(c.profile_id, "megatron-core", "{id}");
+            let p = c.profile.as_ref().unwrap().value;
+            (100.0 * (p / c.run.value - 1.0)).round()
+        })
+        .collect()
+    };
+    assert_eq!(errors(&[]), [-4.0, -4.0, -12.0]);
+    let bf16 = [("grad_precision".to_string(), "param".to_string())];
+    assert_eq!(errors(&bf16), [-11.0, -10.0, -32.0]);
+}

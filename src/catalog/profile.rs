@@ -268,26 +268,15 @@ pub fn set_training(t: &mut TrainingAssumptions, key: &str, value: Value) -> Res
         ));
     };
     match k.takes {
-        Takes::Ceiling => {
-            t.matmul_ceiling = named(k, value, MatmulCeiling::parse)?;
-            return Ok(());
+        Takes::Ceiling => t.matmul_ceiling = named(k, value, MatmulCeiling::parse)?,
+        Takes::CrossEntropy => t.cross_entropy = named(k, value, CrossEntropy::parse)?,
+        Takes::Storage => t.low_precision_storage = named(k, value, LowPrecisionStorage::parse)?,
+        Takes::Grads => t.grad_precision = named(k, value, GradPrecision::parse)?,
+        _ => {
+            let x = checked(k, value)?;
+            *training_slot(t, key).ok_or_else(|| format!("{key} takes {}", k.takes.text()))? = x;
         }
-        Takes::CrossEntropy => {
-            t.cross_entropy = named(k, value, CrossEntropy::parse)?;
-            return Ok(());
-        }
-        Takes::Storage => {
-            t.low_precision_storage = named(k, value, LowPrecisionStorage::parse)?;
-            return Ok(());
-        }
-        Takes::Grads => {
-            t.grad_precision = named(k, value, GradPrecision::parse)?;
-            return Ok(());
-        }
-        _ => {}
     }
-    let x = checked(k, value)?;
-    *training_slot(t, key).ok_or_else(|| format!("{key} takes {}", k.takes.text()))? = x;
     Ok(())
 }
 
