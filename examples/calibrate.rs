@@ -14,7 +14,11 @@
 //! starting profile's. It prints the values
 //! to write into the profile, and the error on both halves.
 //!
-//! With `--class CLASS` (datacenter, consumer, apple) it fits the named
+//! `--assume KEY=VALUE` (repeatable) sets a key of the starting profile
+//! first: what a stack's kernels do that no figure fits (llama.cpp's
+//! `fp16_accumulate = fp16`).
+//!
+//! With `--class CLASS` (hbm, gddr, apple) it fits the named
 //! keys for one device class instead: from the profile's base values, on
 //! the fitted half of the measurements on that class's devices, and prints
 //! a `[profile.class.CLASS]` table of the fitted keys (the band stays the
@@ -42,6 +46,8 @@ fn grid(takes: Takes) -> Vec<f64> {
             .collect(),
         Takes::Rows => (0..=64).map(|i| i as f64 * 4.0).collect(),
         Takes::Algorithm => vec![0.0, 1.0, 2.0],
+        // A named choice of the stack's kernels, set with --assume.
+        Takes::Accumulate => Vec::new(),
         // A training key: never a serving profile's fit.
         Takes::Ceiling | Takes::CrossEntropy | Takes::Storage | Takes::Grads => Vec::new(),
     }
@@ -87,27 +93,40 @@ fn main() {
             let name = args.get(i + 1).cloned().unwrap_or_default();
             args.drain(i..(i + 2).min(args.len()));
             Some(DeviceClass::parse(&name).unwrap_or_else(|| {
-                eprintln!("unknown device class {name:?}; use datacenter, consumer or apple");
+                eprintln!("unknown device class {name:?}; use hbm, gddr or apple");
                 std::process::exit(2)
             }))
         }
         None => None,
     };
+    let mut assume = Vec::new();
+    while let Some(i) = args.iter().position(|a| a == "--assume") {
+        let kv = args.get(i + 1).cloned().unwrap_or_default();
+        args.drain(i..(i + 2).min(args.len()));
+        assume.push(kv);
+    }
     if args.len() < 3 {
         eprintln!(
-            "usage: calibrate PROFILE STACK[,STACK...]|all PARAM[,PARAM...] [DEVICE,...|--class CLASS]"
+            "usage: calibrate PROFILE STACK[,STACK...]|all PARAM[,PARAM...] [DEVICE,...|--class CLASS] [--assume KEY=VALUE]..."
         );
         std::process::exit(2);
     }
     let mut cat = Catalog::builtin();
     cat.add_measurements(None);
-    let a = cat
+    let mut a = cat
         .profile(&args[0])
         .unwrap_or_else(|e| {
             eprintln!("{e}");
             std::process::exit(2)
         })
         .assumptions;
+    for kv in &assume {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        profile::set(&mut a, k.trim(), Value::Text(v.trim())).unwrap_or_else(|e| {
+            eprintln!("--assume {kv}: {e}");
+            std::process::exit(2)
+        });
+    }
     let stacks: Vec<&str> = args[1].split(',').collect();
     let devices: Vec<&str> = args.get(3).map_or(Vec::new(), |d| d.split(',').collect());
     let class_of = |m: &ridgeline::catalog::Measurement| {

@@ -13,7 +13,7 @@ use ridgeline::solver::training::{
     Attention, CrossEntropy, GradPrecision, LowPrecisionStorage, MatmulCeiling, Modules, Optimizer,
     Recompute, TokensToTrain, TrainingAssumptions,
 };
-use ridgeline::solver::{Assumptions, Collective, Phase, Precision, Workload, fleet};
+use ridgeline::solver::{Accumulate, Assumptions, Collective, Phase, Precision, Workload, fleet};
 use ridgeline::tui::app::Level;
 use ridgeline::tui::knobs::{Family, Knob, Profile, SweepAxis, TrainInputs, ViewInputs};
 use ridgeline::tui::{App, Command, Mode, Pane, View};
@@ -532,10 +532,11 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
         (
             prop_oneof![Just(0.0), magnitude(0.0, 6.0)],
             prop::sample::select(Collective::ALL.to_vec()),
+            prop::sample::select(Accumulate::ALL.to_vec()),
         ),
     )
         .prop_map(
-            |((c, m, l, u), (lp, at, d8, d4), t, [pco, w, b0, bf, bd, bq], (rows, alg))| {
+            |((c, m, l, u), (lp, at, d8, d4), t, [pco, w, b0, bf, bd, bq], (rows, alg, acc))| {
                 Assumptions {
                     compute_efficiency: c,
                     memory_efficiency: m,
@@ -559,6 +560,7 @@ fn any_state(a: &App) -> impl Strategy<Value = State> + use<> {
                     band_quantized: bq,
                     gemm_half_rows: rows,
                     collective: alg,
+                    accumulate: acc,
                 }
             },
         );

@@ -1027,10 +1027,10 @@ fn one_device_1b(hw: &str) -> Vec<&str> {
 #[test]
 fn train_takes_a_profiles_values_for_the_devices_class_as_eval_does() {
     // llama.cpp's profile has values for Apple devices (compute 0.61,
-    // memory 0.82 in catalog/profiles/llama-cpp.toml) over its base ones.
+    // memory 0.83 in catalog/profiles/llama-cpp.toml) over its base ones.
     // `train --profile llama.cpp` on an M2 Ultra steps as the same run
-    // with those two set by flag; on an H100 with the datacenter class's
-    // (0.27, 0.83). Before, train took the base values on every device.
+    // with those two set by flag; on an H100 with the HBM class's
+    // (0.32, 0.67). Before, train took the base values on every device.
     let run = |hw: &str, extra: &[&str]| -> Value {
         let mut a = one_device_1b(hw);
         a.extend_from_slice(&["-f", "json"]);
@@ -1038,7 +1038,7 @@ fn train_takes_a_profiles_values_for_the_devices_class_as_eval_does() {
         json(&a)
     };
     let step = |v: &Value| f(v, "step_time_s");
-    for (hw, ce, me) in [("m2-ultra", "0.61", "0.82"), ("h100", "0.27", "0.83")] {
+    for (hw, ce, me) in [("m2-ultra", "0.61", "0.83"), ("h100", "0.32", "0.67")] {
         let by_class = step(&run(hw, &["--profile", "llama.cpp"]));
         let by_flags = step(&run(
             hw,

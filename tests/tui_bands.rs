@@ -55,20 +55,21 @@ fn a_profile_with_device_classes_follows_the_selected_device() {
     let class = |k| p.class(k).unwrap().assumptions;
     a.hw = at(&a, "a100-sxm-80gb");
     select_knob(&mut a, Knob::Profile);
-    // Step to llama.cpp: on an A100, its datacenter values.
+    // Step to llama.cpp: on an A100, its HBM class values.
     while a.profile.id != "llama.cpp" {
         go(&mut a, &[Command::Right]);
     }
-    assert_eq!(a.assumptions, class(DeviceClass::Datacenter));
-    assert_eq!(Knob::Profile.value(&a.inputs()), "llama.cpp (datacenter)");
+    assert_eq!(a.assumptions, class(DeviceClass::Hbm));
+    assert_eq!(Knob::Profile.value(&a.inputs()), "llama.cpp (hbm)");
     let s = screen(&a, 100, 30);
-    assert!(s.contains("llama.cpp (datacenter)"), "{s}");
+    assert!(s.contains("llama.cpp (hbm)"), "{s}");
     // A changed kernel time stays when the device moves to an M2 Ultra;
     // the rest becomes the Apple values.
     select_knob(&mut a, Knob::KernelTime);
     go(&mut a, &[Command::Right]);
     let kernel = a.assumptions.kernel_s;
-    assert_eq!(kernel, 2.0 * p.assumptions.kernel_s);
+    // The knob steps the HBM class's own time per kernel.
+    assert_eq!(kernel, 2.0 * class(DeviceClass::Hbm).kernel_s);
     a.hw = at(&a, "m2-ultra");
     a.recompute();
     let apple = class(DeviceClass::Apple);
@@ -161,7 +162,7 @@ fn the_profile_knob_steps_through_the_catalog_and_redraws_live() {
         go(&mut a, &[Command::Right]);
         let id = &ids[(start + step) % ids.len()];
         // The profile's values on the selected device (an H100: the
-        // datacenter values of a profile that has them).
+        // HBM class values of a profile that has them).
         let p = a.catalog.profile(id).unwrap().on(&a.catalog.hardware[a.hw]);
         assert_eq!(&a.profile.id, id);
         assert_eq!(a.assumptions, p.assumptions, "{id}");

@@ -97,20 +97,27 @@ fn the_serving_stacks_are_within_ten_percent_at_the_median_and_sixty_at_worst() 
 
 #[test]
 fn llama_cpp_stays_where_it_is() {
-    // llama.cpp on datacenter GPUs prefills at 20-40% of the tensor-core
+    // llama.cpp prefills at a quarter to a third of a CUDA GPU's tensor
     // peak and its Q4_K_M carries 4.5-6 bits per weight; with values per
-    // device class (catalog/profiles/llama-cpp.toml) the held-out half is
-    // 15.2% off at the median, 45.1% at worst (11.0% and 46.2% before
-    // llama.cpp PR #6017's figures turned every other figure's half; one
-    // profile for every class: 14.3% and 202%; `ridgeline validate
-    // --summary`). A guard against getting worse, not a claim.
+    // device class (catalog/profiles/llama-cpp.toml: HBM, GDDR, Apple) the
+    // held-out half is 9.3% off at the median, 65.8% at worst (the H100
+    // PCIe's Q4_K_M prefill, +66%: llama.cpp's Ampere-style kernels reach
+    // less of Hopper's peak than of an A100's). Before (classes datacenter /
+    // consumer / apple, the 4090 against its FP32-accumulate peak): 15.2%
+    // and 45.1%; one profile for every class: 14.3% and 202%; `ridgeline
+    // validate --summary`. A guard against getting worse, not a claim.
     let cat = catalog();
     let own = per_stack(&cat);
     let s = summary(&own, |c| c.measurement.stack == "llama.cpp");
-    assert!(s.median_abs_error <= 0.15, "{s:?}");
-    assert!(s.worst_abs_error <= 0.8, "{s:?}");
+    assert!(s.median_abs_error <= 0.10, "{s:?}");
+    assert!(s.worst_abs_error <= 0.7, "{s:?}");
     let h = summary(&own, |c| c.measurement.stack == "llama.cpp" && !c.fit);
-    assert!(h.worst_abs_error <= 0.5, "{h:?}");
+    assert!(h.median_abs_error <= 0.10, "{h:?}");
+    assert!(h.worst_abs_error <= 0.7, "{h:?}");
+    // Each source left out: 10.8% (14.4% with the old classes).
+    let loso = leave_one_source_out(&cat, &own, &[]);
+    let l = loso_summary(&own, &loso, |c| c.measurement.stack == "llama.cpp");
+    assert!(l.median_abs_error <= 0.12, "{l:?}");
 }
 
 /// A number of `[profile.class.CLASS]` in catalog/profiles/llama-cpp.toml,
@@ -127,31 +134,41 @@ fn a_llama_cpp_measurement_gets_the_values_of_its_device_class() {
     let own = per_stack(&cat);
     let on = |id: &str| own.iter().find(|c| c.measurement.id == id).unwrap();
     let a100 = on("llama-cpp-llama-3-8b-a100-sxm-q4km-pp512");
-    assert_eq!(a100.class.map(|k| k.name()), Some("datacenter"));
+    assert_eq!(a100.class.map(|k| k.name()), Some("hbm"));
     let m2 = on("llama-cpp-llama-3-8b-m2-ultra-f16-pp512");
     assert_eq!(m2.class.map(|k| k.name()), Some("apple"));
-    for (c, class) in [(a100, "datacenter"), (m2, "apple")] {
+    // The RTX 4090 (GDDR6X) and the L40S (GDDR6) are one class: one Ada
+    // die, GDDR memory, whatever the market.
+    let rtx = on("llama-cpp-llama-3-8b-rtx-4090-f16-pp512");
+    let l40s = on("llama-cpp-llama-3-8b-l40s-q4km-pp512");
+    assert_eq!(rtx.class.map(|k| k.name()), Some("gddr"));
+    assert_eq!(l40s.class.map(|k| k.name()), Some("gddr"));
+    let base = cat.profile("llama.cpp").unwrap().assumptions;
+    for (c, class) in [(a100, "hbm"), (m2, "apple"), (rtx, "gddr"), (l40s, "gddr")] {
         for key in ["compute_efficiency", "memory_efficiency"] {
             let a = &mut c.assumptions.clone();
             let got = *ridgeline::catalog::profile::number_mut(a, key).unwrap();
             assert_eq!(got, class_value(class, key), "{class} {key}");
         }
+        // Each class sets its own time per kernel (the CUDA classes and
+        // Metal differ); a key no class sets is the base value.
+        let t: toml::Table = include_str!("../catalog/profiles/llama-cpp.toml")
+            .parse()
+            .unwrap();
+        let kernel = t["profile"][0]["class"][class]["kernel_time"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let want =
+            ridgeline::solver::units::parse(&kernel, ridgeline::solver::units::Kind::Time).unwrap();
+        assert!((c.assumptions.kernel_s - want).abs() < 1e-12, "{class}");
+        assert_eq!(c.assumptions.dequant_4bit, base.dequant_4bit);
+        // llama.cpp's cuBLAS calls accumulate fp16 GEMMs in fp16.
+        assert_eq!(
+            c.assumptions.accumulate,
+            ridgeline::solver::Accumulate::Fp16
+        );
     }
-    // A key the class does not set is the base value.
-    let base = cat.profile("llama.cpp").unwrap().assumptions;
-    assert_eq!(a100.assumptions.kernel_s, base.kernel_s);
-    // The RTX 4090 is a consumer card; that class sets compute_efficiency
-    // alone (its figures fit memory_efficiency to 1, the end of its range,
-    // which places nothing): the rest are the base values.
-    let rtx = on("llama-cpp-llama-3-8b-rtx-4090-f16-pp512");
-    assert_eq!(rtx.class.map(|k| k.name()), Some("consumer"));
-    assert_eq!(
-        rtx.assumptions,
-        ridgeline::solver::Assumptions {
-            compute_efficiency: class_value("consumer", "compute_efficiency"),
-            ..base
-        }
-    );
     // Every other stack's profile has no classes: its measurements get
     // its one set of values, as before classes.
     for c in own.iter().filter(|c| c.measurement.stack != "llama.cpp") {
@@ -189,7 +206,7 @@ fn llama_cpp_loso(cat: &Catalog) -> Vec<(String, Option<f64>, Option<f64>)> {
 
 #[test]
 fn leaving_a_source_out_refits_a_class_only_on_the_other_sources_of_that_class() {
-    // `datacenter` has two sources (XiongjieDai's CUDA table and llama.cpp
+    // `hbm` has two sources (XiongjieDai's CUDA table and llama.cpp
     // PR #6017's A100 PCIe), `apple` two (XiongjieDai's Apple table and
     // llama.cpp PR #10238's M2 Ultra): each one left out has its class
     // refitted on the other, which moves its predictions. Without the
@@ -206,7 +223,7 @@ fn leaving_a_source_out_refits_a_class_only_on_the_other_sources_of_that_class()
     let apple = "llama-cpp-llama-3-8b-m2-ultra-q4km-pp512";
     let a100 = "llama-cpp-llama-3-8b-a100-sxm-q4km-pp512";
     assert_eq!(class(apple), Some("apple"));
-    assert_eq!(class(a100), Some("datacenter"));
+    assert_eq!(class(a100), Some("hbm"));
     let get = |rows: &[(String, Option<f64>, Option<f64>)], id: &str| {
         let r = rows.iter().find(|r| r.0 == id).unwrap();
         (r.1.unwrap(), r.2.unwrap())
@@ -225,12 +242,14 @@ fn leaving_a_source_out_refits_a_class_only_on_the_other_sources_of_that_class()
     let alone = llama_cpp_loso(&one);
     let mut n = 0;
     for (id, l, lf) in &alone {
-        if matches!(class(id), Some("datacenter" | "apple")) {
+        if matches!(class(id), Some("hbm" | "apple")) {
             assert_eq!(l, lf, "{id}");
             n += 1;
         }
     }
-    assert_eq!(n, 43 + 21);
+    // HBM: XiongjieDai's 26 figures on A100s and the H100 PCIe; Apple:
+    // XiongjieDai's 21 on the M2 Ultra and M3 Max.
+    assert_eq!(n, 26 + 21);
 }
 
 #[test]
@@ -512,6 +531,11 @@ fn leaving_a_source_out_refits_only_fitted_profiles_and_never_on_that_source() {
     // Every measurement the profiles predict is predicted left out too.
     let s = loso_summary(&own, &loso, |_| true);
     assert_eq!(s.count, summary(&own, |_| true).count);
+    // Every stack, each with its own profile, each source left out: 10.7%
+    // (13.2% while llama.cpp's classes were datacenter / consumer / apple
+    // and its 4090 figures were read against the FP32-accumulate peak;
+    // docs/validation.md). The bar is 12%: a guard that holds it.
+    assert!(s.median_abs_error <= 0.12, "{s:?}");
 }
 
 #[test]

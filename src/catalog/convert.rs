@@ -35,6 +35,7 @@ pub const DEVICE_KEYS: &[&str] = &[
     "notes",
     "memory",
     "memory_bandwidth",
+    "memory_type",
     "tdp",
     "peak",
     "matmul",
@@ -268,6 +269,7 @@ pub fn device(f: &mut Fields, origin: &str) -> Option<Converted<HardwareEntry>> 
         Kind::Bandwidth,
         &limits::BANDWIDTH,
     );
+    let memory_type = memory_type(f);
     let tdp = f.opt_string("tdp");
     let tdp = quantity(f, "tdp", tdp, Kind::Power, &limits::POWER);
     let peaks = peaks(f);
@@ -308,6 +310,7 @@ pub fn device(f: &mut Fields, origin: &str) -> Option<Converted<HardwareEntry>> 
             aliases: aliases.iter().map(|(a, _)| a.clone()).collect(),
             vendor: vendor.0,
             family: family.map(|f| f.0),
+            memory_type,
             source,
             sources,
             notes: notes.map(|n| n.0),
@@ -385,6 +388,36 @@ fn caches(f: &mut Fields) -> Vec<CacheCeiling> {
     out
 }
 
+/// The DRAM technologies `memory_type` may name, by prefix.
+pub const MEMORY_TYPES: &[&str] = &["HBM", "GDDR", "LPDDR", "DDR"];
+
+/// `memory_type` (optional): a DRAM technology, "HBM3" or "GDDR6X", upper
+/// case as datasheets write it.
+fn memory_type(f: &mut Fields) -> Option<String> {
+    let (s, at) = f.opt_string("memory_type")?;
+    let t = s.trim().to_ascii_uppercase();
+    let known = MEMORY_TYPES.iter().any(|p| {
+        t.strip_prefix(p)
+            .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_alphanumeric()))
+    });
+    if !known || t.len() > 16 {
+        f.problem(
+            at,
+            format!(
+                "memory_type {:?} is not a DRAM technology; write one like \"HBM3\", \"HBM2e\", \"GDDR6X\" or \"LPDDR5\" (a name starting {})",
+                super::fields::printable(&s),
+                MEMORY_TYPES.join(", ")
+            ),
+        );
+        return None;
+    }
+    Some(s.trim().to_string())
+}
+
+/// The key in `[device.peak]` of the rate of FP16 math accumulated in
+/// FP16, where a device runs it faster than FP32 accumulate (GeForce).
+pub const FP16_ACC16_KEY: &str = "fp16_with_fp16_accumulate";
+
 /// `[device.peak]`: at least one precision, each a FLOP rate.
 fn peaks(f: &mut Fields) -> Option<Peaks> {
     let Some(v) = f.value("peak") else {
@@ -447,35 +480,72 @@ fn rates(f: &mut Fields, key: &str, v: &Spanned<DeValue>) -> Option<Peaks> {
     let mut ok = true;
     for (k, val) in t.iter() {
         let at = k.span().start;
-        let Some(p) = Precision::parse(k.get_ref()) else {
-            f.problem(
-                at,
-                format!(
-                    "unknown precision `{}` in [device.{key}]; use fp32 tf32 bf16 fp16 fp8 int8 fp4 int4",
-                    super::fields::printable(k.get_ref())
-                ),
-            );
-            ok = false;
-            continue;
-        };
-        let text = match val.get_ref().as_str() {
-            Some(s) => (s.to_string(), val.span().start),
+        // None: the FP16-accumulate rate, which only [device.peak] takes.
+        let slot = match Precision::parse(k.get_ref()) {
+            Some(p) => Some(p),
+            None if key == "peak" && k.get_ref() == FP16_ACC16_KEY => None,
             None => {
+                let extra = if key == "peak" {
+                    format!(" (or {FP16_ACC16_KEY})")
+                } else {
+                    String::new()
+                };
                 f.problem(
-                    val.span().start,
-                    format!("{key} {} must be a string like \"989 TFLOPS\"", p.name()),
+                    at,
+                    format!(
+                        "unknown precision `{}` in [device.{key}]; use fp32 tf32 bf16 fp16 fp8 int8 fp4 int4{extra}",
+                        super::fields::printable(k.get_ref())
+                    ),
                 );
                 ok = false;
                 continue;
             }
         };
-        if !f.check_text(&format!("{key} {}", p.name()), &text.0, text.1) {
+        let label = slot.map_or(FP16_ACC16_KEY, |p| p.name());
+        let text = match val.get_ref().as_str() {
+            Some(s) => (s.to_string(), val.span().start),
+            None => {
+                f.problem(
+                    val.span().start,
+                    format!("{key} {label} must be a string like \"989 TFLOPS\""),
+                );
+                ok = false;
+                continue;
+            }
+        };
+        if !f.check_text(&format!("{key} {label}"), &text.0, text.1) {
             ok = false;
             continue;
         }
-        match quantity(f, p.name(), Some(text), Kind::FlopRate, &limits::FLOP_RATE) {
-            Some(x) => peaks.set(p, Some(x)),
+        match quantity(f, label, Some(text), Kind::FlopRate, &limits::FLOP_RATE) {
+            Some(x) => match slot {
+                Some(p) => peaks.set(p, Some(x)),
+                None => peaks.fp16_acc16 = Some(x),
+            },
             None => ok = false,
+        }
+    }
+    if let Some(fast) = peaks.fp16_acc16 {
+        match peaks.fp16 {
+            None => {
+                f.problem(
+                    v.span().start,
+                    format!("[device.peak] {FP16_ACC16_KEY} needs the fp16 peak (FP32 accumulate) beside it; add fp16"),
+                );
+                ok = false;
+            }
+            Some(fp16) if fast < fp16 => {
+                f.problem(
+                    v.span().start,
+                    format!(
+                        "[device.peak] {FP16_ACC16_KEY} ({}) is below fp16 ({}): give it only where FP16 accumulate runs faster than FP32 accumulate",
+                        units::format_flops(fast),
+                        units::format_flops(fp16)
+                    ),
+                );
+                ok = false;
+            }
+            Some(_) => {}
         }
     }
     if t.is_empty() {

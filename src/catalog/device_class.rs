@@ -1,8 +1,8 @@
 //! Device classes: values a profile carries for one kind of device
 //! (`[profile.class.NAME]`), so a stack whose kernels reach very different
-//! shares of the catalog's peaks on datacenter GPUs, consumer GPUs and
+//! shares of the catalog's figures on GPUs with HBM, GPUs with GDDR and
 //! Apple silicon is not one average of them. The class of a device is
-//! derived from its catalog entry (vendor, family, tier); the class values
+//! derived from its catalog entry (vendor, memory type, tier); the class values
 //! are resolved here, where a device and a profile meet, and the solver
 //! only ever sees one set of assumptions.
 
@@ -14,28 +14,26 @@ use crate::solver::{Assumptions, Tier};
 /// A kind of device a profile may carry its own values for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DeviceClass {
-    /// NVIDIA and AMD GPUs of tier `cloud`, and professional workstation
-    /// cards (not GeForce or Radeon): their catalog tensor peaks are the
-    /// full-rate FP32-accumulate figures.
-    Datacenter,
-    /// GeForce and Radeon cards (family `nvidia-geforce`, `amd-radeon`):
-    /// their catalog tensor peaks are the halved FP32-accumulate figures.
-    Consumer,
+    /// NVIDIA and AMD GPUs with HBM (`memory_type` HBM2, HBM2e, HBM3,
+    /// HBM3e): A100, H100, H200, B200, MI300X.
+    Hbm,
+    /// NVIDIA and AMD GPUs with GDDR (`memory_type` GDDR6, GDDR6X, GDDR7):
+    /// GeForce and Radeon cards, professional workstation cards, and the
+    /// inference cards (L4, L40S). Wide, shallow memory that small kernels
+    /// saturate more easily than HBM, and one Ada die in the GeForce and the
+    /// professional cards alike.
+    Gddr,
     /// Apple silicon (vendor Apple): unified memory, Metal kernels.
     Apple,
 }
 
 impl DeviceClass {
-    pub const ALL: [DeviceClass; 3] = [
-        DeviceClass::Datacenter,
-        DeviceClass::Consumer,
-        DeviceClass::Apple,
-    ];
+    pub const ALL: [DeviceClass; 3] = [DeviceClass::Hbm, DeviceClass::Gddr, DeviceClass::Apple];
 
     pub fn name(self) -> &'static str {
         match self {
-            DeviceClass::Datacenter => "datacenter",
-            DeviceClass::Consumer => "consumer",
+            DeviceClass::Hbm => "hbm",
+            DeviceClass::Gddr => "gddr",
             DeviceClass::Apple => "apple",
         }
     }
@@ -44,8 +42,8 @@ impl DeviceClass {
     /// the schema).
     pub fn help(self) -> &'static str {
         match self {
-            DeviceClass::Datacenter => "NVIDIA and AMD GPUs of tier cloud, pro workstation cards",
-            DeviceClass::Consumer => "GeForce and Radeon cards (nvidia-geforce, amd-radeon)",
+            DeviceClass::Hbm => "NVIDIA and AMD GPUs with HBM (memory_type HBM...)",
+            DeviceClass::Gddr => "NVIDIA and AMD GPUs with GDDR (memory_type GDDR...)",
             DeviceClass::Apple => "Apple silicon (vendor Apple)",
         }
     }
@@ -55,25 +53,26 @@ impl DeviceClass {
     }
 
     /// The class of a device from its entry; None for a device in no
-    /// class (a TPU, an accelerator, a CPU, an edge or mobile GPU), which
-    /// gets a profile's base values.
+    /// class (a TPU, an accelerator, a CPU, an edge or mobile GPU, a GPU
+    /// whose entry gives no `memory_type`), which gets a profile's base
+    /// values.
     pub fn of(e: &HardwareEntry) -> Option<DeviceClass> {
         let vendor = e.vendor.trim();
-        let family = e.family.as_deref().unwrap_or("");
         if vendor.eq_ignore_ascii_case("apple") {
             return Some(DeviceClass::Apple);
         }
         let gpu_vendor =
             vendor.eq_ignore_ascii_case("nvidia") || vendor.eq_ignore_ascii_case("amd");
-        if !gpu_vendor {
+        if !gpu_vendor || !matches!(e.hw.tier, Tier::Cloud | Tier::Workstation) {
             return None;
         }
-        if family.starts_with("nvidia-geforce") || family.starts_with("amd-radeon") {
-            return Some(DeviceClass::Consumer);
-        }
-        match e.hw.tier {
-            Tier::Cloud | Tier::Workstation => Some(DeviceClass::Datacenter),
-            Tier::Edge | Tier::Mobile | Tier::Tiny => None,
+        let memory = e.memory_type.as_deref()?.trim().to_ascii_uppercase();
+        if memory.starts_with("HBM") {
+            Some(DeviceClass::Hbm)
+        } else if memory.starts_with("GDDR") {
+            Some(DeviceClass::Gddr)
+        } else {
+            None
         }
     }
 }
@@ -235,6 +234,9 @@ pub fn rebase(a: &Assumptions, old: &Assumptions, new: &Assumptions) -> Assumpti
     if a.collective != old.collective {
         out.collective = a.collective;
     }
+    if a.accumulate != old.accumulate {
+        out.accumulate = a.accumulate;
+    }
     for k in profile::KEYS {
         let (mut a, mut old) = (*a, *old);
         let (Some(x), Some(o)) = (
@@ -274,12 +276,12 @@ mod tests {
     #[test]
     fn a_class_table_lays_its_keys_over_the_base_values() {
         let c = with(&format!(
-            "{HEAD}[profile.class.datacenter]\nfitted_keys = \"compute_efficiency\"\ncompute_efficiency = 0.3\n[profile.class.apple]\nkernel_time = \"20 us\"\n"
+            "{HEAD}[profile.class.hbm]\nfitted_keys = \"compute_efficiency\"\ncompute_efficiency = 0.3\n[profile.class.apple]\nkernel_time = \"20 us\"\n"
         ));
         assert!(c.diagnostics.is_empty(), "{}", said(&c));
         let p = c.profile("mine").unwrap();
         assert_eq!(p.assumptions.compute_efficiency, 0.7);
-        let dc = p.class(DeviceClass::Datacenter).unwrap();
+        let dc = p.class(DeviceClass::Hbm).unwrap();
         assert_eq!(dc.keys, ["compute_efficiency"]);
         assert_eq!(dc.fitted_keys, ["compute_efficiency"]);
         // Only the key it sets differs from the base.
@@ -292,12 +294,12 @@ mod tests {
         assert_eq!(apple.assumptions.kernel_s, 20e-6);
         assert_eq!(apple.assumptions.memory_efficiency, 0.8);
         assert!(apple.fitted_keys.is_empty());
-        assert!(p.class(DeviceClass::Consumer).is_none());
-        // On devices: an A100 the datacenter values, an M2 Ultra Apple's,
-        // an RTX 4090 (consumer, not named) and a TPU (no class) the base.
+        assert!(p.class(DeviceClass::Gddr).is_none());
+        // On devices: an A100 the HBM values, an M2 Ultra Apple's, an RTX
+        // 4090 (GDDR, not named) and a TPU (no class) the base.
         let on = |id: &str| p.on(c.hardware(id).unwrap());
         assert_eq!(on("a100").assumptions, dc.assumptions);
-        assert_eq!(on("a100").class, Some(DeviceClass::Datacenter));
+        assert_eq!(on("a100").class, Some(DeviceClass::Hbm));
         assert_eq!(on("m2-ultra").assumptions, apple.assumptions);
         assert_eq!(on("rtx-4090").class, None);
         assert_eq!(on("rtx-4090").assumptions, p.assumptions);
@@ -309,7 +311,7 @@ mod tests {
         let cases = [
             (
                 "[profile.class.tpu]\ncompute_efficiency = 0.3\n",
-                "unknown device class `tpu`; use one of datacenter, consumer, apple",
+                "unknown device class `tpu`; use one of hbm, gddr, apple",
             ),
             (
                 "[profile.class.apple]\ncompute_eficiency = 0.3\n",
@@ -351,27 +353,51 @@ mod tests {
     }
 
     #[test]
-    fn devices_fall_in_classes_by_vendor_family_and_tier() {
+    fn devices_fall_in_classes_by_vendor_memory_and_tier() {
         let c = Catalog::builtin();
         let class = |id: &str| DeviceClass::of(c.hardware(id).unwrap());
         for id in [
+            "v100-sxm2-32gb",
             "a100-sxm-80gb",
             "a100-pcie-80gb",
             "h100-pcie",
-            "l40s",
+            "h200-sxm",
+            "b200",
             "mi300x",
         ] {
-            assert_eq!(class(id), Some(DeviceClass::Datacenter), "{id}");
+            assert_eq!(class(id), Some(DeviceClass::Hbm), "{id}");
         }
-        // A professional workstation card: full-rate FP32 accumulate.
-        assert_eq!(class("rtx-6000-ada"), Some(DeviceClass::Datacenter));
-        assert_eq!(class("rtx-4090"), Some(DeviceClass::Consumer));
-        assert_eq!(class("rtx-5090"), Some(DeviceClass::Consumer));
+        // GDDR whatever the market: inference, workstation and GeForce
+        // cards alike.
+        for id in ["t4", "l4", "l40s", "rtx-6000-ada", "rtx-4090", "rtx-5090"] {
+            assert_eq!(class(id), Some(DeviceClass::Gddr), "{id}");
+        }
         assert_eq!(class("m2-ultra"), Some(DeviceClass::Apple));
         assert_eq!(class("m3-max"), Some(DeviceClass::Apple));
-        for id in ["tpu-v5e", "gaudi-3", "trainium2", "raspberry-pi-5-8gb"] {
+        // HBM but no NVIDIA or AMD GPU, or a GPU on the edge: no class.
+        for id in [
+            "tpu-v5e",
+            "gaudi-3",
+            "trainium2",
+            "raspberry-pi-5-8gb",
+            "jetson-agx-orin-64gb",
+        ] {
             assert_eq!(class(id), None, "{id}");
         }
+        // Every NVIDIA and AMD GPU of the built-in catalog says its memory,
+        // so none falls out of the classes by omission.
+        for e in &c.hardware {
+            let gpu = ["nvidia", "amd"].contains(&e.vendor.to_ascii_lowercase().as_str())
+                && matches!(e.hw.tier, Tier::Cloud | Tier::Workstation);
+            if gpu {
+                assert!(e.memory_type.is_some(), "{}", e.hw.id);
+                assert!(DeviceClass::of(e).is_some(), "{}", e.hw.id);
+            }
+        }
+        // A GPU whose entry gives no memory type is in no class.
+        let mut e = c.hardware("a100-sxm-80gb").unwrap().clone();
+        e.memory_type = None;
+        assert_eq!(DeviceClass::of(&e), None);
         for k in DeviceClass::ALL {
             assert_eq!(DeviceClass::parse(k.name()), Some(k));
         }

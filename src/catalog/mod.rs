@@ -82,6 +82,11 @@ pub struct HardwareEntry {
     pub aliases: Vec<String>,
     pub vendor: String,
     pub family: Option<String>,
+    /// The DRAM technology ("HBM3", "GDDR6X", "LPDDR5"), where the source
+    /// says it: what a device's memory reaches at a given share of its
+    /// peak depends on it, so device classes follow it
+    /// ([`device_class::DeviceClass::of`]).
+    pub memory_type: Option<String>,
     pub source: String,
     /// Per-figure sources that override `source`.
     pub sources: BTreeMap<String, String>,

@@ -11,7 +11,7 @@ use crate::solver::training::{
     CrossEntropy, GradPrecision, LowPrecisionStorage, MatmulCeiling, TrainingAssumptions,
 };
 use crate::solver::units::{self, Kind};
-use crate::solver::{Assumptions, Collective, Precision};
+use crate::solver::{Accumulate, Assumptions, Collective, Precision};
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 use toml::de::DeValue;
@@ -37,6 +37,8 @@ pub enum Takes {
     Rows,
     /// ring, tree or auto.
     Algorithm,
+    /// fp32 or fp16.
+    Accumulate,
     /// measured or flat.
     Ceiling,
     /// fused or eager.
@@ -55,6 +57,7 @@ impl Takes {
             Takes::Time => "a time with its unit, like \"2 us\"",
             Takes::Rows => "a number of rows from 0 to 1e6",
             Takes::Algorithm => "\"ring\", \"tree\" or \"auto\"",
+            Takes::Accumulate => "\"fp32\" or \"fp16\"",
             Takes::Ceiling => "\"measured\" or \"flat\"",
             Takes::CrossEntropy => "\"fused\" or \"eager\"",
             Takes::Storage => "\"narrow\" or \"bf16\"",
@@ -114,6 +117,11 @@ pub const KEYS: &[Key] = &[
         key: "collective",
         takes: Takes::Algorithm,
         help: "all-reduce algorithm: ring, tree or auto",
+    },
+    Key {
+        key: "fp16_accumulate",
+        takes: Takes::Accumulate,
+        help: "what fp16 GEMMs accumulate in: fp32 or fp16",
     },
     Key {
         key: "gemm_half_rows",
@@ -370,8 +378,10 @@ fn slot<'a>(a: &'a mut Assumptions, key: &str) -> Option<&'a mut f64> {
 /// a time with its unit, the algorithm by name, a number plain.
 pub fn get(a: &Assumptions, key: &str) -> Option<Got> {
     let k = KEYS.iter().find(|k| k.key == key)?;
-    if k.takes == Takes::Algorithm {
-        return Some(Got::Name(a.collective.name()));
+    match k.takes {
+        Takes::Algorithm => return Some(Got::Name(a.collective.name())),
+        Takes::Accumulate => return Some(Got::Name(a.accumulate.name())),
+        _ => {}
     }
     let mut copy = *a;
     let x = *slot(&mut copy, key)?;
@@ -405,9 +415,16 @@ pub fn set(a: &mut Assumptions, key: &str, value: Value) -> Result<(), String> {
             key_names(TRAINING_KEYS)
         ));
     };
-    if k.takes == Takes::Algorithm {
-        a.collective = named(k, value, Collective::parse)?;
-        return Ok(());
+    match k.takes {
+        Takes::Algorithm => {
+            a.collective = named(k, value, Collective::parse)?;
+            return Ok(());
+        }
+        Takes::Accumulate => {
+            a.accumulate = named(k, value, Accumulate::parse)?;
+            return Ok(());
+        }
+        _ => {}
     }
     let x = checked(k, value)?;
     *slot(a, key).ok_or_else(|| format!("{key} takes {}", k.takes.text()))? = x;
@@ -436,7 +453,12 @@ fn checked(k: &Key, value: Value) -> Result<f64, String> {
     let bad = || format!("{key} takes {}", k.takes.text());
     let x = match (k.takes, value) {
         (
-            Takes::Algorithm | Takes::Ceiling | Takes::CrossEntropy | Takes::Storage | Takes::Grads,
+            Takes::Algorithm
+            | Takes::Accumulate
+            | Takes::Ceiling
+            | Takes::CrossEntropy
+            | Takes::Storage
+            | Takes::Grads,
             _,
         ) => {
             return Err(bad());
@@ -458,6 +480,7 @@ fn checked(k: &Key, value: Value) -> Result<f64, String> {
         Takes::Rows => (0.0..=1e6).contains(&x),
         Takes::Time
         | Takes::Algorithm
+        | Takes::Accumulate
         | Takes::Ceiling
         | Takes::CrossEntropy
         | Takes::Storage
@@ -875,12 +898,14 @@ mod tests {
             let v = match k.takes {
                 Takes::Time => Value::Text("3 us"),
                 Takes::Algorithm => Value::Text("tree"),
+                Takes::Accumulate => Value::Text("fp16"),
                 _ => Value::Number(0.5),
             };
             set(&mut a, k.key, v).unwrap();
             let want = match k.takes {
                 Takes::Time => Got::Seconds(3e-6),
                 Takes::Algorithm => Got::Name("tree"),
+                Takes::Accumulate => Got::Name("fp16"),
                 _ => Got::Number(0.5),
             };
             assert_eq!(get(&a, k.key), Some(want), "{}", k.key);
@@ -895,12 +920,13 @@ mod tests {
             let good = match k.takes {
                 Takes::Time => Value::Text("3 us"),
                 Takes::Algorithm => Value::Text("tree"),
+                Takes::Accumulate => Value::Text("fp16"),
                 _ => Value::Number(0.5),
             };
             set(&mut a, k.key, good).unwrap();
             assert_ne!(a, Assumptions::default(), "{} changed nothing", k.key);
             let bad = match k.takes {
-                Takes::Time | Takes::Algorithm => Value::Number(1.0),
+                Takes::Time | Takes::Algorithm | Takes::Accumulate => Value::Number(1.0),
                 _ => Value::Number(-1.0),
             };
             let e = set(&mut a, k.key, bad).unwrap_err();

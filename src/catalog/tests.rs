@@ -548,6 +548,88 @@ fn a_measured_matmul_ceiling_is_read_checked_against_its_peak_and_written_back()
 }
 
 #[test]
+fn a_memory_type_and_an_fp16_accumulate_peak_are_read_checked_and_written_back() {
+    // A GeForce-like card: 100 TFLOP/s fp16 with FP32 accumulate, 200 with
+    // FP16 accumulate, GDDR6X memory.
+    let good = GOOD
+        .replace(
+            "memory_bandwidth = \"1 TB/s\"\n",
+            "memory_bandwidth = \"1 TB/s\"\nmemory_type = \"GDDR6X\"\n",
+        )
+        .replace(
+            "bf16 = \"100 TFLOPS\"\n",
+            "bf16 = \"100 TFLOPS\"\nfp16 = \"100 TFLOPS\"\nfp16_with_fp16_accumulate = \"200 TFLOPS\"\n",
+        );
+    let mut c = Catalog::default();
+    c.add_hardware_file("u.toml", &good);
+    assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
+    let e = &c.hardware[0];
+    assert_eq!(e.memory_type.as_deref(), Some("GDDR6X"));
+    assert_eq!(e.hw.peaks.fp16_acc16, Some(200e12));
+    // Written back and read again, the same entry.
+    let text = super::write::device_toml(e);
+    let mut again = Catalog::default();
+    again.add_hardware_file("again.toml", &text);
+    assert!(
+        again.diagnostics.is_empty(),
+        "{text}\n{:?}",
+        again.diagnostics
+    );
+    assert_eq!(again.hardware[0].memory_type, e.memory_type);
+    assert_eq!(again.hardware[0].hw.peaks, e.hw.peaks);
+    // Each mistake refuses the entry with a message that says what to fix.
+    for (from, to, expect) in [
+        (
+            "memory_type = \"GDDR6X\"",
+            "memory_type = \"fast\"",
+            "is not a DRAM technology; write one like",
+        ),
+        (
+            "fp16_with_fp16_accumulate = \"200 TFLOPS\"",
+            "fp16_with_fp16_accumulate = \"50 TFLOPS\"",
+            "is below fp16",
+        ),
+        (
+            "fp16 = \"100 TFLOPS\"\n",
+            "",
+            "needs the fp16 peak (FP32 accumulate) beside it",
+        ),
+        (
+            "fp16_with_fp16_accumulate = \"200 TFLOPS\"",
+            "fp16_acc = \"200 TFLOPS\"",
+            "unknown precision `fp16_acc` in [device.peak]; use fp32 tf32 bf16 fp16 fp8 int8 fp4 int4 (or fp16_with_fp16_accumulate)",
+        ),
+    ] {
+        let text = good.replace(from, to);
+        assert_ne!(text, good, "{from}");
+        let mut c = Catalog::default();
+        c.add_hardware_file("u.toml", &text);
+        assert!(c.hardware.is_empty(), "{to}");
+        assert!(
+            c.diagnostics.iter().any(|d| d.message.contains(expect)),
+            "{to}: {:?}",
+            c.diagnostics
+        );
+    }
+    // The measured-matmul table takes precisions only.
+    let text = format!("{GOOD}[device.matmul]\nfp16_with_fp16_accumulate = \"50 TFLOPS\"\n");
+    let mut c = Catalog::default();
+    c.add_hardware_file("u.toml", &text);
+    assert!(c.hardware.is_empty());
+    // The built-in GeForce cards carry their whitepapers' FP16-accumulate
+    // rates, twice their FP32-accumulate ones (RTX 4090 330.3 against
+    // 165.2, RTX 5090 419 against 209.5); no other device has one.
+    let b = Catalog::builtin();
+    for e in &b.hardware {
+        match (e.hw.id.as_str(), e.hw.peaks.fp16_acc16) {
+            ("rtx-4090", Some(x)) => assert_eq!(x, 330.3e12),
+            ("rtx-5090", Some(x)) => assert_eq!(x, 419e12),
+            (id, x) => assert_eq!(x, None, "{id}"),
+        }
+    }
+}
+
+#[test]
 fn the_matmul_shares_docs_training_quotes_are_the_catalogs() {
     // docs/training.md, "The matmul ceiling": each device's measured
     // matmul FLOP/s over its catalog peak, to one decimal of a percent.

@@ -123,6 +123,9 @@ pub fn device_toml(e: &HardwareEntry) -> String {
         "memory_bandwidth",
         s(&quantity(hw.memory_bandwidth, Kind::Bandwidth)),
     );
+    if let Some(m) = &e.memory_type {
+        line("memory_type", s(m));
+    }
     if let Some(w) = hw.tdp_w {
         line("tdp", s(&quantity(w, Kind::Power)));
     }
@@ -139,6 +142,13 @@ pub fn device_toml(e: &HardwareEntry) -> String {
                     s(&quantity(v, Kind::FlopRate))
                 ));
             }
+        }
+        if let Some(v) = rates.fp16_acc16 {
+            out.push_str(&format!(
+                "{} = {}\n",
+                super::convert::FP16_ACC16_KEY,
+                s(&quantity(v, Kind::FlopRate))
+            ));
         }
     }
     let linked = hw.link_bandwidth.is_some()

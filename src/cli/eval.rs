@@ -34,7 +34,7 @@ const EVAL_COLS: &[Col] = &[
         "effective_ridge_point",
         Fmt::Num,
     ),
-    col("math precision", "compute_precision", Fmt::Text),
+    col("math precision", "compute_precision_text", Fmt::Text),
     col("MFU", "mfu", Fmt::Pct),
     col("MBU", "mbu", Fmt::Pct),
     col("memory per device", "memory_required_bytes", Fmt::Bytes),

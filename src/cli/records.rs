@@ -55,6 +55,23 @@ pub fn eval_record(
     put("activations_precision", json!(wl.activations.name()));
     put("kv_precision", json!(wl.kv.name()));
     put("compute_precision", json!(e.compute_precision.name()));
+    // Where the profile's fp16 GEMMs accumulate in fp16 on a device that
+    // runs that faster (a GeForce card under llama.cpp), say so: the peak
+    // behind the ridge point and MFU is not the datasheet's fp16 figure.
+    let fast_fp16 = e.compute_precision == solver::Precision::Fp16
+        && hw.hw.peaks.fp16_acc16 == Some(e.peak_flops)
+        && hw.hw.peaks.fp16 != Some(e.peak_flops);
+    put(
+        "compute_precision_text",
+        json!(if fast_fp16 {
+            format!(
+                "fp16, accumulated in fp16 ({})",
+                units::format_flops(e.peak_flops)
+            )
+        } else {
+            e.compute_precision.name().to_string()
+        }),
+    );
     put("peak_flops_per_s", json!(e.peak_flops));
     put(
         "memory_bandwidth_bytes_per_s",

@@ -22,9 +22,12 @@ fn refit_range(takes: Takes) -> Option<(f64, f64)> {
         Takes::UnitInterval => Some((0.0, 1.0)),
         Takes::Time => Some((0.0, 10e-3)),
         Takes::Rows => Some((0.0, 256.0)),
-        Takes::Algorithm | Takes::Ceiling | Takes::CrossEntropy | Takes::Storage | Takes::Grads => {
-            None
-        }
+        Takes::Algorithm
+        | Takes::Accumulate
+        | Takes::Ceiling
+        | Takes::CrossEntropy
+        | Takes::Storage
+        | Takes::Grads => None,
     }
 }
 

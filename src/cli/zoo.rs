@@ -163,6 +163,7 @@ fn profile_record(
     m.insert("collective_time_s".into(), json!(a.collective_s));
     m.insert("link_latency_s".into(), json!(a.link_latency_s));
     m.insert("collective".into(), json!(a.collective.name()));
+    m.insert("fp16_accumulate".into(), json!(a.accumulate.name()));
     m.insert("gemm_half_rows".into(), json!(a.gemm_half_rows));
     m.insert(
         "low_precision_efficiency".into(),

@@ -165,6 +165,7 @@ pub fn local_cpu(
             cpu.vendor.trim().to_string()
         },
         family: None,
+        memory_type: None,
         source: format!("measured by ridgeline probe on {date}"),
         sources: BTreeMap::new(),
         notes: Some(notes.join("; ")),

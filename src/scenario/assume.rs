@@ -186,7 +186,7 @@ impl Visitor<'_> for SettingVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solver::Collective;
+    use crate::solver::{Accumulate, Collective};
     use proptest::prelude::*;
 
     /// Assumptions with every field drawn in its range.
@@ -207,10 +207,14 @@ mod tests {
             ),
             (time(), time(), time(), time(), time(), time()),
             (unit(), unit(), unit(), unit(), unit(), unit()),
-            (0.0..1e6f64, prop::sample::select(Collective::ALL.to_vec())),
+            (
+                0.0..1e6f64,
+                prop::sample::select(Collective::ALL.to_vec()),
+                prop::sample::select(Accumulate::ALL.to_vec()),
+            ),
         )
             .prop_map(
-                |((c, m, l, lp, at, d8, d4, u), (o, k, r, moe, col, ll), u6, (rows, alg))| {
+                |((c, m, l, lp, at, d8, d4, u), (o, k, r, moe, col, ll), u6, (rows, alg, acc))| {
                     let (pco, w, b0, bf, bd, bq) = u6;
                     Assumptions {
                         compute_efficiency: c,
@@ -225,6 +229,7 @@ mod tests {
                         moe_layer_s: moe,
                         collective_s: col,
                         collective: alg,
+                        accumulate: acc,
                         gemm_half_rows: rows,
                         low_precision_efficiency: lp,
                         attention_efficiency: at,

@@ -415,6 +415,7 @@ mod tests {
             let v = match k.takes {
                 crate::catalog::profile::Takes::Time => Value::Text("3 us"),
                 crate::catalog::profile::Takes::Algorithm => Value::Text("tree"),
+                crate::catalog::profile::Takes::Accumulate => Value::Text("fp16"),
                 _ => Value::Number(0.5),
             };
             crate::catalog::profile::set(&mut odd, k.key, v).unwrap();

@@ -428,8 +428,7 @@ pub fn time_cost(
     a: &Assumptions,
 ) -> Result<StepTime> {
     let (compute_precision, peak) = hw
-        .peaks
-        .resolve(wl.activations)
+        .compute_peak(wl.activations, a.accumulate)
         .ok_or_else(|| SolverError::Unsupported(format!("{} has no peak FLOP/s", hw.id)))?;
     // StepCost is per rank already.
     let w = work(&c, wl, compute_precision, a);

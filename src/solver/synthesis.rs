@@ -438,8 +438,7 @@ pub fn nearest_miss(
     let mut shortfalls = Vec::new();
     if requirement.feasible {
         let peak = hw
-            .peaks
-            .resolve(requirement.compute_precision)
+            .compute_peak(requirement.compute_precision, a.accumulate)
             .map_or(0.0, |(_, p)| p);
         shortfalls.push(Shortfall {
             resource: Resource::PeakFlops,

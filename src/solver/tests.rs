@@ -1134,3 +1134,58 @@ mod serving_and_fleet {
         }
     }
 }
+
+#[test]
+fn fp16_math_accumulated_in_fp16_runs_at_the_faster_rate_only_where_a_device_has_one() {
+    // An RTX 4090 as in the catalog (NVIDIA Ada whitepaper): fp16 165.2
+    // TFLOPS with FP32 accumulate, 330.3 with FP16 accumulate; bf16 has no
+    // FP16-accumulate path.
+    let mut hw = a100();
+    hw.peaks = Peaks::default();
+    hw.peaks.set(Precision::Bf16, Some(165.2e12));
+    hw.peaks.set(Precision::Fp16, Some(165.2e12));
+    hw.peaks.fp16_acc16 = Some(330.3e12);
+    let p = |prec, acc| hw.compute_peak(prec, acc).unwrap();
+    assert_eq!(
+        p(Precision::Fp16, Accumulate::Fp32),
+        (Precision::Fp16, 165.2e12)
+    );
+    assert_eq!(
+        p(Precision::Fp16, Accumulate::Fp16),
+        (Precision::Fp16, 330.3e12)
+    );
+    assert_eq!(
+        p(Precision::Bf16, Accumulate::Fp16),
+        (Precision::Bf16, 165.2e12)
+    );
+    // A device without the figure (an A100: one rate for both) is unmoved.
+    let plain = a100();
+    assert_eq!(
+        plain.compute_peak(Precision::Fp16, Accumulate::Fp16),
+        plain.peaks.resolve(Precision::Fp16)
+    );
+    // A prefill of 2048 tokens of Llama 3 8B in fp16 is compute-bound;
+    // accumulated in fp16 its math takes 165.2 / 330.3 = 0.5002 of the
+    // time, and the step says which peak it ran at.
+    let wl = Workload {
+        phase: Phase::Prefill,
+        batch: 1.0,
+        context: 2048.0,
+        weights: Precision::Fp16,
+        activations: Precision::Fp16,
+        kv: Precision::Fp16,
+        ..Workload::default()
+    };
+    let time = |acc| {
+        let a = Assumptions {
+            accumulate: acc,
+            ..Assumptions::default()
+        };
+        super::roofline::time_step(&hw, &llama8(), &wl, &a).unwrap()
+    };
+    let (slow, fast) = (time(Accumulate::Fp32), time(Accumulate::Fp16));
+    assert_eq!((slow.peak_flops, fast.peak_flops), (165.2e12, 330.3e12));
+    assert!((fast.compute_s / slow.compute_s - 165.2 / 330.3).abs() < 1e-12);
+    // Scaling the device's peaks for an elasticity scales this rate too.
+    assert_eq!(hw.peaks.scaled(2.0).fp16_acc16, Some(660.6e12));
+}

@@ -115,6 +115,11 @@ pub struct Peaks {
     pub int8: Option<f64>,
     pub fp4: Option<f64>,
     pub int4: Option<f64>,
+    /// FP16 math accumulated in FP16, where a device runs it faster than
+    /// its `fp16` figure (FP32 accumulate): GeForce cards, whose tensor
+    /// cores run FP32 accumulate at half rate. Used only by a stack whose
+    /// GEMMs ask for FP16 accumulation ([`Accumulate::Fp16`]).
+    pub fp16_acc16: Option<f64>,
 }
 
 impl Peaks {
@@ -167,6 +172,7 @@ impl Peaks {
         for p in Precision::ALL {
             out.set(p, self.get(p).map(|v| v * k));
         }
+        out.fp16_acc16 = self.fp16_acc16.map(|v| v * k);
         out
     }
 }
@@ -249,6 +255,19 @@ impl Hardware {
     pub fn matmul_share(&self, p: Precision) -> Option<f64> {
         let (m, peak) = (self.matmul.get(p)?, self.peaks.get(p)?);
         (m > 0.0 && peak > 0.0).then(|| m / peak)
+    }
+
+    /// The peak a step's math at precision `p` runs at, with the precision
+    /// used: the peak of `p` or of the first wider format the device has
+    /// ([`Peaks::resolve`]); for FP16 math accumulated in FP16
+    /// ([`Accumulate::Fp16`]) the device's FP16-accumulate rate where it
+    /// lists a faster one.
+    pub fn compute_peak(&self, p: Precision, acc: Accumulate) -> Option<(Precision, f64)> {
+        let (used, peak) = self.peaks.resolve(p)?;
+        Some(match (used, acc, self.peaks.fp16_acc16) {
+            (Precision::Fp16, Accumulate::Fp16, Some(fast)) if fast > peak => (used, fast),
+            _ => (used, peak),
+        })
     }
 
     /// Ridge point at precision `p`: peak / bandwidth, FLOP per byte.
@@ -735,6 +754,32 @@ impl Collective {
     }
 }
 
+/// What a stack's FP16 GEMMs accumulate in. cuBLAS as PyTorch calls it
+/// accumulates in FP32; llama.cpp's CUDA backend asks cuBLAS for FP16
+/// accumulation (`CUBLAS_COMPUTE_16F` in `ggml_cuda_op_mul_mat_cublas`),
+/// which GeForce cards run at twice their FP32-accumulate rate
+/// ([`Peaks::fp16_acc16`]). Datacenter and professional cards run both at
+/// one rate, so there it changes nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Accumulate {
+    Fp32,
+    Fp16,
+}
+
+impl Accumulate {
+    pub const ALL: [Accumulate; 2] = [Accumulate::Fp32, Accumulate::Fp16];
+    pub fn name(self) -> &'static str {
+        match self {
+            Accumulate::Fp32 => "fp32",
+            Accumulate::Fp16 => "fp16",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Accumulate> {
+        let s = s.trim().to_ascii_lowercase();
+        Accumulate::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
 /// Named, overridable assumptions. See docs/model.md and docs/validation.md for the measurements
 /// each default was checked against. The calibrated profiles
 /// (`catalog/profiles/*.toml`) are sets of these values with sources;
@@ -772,6 +817,9 @@ pub struct Assumptions {
     pub collective_s: f64,
     /// How all-reduces are run.
     pub collective: Collective,
+    /// What FP16 GEMMs accumulate in: FP32, or FP16 where a device runs
+    /// that faster ([`Hardware::compute_peak`]).
+    pub accumulate: Accumulate,
     /// Rows (tokens) at which a GEMM reaches half of `compute_efficiency`:
     /// efficiency = eta_c * m / (m + m_half), for tile and wave quantization
     /// of small-M GEMMs. 0 = the same efficiency at every size.
@@ -844,6 +892,7 @@ impl Assumptions {
             request_s: 0.0,
             collective_s: 0.0,
             collective: Collective::Ring,
+            accumulate: Accumulate::Fp32,
             gemm_half_rows: 0.0,
             low_precision_efficiency: 1.0,
             attention_efficiency: 1.0,

@@ -47,6 +47,7 @@ pub(super) fn blank_device(year: u16) -> HardwareEntry {
         aliases: Vec::new(),
         vendor: "user".into(),
         family: None,
+        memory_type: None,
         source: USER_SOURCE.into(),
         sources: BTreeMap::new(),
         notes: None,

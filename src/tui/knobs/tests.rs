@@ -390,7 +390,7 @@ fn the_profile_knob_names_the_device_class_and_reads_it_back() {
     let kept = Knob::Profile.parse("roofline (apple)*", &i, &c).unwrap();
     assert_eq!(kept.a.compute_efficiency, 0.5);
     // Another profile typed with a class suffix is that profile.
-    let other = Knob::Profile.parse("stack (datacenter)", &i, &c).unwrap();
+    let other = Knob::Profile.parse("stack (hbm)", &i, &c).unwrap();
     assert_eq!(other.profile.id, "stack");
 }
 
