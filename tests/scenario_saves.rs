@@ -403,7 +403,7 @@ fn any_training() -> impl Strategy<Value = TrainInputs> {
 fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
     let share = || prop_oneof![Just(0.0), Just(1.0), 0.0..=1.0f64];
     (
-        [share(), share(), share(), share(), share()],
+        [share(), share(), share(), share(), share(), share()],
         magnitude(-3.0, 12.0),
         magnitude(0.0, 15.0),
         prop_oneof![Just(0.0), magnitude(-3.0, 7.0)],
@@ -419,7 +419,7 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
     )
         .prop_map(
             |(
-                [dp, tp, ep, cp, overlap_slowdown],
+                [dp, tp, ep, cp, overlap_slowdown, allocator_overhead],
                 device_mtbf_s,
                 checkpoint_bandwidth,
                 restart_s,
@@ -444,6 +444,7 @@ fn any_training_assumptions() -> impl Strategy<Value = TrainingAssumptions> {
                     cross_entropy,
                     low_precision_storage,
                     grad_precision,
+                    allocator_overhead,
                 }
             },
         )

@@ -246,6 +246,11 @@ pub const TRAINING_KEYS: &[Key] = &[
         takes: Takes::Grads,
         help: "gradients at the weights' width (param) or fp32",
     },
+    Key {
+        key: "allocator_overhead",
+        takes: Takes::UnitInterval,
+        help: "allocator pool beyond the tensors alive",
+    },
 ];
 
 fn training_slot<'a>(t: &'a mut TrainingAssumptions, key: &str) -> Option<&'a mut f64> {
@@ -257,6 +262,7 @@ fn training_slot<'a>(t: &'a mut TrainingAssumptions, key: &str) -> Option<&'a mu
         "overlap_slowdown" => &mut t.overlap_slowdown,
         "training_attention_efficiency" => &mut t.attention_efficiency,
         "moe_token_time" => &mut t.moe_token_time_s,
+        "allocator_overhead" => &mut t.allocator_overhead,
         _ => return None,
     })
 }
@@ -324,6 +330,7 @@ pub fn with_stack(t: &TrainingAssumptions, stack: &TrainingAssumptions) -> Train
         cross_entropy: stack.cross_entropy,
         low_precision_storage: stack.low_precision_storage,
         grad_precision: stack.grad_precision,
+        allocator_overhead: stack.allocator_overhead,
         ..*t
     }
 }

@@ -18,7 +18,7 @@ pub fn metric_key(m: TrainMetric) -> &'static str {
         TrainMetric::TokensPerSecondPerDevice => "tokens_per_s_per_device",
         TrainMetric::Mfu(_) => "mfu",
         TrainMetric::StepTime => "step_time_s",
-        TrainMetric::PeakMemory => "peak_memory_bytes",
+        TrainMetric::PeakMemory | TrainMetric::ReservedMemory => "peak_memory_bytes",
     }
 }
 
@@ -188,6 +188,8 @@ pub fn run(f: &mut Fields, origin: &str) -> Option<Converted<TrainingMeasurement
                     "a peak_memory_bytes reading needs memory_kind = \"allocated\" or \"reserved\": what the source's figure counts",
                 );
                 None
+            } else if memory_kind == Some(Some(MemoryKind::Reserved)) {
+                Some(TrainMetric::ReservedMemory)
             } else {
                 Some(TrainMetric::PeakMemory)
             }

@@ -1333,9 +1333,12 @@ pub struct TrainKnobs {
     /// What an fp8 run holds in memory: narrow (weights, gradients and saved activations at 8 bits) or bf16 (all at 16 bits, fp8 only inside the products, as torchao does) [default: narrow; the torchtitan profile's is bf16].
     #[arg(long, value_enum)]
     pub low_precision_storage: Option<LowPrecisionStorageArg>,
-    /// The width gradients are held and reduced at: param (the weights', 2 bytes a parameter in bf16) or fp32 (Megatron-Core's main gradients, its default for bf16: 4 bytes, reduced in fp32) [default: param; the megatron-core profile's is fp32].
+    /// The width gradients are held and reduced at: param (the weights', 2 bytes a parameter in bf16) or fp32 (Megatron-LM's main gradients, its default for bf16: 4 bytes, reduced in fp32) [default: param, as NVIDIA's Megatron performance recipes run].
     #[arg(long, value_enum)]
     pub grad_precision: Option<GradPrecisionArg>,
+    /// What the caching allocator reserves beyond the tensors alive at the peak, as a share of them, 0 to 1: the "reserved" figure torchtitan's log and nvidia-smi read; not part of the fit verdict [default 0.15, torchtitan's own logs with expandable segments; megatron-core 0.02; jax-xla 0].
+    #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
+    pub allocator_overhead: Option<f64>,
     /// Fraction of peak FLOP/s reached [default: the profile's].
     #[arg(long, value_parser = parse_fraction, allow_hyphen_values = true)]
     pub compute_eff: Option<f64>,

@@ -41,6 +41,7 @@ fn training_flag(args: &ScaleArgs) -> Option<&'static str> {
         ("--cross-entropy", k.cross_entropy.is_some()),
         ("--low-precision-storage", k.low_precision_storage.is_some()),
         ("--grad-precision", k.grad_precision.is_some()),
+        ("--allocator-overhead", k.allocator_overhead.is_some()),
     ]
     .into_iter()
     .find_map(|(flag, given)| given.then_some(flag))

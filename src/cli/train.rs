@@ -176,6 +176,7 @@ pub(crate) fn step_assumptions(
             Some(GradPrecisionArg::Param) => GradPrecision::Param,
             Some(GradPrecisionArg::Fp32) => GradPrecision::Fp32,
         },
+        allocator_overhead: args.allocator_overhead.unwrap_or(d.allocator_overhead),
         ..d
     })
 }
@@ -284,6 +285,7 @@ fn record(
             "gathered": m.gathered,
             "reused": m.reused,
             "total": m.total(),
+            "reserved": m.reserved,
         }),
     );
     put("memory_host_bytes", json!(m.host));
@@ -681,6 +683,11 @@ const SUMMARY: &[Col] = &[
         Fmt::Bytes,
     ),
     col("memory: total per device", "memory_total", Fmt::Bytes),
+    col(
+        "memory: allocator's pool (reserved)",
+        "memory_reserved",
+        Fmt::Bytes,
+    ),
     col("memory: offloaded to host", "memory_host_bytes", Fmt::Bytes),
     col(
         "memory: usable per device",

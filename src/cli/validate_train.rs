@@ -243,7 +243,7 @@ fn value_text(m: TrainMetric, v: f64) -> String {
         TrainMetric::TokensPerSecondPerDevice => format!("{} tok/s", units::format_number(v)),
         TrainMetric::Mfu(_) => units::format_percent(v),
         TrainMetric::StepTime => units::format_time(v),
-        TrainMetric::PeakMemory => units::format_bytes(v),
+        TrainMetric::PeakMemory | TrainMetric::ReservedMemory => units::format_bytes(v),
     }
 }
 

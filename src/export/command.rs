@@ -491,7 +491,7 @@ pub fn train_flags(catalog: &Catalog, s: &Scenario, hardware: &str) -> Result<Ve
     let text = |x: &Option<String>| x.clone().unwrap_or_default();
     let num = |x: Option<f64>| x.map(exact::number).unwrap_or_default();
     let int = |x: Option<u32>| x.map(|n| n.to_string()).unwrap_or_default();
-    let pairs: [(&str, String, String); 31] = [
+    let pairs: [(&str, String, String); 32] = [
         ("--devices", int(t.devices), int(d.devices)),
         ("--tp", int(t.tp), int(d.tp)),
         ("--pp", int(t.pp), int(d.pp)),
@@ -558,6 +558,11 @@ pub fn train_flags(catalog: &Catalog, s: &Scenario, hardware: &str) -> Result<Ve
             "--grad-precision",
             text(&t.grad_precision),
             text(&d.grad_precision),
+        ),
+        (
+            "--allocator-overhead",
+            num(t.allocator_overhead),
+            num(d.allocator_overhead),
         ),
     ];
     for (f, x, dx) in pairs {
@@ -663,6 +668,21 @@ mod tests {
         let wide = flags(&s);
         let at = wide.iter().position(|f| f == "--grad-precision").unwrap();
         assert_eq!(wide[at + 1], "fp32", "{wide:?}");
+        // The allocator's overhead too: the profile's 0.15 is not written,
+        // 0.25 is, as the number the flag reads back.
+        s.training.allocator_overhead = Some(0.15);
+        assert!(
+            !flags(&s).contains(&"--allocator-overhead".to_string()),
+            "{:?}",
+            flags(&s)
+        );
+        s.training.allocator_overhead = Some(0.25);
+        let pool = flags(&s);
+        let at = pool
+            .iter()
+            .position(|f| f == "--allocator-overhead")
+            .unwrap();
+        assert_eq!(pool[at + 1], "0.25", "{pool:?}");
     }
 
     #[test]

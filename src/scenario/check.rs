@@ -121,6 +121,7 @@ pub(super) const SCHEMA: [(&str, &[&str]); 10] = [
             "cross_entropy",
             "low_precision_storage",
             "grad_precision",
+            "allocator_overhead",
         ],
     ),
     (

@@ -392,6 +392,11 @@ fn training_assumptions_read_with_their_units_and_each_problem_is_at_its_key() {
             "grad_precision",
             "param or fp32",
         ),
+        (
+            "[training]\nallocator_overhead = 1.5\n",
+            "allocator_overhead",
+            "from 0 to 1",
+        ),
     ] {
         let e = one(text);
         assert_eq!(e.line, 2, "{key}: {e}");

@@ -295,6 +295,14 @@ pub struct TrainingSection {
     /// main gradients).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grad_precision: Option<String>,
+    /// What the allocator reserves beyond the tensors alive, as a share of
+    /// them, 0 to 1 (0.15: 15% more).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "super::number"
+    )]
+    pub allocator_overhead: Option<f64>,
 }
 
 impl TrainingSection {
@@ -337,6 +345,7 @@ impl TrainingSection {
             cross_entropy: Some(t.assumptions.cross_entropy.name().into()),
             low_precision_storage: Some(t.assumptions.low_precision_storage.name().into()),
             grad_precision: Some(t.assumptions.grad_precision.name().into()),
+            allocator_overhead: Some(t.assumptions.allocator_overhead),
         }
     }
 }
@@ -675,6 +684,16 @@ fn assumptions(
         GradPrecision::parse,
         "param or fp32",
     );
+    let allocator_overhead = within(
+        p,
+        (
+            "allocator_overhead",
+            s.allocator_overhead,
+            d.allocator_overhead,
+        ),
+        |x| (0.0..=1.0).contains(&x),
+        "from 0 to 1 (0.15: the allocator holds 15% more than the tensors alive)",
+    );
     TrainingAssumptions {
         dp_overlap,
         tp_overlap,
@@ -691,5 +710,6 @@ fn assumptions(
         cross_entropy,
         low_precision_storage,
         grad_precision,
+        allocator_overhead,
     }
 }

@@ -90,6 +90,7 @@ pub enum Knob {
     CrossEntropy,
     Fp8Storage,
     GradPrecision,
+    AllocatorOverhead,
     MoeTokenTime,
     Mtbf,
     CheckpointBw,
@@ -860,7 +861,7 @@ const EXPLORE_KNOBS: [Knob; 17] = [
 /// The Training view's knobs: its own, then the region of its carbon, the
 /// number format, the assumptions it shares with the other views and its
 /// own assumptions.
-const TRAINING_KNOBS: [Knob; 38] = [
+const TRAINING_KNOBS: [Knob; 39] = [
     Knob::Devices,
     Knob::Dp,
     Knob::TrainTp,
@@ -895,6 +896,7 @@ const TRAINING_KNOBS: [Knob; 38] = [
     Knob::CrossEntropy,
     Knob::Fp8Storage,
     Knob::GradPrecision,
+    Knob::AllocatorOverhead,
     Knob::MoeTokenTime,
     Knob::Mtbf,
     Knob::CheckpointBw,

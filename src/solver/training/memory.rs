@@ -185,6 +185,11 @@ pub struct TrainingMemory {
     /// capacity x usable fraction.
     pub usable_bytes: f64,
     pub fits: bool,
+    /// What the allocator's pool holds at the peak: the total with the
+    /// allocator's overhead
+    /// ([`super::TrainingAssumptions::allocator_overhead`]), at most the
+    /// capacity. What a logger of reserved memory reads; not the verdict.
+    pub reserved: f64,
 }
 
 impl TrainingMemory {
@@ -553,6 +558,7 @@ pub fn memory(
             capacity_bytes: hw.memory_bytes,
             usable_bytes: usable,
             fits: false,
+            reserved: 0.0,
         };
         if best.is_none_or(|b| mem.total() > b.total()) {
             best = Some(mem);
@@ -560,6 +566,7 @@ pub fn memory(
     }
     let mut mem = best.expect("at least one stage");
     mem.fits = mem.total() <= usable;
+    mem.reserved = (mem.total() * (1.0 + t.allocator_overhead)).min(hw.memory_bytes);
     mem
 }
 

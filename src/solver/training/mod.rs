@@ -767,6 +767,16 @@ pub struct TrainingAssumptions {
     /// Whether gradients are held and reduced at the weights' width (by
     /// default) or in fp32 (Megatron-Core's main gradients).
     pub grad_precision: GradPrecision,
+    /// What a caching allocator reserves beyond the tensors alive at its
+    /// peak, as a share of them: freed blocks it keeps for reuse, the
+    /// rounding of block sizes, blocks held per stream. What the model
+    /// counts is the tensors alive (PyTorch's peak allocated); loggers that
+    /// print the allocator's pool (torchtitan's "memory: ... GiB", which is
+    /// `max_reserved`; nvidia-smi) read this much more. It does not enter
+    /// the fit verdict, whose usable share of the capacity
+    /// (`usable_memory`) leaves the room. See
+    /// [`DEFAULT_ALLOCATOR_OVERHEAD`].
+    pub allocator_overhead: f64,
 }
 
 /// Llama 3 (Dubey et al. 2024, "The Llama 3 Herd of Models", section
@@ -815,6 +825,20 @@ pub const DEFAULT_MOE_TOKEN_TIME_S: f64 = 0.22e-6;
 /// project ships; measured on GPUs only (a TPU moves its collectives with
 /// DMA engines, so it may lose less).
 pub const DEFAULT_OVERLAP_SLOWDOWN: f64 = 0.189;
+/// PyTorch's caching allocator with expandable segments, which
+/// torchtitan's launcher sets (`PYTORCH_ALLOC_CONF="expandable_segments:True"`,
+/// pytorch/torchtitan PR #643, October 2024), as torchtitan's own memory
+/// monitor logged peak active and peak reserved memory in its pull
+/// requests: Llama 3 8B on 8 GPUs, 41.17 and 49.59 GiB (PR #699, 1.204);
+/// a DeepSeek-V3 16B MoE layer forward and backward, 5.926 and 7.225 GiB,
+/// then 5.051 and 5.910 (PR #1974, 1.219 and 1.170); DeepSeek-V3 671B on
+/// FSDP 256 with three save selectors, 96.596 and 107.971, 126.115 and
+/// 141.529, 128.189 and 143.717 GiB (PR #4153, 1.118, 1.122, 1.121). The
+/// median of the six ratios is (1.122 + 1.170) / 2 = 1.146: 0.15. None is
+/// a run `ridgeline validate --kind train` scores. Without expandable
+/// segments the same monitor read more (PR #165, FSDP2 on Llama at 2k
+/// tokens: 1.20 to 1.37).
+pub const DEFAULT_ALLOCATOR_OVERHEAD: f64 = 0.15;
 /// A round ten minutes to notice a failure, reschedule and reload: an
 /// assumption, not a measurement.
 pub const DEFAULT_RESTART_S: f64 = 600.0;
@@ -837,6 +861,7 @@ impl Default for TrainingAssumptions {
             cross_entropy: CrossEntropy::Fused,
             low_precision_storage: LowPrecisionStorage::Narrow,
             grad_precision: GradPrecision::Param,
+            allocator_overhead: DEFAULT_ALLOCATOR_OVERHEAD,
         }
     }
 }
@@ -1171,6 +1196,7 @@ pub fn validate_training_assumptions(t: &TrainingAssumptions) -> Result<()> {
         ("EP overlap", t.ep_overlap),
         ("CP overlap", t.cp_overlap),
         ("overlap slowdown", t.overlap_slowdown),
+        ("allocator overhead", t.allocator_overhead),
     ] {
         if !(0.0..=1.0).contains(&v) {
             return Err(SolverError::Invalid {

@@ -21,14 +21,19 @@ pub enum Quantity {
     /// Model FLOPs utilisation under the source's count of FLOPs.
     Mfu(MfuFlops),
     StepTime,
-    /// Memory per device, bytes.
+    /// Memory per device, bytes: the tensors alive at the peak (PyTorch's
+    /// peak allocated).
     PeakMemory,
+    /// The allocator's pool at the peak, bytes (PyTorch's peak reserved,
+    /// what torchtitan's logger prints): the tensors alive with the
+    /// allocator's overhead ([`TrainingAssumptions::allocator_overhead`]).
+    ReservedMemory,
 }
 
 impl Quantity {
     /// A figure of the step's speed (what eta_c is fitted on).
     pub fn is_throughput(self) -> bool {
-        !matches!(self, Quantity::PeakMemory)
+        !matches!(self, Quantity::PeakMemory | Quantity::ReservedMemory)
     }
 }
 
@@ -82,6 +87,7 @@ pub fn predict(
         Quantity::TokensPerSecondPerDevice => per_device,
         Quantity::StepTime => s.step_time_s,
         Quantity::PeakMemory => tr.memory.total(),
+        Quantity::ReservedMemory => tr.memory.reserved,
         Quantity::Mfu(MfuFlops::Palm) => s.mfu,
         Quantity::Mfu(MfuFlops::SixN) => mfu(6.0 * tr.params.matmul_active),
         Quantity::Mfu(MfuFlops::Causal) => mfu(6.0 * tr.params.matmul_active + attention / 2.0),

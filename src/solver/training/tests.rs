@@ -265,6 +265,46 @@ fn zero_3_holds_two_gathered_layers() {
 }
 
 #[test]
+fn the_allocators_pool_is_the_tensors_alive_with_its_overhead_up_to_the_capacity() {
+    // Llama 3 8B under ZeRO 3 over 8 A100s (80 GB): the pool is the total
+    // x (1 + 0.15) by default, x 1 with no overhead, and never more than
+    // the device holds; the verdict stays on the total.
+    let m = llama_8b();
+    let run = TrainingRun {
+        layout: layout(8, 1, 1),
+        zero: 3,
+        global_batch_tokens: 8.0 * 8192.0,
+        ..TrainingRun::default()
+    };
+    let mem = eval(&m, &run).memory;
+    assert_eq!(TrainingAssumptions::default().allocator_overhead, 0.15);
+    assert!((mem.reserved - 1.15 * mem.total()).abs() < 1.0);
+    let with = |overhead: f64| {
+        let t = TrainingAssumptions {
+            allocator_overhead: overhead,
+            ..TrainingAssumptions::default()
+        };
+        evaluate(&a100(), &m, &run, &Assumptions::ideal(), &t)
+            .unwrap()
+            .memory
+    };
+    assert_eq!(with(0.0).reserved, mem.total());
+    assert_eq!(with(0.0).fits, mem.fits);
+    // A pool that would pass the capacity stops at it: the tensors alive
+    // (8192 tokens a rank, nothing recomputed) pass 80 GB / 2, so x 2
+    // would pass 80 GB.
+    let b = with(1.0);
+    assert!(2.0 * b.total() > 80e9, "{}", b.total());
+    assert_eq!(b.reserved, 80e9);
+    // Out of its range, the assumption is refused.
+    let bad = TrainingAssumptions {
+        allocator_overhead: 1.5,
+        ..TrainingAssumptions::default()
+    };
+    assert!(validate_training_assumptions(&bad).is_err());
+}
+
+#[test]
 fn pipeline_devices_hold_megatrons_warm_up_count() {
     // Device i of p holds min(m, p - i) micro-batches with 1F1B; with v
     // chunks, 2 (p - i - 1) + (v - 1) p + 1 chunks of 1/v of the stage:

@@ -26,7 +26,7 @@ const MOE_TOKEN_S: (f64, f64) = (1e-8, 1e-3);
 const OVERLAP_STEP: f64 = 0.1;
 
 /// These knobs.
-pub const KNOBS: [Knob; 15] = [
+pub const KNOBS: [Knob; 16] = [
     Knob::Optimizer,
     Knob::DpOverlap,
     Knob::TpOverlap,
@@ -38,6 +38,7 @@ pub const KNOBS: [Knob; 15] = [
     Knob::CrossEntropy,
     Knob::Fp8Storage,
     Knob::GradPrecision,
+    Knob::AllocatorOverhead,
     Knob::MoeTokenTime,
     Knob::Mtbf,
     Knob::CheckpointBw,
@@ -62,6 +63,7 @@ pub fn label(k: Knob) -> &'static str {
         Knob::CrossEntropy => "loss",
         Knob::Fp8Storage => "fp8 held at",
         Knob::GradPrecision => "grad width",
+        Knob::AllocatorOverhead => "alloc pool",
         Knob::MoeTokenTime => "MoE token time",
         Knob::Mtbf => "device MTBF",
         Knob::CheckpointBw => "ckpt write",
@@ -82,7 +84,10 @@ pub fn hint(k: Knob) -> &'static str {
             "fused (one fp32 copy of the logits) or eager (PyTorch: 12 B, 16 B with TP)"
         }
         Knob::Fp8Storage => "narrow (8-bit weights, grads, activations) or bf16 (torchao)",
-        Knob::GradPrecision => "param (the weights' width) or fp32 (Megatron-Core's main grads)",
+        Knob::GradPrecision => "param (the weights' width) or fp32 (Megatron-LM's main grads)",
+        Knob::AllocatorOverhead => {
+            "allocator's pool beyond the tensors alive (reserved), e.g. 15%, 0"
+        }
         Knob::MoeTokenTime => "an MoE layer's time per routed token copy, e.g. 0.2us, 0",
         Knob::Mtbf => "mean time between failures of one device, e.g. 50000h",
         Knob::CheckpointBw => "checkpoint write per device, e.g. 400MB/s, 2GB/s",
@@ -99,6 +104,7 @@ fn overlap(k: Knob, a: &mut TrainingAssumptions) -> Option<&mut f64> {
         Knob::CpOverlap => Some(&mut a.cp_overlap),
         Knob::OverlapSlowdown => Some(&mut a.overlap_slowdown),
         Knob::AttentionEff => Some(&mut a.attention_efficiency),
+        Knob::AllocatorOverhead => Some(&mut a.allocator_overhead),
         _ => None,
     }
 }
@@ -117,6 +123,7 @@ pub fn value(k: Knob, t: &TrainInputs) -> String {
         Knob::CrossEntropy => a.cross_entropy.name().into(),
         Knob::Fp8Storage => a.low_precision_storage.name().into(),
         Knob::GradPrecision => a.grad_precision.name().into(),
+        Knob::AllocatorOverhead => units::format_percent(a.allocator_overhead),
         Knob::MoeTokenTime => units::format_time(a.moe_token_time_s),
         Knob::Mtbf => format!("{} h", units::format_number(a.device_mtbf_s / HOUR)),
         Knob::CheckpointBw => units::format_bandwidth(a.checkpoint_bandwidth),
@@ -259,15 +266,15 @@ mod tests {
         let t = TrainInputs::default();
         // DP and CP overlap 1, TP and EP 0 (solver::training's defaults);
         // compute 18.9% slower beside a hidden collective; attention at 0.6
-        // of peak; the measured matmul ceiling; the MoE
-        // token time 0.22 us = 220 ns.
+        // of peak; the measured matmul ceiling; an allocator's pool 15%
+        // over the tensors alive; the MoE token time 0.22 us = 220 ns.
         let shown: Vec<String> = KNOBS.iter().map(|&k| value(k, &t)).collect();
         // 50,000 device-hours; 0.4 GB/s = 400 MB/s; 600 s = 10 min.
         assert_eq!(
             shown,
             [
                 "adam", "100%", "0%", "0%", "100%", "18.9%", "60%", "measured", "fused", "narrow",
-                "param", "220 ns", "50000 h", "400 MB/s", "10 min"
+                "param", "15%", "220 ns", "50000 h", "400 MB/s", "10 min"
             ]
         );
         assert_eq!(t.assumptions.device_mtbf_s, DEFAULT_DEVICE_MTBF_S);

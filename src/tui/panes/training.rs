@@ -161,6 +161,18 @@ fn memory_section(app: &App, d: &TrainingData, width: usize) -> Vec<Line<'static
     for note in notes.into_iter().flatten() {
         out.push(Line::from(Span::styled(note, t.dim())));
     }
+    // What a logger of the allocator's pool (torchtitan's, nvidia-smi)
+    // would read: the verdict stays on the tensors alive.
+    if m.reserved > m.total() {
+        out.push(Line::from(Span::styled(
+            format!(
+                " allocator's pool about {} (+{} over the tensors)",
+                units::format_bytes(m.reserved),
+                units::format_percent(m.reserved / m.total() - 1.0)
+            ),
+            t.dim(),
+        )));
+    }
     if m.fits {
         out.push(Line::from(Span::styled(
             format!(
