@@ -194,6 +194,19 @@ memory_bandwidth = "1 TB/s"
 bf16 = "100 TFLOPS"
 "#;
 
+/// `text` as a hardware file: no device loads, and a message contains
+/// `expect` (what to fix).
+fn refused(text: &str, expect: &str) {
+    let mut c = Catalog::default();
+    c.add_hardware_file("u.toml", text);
+    assert!(c.hardware.is_empty(), "{text}");
+    assert!(
+        c.diagnostics.iter().any(|d| d.message.contains(expect)),
+        "{expect}: {:?}",
+        c.diagnostics
+    );
+}
+
 #[test]
 fn a_bad_entry_is_skipped_with_its_line_and_its_neighbours_load() {
     let text = format!(
@@ -230,14 +243,7 @@ fn unknown_fields_zero_and_negative_values_are_reported() {
         (GOOD.replace("workstation", "desk"), "unknown tier"),
         (GOOD.replace("my-gpu", "My GPU"), "kebab"),
     ] {
-        let mut c = Catalog::default();
-        c.add_hardware_file("u.toml", &bad);
-        assert!(c.hardware.is_empty(), "{bad}");
-        assert!(
-            c.diagnostics.iter().any(|d| d.message.contains(expect)),
-            "{:?}",
-            c.diagnostics
-        );
+        refused(&bad, expect);
     }
 }
 
@@ -526,15 +532,7 @@ fn a_measured_matmul_ceiling_is_read_checked_against_its_peak_and_written_back()
         ),
         ("bf16 = \"-5 TFLOPS\"", "greater than zero"),
     ] {
-        let text = format!("{GOOD}[device.matmul]\n{bad}\n");
-        let mut c = Catalog::default();
-        c.add_hardware_file("u.toml", &text);
-        assert!(c.hardware.is_empty(), "{bad}");
-        assert!(
-            c.diagnostics.iter().any(|d| d.message.contains(expect)),
-            "{bad}: {:?}",
-            c.diagnostics
-        );
+        refused(&format!("{GOOD}[device.matmul]\n{bad}\n"), expect);
     }
     // Every built-in measurement is below its peak and cites its source.
     for e in &Catalog::builtin().hardware {
@@ -602,20 +600,13 @@ fn a_memory_type_and_an_fp16_accumulate_peak_are_read_checked_and_written_back()
     ] {
         let text = good.replace(from, to);
         assert_ne!(text, good, "{from}");
-        let mut c = Catalog::default();
-        c.add_hardware_file("u.toml", &text);
-        assert!(c.hardware.is_empty(), "{to}");
-        assert!(
-            c.diagnostics.iter().any(|d| d.message.contains(expect)),
-            "{to}: {:?}",
-            c.diagnostics
-        );
+        refused(&text, expect);
     }
     // The measured-matmul table takes precisions only.
-    let text = format!("{GOOD}[device.matmul]\nfp16_with_fp16_accumulate = \"50 TFLOPS\"\n");
-    let mut c = Catalog::default();
-    c.add_hardware_file("u.toml", &text);
-    assert!(c.hardware.is_empty());
+    refused(
+        &format!("{GOOD}[device.matmul]\nfp16_with_fp16_accumulate = \"50 TFLOPS\"\n"),
+        "unknown precision `fp16_with_fp16_accumulate` in [device.matmul]",
+    );
     // The built-in GeForce cards carry their whitepapers' FP16-accumulate
     // rates, twice their FP32-accumulate ones (RTX 4090 330.3 against
     // 165.2, RTX 5090 419 against 209.5); no other device has one.

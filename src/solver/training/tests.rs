@@ -246,17 +246,22 @@ fn full_recomputation_rebuilds_a_layer_where_the_logits_were() {
     assert_eq!(none.total(), states + none.activations + logits);
 }
 
+/// ZeRO 3 over 8 data-parallel ranks, one 8192-token sequence each.
+fn zero_3_on_8() -> TrainingRun {
+    TrainingRun {
+        layout: layout(8, 1, 1),
+        zero: 3,
+        global_batch_tokens: 8.0 * 8192.0,
+        ..TrainingRun::default()
+    }
+}
+
 #[test]
 fn zero_3_holds_two_gathered_layers() {
     // Per layer: (8.03e9 - 2 x 128256 x 4096) / 32 = 218.1M parameters;
     // two of them whole at 2 bytes under ZeRO 3 over 8 ranks.
     let m = llama_8b();
-    let run = TrainingRun {
-        layout: layout(8, 1, 1),
-        zero: 3,
-        global_batch_tokens: 8.0 * 8192.0,
-        ..TrainingRun::default()
-    };
+    let run = zero_3_on_8();
     let per_layer = (8.03e9 - 2.0 * 128_256.0 * 4096.0) / 32.0;
     let mem = eval(&m, &run).memory;
     assert!((mem.gathered - 2.0 * 2.0 * per_layer).abs() < 1.0);
@@ -270,12 +275,7 @@ fn the_allocators_pool_is_the_tensors_alive_with_its_overhead_up_to_the_capacity
     // x (1 + 0.15) by default, x 1 with no overhead, and never more than
     // the device holds; the verdict stays on the total.
     let m = llama_8b();
-    let run = TrainingRun {
-        layout: layout(8, 1, 1),
-        zero: 3,
-        global_batch_tokens: 8.0 * 8192.0,
-        ..TrainingRun::default()
-    };
+    let run = zero_3_on_8();
     let mem = eval(&m, &run).memory;
     assert_eq!(TrainingAssumptions::default().allocator_overhead, 0.15);
     assert!((mem.reserved - 1.15 * mem.total()).abs() < 1.0);
@@ -398,12 +398,7 @@ fn the_binding_term_is_the_one_whose_shortening_shortens_the_step() {
     // max(W, D) + the rest, so the larger of the two binds, as the step
     // time's elasticities say.
     let m = llama_8b();
-    let run = TrainingRun {
-        layout: layout(8, 1, 1),
-        zero: 3,
-        global_batch_tokens: 8.0 * 8192.0,
-        ..TrainingRun::default()
-    };
+    let run = zero_3_on_8();
     let fast_net = eval(&m, &run);
     assert_eq!(fast_net.step.binding, Term::Compute);
     // The same on a device whose network is 1000 times slower: the DP
