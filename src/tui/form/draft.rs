@@ -124,6 +124,12 @@ impl Form {
                 hw.matmul.set(p, None);
             }
         }
+        // So does the FP16-accumulate rate its fp16 peak: a copy of an RTX
+        // 4090 given another fp16 figure would otherwise be saved with a
+        // rate the catalog refuses (below fp16, or with no fp16).
+        if hw.peaks.fp16 != b.hw.peaks.fp16 {
+            hw.peaks.fp16_acc16 = None;
+        }
         hw.memory_bandwidth = self.number(What::Bandwidth).unwrap_or(0.0);
         hw.memory_bytes = self.number(What::Memory).unwrap_or(0.0);
         hw.link_bandwidth = self.number(What::ScaleUp);

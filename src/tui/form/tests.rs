@@ -496,3 +496,28 @@ fn the_device_form_reads_without_colour_and_in_ascii() {
         }
     }
 }
+
+#[test]
+fn a_copy_with_another_fp16_peak_drops_the_fp16_accumulate_rate_and_reloads() {
+    // The RTX 4090 lists fp16 165.2 TFLOPS and 330.3 with FP16
+    // accumulate. A copy given fp16 400 TFLOPS keeps no 330.3 (below the
+    // new fp16, which the catalog refuses), so what is saved loads again;
+    // a copy that keeps fp16 keeps the rate.
+    let d = temp("acc16");
+    let mut a = app_in(Some(&d));
+    select(&mut a, "rtx-4090");
+    cmd(&mut a, Command::EditCopy);
+    assert_eq!(a.catalog.hardware[a.hw].hw.peaks.fp16_acc16, Some(330.3e12));
+    set(&mut a, What::Peak(Precision::Fp16), "400 TFLOPS");
+    assert_eq!(a.catalog.hardware[a.hw].hw.peaks.fp16_acc16, None);
+    cmd(&mut a, Command::Save);
+    assert_eq!(a.mode, Mode::Normal, "{:?}", a.message);
+    let again = Catalog::load(Some(&d));
+    assert!(again.diagnostics.is_empty(), "{:?}", again.diagnostics);
+    let e = again.hardware("rtx-4090-custom").unwrap();
+    assert_eq!(e.hw.peaks.fp16, Some(400e12));
+    assert_eq!(e.hw.peaks.fp16_acc16, None);
+    // Its memory type comes with the copy: the same device class.
+    assert_eq!(e.memory_type.as_deref(), Some("GDDR6X"));
+    std::fs::remove_dir_all(&d).ok();
+}
