@@ -3,7 +3,7 @@
 mod common;
 
 use common::cli::{json, ridgeline};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::process::{Command, Output};
 
 fn stderr(o: &Output) -> String {
@@ -318,6 +318,26 @@ fn csv_and_markdown_render() {
 fn zoo_lists_the_catalog() {
     let v = json(&["zoo", "hardware", "-f", "json"]);
     assert!(v.as_array().unwrap().len() >= 30);
+    // Each device says its memory and the class it falls in; only a
+    // GeForce card has an FP16-accumulate rate of its own.
+    let dev = |id: &str| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let rtx = dev("rtx-4090");
+    assert_eq!(
+        (&rtx["memory_type"], &rtx["device_class"]),
+        (&json!("GDDR6X"), &json!("gddr"))
+    );
+    assert_eq!(rtx["peak_fp16_with_fp16_accumulate_flops_per_s"], 330.3e12);
+    let a100 = dev("a100-sxm-80gb");
+    assert_eq!(a100["device_class"], "hbm");
+    assert!(a100["peak_fp16_with_fp16_accumulate_flops_per_s"].is_null());
+    assert!(dev("tpu-v5e")["device_class"].is_null());
     let v = json(&["zoo", "models", "-f", "json"]);
     assert!(v.as_array().unwrap().len() >= 25);
     assert!(

@@ -440,7 +440,16 @@ pub fn hardware_record(e: &HardwareEntry) -> Map<String, Value> {
         .filter_map(|p| hw.peaks.get(*p).map(|v| (p.name().to_string(), json!(v))))
         .collect();
     m.insert("peak_flops_per_s".into(), Value::Object(peaks));
+    m.insert(
+        "peak_fp16_with_fp16_accumulate_flops_per_s".into(),
+        json!(hw.peaks.fp16_acc16),
+    );
     m.insert("memory_bytes".into(), json!(hw.memory_bytes));
+    m.insert("memory_type".into(), json!(e.memory_type));
+    m.insert(
+        "device_class".into(),
+        json!(crate::catalog::device_class::DeviceClass::of(e).map(|c| c.name())),
+    );
     m.insert(
         "memory_bandwidth_bytes_per_s".into(),
         json!(hw.memory_bandwidth),
