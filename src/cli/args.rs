@@ -1336,7 +1336,7 @@ pub struct TrainKnobs {
     /// The width gradients are held and reduced at: param (the weights', 2 bytes a parameter in bf16) or fp32 (Megatron-LM's main gradients, its default for bf16: 4 bytes, reduced in fp32) [default: param, as NVIDIA's Megatron performance recipes run].
     #[arg(long, value_enum)]
     pub grad_precision: Option<GradPrecisionArg>,
-    /// What the caching allocator reserves beyond the tensors alive at the peak, as a share of them, 0 to 1: the "reserved" figure torchtitan's log and nvidia-smi read; not part of the fit verdict [default 0.15, torchtitan's own logs with expandable segments; megatron-core 0.02; jax-xla 0].
+    /// What the caching allocator reserves beyond the tensors alive at the peak, as a share of them, 0 to 1: the "reserved" figure torchtitan's log and nvidia-smi read; not part of the fit verdict [default 0.15, the ratio torchtitan's own memory monitor logged in its pull requests since its launcher set expandable segments; megatron-core 0.02; jax-xla 0].
     #[arg(long, value_parser = parse_unit_interval, allow_hyphen_values = true)]
     pub allocator_overhead: Option<f64>,
     /// Fraction of peak FLOP/s reached [default: the profile's].

@@ -825,11 +825,13 @@ pub const DEFAULT_MOE_TOKEN_TIME_S: f64 = 0.22e-6;
 /// project ships; measured on GPUs only (a TPU moves its collectives with
 /// DMA engines, so it may lose less).
 pub const DEFAULT_OVERLAP_SLOWDOWN: f64 = 0.189;
-/// PyTorch's caching allocator with expandable segments, which
-/// torchtitan's launcher sets (`PYTORCH_ALLOC_CONF="expandable_segments:True"`,
-/// pytorch/torchtitan PR #643, October 2024), as torchtitan's own memory
-/// monitor logged peak active and peak reserved memory in its pull
-/// requests: Llama 3 8B on 8 GPUs, 41.17 and 49.59 GiB (PR #699, 1.204);
+/// PyTorch's caching allocator as torchtitan runs it, whose launcher sets
+/// expandable segments since October 2024
+/// (`PYTORCH_ALLOC_CONF="expandable_segments:True"`, pytorch/torchtitan PR
+/// #643): the ratios of peak reserved to peak active memory torchtitan's
+/// own memory monitor logged in its pull requests after that. Llama 3 8B
+/// on 8 GPUs through that launcher, 41.17 and 49.59 GiB (PR #699, 1.204);
+/// the two below do not say how they were launched:
 /// a DeepSeek-V3 16B MoE layer forward and backward, 5.926 and 7.225 GiB,
 /// then 5.051 and 5.910 (PR #1974, 1.219 and 1.170); DeepSeek-V3 671B on
 /// FSDP 256 with three save selectors, 96.596 and 107.971, 126.115 and
