@@ -204,6 +204,10 @@ fn a_run_that_does_not_fit_says_so_with_fixes_and_no_cost() {
     ]);
     assert_eq!(v["fits"], Value::Bool(false));
     assert!(v["cost_usd"].is_null() && v["time_to_train_s"].is_null());
+    // Nor has it an allocator's pool: the tensors it would need are given,
+    // no pool that would hold them.
+    assert!(v["memory_per_device_bytes"]["total"].as_f64().unwrap() > 80e9);
+    assert!(v["memory_per_device_bytes"]["reserved"].is_null());
     // A step that does not fit does not run: its figures are only under
     // the key that says so.
     for k in [

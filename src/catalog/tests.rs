@@ -194,6 +194,20 @@ memory_bandwidth = "1 TB/s"
 bf16 = "100 TFLOPS"
 "#;
 
+/// Entry `e` written as the catalog writes it and read back, with no
+/// diagnostic.
+fn reloaded(e: &HardwareEntry) -> HardwareEntry {
+    let text = super::write::device_toml(e);
+    let mut again = Catalog::default();
+    again.add_hardware_file("again.toml", &text);
+    assert!(
+        again.diagnostics.is_empty(),
+        "{text}\n{:?}",
+        again.diagnostics
+    );
+    again.hardware[0].clone()
+}
+
 /// `text` as a hardware file: no device loads, and a message contains
 /// `expect` (what to fix).
 fn refused(text: &str, expect: &str) {
@@ -512,15 +526,7 @@ fn a_measured_matmul_ceiling_is_read_checked_against_its_peak_and_written_back()
     assert_eq!(hw.matmul.get(Precision::Bf16), Some(80e12));
     assert_eq!(hw.matmul_share(Precision::Bf16), Some(0.8));
     // Written back and read again, the same figure.
-    let text = super::write::device_toml(&c.hardware[0]);
-    let mut again = Catalog::default();
-    again.add_hardware_file("again.toml", &text);
-    assert!(
-        again.diagnostics.is_empty(),
-        "{text}\n{:?}",
-        again.diagnostics
-    );
-    assert_eq!(again.hardware[0].hw.matmul, hw.matmul);
+    assert_eq!(reloaded(&c.hardware[0]).hw.matmul, hw.matmul);
     // Above its peak, at a format with no peak, or in an unknown format:
     // the entry is refused with a message that says what to fix.
     for (bad, expect) in [
@@ -565,16 +571,9 @@ fn a_memory_type_and_an_fp16_accumulate_peak_are_read_checked_and_written_back()
     assert_eq!(e.memory_type.as_deref(), Some("GDDR6X"));
     assert_eq!(e.hw.peaks.fp16_acc16, Some(200e12));
     // Written back and read again, the same entry.
-    let text = super::write::device_toml(e);
-    let mut again = Catalog::default();
-    again.add_hardware_file("again.toml", &text);
-    assert!(
-        again.diagnostics.is_empty(),
-        "{text}\n{:?}",
-        again.diagnostics
-    );
-    assert_eq!(again.hardware[0].memory_type, e.memory_type);
-    assert_eq!(again.hardware[0].hw.peaks, e.hw.peaks);
+    let again = reloaded(e);
+    assert_eq!(again.memory_type, e.memory_type);
+    assert_eq!(again.hw.peaks, e.hw.peaks);
     // Each mistake refuses the entry with a message that says what to fix.
     for (from, to, expect) in [
         (

@@ -285,7 +285,9 @@ fn record(
             "gathered": m.gathered,
             "reused": m.reused,
             "total": m.total(),
-            "reserved": m.reserved,
+            // The allocator's pool of a run that runs: none for one that
+            // does not fit, as the workbench shows none.
+            "reserved": if m.fits { json!(m.reserved) } else { Value::Null },
         }),
     );
     put("memory_host_bytes", json!(m.host));

@@ -162,8 +162,9 @@ fn memory_section(app: &App, d: &TrainingData, width: usize) -> Vec<Line<'static
         out.push(Line::from(Span::styled(note, t.dim())));
     }
     // What a logger of the allocator's pool (torchtitan's, nvidia-smi)
-    // would read: the verdict stays on the tensors alive.
-    if m.reserved > m.total() {
+    // would read, for a run that runs: the verdict stays on the tensors
+    // alive.
+    if m.fits && m.reserved > m.total() {
         out.push(Line::from(Span::styled(
             format!(
                 " allocator's pool about {} (+{} over the tensors)",
