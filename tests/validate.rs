@@ -983,3 +983,31 @@ fn megatrons_allocated_readings_are_what_the_training_page_says() {
     let bf16 = [("grad_precision".to_string(), "param".to_string())];
     assert_eq!(errors(&bf16), [-11.0, -10.0, -32.0]);
 }
+
+#[test]
+fn the_class_table_of_the_validation_page_is_the_profiles() {
+    // docs/validation.md's table of llama.cpp's device classes: each row's
+    // eta_c, eta_m and time per kernel are catalog/profiles/llama-cpp.toml's.
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/validation.md"))
+        .unwrap();
+    let t: toml::Table = include_str!("../catalog/profiles/llama-cpp.toml")
+        .parse()
+        .unwrap();
+    for class in ["hbm", "gddr", "apple"] {
+        let row = page
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{class}` | ")) && l.contains("µs"))
+            .unwrap_or_else(|| panic!("no row for {class}"));
+        let kernel = t["profile"][0]["class"][class]["kernel_time"]
+            .as_str()
+            .unwrap()
+            .replace(" us", " µs");
+        let want = format!(
+            "| {} | {} | {} |",
+            class_value(class, "compute_efficiency"),
+            class_value(class, "memory_efficiency"),
+            kernel
+        );
+        assert!(row.ends_with(&want), "{row} / {want}");
+    }
+}
